@@ -1,0 +1,23 @@
+// Package extract turns a task into a structured requirement with a
+// deterministic rule set.
+package extract
+
+// Requirement is what the matcher needs to know about a task.
+type Requirement struct {
+	TaskID string `json:"taskId"`
+	// Need is the task's text kept close to the user's words.
+	Need string `json:"need"`
+	// InputTypes the skill must all accept; OutputTypes of which it must
+	// produce at least one. Always concrete media types.
+	InputTypes  []string `json:"inputTypes,omitempty"`
+	OutputTypes []string `json:"outputTypes,omitempty"`
+	Streaming   bool     `json:"streaming,omitempty"`
+	// DataClass "" means no data-policy constraint.
+	DataClass string `json:"dataClass,omitempty"`
+	CallerID  string `json:"callerId,omitempty"`
+	Tenant    string `json:"tenant,omitempty"`
+	// Scopes nil means "not filtered on security".
+	Scopes []string `json:"scopes"`
+	// History keeps the last user turns, oldest first, for follow-ups.
+	History []string `json:"history,omitempty"`
+}

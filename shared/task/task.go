@@ -1,0 +1,53 @@
+// Package task defines the task a caller submits to skillmatch: a message
+// shaped like an A2A Message, the caller's context and explicit constraints.
+package task
+
+import "encoding/json"
+
+// Task is one request to match.
+type Task struct {
+	ID      string  `json:"id"`
+	Message Message `json:"message"`
+	// History holds earlier turns of the conversation, oldest first.
+	History     []Message   `json:"history,omitempty"`
+	Caller      Caller      `json:"caller"`
+	Constraints Constraints `json:"constraints"`
+}
+
+// Message is the subset of an A2A Message that matching reads.
+type Message struct {
+	MessageID string `json:"messageId,omitempty"`
+	ContextID string `json:"contextId,omitempty"`
+	Role      string `json:"role,omitempty"`
+	Parts     []Part `json:"parts"`
+}
+
+// Part is one part of a message: exactly one of Text, File or Data is set.
+type Part struct {
+	Text string          `json:"text,omitempty"`
+	File *File           `json:"file,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// File is an attached file; only its name and media type matter here.
+type File struct {
+	Name      string `json:"name,omitempty"`
+	MediaType string `json:"mediaType,omitempty"`
+	URI       string `json:"uri,omitempty"`
+}
+
+// Caller says who asks and what they may see.
+type Caller struct {
+	ID     string `json:"id,omitempty"`
+	Tenant string `json:"tenant,omitempty"`
+	// Scopes nil means "not filtered on security"; an empty, non-nil list
+	// means a caller with no scopes.
+	Scopes    []string `json:"scopes"`
+	DataClass string   `json:"dataClass,omitempty"`
+}
+
+// Constraints are explicit requirements beyond the message text.
+type Constraints struct {
+	AcceptedOutputTypes []string `json:"acceptedOutputTypes,omitempty"`
+	Streaming           *bool    `json:"streaming,omitempty"`
+}
