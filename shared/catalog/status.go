@@ -55,5 +55,9 @@ type Agent struct {
 
 // Catalog is the set of agents the matcher chooses from.
 type Catalog struct {
+	// Agents are sorted by card id when the catalog comes from New or
+	// LoadDir.
 	Agents []Agent
+
+	index map[string]int // card id -> position in Agents; see Agent
 }

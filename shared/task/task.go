@@ -23,13 +23,16 @@ type Message struct {
 }
 
 // Part is one part of a message: exactly one of Text, File or Data is set.
+// An empty text part is a Part with none set. It reads the A2A v1.0 and v0.3
+// JSON shapes (see part.go) and writes the v1.0 one.
 type Part struct {
 	Text string          `json:"text,omitempty"`
 	File *File           `json:"file,omitempty"`
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
-// File is an attached file; only its name and media type matter here.
+// File is an attached file; only its name and media type matter here. Its
+// content (bytes or raw) is not kept: matching never reads it.
 type File struct {
 	Name      string `json:"name,omitempty"`
 	MediaType string `json:"mediaType,omitempty"`

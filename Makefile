@@ -1,0 +1,46 @@
+# skillmatch — build, test, evaluate.
+# `make test` is the one command that runs every test (CI runs exactly it).
+
+GO        ?= go
+BIN       := bin/skillmatch
+MODULES   := ./shared/... ./cmd/skillmatch/...
+GOLDEN    ?= ../shared/golden
+MODEL     ?= bin/clinc150.model.json
+
+.PHONY: all build test vet bench fuzz eval-clinc eval-a2a default-model clean help
+
+all: build
+
+help: ## list targets
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
+
+build: ## build bin/skillmatch
+	$(GO) build -o $(BIN) ./cmd/skillmatch
+
+vet:
+	$(GO) vet $(MODULES)
+
+test: vet ## run every test
+	$(GO) test -count=1 $(MODULES)
+
+bench: ## run the benchmarks (one decision at 1k/10k/100k skills, index build, hot paths)
+	$(GO) test -run '^$$' -bench . -benchmem $(MODULES)
+
+fuzz: ## fuzz the card and task readers for a minute each
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/card/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/task/
+
+$(MODEL): build
+	$(BIN) fit --set $(GOLDEN)/clinc150 --split train -o $(MODEL)
+
+eval-clinc: $(MODEL) ## fit on clinc150 train, evaluate on dev (needs the team's golden sets beside the repo)
+	$(BIN) eval --set $(GOLDEN)/clinc150 --split dev --model $(MODEL)
+
+eval-a2a: build ## evaluate the built-in model on a2a-samples (needs the golden sets)
+	$(BIN) eval --set $(GOLDEN)/a2a-samples --split dev
+
+default-model: build ## refit the built-in domain-neutral model (weights and calibration only) on clinc150 train
+	$(BIN) fit --set $(GOLDEN)/clinc150 --split train --examples=false -o shared/model/default.json
+
+clean:
+	rm -rf bin

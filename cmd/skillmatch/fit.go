@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/skillmatch/skillmatch/shared/fit"
+	"github.com/skillmatch/skillmatch/shared/golden"
+)
+
+func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("fit", "fit --set DIR [--split train] -o model.json",
+		"Fits the reranker's weights and the calibration of its top score on a golden set's\n"+
+			"training split, and writes a model file for eval, match and run (--model).", stderr)
+	set := fs.String("set", "", "golden set folder")
+	split := fs.String("split", "train", "split to fit on")
+	out := fs.String("o", "model.json", "model file to write")
+	examples := fs.Bool("examples", true, "keep the training texts in the model as extra examples of their skills\n(turn off for a domain-neutral model: weights and calibration only)")
+	folds := fs.Int("folds", 5, "cross-fitting folds when --examples is on")
+	l2 := fs.Float64("l2", 1, "ridge penalty on the reranker's standardised weights")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *set == "" {
+		return fmt.Errorf("%w: fit needs --set DIR", errUsage)
+	}
+	gs, err := golden.Load(*set)
+	if err != nil {
+		return err
+	}
+	for _, e := range gs.CardErrors {
+		fmt.Fprintln(stderr, "warning:", e)
+	}
+	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2}
+	if !*quiet {
+		p := newProgress(stderr, "fit")
+		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }
+	}
+	m, err := fit.Fit(ctx, gs, cfg)
+	if err != nil {
+		return err
+	}
+	if err := m.Save(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "fitted on %d tasks of %s (split %s, %d folds, examples %v): wrote %s\n",
+		m.Fitted.Tasks, *set, *split, m.Fitted.Folds, *examples, *out)
+	return nil
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/task"
+)
+
+// scopesFlag tells "not given" (no security filter) from "given empty" (a
+// caller with no scopes).
+type scopesFlag struct {
+	set    bool
+	scopes []string
+}
+
+func (s *scopesFlag) String() string { return strings.Join(s.scopes, ",") }
+
+func (s *scopesFlag) Set(v string) error {
+	s.set = true
+	if s.scopes == nil {
+		s.scopes = []string{}
+	}
+	return (*listFlag)(&s.scopes).Set(v)
+}
+
+func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("match", `match --cards DIR "task text" [--file x.pdf] [--accept application/json] [--scopes a,b] [--explain]`,
+		"Matches one task against a folder of agent cards (optionally with registry.json) and\n"+
+			"prints the decision; --explain shows the whole path.", stderr)
+	cards := fs.String("cards", "", "folder of agent cards (cards/*.json or *.json, optional registry.json)")
+	var files, accept, history listFlag
+	fs.Var(&files, "file", "attached file (repeatable); its media type comes from the extension")
+	fs.Var(&accept, "accept", "accepted output media types (comma-separated or repeated)")
+	var scopes scopesFlag
+	fs.Var(&scopes, "scopes", `caller scopes (comma-separated); "" means a caller with no scopes; unset means no security filter`)
+	fs.Var(&history, "history", "an earlier user turn (repeatable, oldest first)")
+	dataClass := fs.String("data-class", "", "data class of the task: public, internal, confidential, restricted")
+	streaming := fs.Bool("streaming", false, "the caller needs streaming")
+	explain := fs.Bool("explain", false, "show filters, retrieval ranks, rerank scores and probabilities")
+	asJSON := fs.Bool("json", false, "print the decision as JSON")
+	mf := matcherFlags(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *cards == "" || len(pos) == 0 {
+		return fmt.Errorf("%w: match needs --cards DIR and the task text", errUsage)
+	}
+	cat, errs := catalog.LoadDir(*cards)
+	for _, e := range errs {
+		fmt.Fprintln(stderr, "warning:", e)
+	}
+	if cat == nil || len(cat.Agents) == 0 {
+		return fmt.Errorf("no usable card in %s", *cards)
+	}
+	m, err := mf.matcher(cat)
+	if err != nil {
+		return err
+	}
+	t := &task.Task{ID: "cli", Message: task.Message{Role: "user", Parts: []task.Part{{Text: strings.Join(pos, " ")}}}}
+	for _, f := range files {
+		t.Message.Parts = append(t.Message.Parts, task.Part{File: &task.File{Name: filepath.Base(f), MediaType: mediaTypeOf(f)}})
+	}
+	for _, h := range history {
+		t.History = append(t.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
+	}
+	if scopes.set {
+		t.Caller.Scopes = scopes.scopes
+	}
+	t.Caller.DataClass = *dataClass
+	t.Constraints.AcceptedOutputTypes = accept
+	if *streaming {
+		t.Constraints.Streaming = streaming
+	}
+	res, err := m.Match(ctx, t)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res.Decision)
+	}
+	printDecision(stdout, res.Decision)
+	if *explain {
+		printExplain(stdout, res)
+	}
+	return nil
+}
+
+func mediaTypeOf(name string) string {
+	if t := mime.TypeByExtension(strings.ToLower(filepath.Ext(name))); t != "" {
+		mt, _, _ := mime.ParseMediaType(t)
+		return mt
+	}
+	return ""
+}
+
+func printDecision(w io.Writer, d decide.Decision) {
+	switch d.Action {
+	case decide.Delegate:
+		fmt.Fprintf(w, "delegate to %s (%s / %s), probability %.2f\n", d.Chosen.Key, d.Chosen.AgentName, d.Chosen.SkillName, d.Probability)
+		for i, f := range d.Fallbacks {
+			fmt.Fprintf(w, "  fallback %d: %s, probability %.2f\n", i+1, f.Key, f.Prob)
+		}
+	case decide.Clarify:
+		fmt.Fprintf(w, "clarify: %s\n", d.Question)
+	default:
+		fmt.Fprintf(w, "abstain\n")
+	}
+	fmt.Fprintf(w, "reason: %s\n", d.Reason)
+}
+
+func printExplain(w io.Writer, r *match.Result) {
+	req := r.Requirement
+	fmt.Fprintf(w, "\nrequirement: need %q", req.Need)
+	if len(req.InputTypes) > 0 {
+		fmt.Fprintf(w, ", inputs %v", req.InputTypes)
+	}
+	if len(req.OutputTypes) > 0 {
+		fmt.Fprintf(w, ", outputs %v", req.OutputTypes)
+	}
+	if req.Streaming {
+		fmt.Fprint(w, ", streaming")
+	}
+	if req.Scopes != nil {
+		fmt.Fprintf(w, ", scopes %v", req.Scopes)
+	}
+	if req.DataClass != "" {
+		fmt.Fprintf(w, ", data class %s", req.DataClass)
+	}
+	fmt.Fprintln(w)
+	sl := r.Shortlist
+	fmt.Fprintf(w, "\nfilters: %d skills searched, %d removed\n", sl.Retrieval.Allowed, len(sl.Rejections))
+	for _, rj := range sl.Rejections {
+		fmt.Fprintf(w, "  - %s/%s: %s: %s\n", rj.Agent, rj.Skill, rj.Rule, rj.Reason)
+	}
+	fmt.Fprintf(w, "\nshortlist (fused rank, BM25 rank, dense rank, rerank fit, probability):\n")
+	for i, c := range r.Ranked {
+		demoted := ""
+		if c.Demoted {
+			demoted = " (degraded agent, demoted)"
+		}
+		fmt.Fprintf(w, "  %2d. %-40s fused #%-2d bm25 %s dense %s fit %4.1f p %.2f%s\n", i+1, c.Entry.Key, c.FusedRank,
+			rank(c.BM25Rank), rank(c.DenseRank), c.Score, c.Prob, demoted)
+		fmt.Fprintf(w, "      %s\n", c.Reason)
+	}
+	fmt.Fprintf(w, "\ntimings: extract %v, filter+retrieve %v, rerank %v, decide %v\n",
+		r.Timings.Extract, r.Timings.Retrieve, r.Timings.Rerank, r.Timings.Decide)
+}
+
+func rank(r int) string {
+	if r == 0 {
+		return "—  "
+	}
+	return fmt.Sprintf("#%-3d", r)
+}

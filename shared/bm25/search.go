@@ -1,0 +1,271 @@
+package bm25
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Search returns the k best documents for query, a list of terms as
+// analyze.Terms produces them, by score descending and doc id ascending on
+// ties. Documents scoring 0 (no query term) are never returned. k ≤ 0 returns
+// every matching document. allow, when not nil, filters documents before
+// ranking, so a filter never leaves the result short of k when enough
+// allowed documents match; it runs under the index's read lock and must not
+// call Add or Remove.
+//
+// A term repeated in the query counts once per occurrence, as in standard
+// BM25 and Lucene: "pay pay invoice" weighs pay twice.
+func (ix *Index) Search(query []string, k int, allow func(doc int) bool) []Hit {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	sc := ix.scratch.Get().(*scratch)
+
+	ix.accumulate(query, sc)
+	top := topK{k: k}
+	sc.drain(func(s uint32, v float64) {
+		d := &ix.docs[s]
+		if d.live && v > 0 && (allow == nil || allow(d.id)) {
+			top.push(Hit{Doc: d.id, Score: v})
+		}
+	})
+	// Not deferred: if allow panics, the half-drained scratch is dropped
+	// rather than handed, dirty, to the next search.
+	ix.scratch.Put(sc)
+	return top.sorted()
+}
+
+// Scores clears dst, then sets dst[doc] to the score of every document with
+// a positive score for query. Reusing dst across queries avoids allocating.
+func (ix *Index) Scores(query []string, dst map[int]float64) {
+	clear(dst)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+
+	ix.accumulate(query, sc)
+	sc.drain(func(s uint32, v float64) {
+		if d := &ix.docs[s]; d.live && v > 0 {
+			dst[d.id] = v
+		}
+	})
+}
+
+// Score is the score of one document for query, 0 when the document is
+// unknown or matches no term. It binary-searches each term's postings
+// instead of scoring the whole corpus, for rerankers that need a handful of
+// documents.
+func (ix *Index) Score(query []string, doc int) float64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	slot, ok := ix.slots[doc]
+	if !ok {
+		return 0
+	}
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+
+	sc.query = ix.lookup(query, sc.query[:0])
+	p := ix.params()
+	var sum float64
+	for _, q := range sc.query {
+		ps := ix.postings[q.id]
+		i, found := slices.BinarySearchFunc(ps, slot, func(p posting, s uint32) int {
+			return cmp.Compare(p.slot, s)
+		})
+		if found {
+			sum += p.termWeight(q, ix.df[q.id]) * p.saturate(float64(ps[i].tf), ix.lens[slot])
+		}
+	}
+	return sum
+}
+
+// params holds what every posting's score needs, computed once per query.
+type params struct {
+	n      float64 // live documents
+	k1p1   float64 // k1 + 1
+	c1, c2 float64 // k1·(1-b) and k1·b/avgdl: the length norm is c1 + c2·dl
+}
+
+func (ix *Index) params() params {
+	p := params{n: float64(ix.live), k1p1: ix.k1 + 1, c1: ix.k1 * (1 - ix.b)}
+	if avg := ix.avgLen(); avg > 0 {
+		p.c2 = ix.k1 * ix.b / avg
+	}
+	return p
+}
+
+// termWeight is the query-side factor of a term: idf times how often the
+// query repeats it, times k1+1.
+func (p params) termWeight(q qterm, df int32) float64 {
+	d := float64(df)
+	return q.n * math.Log(1+(p.n-d+0.5)/(d+0.5)) * p.k1p1
+}
+
+// saturate is the document-side factor tf / (tf + k1·(1-b+b·dl/avgdl)).
+func (p params) saturate(tf, dl float64) float64 {
+	return tf / (tf + p.c1 + p.c2*dl)
+}
+
+// accumulate scores every document containing a query term into sc.score.
+// Dead slots are scored too; skipping them here would cost a lookup per
+// posting, while callers drop them once per matching slot.
+//
+// When the query's postings are few, each touched slot is recorded once so
+// that draining visits only those. When they cover a good part of the
+// corpus, as frequent terms do, recording is skipped and drain scans the
+// whole score array instead: a sequential scan beats an append per posting
+// followed by random reads.
+func (ix *Index) accumulate(query []string, sc *scratch) {
+	if len(sc.score) < len(ix.docs) {
+		sc.score = make([]float64, len(ix.docs), cap(ix.docs))
+	}
+	sc.n, sc.dense = len(ix.docs), false
+	if ix.live == 0 {
+		return
+	}
+	sc.query = ix.lookup(query, sc.query[:0])
+	total := 0
+	for _, q := range sc.query {
+		total += len(ix.postings[q.id])
+	}
+	sc.dense = total >= sc.n/8
+	p := ix.params()
+	score, lens := sc.score, ix.lens
+	for _, q := range sc.query {
+		df := ix.df[q.id]
+		if df == 0 {
+			continue // only dead documents have it
+		}
+		w := p.termWeight(q, df)
+		if sc.dense {
+			for _, post := range ix.postings[q.id] {
+				score[post.slot] += w * p.saturate(float64(post.tf), lens[post.slot])
+			}
+			continue
+		}
+		for _, post := range ix.postings[q.id] {
+			if score[post.slot] == 0 {
+				sc.touched = append(sc.touched, post.slot)
+			}
+			score[post.slot] += w * p.saturate(float64(post.tf), lens[post.slot])
+		}
+	}
+}
+
+// drain calls visit for every slot with a non-zero score and resets the
+// score array for the next query.
+func (sc *scratch) drain(visit func(slot uint32, v float64)) {
+	if sc.dense {
+		for s, v := range sc.score[:sc.n] {
+			if v != 0 {
+				sc.score[s] = 0
+				visit(uint32(s), v)
+			}
+		}
+		return
+	}
+	for _, s := range sc.touched {
+		v := sc.score[s]
+		sc.score[s] = 0
+		visit(s, v)
+	}
+	sc.touched = sc.touched[:0]
+}
+
+// lookup maps query terms to term ids, merging repeats into a count and
+// dropping unknown terms. Queries are a few terms long, so a linear scan
+// beats a map.
+func (ix *Index) lookup(query []string, dst []qterm) []qterm {
+next:
+	for _, t := range query {
+		id, ok := ix.dict[t]
+		if !ok {
+			continue
+		}
+		for i := range dst {
+			if dst[i].id == id {
+				dst[i].n++
+				continue next
+			}
+		}
+		dst = append(dst, qterm{id: id, n: 1})
+	}
+	return dst
+}
+
+// topK keeps the k best hits in a min-heap whose root is the worst kept
+// hit, so each candidate costs O(1) when it loses and O(log k) when it
+// enters. k ≤ 0 keeps everything.
+type topK struct {
+	k    int
+	heap []Hit
+}
+
+// better orders hits as Search returns them.
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.Doc < b.Doc
+}
+
+func (t *topK) push(h Hit) {
+	if t.k <= 0 {
+		t.heap = append(t.heap, h)
+		return
+	}
+	if len(t.heap) < t.k {
+		t.heap = append(t.heap, h)
+		t.up(len(t.heap) - 1)
+		return
+	}
+	if better(h, t.heap[0]) {
+		t.heap[0] = h
+		t.down(0)
+	}
+}
+
+func (t *topK) up(i int) {
+	h := t.heap
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !better(h[parent], h[i]) {
+			break
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+}
+
+func (t *topK) down(i int) {
+	h := t.heap
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && better(h[worst], h[l]) {
+			worst = l
+		}
+		if r < len(h) && better(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
+}
+
+func (t *topK) sorted() []Hit {
+	slices.SortFunc(t.heap, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return t.heap
+}

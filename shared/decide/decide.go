@@ -1,0 +1,168 @@
+// Package decide turns calibrated, ranked candidates into an action:
+// delegate (with fallbacks), ask a clarifying question, or abstain.
+package decide
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Action is what the orchestrator should do with the task.
+type Action string
+
+const (
+	Delegate Action = "delegate"
+	Clarify  Action = "clarify"
+	Abstain  Action = "abstain"
+)
+
+// Option is one ranked candidate as the decider sees it.
+type Option struct {
+	Key       string  `json:"key"`
+	AgentID   string  `json:"agentId"`
+	SkillID   string  `json:"skillId"`
+	AgentName string  `json:"agentName,omitempty"`
+	SkillName string  `json:"skillName,omitempty"`
+	Score     float64 `json:"score"`       // reranker fit, 0-10
+	Prob      float64 `json:"probability"` // calibrated probability that it is right
+	Demoted   bool    `json:"demoted,omitempty"`
+	Reason    string  `json:"reason,omitempty"`
+}
+
+// Decision is the decider's answer for one task.
+type Decision struct {
+	Action Action `json:"action"`
+	// Chosen is the skill to delegate to (Delegate only).
+	Chosen *Option `json:"chosen,omitempty"`
+	// Fallbacks are the next skills to try if the chosen one fails.
+	Fallbacks []Option `json:"fallbacks,omitempty"`
+	// Probability is the calibrated probability of the top candidate.
+	Probability float64 `json:"probability"`
+	// Candidates are the top two when clarifying.
+	Candidates []Option `json:"candidates,omitempty"`
+	Question   string   `json:"question,omitempty"`
+	Reason     string   `json:"reason"`
+}
+
+// Policy holds the operating point.
+type Policy struct {
+	// Threshold is the lowest calibrated probability to delegate at.
+	Threshold float64 `json:"threshold"`
+	// Margin is the lead over a runner-up of another agent needed to
+	// delegate; below it the two are "close".
+	Margin float64 `json:"margin"`
+	// ClarifyFloor is the lowest top probability worth a question: below
+	// it, two close candidates are both unlikely and the decider abstains.
+	ClarifyFloor float64 `json:"clarifyFloor"`
+	// FallbackFloor is the lowest probability a fallback may have.
+	FallbackFloor float64 `json:"fallbackFloor"`
+	MaxFallbacks  int     `json:"maxFallbacks"`
+	// DemoteEpsilon: a degraded agent's skill ranks after a healthy one
+	// whose probability is within this much.
+	DemoteEpsilon float64 `json:"demoteEpsilon"`
+}
+
+// DefaultPolicy is the default operating point.
+var DefaultPolicy = Policy{
+	Threshold:     0.7,
+	Margin:        0.15,
+	ClarifyFloor:  0.35,
+	FallbackFloor: 0.2,
+	MaxFallbacks:  2,
+	DemoteEpsilon: 0.05,
+}
+
+// Order sorts options by probability, putting a degraded agent's skill
+// after healthy ones that are equally good (within DemoteEpsilon).
+func (p Policy) Order(opts []Option) {
+	sort.SliceStable(opts, func(i, j int) bool {
+		a, b := opts[i], opts[j]
+		if a.Demoted != b.Demoted && abs(a.Prob-b.Prob) <= p.DemoteEpsilon {
+			return !a.Demoted
+		}
+		return a.Prob > b.Prob
+	})
+}
+
+// Decide chooses the action for options ordered best first (see Order).
+func (p Policy) Decide(opts []Option) Decision {
+	if len(opts) == 0 {
+		return Decision{Action: Abstain, Reason: "no skill passes constraints"}
+	}
+	top := opts[0]
+	d := Decision{Probability: top.Prob}
+	var second *Option
+	if len(opts) > 1 {
+		second = &opts[1]
+	}
+	close := second != nil && top.Prob-second.Prob < p.Margin
+	sameAgent := second != nil && second.AgentID == top.AgentID
+	switch {
+	case top.Prob >= p.Threshold && (!close || sameAgent):
+		d.Action = Delegate
+		chosen := top
+		d.Chosen = &chosen
+		d.Fallbacks = p.fallbacks(opts[1:])
+		if close {
+			d.Reason = fmt.Sprintf("best match %s at %.2f; runner-up %s is the same agent", top.Key, top.Prob, second.Key)
+		} else {
+			d.Reason = fmt.Sprintf("best match %s at %.2f", top.Key, top.Prob)
+		}
+	case close && !sameAgent && top.Prob >= p.ClarifyFloor:
+		d.Action = Clarify
+		d.Candidates = []Option{top, *second}
+		d.Question = fmt.Sprintf("Do you want %s (%s) or %s (%s)?",
+			label(top), agentLabel(top), label(*second), agentLabel(*second))
+		d.Reason = fmt.Sprintf("top two are close: %s at %.2f, %s at %.2f", top.Key, top.Prob, second.Key, second.Prob)
+	default:
+		d.Action = Abstain
+		switch {
+		case top.Prob < p.Threshold:
+			d.Reason = fmt.Sprintf("best match only %.2f (%s)", top.Prob, top.Key)
+		default:
+			d.Reason = fmt.Sprintf("best match %s at %.2f is too close to %s at %.2f", top.Key, top.Prob, second.Key, second.Prob)
+		}
+	}
+	return d
+}
+
+// fallbacks keeps up to MaxFallbacks plausible options, degraded last.
+func (p Policy) fallbacks(rest []Option) []Option {
+	var healthy, degraded []Option
+	for _, o := range rest {
+		if o.Prob < p.FallbackFloor {
+			continue
+		}
+		if o.Demoted {
+			degraded = append(degraded, o)
+		} else {
+			healthy = append(healthy, o)
+		}
+	}
+	out := append(healthy, degraded...)
+	if len(out) > p.MaxFallbacks {
+		out = out[:p.MaxFallbacks]
+	}
+	return out
+}
+
+func label(o Option) string {
+	if o.SkillName != "" {
+		return o.SkillName
+	}
+	return o.SkillID
+}
+
+func agentLabel(o Option) string {
+	if o.AgentName != "" {
+		return o.AgentName
+	}
+	return o.AgentID
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,108 @@
+package decide
+
+import (
+	"strings"
+	"testing"
+)
+
+func opt(key string, p float64) Option {
+	agent, skill, _ := strings.Cut(key, "/")
+	return Option{Key: key, AgentID: agent, SkillID: skill, Prob: p}
+}
+
+func TestDecide(t *testing.T) {
+	p := DefaultPolicy
+	tests := []struct {
+		name      string
+		opts      []Option
+		action    Action
+		chosen    string
+		fallbacks []string
+		reason    string
+	}{
+		{"nothing passes", nil, Abstain, "", nil, "no skill passes constraints"},
+		{"clear winner", []Option{opt("a/x", 0.9), opt("b/y", 0.3), opt("c/z", 0.25), opt("d/w", 0.21)},
+			Delegate, "a/x", []string{"b/y", "c/z"}, "best match a/x at 0.90"},
+		{"at threshold", []Option{opt("a/x", 0.7), opt("b/y", 0.5)}, Delegate, "a/x", []string{"b/y"}, ""},
+		{"fallbacks need a floor", []Option{opt("a/x", 0.9), opt("b/y", 0.1)}, Delegate, "a/x", nil, ""},
+		{"close, same agent", []Option{opt("a/x", 0.8), opt("a/y", 0.75)}, Delegate, "a/x", []string{"a/y"}, "same agent"},
+		{"close, different agents", []Option{opt("a/x", 0.8), opt("b/y", 0.75)}, Clarify, "", nil, "top two are close"},
+		{"close and both low", []Option{opt("a/x", 0.3), opt("b/y", 0.25)}, Abstain, "", nil, "best match only 0.30"},
+		{"below threshold, clear lead", []Option{opt("a/x", 0.41), opt("b/y", 0.05)}, Abstain, "", nil, "best match only 0.41"},
+		{"single low candidate", []Option{opt("a/x", 0.5)}, Abstain, "", nil, "best match only 0.50"},
+		{"margin just enough", []Option{opt("a/x", 0.85), opt("b/y", 0.69)}, Delegate, "a/x", []string{"b/y"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := p.Decide(tt.opts)
+			if d.Action != tt.action {
+				t.Fatalf("action %s, want %s (%s)", d.Action, tt.action, d.Reason)
+			}
+			if tt.chosen != "" && (d.Chosen == nil || d.Chosen.Key != tt.chosen) {
+				t.Fatalf("chosen %+v, want %s", d.Chosen, tt.chosen)
+			}
+			if tt.action != Delegate && d.Chosen != nil {
+				t.Fatalf("%s carries a chosen skill", d.Action)
+			}
+			var fb []string
+			for _, f := range d.Fallbacks {
+				fb = append(fb, f.Key)
+			}
+			if strings.Join(fb, ",") != strings.Join(tt.fallbacks, ",") {
+				t.Errorf("fallbacks %v, want %v", fb, tt.fallbacks)
+			}
+			if !strings.Contains(d.Reason, tt.reason) {
+				t.Errorf("reason %q, want it to contain %q", d.Reason, tt.reason)
+			}
+		})
+	}
+}
+
+func TestClarifyQuestionNamesBoth(t *testing.T) {
+	a := Option{Key: "bank/transfer", AgentID: "bank", SkillID: "transfer", AgentName: "Bank", SkillName: "Transfer money", Prob: 0.8}
+	b := Option{Key: "pay/send", AgentID: "pay", SkillID: "send", AgentName: "Payments", SkillName: "Send a payment", Prob: 0.78}
+	d := DefaultPolicy.Decide([]Option{a, b})
+	if d.Action != Clarify {
+		t.Fatalf("action %s", d.Action)
+	}
+	for _, want := range []string{"Transfer money", "Bank", "Send a payment", "Payments"} {
+		if !strings.Contains(d.Question, want) {
+			t.Errorf("question %q does not name %q", d.Question, want)
+		}
+	}
+	if len(d.Candidates) != 2 {
+		t.Errorf("candidates %v", d.Candidates)
+	}
+}
+
+func TestOrderDemotesDegradedOnlyNearTies(t *testing.T) {
+	p := DefaultPolicy
+	degraded := opt("slow/x", 0.82)
+	degraded.Demoted = true
+	healthy := opt("fast/y", 0.80)
+	opts := []Option{degraded, healthy}
+	p.Order(opts)
+	if opts[0].Key != "fast/y" {
+		t.Errorf("near tie: degraded first: %v", opts)
+	}
+	clear := opt("slow/x", 0.95)
+	clear.Demoted = true
+	opts = []Option{healthy, clear}
+	p.Order(opts)
+	if opts[0].Key != "slow/x" {
+		t.Errorf("clear lead: degraded should stay first: %v", opts)
+	}
+}
+
+func TestDegradedFallbacksLast(t *testing.T) {
+	d1 := opt("slow/a", 0.6)
+	d1.Demoted = true
+	d := DefaultPolicy.Decide([]Option{opt("top/x", 0.95), d1, opt("ok/b", 0.5), opt("ok/c", 0.4)})
+	var fb []string
+	for _, f := range d.Fallbacks {
+		fb = append(fb, f.Key)
+	}
+	if strings.Join(fb, ",") != "ok/b,ok/c" {
+		t.Errorf("fallbacks %v, want healthy ones first", fb)
+	}
+}

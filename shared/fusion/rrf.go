@@ -1,0 +1,175 @@
+// Package fusion merges ranked result lists with reciprocal rank fusion
+// (Cormack, Clarke and Büttcher, SIGIR 2009).
+//
+// RRF only looks at ranks, never at raw scores, which is why it suits
+// skillmatch: BM25 scores and cosine similarities live on unrelated scales,
+// and any attempt to normalise one against the other leaks the quirks of a
+// single query into the fused order.
+package fusion
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// DefaultK is the rank constant from the original RRF paper. A large k
+// flattens the contribution curve, so agreement between lists outweighs a
+// single first place; a small k rewards being top of any one list.
+const DefaultK = 60
+
+// Scored is one fused document.
+type Scored struct {
+	ID    int
+	Score float64
+	// Ranks[i] is the document's 1-based rank in input list i, 0 when the
+	// list does not contain it. It lets callers explain a fused position.
+	Ranks []int
+}
+
+// RRF fuses ranked lists of document ids (best first):
+//
+//	score(d) = Σ_i 1/(k + rank_i(d))
+//
+// summed over the lists that contain d, ranks starting at 1. The result holds
+// every id that appears in any list, sorted by score descending; ties are
+// broken by the best single rank, then by id ascending, so the order never
+// depends on map iteration or on the order of the input lists.
+//
+// An id repeated within one list keeps its first (best) rank; later copies
+// are ignored rather than counted twice. RRF panics if k is negative or NaN,
+// because 1/(k+rank) would then divide by zero or go negative.
+func RRF(k float64, lists ...[]int) []Scored {
+	return WeightedRRF(k, nil, lists...)
+}
+
+// WeightedRRF is RRF with a weight per list:
+//
+//	score(d) = Σ_i weights[i]/(k + rank_i(d))
+//
+// A nil weights slice weighs every list 1. Otherwise it must have one finite,
+// non-negative weight per list; WeightedRRF panics when it does not, since a
+// silently misaligned weight would bias every query. A list of weight 0 still
+// contributes its documents (with score 0 from that list) and its ranks.
+func WeightedRRF(k float64, weights []float64, lists ...[]int) []Scored {
+	checkK(k)
+	checkWeights(weights, len(lists))
+
+	// Pass 1 numbers the distinct ids so the rank table can be one
+	// allocation of exactly the right size.
+	total := 0
+	for _, l := range lists {
+		total += len(l)
+	}
+	pos := make(map[int]int, total)
+	for _, l := range lists {
+		for _, id := range l {
+			if _, ok := pos[id]; !ok {
+				pos[id] = len(pos)
+			}
+		}
+	}
+	if len(pos) == 0 {
+		return nil
+	}
+
+	out := make([]Scored, len(pos))
+	ranks := make([]int, len(pos)*len(lists))
+	for id, p := range pos {
+		out[p] = Scored{ID: id, Ranks: ranks[p*len(lists) : (p+1)*len(lists) : (p+1)*len(lists)]}
+	}
+
+	// Pass 2 records ranks; the first occurrence in a list wins.
+	for i, l := range lists {
+		for r, id := range l {
+			s := &out[pos[id]]
+			if s.Ranks[i] == 0 {
+				s.Ranks[i] = r + 1
+			}
+		}
+	}
+
+	var terms []float64
+	for p := range out {
+		out[p].Score, terms = score(k, weights, out[p].Ranks, terms)
+	}
+	slices.SortFunc(out, compare)
+	return out
+}
+
+// score sums the reciprocal-rank contributions of one document. The terms
+// are added smallest first: floating-point addition is not associative, and
+// a fixed order makes documents with the same ranks in permuted lists tie
+// exactly instead of differing in the last bit. buf is scratch space, handed
+// back for reuse.
+func score(k float64, weights []float64, ranks []int, buf []float64) (float64, []float64) {
+	buf = buf[:0]
+	for i, r := range ranks {
+		if r == 0 {
+			continue
+		}
+		w := 1.0
+		if weights != nil {
+			w = weights[i]
+		}
+		buf = append(buf, w/(k+float64(r)))
+	}
+	slices.Sort(buf)
+	var sum float64
+	for _, t := range buf {
+		sum += t
+	}
+	return sum, buf
+}
+
+// compare orders fused documents: higher score first, then the better best
+// single rank, then the smaller id.
+func compare(a, b Scored) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	if ra, rb := bestRank(a.Ranks), bestRank(b.Ranks); ra != rb {
+		return ra - rb
+	}
+	switch {
+	case a.ID < b.ID:
+		return -1
+	case a.ID > b.ID:
+		return 1
+	}
+	return 0
+}
+
+// bestRank is the smallest non-zero rank; every fused document has one.
+func bestRank(ranks []int) int {
+	best := math.MaxInt
+	for _, r := range ranks {
+		if r != 0 && r < best {
+			best = r
+		}
+	}
+	return best
+}
+
+func checkK(k float64) {
+	if !(k >= 0) || math.IsInf(k, 1) {
+		panic(fmt.Sprintf("fusion: k must be finite and non-negative, got %v", k))
+	}
+}
+
+func checkWeights(weights []float64, lists int) {
+	if weights == nil {
+		return
+	}
+	if len(weights) != lists {
+		panic(fmt.Sprintf("fusion: %d weights for %d lists", len(weights), lists))
+	}
+	for i, w := range weights {
+		if !(w >= 0) || math.IsInf(w, 1) {
+			panic(fmt.Sprintf("fusion: weight %d must be finite and non-negative, got %v", i, w))
+		}
+	}
+}

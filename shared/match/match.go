@@ -1,0 +1,314 @@
+// Package match runs the matching stages in process: extract, filter,
+// retrieve, rerank, calibrate and decide. The pipeline services call the
+// same stage methods one at a time.
+package match
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/analyze"
+	"github.com/skillmatch/skillmatch/shared/calibrate"
+	"github.com/skillmatch/skillmatch/shared/card"
+	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/embed"
+	"github.com/skillmatch/skillmatch/shared/extract"
+	"github.com/skillmatch/skillmatch/shared/filter"
+	"github.com/skillmatch/skillmatch/shared/index"
+	"github.com/skillmatch/skillmatch/shared/model"
+	"github.com/skillmatch/skillmatch/shared/rerank"
+	"github.com/skillmatch/skillmatch/shared/task"
+)
+
+// Option configures a Matcher.
+type Option func(*config)
+
+type config struct {
+	model     *model.Model
+	embedder  embed.Embedder
+	reranker  rerank.Reranker
+	cal       calibrate.Calibrator
+	policy    decide.Policy
+	shortlist int
+	rrfK      float64
+	examples  bool
+	newIndex  func([]index.Doc, embed.Embedder) (index.Index, error)
+	log       *zap.Logger
+}
+
+// WithModel uses a fitted model (default: the built-in model).
+func WithModel(m *model.Model) Option { return func(c *config) { c.model = m } }
+
+// WithEmbedder replaces the built-in GloVe embedder.
+func WithEmbedder(e embed.Embedder) Option { return func(c *config) { c.embedder = e } }
+
+// WithReranker replaces the model's learned reranker.
+func WithReranker(r rerank.Reranker) Option { return func(c *config) { c.reranker = r } }
+
+// WithCalibrator replaces the model's calibration.
+func WithCalibrator(cal calibrate.Calibrator) Option { return func(c *config) { c.cal = cal } }
+
+// WithPolicy sets the decision operating point.
+func WithPolicy(p decide.Policy) Option { return func(c *config) { c.policy = p } }
+
+// WithShortlist sets the shortlist length (default 20).
+func WithShortlist(n int) Option { return func(c *config) { c.shortlist = n } }
+
+// WithRRFK sets the reciprocal rank fusion constant (default 60).
+func WithRRFK(k float64) Option { return func(c *config) { c.rrfK = k } }
+
+// WithModelExamples says whether the model's extra examples are indexed
+// (default true).
+func WithModelExamples(on bool) Option { return func(c *config) { c.examples = on } }
+
+// WithIndex builds the index with f instead of the in-memory index.
+func WithIndex(f func([]index.Doc, embed.Embedder) (index.Index, error)) Option {
+	return func(c *config) { c.newIndex = f }
+}
+
+// WithLogger sets the logger (default: none).
+func WithLogger(l *zap.Logger) Option { return func(c *config) { c.log = l } }
+
+// Matcher matches tasks against one catalog snapshot. It is safe for
+// concurrent use.
+type Matcher struct {
+	cat    *catalog.Catalog
+	refs   []ref // doc i of the index is refs[i]
+	idx    index.Index
+	emb    embed.Embedder
+	rr     rerank.Reranker
+	cal    calibrate.Calibrator
+	policy decide.Policy
+	cfg    config
+	log    *zap.Logger
+}
+
+type ref struct {
+	agent *catalog.Agent
+	skill *card.Skill
+}
+
+// New builds a matcher (and its index) for the catalog.
+func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
+	cfg := config{policy: decide.DefaultPolicy, shortlist: 20, rrfK: 60, examples: true, log: zap.NewNop()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.model == nil {
+		cfg.model = model.Default()
+	}
+	if cfg.embedder == nil {
+		cfg.embedder = embed.Default()
+	}
+	if cfg.reranker == nil {
+		l, err := rerank.NewLearned(cfg.model.Reranker)
+		if err != nil {
+			return nil, fmt.Errorf("new matcher: %w", err)
+		}
+		cfg.reranker = l
+	}
+	if cfg.cal == nil {
+		cfg.cal = cfg.model.Calibration
+	}
+	if cfg.newIndex == nil {
+		cfg.newIndex = func(docs []index.Doc, e embed.Embedder) (index.Index, error) {
+			return index.NewMemory(docs, e)
+		}
+	}
+	m := &Matcher{cat: cat, emb: cfg.embedder, rr: cfg.reranker, cal: cfg.cal, policy: cfg.policy, cfg: cfg, log: cfg.log}
+	var extra map[string][]string
+	if cfg.examples {
+		extra = cfg.model.Examples
+	}
+	docs := m.docs(extra)
+	idx, err := cfg.newIndex(docs, cfg.embedder)
+	if err != nil {
+		return nil, fmt.Errorf("new matcher: build index: %w", err)
+	}
+	m.idx = idx
+	return m, nil
+}
+
+// docs lists every skill of the catalog in catalog order.
+func (m *Matcher) docs(extra map[string][]string) []index.Doc {
+	var docs []index.Doc
+	for ai := range m.cat.Agents {
+		a := &m.cat.Agents[ai]
+		for si := range a.Card.Skills {
+			s := &a.Card.Skills[si]
+			key := card.Key(a.Card.ID, s.ID)
+			examples := s.Examples
+			if more := extra[key]; len(more) > 0 {
+				examples = append(append([]string(nil), s.Examples...), more...)
+			}
+			d := index.Doc{
+				Key: key, AgentID: a.Card.ID, SkillID: s.ID, AgentName: a.Card.Name,
+				Name: s.Name, Description: s.Description, Tags: s.Tags, Examples: examples,
+				InputModes: a.Card.EffectiveInputModes(s), OutputModes: a.Card.EffectiveOutputModes(s),
+			}
+			d.Analyze()
+			docs = append(docs, d)
+			m.refs = append(m.refs, ref{agent: a, skill: s})
+		}
+	}
+	return docs
+}
+
+// Catalog returns the catalog the matcher was built for.
+func (m *Matcher) Catalog() *catalog.Catalog { return m.cat }
+
+// Index returns the matcher's index.
+func (m *Matcher) Index() index.Index { return m.idx }
+
+// Policy returns the decision policy.
+func (m *Matcher) Policy() decide.Policy { return m.policy }
+
+// Shortlist is the filter and retrieval answer for a requirement.
+type Shortlist struct {
+	Rejections []filter.Rejection
+	Demoted    []bool
+	Retrieval  *index.Result
+	Terms      []string
+	Vector     []float32
+}
+
+// Ranked is a reranked candidate with its calibrated probability.
+type Ranked struct {
+	rerank.Scored
+	Prob    float64
+	Demoted bool
+}
+
+// Result is everything the matcher did for one task.
+type Result struct {
+	Requirement extract.Requirement
+	Shortlist   *Shortlist
+	Ranked      []Ranked
+	Decision    decide.Decision
+	Timings     Timings
+}
+
+// Timings of each stage.
+type Timings struct {
+	// Retrieve includes the hard filters.
+	Extract, Retrieve, Rerank, Decide time.Duration
+}
+
+// Total is the whole match time.
+func (t Timings) Total() time.Duration {
+	return t.Extract + t.Retrieve + t.Rerank + t.Decide
+}
+
+// Extract is stage 1.
+func (m *Matcher) Extract(t *task.Task) extract.Requirement { return extract.FromTask(t) }
+
+// Shortlist is stage 2: hard filters, then hybrid retrieval over what the
+// filters kept.
+func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Shortlist, error) {
+	fr := filter.Apply(req, m.cat)
+	sl := &Shortlist{Rejections: fr.Rejections, Demoted: fr.Demoted}
+	sl.Terms = analyze.Terms(queryText(req))
+	sl.Vector = m.emb.Embed(queryText(req))
+	if fr.Kept == 0 {
+		sl.Retrieval = &index.Result{}
+		return sl, nil
+	}
+	res, err := m.idx.Search(ctx, index.Query{
+		Text: req.Need, Terms: sl.Terms, Vector: sl.Vector, Allow: fr.Keep,
+		Shortlist: m.cfg.shortlist, K: m.cfg.rrfK,
+	})
+	if err == index.ErrEmptyQuery {
+		res, err = &index.Result{Allowed: fr.Kept}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("shortlist: %w", err)
+	}
+	sl.Retrieval = res
+	return sl, nil
+}
+
+// queryText is what the retrievers search with: the need, and for a short
+// follow-up ("and in euros?") the last earlier turn too.
+func queryText(req *extract.Requirement) string {
+	if len(req.History) > 0 && len(analyze.Terms(req.Need)) < 3 {
+		return req.History[len(req.History)-1] + " " + req.Need
+	}
+	return req.Need
+}
+
+// Rank is stage 3: rerank the shortlist and calibrate each fit.
+func (m *Matcher) Rank(ctx context.Context, req *extract.Requirement, sl *Shortlist) ([]Ranked, error) {
+	if sl.Retrieval == nil || len(sl.Retrieval.Candidates) == 0 {
+		return nil, nil
+	}
+	scored, err := m.rr.Rerank(ctx, &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval})
+	if err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
+	}
+	out := make([]Ranked, 0, len(scored))
+	for _, s := range scored {
+		if s.Doc < 0 || s.Doc >= len(m.refs) || (sl.Retrieval.Candidates != nil && !inShortlist(sl.Retrieval, s.Doc)) {
+			return nil, fmt.Errorf("rank: reranker returned doc %d outside the shortlist", s.Doc)
+		}
+		out = append(out, Ranked{Scored: s, Prob: m.cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]})
+	}
+	return out, nil
+}
+
+func inShortlist(r *index.Result, doc int) bool {
+	for _, c := range r.Candidates {
+		if c.Doc == doc {
+			return true
+		}
+	}
+	return false
+}
+
+// Decide is stage 4.
+func (m *Matcher) Decide(ranked []Ranked) decide.Decision {
+	opts := Options(ranked)
+	m.policy.Order(opts)
+	return m.policy.Decide(opts)
+}
+
+// Options converts ranked candidates into the decider's options.
+func Options(ranked []Ranked) []decide.Option {
+	opts := make([]decide.Option, len(ranked))
+	for i, r := range ranked {
+		opts[i] = decide.Option{
+			Key: r.Entry.Key, AgentID: r.Entry.AgentID, SkillID: r.Entry.SkillID,
+			AgentName: r.Entry.AgentName, SkillName: r.Entry.Name,
+			Score: r.Score, Prob: r.Prob, Demoted: r.Demoted, Reason: r.Reason,
+		}
+	}
+	return opts
+}
+
+// Match runs every stage for one task.
+func (m *Matcher) Match(ctx context.Context, t *task.Task) (*Result, error) {
+	res := &Result{}
+	t0 := time.Now()
+	res.Requirement = m.Extract(t)
+	t1 := time.Now()
+	sl, err := m.Shortlist(ctx, &res.Requirement)
+	if err != nil {
+		return nil, fmt.Errorf("match task %s: %w", t.ID, err)
+	}
+	res.Shortlist = sl
+	t2 := time.Now()
+	res.Ranked, err = m.Rank(ctx, &res.Requirement, sl)
+	if err != nil {
+		return nil, fmt.Errorf("match task %s: %w", t.ID, err)
+	}
+	t3 := time.Now()
+	res.Decision = m.Decide(res.Ranked)
+	t4 := time.Now()
+	res.Timings = Timings{Extract: t1.Sub(t0), Retrieve: t2.Sub(t1), Rerank: t3.Sub(t2), Decide: t4.Sub(t3)}
+	m.log.Debug("matched", zap.String("task_id", t.ID), zap.String("action", string(res.Decision.Action)),
+		zap.Float64("probability", res.Decision.Probability), zap.Duration("took", t4.Sub(t0)))
+	return res, nil
+}

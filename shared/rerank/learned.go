@@ -1,0 +1,172 @@
+package rerank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Weights are what fitting learned: a logistic model over standardised
+// features. Fit = 10 · σ(bias + Σ w_i · (x_i − mean_i) / scale_i).
+type Weights struct {
+	Features []string  `json:"features"`
+	Mean     []float64 `json:"mean"`
+	Scale    []float64 `json:"scale"`
+	W        []float64 `json:"w"`
+	Bias     float64   `json:"bias"`
+}
+
+// ErrBadWeights is returned for weights that do not fit the feature set.
+var ErrBadWeights = errors.New("invalid reranker weights")
+
+// Learned is the built-in reranker: a fitted logistic model over features
+// that read the task and each candidate together.
+type Learned struct {
+	w Weights
+	// pos[i] is where weight i's feature sits in a Features vector.
+	pos []int
+}
+
+// NewLearned checks the weights against the known features. Features the
+// weights do not name get weight zero; a weight for an unknown feature is
+// an error (a model from a newer skillmatch).
+func NewLearned(w Weights) (*Learned, error) {
+	n := len(w.Features)
+	if len(w.Mean) != n || len(w.Scale) != n || len(w.W) != n {
+		return nil, fmt.Errorf("%w: %d features but %d means, %d scales, %d weights",
+			ErrBadWeights, n, len(w.Mean), len(w.Scale), len(w.W))
+	}
+	l := &Learned{w: w, pos: make([]int, n)}
+	for i, name := range w.Features {
+		l.pos[i] = -1
+		for j, known := range FeatureNames {
+			if known == name {
+				l.pos[i] = j
+			}
+		}
+		if l.pos[i] < 0 {
+			return nil, fmt.Errorf("%w: unknown feature %q", ErrBadWeights, name)
+		}
+		if w.Scale[i] <= 0 || math.IsNaN(w.W[i]) || math.IsInf(w.W[i], 0) {
+			return nil, fmt.Errorf("%w: feature %q has scale %v, weight %v", ErrBadWeights, name, w.Scale[i], w.W[i])
+		}
+	}
+	return l, nil
+}
+
+// Weights returns the model's weights.
+func (l *Learned) Weights() Weights { return l.w }
+
+// Logit is the model's log-odds for one feature vector.
+func (l *Learned) Logit(f []float64) float64 {
+	z := l.w.Bias
+	for i, p := range l.pos {
+		z += l.w.W[i] * (f[p] - l.w.Mean[i]) / l.w.Scale[i]
+	}
+	return z
+}
+
+// Fit maps a feature vector to the 0-10 fit score.
+func (l *Learned) Fit(f []float64) float64 { return 10 / (1 + math.Exp(-l.Logit(f))) }
+
+// Rerank scores and orders the shortlist.
+func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	feats := Features(in)
+	out := make([]Scored, len(feats))
+	for i, f := range feats {
+		out[i] = Scored{Candidate: in.Result.Candidates[i], Score: l.Fit(f)}
+		out[i].Reason = l.reason(f, &out[i])
+	}
+	Sort(out)
+	return out, nil
+}
+
+// Sort orders scored candidates best first; ties keep the fused order.
+func Sort(s []Scored) {
+	sort.SliceStable(s, func(i, j int) bool {
+		if s[i].Score != s[j].Score {
+			return s[i].Score > s[j].Score
+		}
+		return s[i].FusedRank < s[j].FusedRank
+	})
+}
+
+// reason names the evidence that moved the score most, in words.
+func (l *Learned) reason(f []float64, s *Scored) string {
+	type contrib struct {
+		name string
+		v    float64
+	}
+	var cs []contrib
+	for i, p := range l.pos {
+		cs = append(cs, contrib{l.w.Features[i], l.w.W[i] * (f[p] - l.w.Mean[i]) / l.w.Scale[i]})
+	}
+	sort.Slice(cs, func(i, j int) bool { return math.Abs(cs[i].v) > math.Abs(cs[j].v) })
+	var parts []string
+	for _, c := range cs {
+		if len(parts) == 3 {
+			break
+		}
+		word := describe(c.name, f, s)
+		if word == "" {
+			continue
+		}
+		sign := "+"
+		if c.v < 0 {
+			sign = "-"
+		}
+		parts = append(parts, sign+" "+word)
+	}
+	return fmt.Sprintf("fit %.1f/10: %s", s.Score, strings.Join(parts, "; "))
+}
+
+func describe(feature string, f []float64, s *Scored) string {
+	at := func(name string) float64 {
+		for i, n := range FeatureNames {
+			if n == name {
+				return f[i]
+			}
+		}
+		return 0
+	}
+	switch feature {
+	case "fused_rr", "bm25_rr", "dense_rr":
+		return fmt.Sprintf("retrieval ranks BM25 #%d, dense #%d", s.BM25Rank, s.DenseRank)
+	case "bm25_norm", "bm25_log", "bm25_gap":
+		return fmt.Sprintf("word match BM25 %.1f", s.BM25)
+	case "dense", "desc_sim", "dense_gap":
+		return fmt.Sprintf("meaning similarity %.2f", s.Dense)
+	case "example_sim":
+		if s.BestExample >= 0 && s.BestExample < len(s.Entry.Examples) {
+			return fmt.Sprintf("closest example %.2f (%q)", s.ExampleSim, clip(s.Entry.Examples[s.BestExample], 60))
+		}
+		return fmt.Sprintf("closest example %.2f", s.ExampleSim)
+	case "knn_vote", "knn_top":
+		return fmt.Sprintf("%.0f%% of the nearest examples are this skill's", 100*at("knn_vote"))
+	case "cover_name":
+		return fmt.Sprintf("name and tags cover %.0f%% of the need", 100*at("cover_name"))
+	case "cover_desc", "cover_ex", "cover_all":
+		return fmt.Sprintf("skill text covers %.0f%% of the need", 100*at("cover_all"))
+	case "cover_miss":
+		return fmt.Sprintf("%.0f%% of the need is not in the skill's text", 100*at("cover_miss"))
+	case "format_in":
+		return "names the input type exactly"
+	case "format_out":
+		return "names the output type exactly"
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
