@@ -24,6 +24,8 @@ Commands:
   eval    measure the matcher on a golden set (recall@20, top-1, MRR, precision,
           coverage, no-match refusal, ECE, latency)
   fit     fit reranker weights and calibration on a golden set's training split
+  run     run the whole pipeline in process: embedded NATS JetStream and all five stages
+  submit  publish a task to a running pipeline and print its decision
   version print the version
 
 Run "skillmatch <command> --help" for a command's flags. Every flag can also be
@@ -51,6 +53,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdEval(ctx, args[1:], stdout, stderr)
 	case "fit":
 		err = cmdFit(ctx, args[1:], stdout, stderr)
+	case "run":
+		err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "submit":
+		err = cmdSubmit(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "skillmatch", version)
 	case "help", "-h", "--help":

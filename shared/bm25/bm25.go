@@ -80,7 +80,7 @@ type Index struct {
 	mu sync.RWMutex
 
 	dict     map[string]uint32 // term → term id
-	words    []string          // term id → term
+	vocab    []string          // term id → term
 	postings [][]posting       // term id → postings, ascending by slot
 	df       []int32           // term id → live documents containing it
 
@@ -227,9 +227,9 @@ func (ix *Index) termID(t string) uint32 {
 	if id, ok := ix.dict[t]; ok {
 		return id
 	}
-	id := uint32(len(ix.words))
+	id := uint32(len(ix.vocab))
 	ix.dict[t] = id
-	ix.words = append(ix.words, t)
+	ix.vocab = append(ix.vocab, t)
 	ix.postings = append(ix.postings, nil)
 	ix.df = append(ix.df, 0)
 	ix.acc = append(ix.acc, 0)
@@ -292,9 +292,9 @@ func (ix *Index) compact() {
 		lens = append(lens, ix.lens[s])
 	}
 
-	termMap := make([]uint32, len(ix.words))
+	termMap := make([]uint32, len(ix.vocab))
 	kept := 0
-	for tid, w := range ix.words {
+	for tid, w := range ix.vocab {
 		if ix.df[tid] == 0 {
 			termMap[tid] = gone
 			delete(ix.dict, w)
@@ -302,14 +302,14 @@ func (ix *Index) compact() {
 		}
 		termMap[tid] = uint32(kept)
 		ix.dict[w] = uint32(kept)
-		ix.words[kept] = w
+		ix.vocab[kept] = w
 		ix.df[kept] = ix.df[tid]
 		ix.postings[kept] = compactPostings(ix.postings[tid], slotMap)
 		kept++
 	}
-	clear(ix.words[kept:])
+	clear(ix.vocab[kept:])
 	clear(ix.postings[kept:])
-	ix.words, ix.df, ix.postings = ix.words[:kept], ix.df[:kept], ix.postings[:kept]
+	ix.vocab, ix.df, ix.postings = ix.vocab[:kept], ix.df[:kept], ix.postings[:kept]
 	ix.acc = make([]float64, kept)
 	clear(ix.wordIDs) // it holds old term ids
 

@@ -505,13 +505,13 @@ func TestCompaction(t *testing.T) {
 		ix.Remove(i)
 	}
 	// 6 dead > 4 live triggered compaction.
-	if ix.dead != 0 || len(ix.docs) != 4 || len(ix.words) != 5 || len(ix.dict) != 5 {
+	if ix.dead != 0 || len(ix.docs) != 4 || len(ix.vocab) != 5 || len(ix.dict) != 5 {
 		t.Fatalf("after compaction: dead=%d slots=%d words=%d dict=%d, want 0 4 5 5",
-			ix.dead, len(ix.docs), len(ix.words), len(ix.dict))
+			ix.dead, len(ix.docs), len(ix.vocab), len(ix.dict))
 	}
 	for w, id := range ix.dict {
-		if ix.words[id] != w {
-			t.Errorf("dict[%q]=%d but words[%d]=%q", w, id, id, ix.words[id])
+		if ix.vocab[id] != w {
+			t.Errorf("dict[%q]=%d but vocab[%d]=%q", w, id, id, ix.vocab[id])
 		}
 	}
 	if got := docs(ix.Search(q, 0, nil)); !slices.Equal(got, []int{6, 7, 8, 9}) {
@@ -536,7 +536,7 @@ func indexedTerms(ix *Index, doc int) map[string]float64 {
 	for _, tid := range ix.terms[d.start:d.end] {
 		for _, p := range ix.postings[tid] {
 			if p.slot == slot {
-				out[ix.words[tid]] = float64(p.tf)
+				out[ix.vocab[tid]] = float64(p.tf)
 			}
 		}
 	}

@@ -23,6 +23,9 @@ func (ix *Index) Search(query []string, k int, allow func(doc int) bool) []Hit {
 
 	ix.accumulate(query, sc)
 	top := topK{k: k}
+	if k > 0 {
+		top.heap = make([]Hit, 0, min(k, ix.live))
+	}
 	sc.drain(func(s uint32, v float64) {
 		d := &ix.docs[s]
 		if d.live && v > 0 && (allow == nil || allow(d.id)) {

@@ -5,7 +5,8 @@ import "math"
 // Platt is Platt scaling (Platt 1999): p = 1/(1+exp(A·s + B)). A is
 // negative when higher scores mean a likelier match.
 type Platt struct {
-	A, B float64
+	A float64 `json:"a"`
+	B float64 `json:"b"`
 }
 
 // Prob maps a score to a probability. The two branches keep exp from

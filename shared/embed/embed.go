@@ -80,8 +80,9 @@ func (b broken) Embed(string) []float32 {
 // This is the retriever's hot path (hundreds of thousands of calls per
 // query), hence the unrolled loop with four independent accumulators: they
 // let the CPU overlap the floating-point adds instead of waiting on one
-// dependency chain, about 2.5× faster than the plain loop at 100 dimensions.
-// (Eight accumulators or wider blocks measured no better.)
+// dependency chain. At 100 dimensions that measured 33 ns against 46 ns for
+// the plain loop; eight accumulators, 8-wide blocks and fixed-size array
+// conversions measured no better.
 func Cosine(a, b []float32) float32 {
 	if len(a) != len(b) {
 		panic(fmt.Sprintf("embed: Cosine of vectors of length %d and %d", len(a), len(b)))

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 
 	"github.com/skillmatch/skillmatch/shared/calibrate"
 	"github.com/skillmatch/skillmatch/shared/embed"
@@ -26,7 +27,12 @@ type Config struct {
 	Examples bool
 	Folds    int
 	L2       float64
-	Embedder embed.Embedder
+	// NoMatchWeight weighs tasks no skill should take in the loss and the
+	// calibration (default 5): golden training sets hold few of them,
+	// while real traffic holds many, and a delegation that should have
+	// been an abstention is the costliest mistake.
+	NoMatchWeight float64
+	Embedder      embed.Embedder
 	// Progress, when set, is told how far fitting is.
 	Progress func(stage string, done, total int)
 }
@@ -39,6 +45,9 @@ func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error)
 	if cfg.L2 <= 0 {
 		cfg.L2 = 1
 	}
+	if cfg.NoMatchWeight <= 0 {
+		cfg.NoMatchWeight = 5
+	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.Default()
 	}
@@ -50,15 +59,12 @@ func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error)
 	if cfg.Examples {
 		folds = cfg.Folds
 	}
-	fold := func(t *golden.Task) int {
-		h := fnv.New32a()
-		h.Write([]byte(t.ID))
-		return int(h.Sum32() % uint32(folds))
-	}
+	fold := func(t *golden.Task) int { return int(hash(t.ID) % uint32(folds)) }
 	// A neutral model: features are the same whatever the weights.
 	probe := neutral(cfg.Embedder.ID())
 	groups := make([]rerank.Group, 0, len(tasks))
 	var correct [][]bool
+	var ids []uint32 // a hash of each group's task id, for cross-fitting
 	done := 0
 	for f := 0; f < folds; f++ {
 		extra := map[string][]string{}
@@ -87,40 +93,85 @@ func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error)
 			}
 			in := &rerank.Input{Req: &req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval}
 			g := rerank.Group{Features: rerank.Features(in)}
+			if t.NoMatch() {
+				g.Weight = cfg.NoMatchWeight
+			}
 			for _, c := range sl.Retrieval.Candidates {
 				g.Labels = append(g.Labels, t.Correct(c.Entry.Key))
 			}
 			groups = append(groups, g)
 			correct = append(correct, g.Labels)
+			ids = append(ids, hash(t.ID+"/cross"))
 			done++
 			if cfg.Progress != nil {
 				cfg.Progress("features", done, len(tasks))
 			}
 		}
 	}
+	// The listwise stack and the calibration must learn from scores of
+	// tasks the reranker was not trained on (scores of its own training
+	// tasks are overconfident): cross-fit the reranker over three parts,
+	// then train the final reranker on everything.
+	const parts = 3
+	logits := make([][]float64, len(groups))
+	for k := 0; k < parts; k++ {
+		var train []rerank.Group
+		for gi, g := range groups {
+			if ids[gi]%parts != uint32(k) {
+				train = append(train, g)
+			}
+		}
+		w, err := rerank.Train(train, rerank.WithL2(cfg.L2))
+		if err != nil {
+			return nil, fmt.Errorf("fit reranker: %w", err)
+		}
+		l, err := rerank.NewLearned(w)
+		if err != nil {
+			return nil, fmt.Errorf("fit reranker: %w", err)
+		}
+		for gi, g := range groups {
+			if ids[gi]%parts == uint32(k) {
+				logits[gi] = make([]float64, len(g.Features))
+				for i, f := range g.Features {
+					logits[gi][i] = l.Logit(f)
+				}
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress("reranker", k+1, parts+1)
+		}
+	}
 	w, err := rerank.Train(groups, rerank.WithL2(cfg.L2))
 	if err != nil {
 		return nil, fmt.Errorf("fit reranker: %w", err)
 	}
-	l, err := rerank.NewLearned(w)
+	if cfg.Progress != nil {
+		cfg.Progress("reranker", parts+1, parts+1)
+	}
+	stack, err := rerank.FitStack(logits, groups)
 	if err != nil {
 		return nil, fmt.Errorf("fit reranker: %w", err)
 	}
+	w.Stack = &stack
 	// Calibrate the top fit of each task: is the top candidate right?
 	var scores []float64
 	var labels []bool
 	for gi, g := range groups {
 		best, bestI := -1.0, -1
-		for i, f := range g.Features {
-			if s := l.Fit(f); s > best {
+		for i, s := range stack.Apply(logits[gi]) {
+			if s > best {
 				best, bestI = s, i
 			}
 		}
 		if bestI < 0 {
 			continue // nothing retrieved: no decision to calibrate
 		}
-		scores = append(scores, best)
-		labels = append(labels, correct[gi][bestI])
+		// Whole copies stand in for the weight: calibration fits
+		// unweighted samples.
+		for range int(math.Round(g.Weight)) + btoi(g.Weight == 0) {
+			scores = append(scores, best)
+			labels = append(labels, correct[gi][bestI])
+		}
 	}
 	cal, err := calibrate.Fit(scores, labels)
 	if err != nil {
@@ -153,4 +204,17 @@ func neutral(embedderID string) *model.Model {
 	}
 	return &model.Model{Format: model.FormatVersion, Embedder: embedderID, Reranker: w,
 		Calibration: identity}
+}
+
+func hash(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

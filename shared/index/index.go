@@ -102,6 +102,9 @@ type Result struct {
 	// Neighbors are the nearest example vectors among allowed docs, best
 	// first: a k-nearest-neighbour view the reranker votes with.
 	Neighbors []Neighbor
+	// LexNeighbors are the examples nearest to the query by BM25 (Sim is
+	// the BM25 score), best first: the lexical twin of Neighbors.
+	LexNeighbors []Neighbor
 	// Allowed is how many docs the filters left to search.
 	Allowed int
 	// TermWeights[i] is the inverse document frequency of query term i in

@@ -203,6 +203,13 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		res.Candidates[i] = c
 	}
 	m.exampleLex(q.Terms, res.Candidates)
+	var exAllow func(int) bool
+	if q.Allow != nil {
+		exAllow = func(v int) bool { return q.Allow[m.owner[v]] }
+	}
+	for _, h := range m.exLex.Search(q.Terms, q.Neighbors, exAllow) {
+		res.LexNeighbors = append(res.LexNeighbors, Neighbor{Doc: int(m.owner[h.Doc]), Sim: float32(h.Score)})
+	}
 	res.TermWeights = make([]float64, len(q.Terms))
 	for i, t := range q.Terms {
 		res.TermWeights[i] = m.lex.IDF(t)

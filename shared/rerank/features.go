@@ -36,6 +36,8 @@ var FeatureNames = []string{
 	"centroid_gap", // lead over the best other candidate's centroid_sim
 	"ex_bm25_norm", // best single-example BM25 / best in the shortlist
 	"ex_bm25_log",  // log(1 + best single-example BM25)
+	"lex_knn_vote", // share of the BM25-nearest examples that are this skill's
+	"lex_knn_top",  // 1 when the BM25-nearest example is this skill's
 }
 
 // NumFeatures is the length of a feature vector.
@@ -75,6 +77,12 @@ func Features(in *Input) [][]float64 {
 		w := math.Max(float64(n.Sim), 0)
 		vote[n.Doc] += w
 		total += w
+	}
+	lexVote := map[int]float64{}
+	lexTotal := 0.0
+	for _, n := range in.Result.LexNeighbors {
+		lexVote[n.Doc] += float64(n.Sim)
+		lexTotal += float64(n.Sim)
 	}
 	terms, weights := uniqueTerms(in.Terms, in.Result.TermWeights)
 	wsum := 0.0
@@ -158,6 +166,12 @@ func Features(in *Input) [][]float64 {
 			f[23] = c.ExampleBM25 / maxEx
 		}
 		f[24] = math.Log1p(c.ExampleBM25)
+		if lexTotal > 0 {
+			f[25] = lexVote[c.Doc] / lexTotal
+		}
+		if n := in.Result.LexNeighbors; len(n) > 0 && n[0].Doc == c.Doc {
+			f[26] = 1
+		}
 		out[i] = f
 	}
 	return out

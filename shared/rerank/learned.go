@@ -17,6 +17,12 @@ type Weights struct {
 	Scale    []float64 `json:"scale"`
 	W        []float64 `json:"w"`
 	Bias     float64   `json:"bias"`
+	// Trees are boosted on top of the linear logit to catch what a line
+	// cannot (interactions, thresholds); their features index Features.
+	Trees []Tree `json:"trees,omitempty"`
+	// Stack, when set, turns each candidate's logit into its fit given its
+	// rivals in the shortlist.
+	Stack *Stack `json:"stack,omitempty"`
 }
 
 // ErrBadWeights is returned for weights that do not fit the feature set.
@@ -54,6 +60,11 @@ func NewLearned(w Weights) (*Learned, error) {
 			return nil, fmt.Errorf("%w: feature %q has scale %v, weight %v", ErrBadWeights, name, w.Scale[i], w.W[i])
 		}
 	}
+	for i := range w.Trees {
+		if err := w.Trees[i].check(n); err != nil {
+			return nil, fmt.Errorf("%w: tree %d: %v", ErrBadWeights, i, err)
+		}
+	}
 	return l, nil
 }
 
@@ -66,11 +77,28 @@ func (l *Learned) Logit(f []float64) float64 {
 	for i, p := range l.pos {
 		z += l.w.W[i] * (f[p] - l.w.Mean[i]) / l.w.Scale[i]
 	}
+	for i := range l.w.Trees {
+		z += l.w.Trees[i].eval(f, l.pos)
+	}
 	return z
 }
 
-// Fit maps a feature vector to the 0-10 fit score.
-func (l *Learned) Fit(f []float64) float64 { return 10 / (1 + math.Exp(-l.Logit(f))) }
+// Fits maps the feature vectors of one shortlist to 0-10 fit scores.
+func (l *Learned) Fits(feats [][]float64) []float64 {
+	z := make([]float64, len(feats))
+	for i, f := range feats {
+		z[i] = l.Logit(f)
+	}
+	if l.w.Stack != nil {
+		for i, sf := range stackFeatures(z) {
+			z[i] = l.w.Stack.logit(sf)
+		}
+	}
+	for i := range z {
+		z[i] = 10 / (1 + math.Exp(-z[i]))
+	}
+	return z
+}
 
 // Rerank scores and orders the shortlist.
 func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
@@ -78,9 +106,10 @@ func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
 		return nil, err
 	}
 	feats := Features(in)
+	fits := l.Fits(feats)
 	out := make([]Scored, len(feats))
 	for i, f := range feats {
-		out[i] = Scored{Candidate: in.Result.Candidates[i], Score: l.Fit(f)}
+		out[i] = Scored{Candidate: in.Result.Candidates[i], Score: fits[i]}
 		out[i].Reason = l.reason(f, &out[i])
 	}
 	Sort(out)

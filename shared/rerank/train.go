@@ -11,6 +11,16 @@ import (
 type Group struct {
 	Features [][]float64
 	Labels   []bool
+	// Weight of the task in the loss (0 means 1): fitting weighs rare
+	// kinds of task, such as those no skill should take, up.
+	Weight float64
+}
+
+func (g *Group) weight() float64 {
+	if g.Weight > 0 {
+		return g.Weight
+	}
+	return 1
 }
 
 // TrainOption configures Train.
@@ -19,7 +29,12 @@ type TrainOption func(*trainConfig)
 type trainConfig struct {
 	l2    float64
 	iters int
+	boost boostConfig
 }
+
+// WithTrees sets how many boosted trees to fit on top of the linear model
+// (default 150; 0 fits the linear model alone).
+func WithTrees(n int) TrainOption { return func(c *trainConfig) { c.boost.trees = n } }
 
 // WithL2 sets the ridge penalty on the standardised weights (default 1).
 func WithL2(l2 float64) TrainOption { return func(c *trainConfig) { c.l2 = l2 } }
@@ -31,13 +46,13 @@ var ErrNoTrainingData = errors.New("no training data")
 // Train fits the logistic reranker by Newton's method (iteratively
 // reweighted least squares) on every (task, candidate) pair.
 func Train(groups []Group, opts ...TrainOption) (Weights, error) {
-	cfg := trainConfig{l2: 1, iters: 30}
+	cfg := trainConfig{l2: 1, iters: 30, boost: defaultBoost}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	n := NumFeatures
 	var xs [][]float64
-	var ys []float64
+	var ys, ws []float64
 	pos := 0
 	for _, g := range groups {
 		for i, f := range g.Features {
@@ -50,6 +65,7 @@ func Train(groups []Group, opts ...TrainOption) (Weights, error) {
 				y, pos = 1, pos+1
 			}
 			ys = append(ys, y)
+			ws = append(ws, g.weight())
 		}
 	}
 	if pos == 0 || pos == len(xs) {
@@ -100,9 +116,9 @@ func Train(groups []Group, opts ...TrainOption) (Weights, error) {
 		for i, row := range z {
 			s := dot(beta, row)
 			p := 1 / (1 + math.Exp(-s))
-			loss -= ys[i]*logSafe(p) + (1-ys[i])*logSafe(1-p)
-			r := p - ys[i]
-			v := p * (1 - p)
+			loss -= ws[i] * (ys[i]*logSafe(p) + (1-ys[i])*logSafe(1-p))
+			r := ws[i] * (p - ys[i])
+			v := ws[i] * p * (1 - p)
 			for a := range d {
 				grad[a] += r * row[a]
 				va := v * row[a]
@@ -135,6 +151,13 @@ func Train(groups []Group, opts ...TrainOption) (Weights, error) {
 	}
 	w.Bias = beta[0]
 	copy(w.W, beta[1:])
+	if cfg.boost.trees > 0 {
+		base := make([]float64, len(z))
+		for i, row := range z {
+			base[i] = dot(beta, row)
+		}
+		w.Trees = boost(xs, ys, ws, base, cfg.boost)
+	}
 	return w, nil
 }
 

@@ -47,8 +47,8 @@ func TestTrainLearnsTheInformativeFeature(t *testing.T) {
 	test := synthetic(200, 99)
 	for _, g := range test {
 		best, bi := -1.0, -1
-		for i, f := range g.Features {
-			if s := l.Fit(f); s > best {
+		for i, s := range l.Fits(g.Features) {
+			if s > best {
 				best, bi = s, i
 			}
 		}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/wire"
+)
+
+// exampleCatalog is the catalog that ships with the project, relative to
+// the repository root.
+const exampleCatalog = "examples/catalog"
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", "run [--data DIR] [--cards DIR] [--nats-listen 127.0.0.1:4222]",
+		"Runs the whole pipeline in this process: an embedded NATS server with JetStream (store\n"+
+			"under --data, listening on --nats-listen so any NATS client can publish tasks), the\n"+
+			"streams, and the five stages (extractor, retriever, reranker, decider, feedback) plus\n"+
+			"the dead-letter watcher. Publish tasks on "+wire.SubjectSubmitted+" (or use `skillmatch\n"+
+			"submit`); decisions appear on "+wire.SubjectDecisionPrefix+"<delegate|clarify|abstain>.\n"+
+			"The feedback stage is a stub for now: it validates and acknowledges outcomes on\n"+
+			wire.SubjectOutcome+" but keeps no posteriors and refits nothing.\n"+
+			"Ctrl-C stops it cleanly; the store keeps tasks, decisions and consumer positions.", stderr)
+	data := fs.String("data", defaultDataDir(), "data folder for the JetStream store")
+	cards := fs.String("cards", "", "folder of agent cards (default: the example catalog, "+exampleCatalog+")")
+	listen := fs.String("nats-listen", natsbox.DefaultListen, "host:port the embedded NATS server listens on (port -1: any free port)")
+	workers := fs.Int("workers", 1, "concurrent workers per stage")
+	syncAlways := fs.Bool("sync-always", false, "fsync every JetStream write (safer against machine crashes, slower)")
+	logLevel := fs.String("log-level", "info", "log level: debug (one line per message), info, warn, error")
+	mf := matcherFlags(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: run takes no arguments (got %q)", errUsage, pos[0])
+	}
+	log, err := newLogger(*logLevel, stderr)
+	if err != nil {
+		return err
+	}
+	defer log.Sync() //nolint:errcheck
+
+	dir := *cards
+	if dir == "" {
+		if dir, err = findExampleCatalog(); err != nil {
+			return err
+		}
+	}
+	cat, errs := catalog.LoadDir(dir)
+	for _, e := range errs {
+		log.Warn("card skipped", zap.String("task_id", ""), zap.Error(e))
+	}
+	if len(cat.Agents) == 0 {
+		return fmt.Errorf("no usable card in %s", dir)
+	}
+	m, err := mf.matcher(cat)
+	if err != nil {
+		return err
+	}
+	stages := pipeline.NewStages(m)
+
+	srv, err := natsbox.Start(natsbox.Config{DataDir: *data, Listen: *listen, SyncAlways: *syncAlways, Log: log})
+	if err != nil {
+		return err
+	}
+	defer srv.Shutdown()
+	nc, err := srv.Connect()
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	setup, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	g, err := pipeline.StartAll(setup, js, stages, pipeline.Config{Workers: *workers, Log: log})
+	if err != nil {
+		return err
+	}
+	skills := 0
+	for _, a := range cat.Agents {
+		skills += len(a.Card.Skills)
+	}
+	fmt.Fprintf(stdout, "skillmatch pipeline running: NATS on %s, store %s\n", srv.ClientURL(), *data)
+	fmt.Fprintf(stdout, "catalog %s: %d agents, %d skills (fingerprint %s)\n", dir, len(cat.Agents), skills, stages.Fingerprint())
+	fmt.Fprintf(stdout, "try: skillmatch submit --nats %s \"book a flight to Lisbon on Friday\"\n", srv.ClientURL())
+	fmt.Fprintln(stdout, "Ctrl-C to stop.")
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "stopping...")
+	g.Stop()
+	if err := nc.Drain(); err != nil {
+		log.Warn("drain", zap.String("task_id", ""), zap.Error(err))
+	}
+	return nil
+}
+
+// defaultDataDir is the user's cache folder, or a temporary one.
+func defaultDataDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "skillmatch", "data")
+	}
+	return filepath.Join(os.TempDir(), "skillmatch-data")
+}
+
+// findExampleCatalog looks for the example catalog in the working folder
+// and its parents, then beside the executable (bin/../examples/catalog).
+func findExampleCatalog() (string, error) {
+	var tried []string
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			tried = append(tried, filepath.Join(d, exampleCatalog))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		tried = append(tried, filepath.Join(filepath.Dir(exe), "..", exampleCatalog))
+	}
+	for _, p := range tried {
+		if fi, err := os.Stat(filepath.Join(p, "cards")); err == nil && fi.IsDir() {
+			return p, nil
+		}
+	}
+	return "", errors.New("example catalog not found: run from the repository or pass --cards DIR")
+}
+
+func newLogger(level string, w io.Writer) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --log-level %q", errUsage, level)
+	}
+	enc := zap.NewDevelopmentEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.AddSync(w), lvl)
+	return zap.New(core), nil
+}

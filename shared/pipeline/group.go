@@ -1,0 +1,82 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Group runs every stage of the pipeline in one process: the four
+// matching stages, the feedback stage and the dead-letter watcher.
+type Group struct {
+	runner *Runner
+	mu     sync.Mutex
+	specs  []Stage
+	run    map[string]*Running
+}
+
+// StartAll creates the streams and starts every stage.
+func StartAll(ctx context.Context, js jetstream.JetStream, stages *Stages, cfg Config) (*Group, error) {
+	cfg = cfg.withDefaults()
+	if err := SetupStreams(ctx, js, cfg); err != nil {
+		return nil, err
+	}
+	r := NewRunner(js, cfg)
+	g := &Group{runner: r, run: map[string]*Running{}}
+	g.specs = append(stages.StageSpecs(cfg.Streams), r.DeadLetterStage())
+	for _, st := range g.specs {
+		if err := g.StartStage(ctx, st.Name); err != nil {
+			g.Stop()
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// StartStage starts a stage of the group that is not running.
+func (g *Group) StartStage(ctx context.Context, name string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.run[name] != nil {
+		return fmt.Errorf("pipeline: stage %s is running", name)
+	}
+	for _, st := range g.specs {
+		if st.Name == name {
+			r, err := g.runner.Start(ctx, st)
+			if err != nil {
+				return err
+			}
+			g.run[name] = r
+			return nil
+		}
+	}
+	return fmt.Errorf("pipeline: no stage %s", name)
+}
+
+// StopStage stops one stage; its consumer and its pending messages stay
+// on the server for when it starts again.
+func (g *Group) StopStage(name string) {
+	g.mu.Lock()
+	r := g.run[name]
+	delete(g.run, name)
+	g.mu.Unlock()
+	if r != nil {
+		r.Stop()
+	}
+}
+
+// Stop stops every stage.
+func (g *Group) Stop() {
+	g.mu.Lock()
+	runs := g.run
+	g.run = map[string]*Running{}
+	g.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.Stop() }()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,447 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/wire"
+)
+
+// Streams names the JetStream streams.
+type Streams struct {
+	// Tasks holds skillmatch.task.> (submitted, extracted, shortlisted,
+	// ranked): the whole path of every task, replayable.
+	Tasks string
+	// Decisions holds skillmatch.decision.>.
+	Decisions string
+	// Outcomes holds skillmatch.outcome.
+	Outcomes string
+	// DeadLetters holds skillmatch.deadletter.>.
+	DeadLetters string
+	// Advisories captures the max-deliveries advisories of the stage
+	// consumers, so that a message that exhausted its deliveries reaches
+	// the dead letters even if no dead-letter watcher was running then.
+	Advisories string
+}
+
+// DefaultStreams are the stream names unless configured.
+var DefaultStreams = Streams{
+	Tasks: "TASKS", Decisions: "DECISIONS", Outcomes: "OUTCOMES",
+	DeadLetters: "DEADLETTER", Advisories: "SKILLMATCH_ADVISORIES",
+}
+
+// StageDeadLetters is the durable name of the consumer that turns
+// max-deliveries advisories into dead letters.
+const StageDeadLetters = "deadletters"
+
+// Config is the NATS side of the pipeline.
+type Config struct {
+	Streams Streams
+	// MaxDeliver is how often a message is delivered before it is given up
+	// (and dead-lettered). Default 5.
+	MaxDeliver int
+	// BackOff are the redelivery delays; BackOff[0] is also the ack wait
+	// of the first delivery (JetStream replaces AckWait with it), so it
+	// must exceed the time a message can wait in the client buffer plus
+	// its processing. Must be shorter than MaxDeliver. Default 30s, 1m,
+	// 2m, 5m.
+	BackOff []time.Duration
+	// MaxAckPending bounds the unacknowledged messages of one consumer
+	// (default 1,000).
+	MaxAckPending int
+	// PullMaxMessages is how many messages a worker buffers (default 64).
+	PullMaxMessages int
+	// Workers is how many concurrent workers each stage runs on its
+	// durable consumer (default 1); replicas in other processes add more.
+	Workers int
+	// Retry is how long a delivery retries a transient error in process
+	// (exponential backoff) before it is Nak'd. Default 2 s.
+	Retry time.Duration
+	// Duplicates is the streams' deduplication window (default 2 min): a
+	// redelivery within it never publishes a second output.
+	Duplicates time.Duration
+	// Storage is the stream storage (default file).
+	Storage jetstream.StorageType
+	// Replicas of each stream (default 1).
+	Replicas int
+	// Log receives one line per event, each with the task id.
+	Log *zap.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Streams == (Streams{}) {
+		c.Streams = DefaultStreams
+	}
+	if c.MaxDeliver <= 0 {
+		c.MaxDeliver = 5
+	}
+	if c.BackOff == nil {
+		c.BackOff = []time.Duration{30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute}
+	}
+	if c.MaxAckPending <= 0 {
+		c.MaxAckPending = 1000
+	}
+	if c.PullMaxMessages <= 0 {
+		c.PullMaxMessages = 64
+	}
+	if c.Workers <= 0 {
+		c.Workers = 1
+	}
+	if c.Retry <= 0 {
+		c.Retry = 2 * time.Second
+	}
+	if c.Duplicates <= 0 {
+		c.Duplicates = 2 * time.Minute
+	}
+	if c.Replicas <= 0 {
+		c.Replicas = 1
+	}
+	if c.Log == nil {
+		c.Log = zap.NewNop()
+	}
+	return c
+}
+
+// SetupStreams creates the streams, or updates them to this config.
+func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error {
+	cfg = cfg.withDefaults()
+	s := cfg.Streams
+	advisory := func(stream string) string {
+		return "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + stream + ".*"
+	}
+	streams := []jetstream.StreamConfig{
+		{Name: s.Tasks, Subjects: []string{wire.SubjectTasks}, Description: "skillmatch tasks: submitted, extracted, shortlisted, ranked"},
+		{Name: s.Decisions, Subjects: []string{wire.SubjectDecisions}, Description: "skillmatch decisions"},
+		{Name: s.Outcomes, Subjects: []string{wire.SubjectOutcome}, Description: "skillmatch outcomes reported by callers"},
+		{Name: s.DeadLetters, Subjects: []string{wire.SubjectDeadLetters}, Description: "skillmatch messages a stage could not process"},
+		{Name: s.Advisories, Subjects: []string{advisory(s.Tasks), advisory(s.Outcomes)},
+			Description: "max-deliveries advisories of the skillmatch stages", MaxAge: 7 * 24 * time.Hour},
+	}
+	for _, sc := range streams {
+		sc.Duplicates = cfg.Duplicates
+		sc.Storage = cfg.Storage
+		sc.Replicas = cfg.Replicas
+		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+			return fmt.Errorf("pipeline: stream %s: %w", sc.Name, err)
+		}
+	}
+	return nil
+}
+
+// Stage is one consumer of the pipeline.
+type Stage struct {
+	// Name is the durable consumer name and the dead-letter suffix.
+	Name   string
+	Stream string
+	// Filter is the consumer's filter subject ("" = the whole stream).
+	Filter string
+	Handle Handler
+}
+
+// StageSpecs lists the matching stages and the feedback stage.
+func (s *Stages) StageSpecs(streams Streams) []Stage {
+	if streams == (Streams{}) {
+		streams = DefaultStreams
+	}
+	return []Stage{
+		{Name: StageExtractor, Stream: streams.Tasks, Filter: wire.SubjectSubmitted, Handle: s.Extract},
+		{Name: StageRetriever, Stream: streams.Tasks, Filter: wire.SubjectExtracted, Handle: s.Retrieve},
+		{Name: StageReranker, Stream: streams.Tasks, Filter: wire.SubjectShortlisted, Handle: s.Rerank},
+		{Name: StageDecider, Stream: streams.Tasks, Filter: wire.SubjectRanked, Handle: s.Decide},
+		{Name: StageFeedback, Stream: streams.Outcomes, Filter: wire.SubjectOutcome, Handle: Feedback},
+	}
+}
+
+// Runner runs stages on JetStream.
+type Runner struct {
+	js  jetstream.JetStream
+	cfg Config
+	log *zap.Logger
+	now func() time.Time
+}
+
+// NewRunner returns a runner; call SetupStreams first (or have an operator
+// create the streams).
+func NewRunner(js jetstream.JetStream, cfg Config) *Runner {
+	cfg = cfg.withDefaults()
+	return &Runner{js: js, cfg: cfg, log: cfg.Log, now: time.Now}
+}
+
+// Running is a started stage.
+type Running struct {
+	name     string
+	cancel   context.CancelFunc
+	ccs      []jetstream.ConsumeContext
+	mu       sync.Mutex // guards stopping and wg.Add
+	stopping bool
+	wg       sync.WaitGroup
+	once     sync.Once
+}
+
+// enter registers a message being handled; false once stopping.
+func (r *Running) enter() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopping {
+		return false
+	}
+	r.wg.Add(1)
+	return true
+}
+
+// Name is the stage name.
+func (r *Running) Name() string { return r.name }
+
+// Stop stops consuming and waits for the messages being handled. Messages
+// the workers had buffered but not handled are redelivered after the ack
+// wait.
+func (r *Running) Stop() {
+	r.once.Do(func() {
+		r.mu.Lock()
+		r.stopping = true
+		r.mu.Unlock()
+		r.cancel()
+		for _, cc := range r.ccs {
+			cc.Stop()
+		}
+		for _, cc := range r.ccs {
+			<-cc.Closed()
+		}
+		r.wg.Wait()
+	})
+}
+
+// Start creates (or updates) the stage's durable pull consumer and starts
+// its workers.
+func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
+	stream, err := r.js.Stream(ctx, st.Stream)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: stage %s: stream %s: %w", st.Name, st.Stream, err)
+	}
+	cc := jetstream.ConsumerConfig{
+		Durable: st.Name, Description: "skillmatch " + st.Name, FilterSubject: st.Filter,
+		AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxDeliver: r.cfg.MaxDeliver, BackOff: r.cfg.BackOff, MaxAckPending: r.cfg.MaxAckPending,
+	}
+	cons, err := stream.CreateOrUpdateConsumer(ctx, cc)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: stage %s: consumer: %w", st.Name, err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	run := &Running{name: st.Name, cancel: cancel}
+	log := r.log.With(zap.String("stage", st.Name))
+	for w := 0; w < r.cfg.Workers; w++ {
+		c, err := cons.Consume(func(m jetstream.Msg) {
+			if !run.enter() {
+				return // stopping: left for redelivery
+			}
+			defer run.wg.Done()
+			r.handle(runCtx, log, st, m)
+		}, jetstream.PullMaxMessages(r.cfg.PullMaxMessages),
+			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+				if runCtx.Err() == nil {
+					log.Debug("consume", zap.String("task_id", ""), zap.Error(err))
+				}
+			}))
+		if err != nil {
+			run.Stop()
+			return nil, fmt.Errorf("pipeline: stage %s: consume: %w", st.Name, err)
+		}
+		run.ccs = append(run.ccs, c)
+	}
+	log.Info("stage started", zap.String("task_id", ""), zap.String("stream", st.Stream), zap.String("filter", st.Filter),
+		zap.Int("workers", r.cfg.Workers))
+	return run, nil
+}
+
+// handle runs the handler on one delivery: publish its outputs, then ack;
+// bad input goes to the dead letters and is terminated; a transient error
+// is retried in process, then Nak'd with the consumer's backoff.
+func (r *Runner) handle(ctx context.Context, log *zap.Logger, st Stage, m jetstream.Msg) {
+	md, err := m.Metadata()
+	if err != nil {
+		log.Error("no metadata", zap.String("task_id", ""), zap.Error(err))
+		_ = m.Term()
+		return
+	}
+	seq, deliveries := md.Sequence.Stream, md.NumDelivered
+	var res Result
+	op := func() error {
+		var err error
+		res, err = st.Handle(ctx, Msg{Subject: m.Subject(), Data: m.Data()})
+		if err != nil {
+			if errors.Is(err, ErrBadInput) {
+				return backoff.Permanent(err)
+			}
+			return err
+		}
+		return r.publish(ctx, res.Out)
+	}
+	err = r.retry(ctx, m, op, func(err error) {
+		log.Warn("retrying", zap.String("task_id", res.TaskID), zap.Uint64("seq", seq), zap.Error(err))
+	})
+	lf := []zap.Field{zap.String("task_id", res.TaskID), zap.Uint64("seq", seq), zap.Uint64("delivery", deliveries)}
+	switch {
+	case err == nil:
+		if err := m.DoubleAck(ctx); err != nil {
+			// The outputs are published; the redelivery will be deduplicated.
+			log.Warn("ack failed", append(lf, zap.Error(err))...)
+			return
+		}
+		log.Debug("handled", append(lf, zap.Int("outputs", len(res.Out)))...)
+	case errors.Is(err, ErrBadInput):
+		dl := wire.NewDeadLetter(st.Name, err.Error(), m.Subject(), m.Data(), r.now().UTC())
+		dl.TaskID, dl.Stream, dl.StreamSeq, dl.Deliveries = res.TaskID, md.Stream, seq, deliveries
+		if err := r.deadLetter(ctx, m, dl); err != nil {
+			log.Error("dead letter not published; will retry", append(lf, zap.Error(err))...)
+			_ = m.NakWithDelay(r.delay(deliveries))
+			return
+		}
+		if err := m.Term(); err != nil {
+			log.Warn("term failed", append(lf, zap.Error(err))...)
+		}
+		log.Warn("dead-lettered", append(lf, zap.String("reason", dl.Reason))...)
+	case ctx.Err() != nil:
+		_ = m.Nak() // stopping: let another worker have it now
+	default:
+		d := r.delay(deliveries)
+		log.Error("failed; redelivering", append(lf, zap.Duration("after", d), zap.Error(err))...)
+		_ = m.NakWithDelay(d)
+	}
+}
+
+// retry runs op with exponential backoff for up to cfg.Retry, telling the
+// server the message is in progress before each new attempt.
+func (r *Runner) retry(ctx context.Context, m jetstream.Msg, op func() error, notify func(error)) error {
+	eb := backoff.NewExponentialBackOff()
+	eb.InitialInterval = 20 * time.Millisecond
+	eb.MaxInterval = r.cfg.Retry / 4
+	eb.MaxElapsedTime = r.cfg.Retry
+	return backoff.RetryNotify(op, backoff.WithContext(eb, ctx), func(err error, _ time.Duration) {
+		if m != nil {
+			_ = m.InProgress()
+		}
+		notify(err)
+	})
+}
+
+// publish publishes outputs, each attempt bounded to a quarter of the
+// retry budget so that an attempt lost in a reconnect leaves time to retry.
+func (r *Runner) publish(ctx context.Context, outs []Output) error {
+	for _, o := range outs {
+		pctx, cancel := context.WithTimeout(ctx, max(r.cfg.Retry/4, 200*time.Millisecond))
+		_, err := r.js.Publish(pctx, o.Subject, o.Data, jetstream.WithMsgID(o.MsgID))
+		cancel()
+		if err != nil {
+			return fmt.Errorf("publish %s: %w", o.Subject, err)
+		}
+	}
+	return nil
+}
+
+func (r *Runner) deadLetter(ctx context.Context, m jetstream.Msg, dl *wire.DeadLetter) error {
+	data, err := json.Marshal(dl)
+	if err != nil {
+		return err
+	}
+	out := []Output{{Subject: wire.SubjectDeadLetter(dl.Stage), Data: data,
+		MsgID: "dl/" + dl.Stage + "/" + dl.Stream + "/" + strconv.FormatUint(dl.StreamSeq, 10)}}
+	return r.retry(ctx, m, func() error { return r.publish(ctx, out) }, func(error) {})
+}
+
+// delay is the redelivery delay after the n-th delivery failed.
+func (r *Runner) delay(n uint64) time.Duration {
+	b := r.cfg.BackOff
+	if len(b) == 0 {
+		return time.Second
+	}
+	i := int(n) - 1
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(b) {
+		i = len(b) - 1
+	}
+	return b[i]
+}
+
+// maxDeliveries is the server's max-deliveries advisory.
+type maxDeliveries struct {
+	Stream     string `json:"stream"`
+	Consumer   string `json:"consumer"`
+	StreamSeq  uint64 `json:"stream_seq"`
+	Deliveries uint64 `json:"deliveries"`
+}
+
+// DeadLetterStage turns max-deliveries advisories into dead letters that
+// carry the original message, fetched from its stream by sequence.
+func (r *Runner) DeadLetterStage() Stage {
+	return Stage{Name: StageDeadLetters, Stream: r.cfg.Streams.Advisories, Handle: r.fromAdvisory}
+}
+
+func (r *Runner) fromAdvisory(ctx context.Context, in Msg) (Result, error) {
+	var a maxDeliveries
+	if err := json.Unmarshal(in.Data, &a); err != nil || a.Stream == "" || a.Consumer == "" {
+		return Result{}, badInput(fmt.Errorf("advisory on %s: cannot read it (%v)", in.Subject, err))
+	}
+	reason := fmt.Sprintf("gave up after %d deliveries (max-deliveries advisory); see the stage's log for the errors", a.Deliveries)
+	var subject string
+	var payload []byte
+	stream, err := r.js.Stream(ctx, a.Stream)
+	if err != nil {
+		return Result{}, err
+	}
+	orig, err := stream.GetMsg(ctx, a.StreamSeq)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		reason += "; the original is no longer in the stream"
+	case err != nil:
+		return Result{}, err
+	default:
+		subject, payload = orig.Subject, orig.Data
+	}
+	dl := wire.NewDeadLetter(a.Consumer, reason, subject, payload, r.now().UTC())
+	dl.TaskID, dl.Stream, dl.StreamSeq, dl.Deliveries = TaskIDOf(payload), a.Stream, a.StreamSeq, a.Deliveries
+	data, err := json.Marshal(dl)
+	if err != nil {
+		return Result{}, badInput(err)
+	}
+	return Result{TaskID: dl.TaskID, Out: []Output{{Subject: wire.SubjectDeadLetter(a.Consumer), Data: data,
+		MsgID: "dl/" + a.Consumer + "/" + a.Stream + "/" + strconv.FormatUint(a.StreamSeq, 10)}}}, nil
+}
+
+// TaskIDOf reads the task id of any pipeline message, best effort: "taskId"
+// of a stage message, "task.id" of a submitted envelope, "id" of a bare
+// task; "" when there is none.
+func TaskIDOf(data []byte) string {
+	var m struct {
+		TaskID string `json:"taskId"`
+		ID     string `json:"id"`
+		Task   struct {
+			ID string `json:"id"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return ""
+	}
+	id := m.TaskID
+	if id == "" {
+		id = m.Task.ID
+	}
+	if id == "" {
+		id = m.ID
+	}
+	if len(id) > 128 {
+		id = id[:128]
+	}
+	return id
+}

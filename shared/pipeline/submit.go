@@ -1,0 +1,129 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/skillmatch/skillmatch/shared/task"
+	"github.com/skillmatch/skillmatch/shared/wire"
+)
+
+// Answer is what became of a submitted task: its decision, or the dead
+// letter that says why there is none.
+type Answer struct {
+	Decision   *wire.Decision
+	DeadLetter *wire.DeadLetter
+}
+
+// Publish publishes a task on SubjectSubmitted with its Nats-Msg-Id. It
+// reports whether the stream had already seen the task (a duplicate
+// publish within the dedup window stores nothing).
+func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplicate bool, err error) {
+	msg, err := wire.NewTaskSubmitted(t, time.Now().UTC())
+	if err != nil {
+		return false, err
+	}
+	data, err := json.Marshal(msg)
+	if err != nil {
+		return false, err
+	}
+	ack, err := js.Publish(ctx, wire.SubjectSubmitted, data, jetstream.WithMsgID(MsgID(t.ID, "submitted")))
+	if err != nil {
+		return false, fmt.Errorf("pipeline: publish task %s: %w", t.ID, err)
+	}
+	return ack.Duplicate, nil
+}
+
+// Submit publishes a task and waits until its decision or its dead letter
+// appears, or ctx ends. A task id the stream has already seen is not run
+// again: Submit then looks for the earlier answer.
+func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *task.Task) (*Answer, error) {
+	if streams == (Streams{}) {
+		streams = DefaultStreams
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	answers := make(chan *Answer, 1)
+	errs := make(chan error, 2)
+	// Watch from now on before publishing, so the answer cannot slip by.
+	start := func(all bool) error {
+		for _, w := range []struct {
+			stream string
+			read   func([]byte) *Answer
+		}{
+			{streams.Decisions, func(b []byte) *Answer {
+				if d, err := wire.DecodeDecision(b); err == nil && d.TaskID == t.ID {
+					return &Answer{Decision: d}
+				}
+				return nil
+			}},
+			{streams.DeadLetters, func(b []byte) *Answer {
+				if d, err := wire.DecodeDeadLetter(b); err == nil && d.TaskID == t.ID {
+					return &Answer{DeadLetter: d}
+				}
+				return nil
+			}},
+		} {
+			policy := jetstream.DeliverNewPolicy
+			if all {
+				policy = jetstream.DeliverAllPolicy
+			}
+			c, err := js.OrderedConsumer(ctx, w.stream, jetstream.OrderedConsumerConfig{DeliverPolicy: policy})
+			if err != nil {
+				return fmt.Errorf("pipeline: watch %s: %w", w.stream, err)
+			}
+			read := w.read
+			go func() {
+				it, err := c.Messages()
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer it.Stop()
+				go func() { <-ctx.Done(); it.Stop() }()
+				for {
+					m, err := it.Next()
+					if err != nil {
+						if !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+							errs <- err
+						}
+						return
+					}
+					if a := read(m.Data()); a != nil {
+						select {
+						case answers <- a:
+						default:
+						}
+						return
+					}
+				}
+			}()
+		}
+		return nil
+	}
+	if err := start(false); err != nil {
+		return nil, err
+	}
+	dup, err := Publish(ctx, js, t)
+	if err != nil {
+		return nil, err
+	}
+	if dup {
+		if err := start(true); err != nil {
+			return nil, err
+		}
+	}
+	select {
+	case a := <-answers:
+		return a, nil
+	case err := <-errs:
+		return nil, fmt.Errorf("pipeline: waiting for task %s: %w", t.ID, err)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("pipeline: no decision for task %s: %w", t.ID, ctx.Err())
+	}
+}
