@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime"
 	"path/filepath"
 	"strings"
 
@@ -68,7 +67,8 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	t := &task.Task{ID: "cli", Message: task.Message{Role: "user", Parts: []task.Part{{Text: strings.Join(pos, " ")}}}}
 	for _, f := range files {
-		t.Message.Parts = append(t.Message.Parts, task.Part{File: &task.File{Name: filepath.Base(f), MediaType: mediaTypeOf(f)}})
+		// The extractor reads the media type from the extension.
+		t.Message.Parts = append(t.Message.Parts, task.Part{File: &task.File{Name: filepath.Base(f)}})
 	}
 	for _, h := range history {
 		t.History = append(t.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
@@ -95,14 +95,6 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		printExplain(stdout, res)
 	}
 	return nil
-}
-
-func mediaTypeOf(name string) string {
-	if t := mime.TypeByExtension(strings.ToLower(filepath.Ext(name))); t != "" {
-		mt, _, _ := mime.ParseMediaType(t)
-		return mt
-	}
-	return ""
 }
 
 func printDecision(w io.Writer, d decide.Decision) {
@@ -164,3 +156,7 @@ func rank(r int) string {
 	}
 	return fmt.Sprintf("#%-3d", r)
 }
+
+// mediaTypeOf leaves a file's media type to the extractor, which reads it
+// from the extension with a fixed table (the host's mime table varies).
+func mediaTypeOf(string) string { return "" }

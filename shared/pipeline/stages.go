@@ -79,9 +79,14 @@ type Stages struct {
 }
 
 // NewStages wraps a matcher. Task limits are task.DefaultLimits unless
-// given.
+// given. A nil matcher is allowed for a process that runs only the
+// feedback stage.
 func NewStages(m *match.Matcher, limits ...task.Option) *Stages {
-	return &Stages{m: m, fingerprint: wire.Fingerprint(m.Index()), limits: limits, now: time.Now}
+	s := &Stages{m: m, limits: limits, now: time.Now}
+	if m != nil {
+		s.fingerprint = wire.Fingerprint(m.Index())
+	}
+	return s
 }
 
 // Fingerprint names the catalog snapshot the stages were built for.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -143,7 +144,7 @@ func (l *Learned) reason(f []float64, s *Scored) string {
 			break
 		}
 		word := describe(c.name, f, s)
-		if word == "" {
+		if word == "" || slices.ContainsFunc(parts, func(p string) bool { return p[2:] == word }) {
 			continue
 		}
 		sign := "+"

@@ -1,0 +1,391 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/model"
+)
+
+const exampleCatalog = "../../examples/catalog"
+
+// runCmd drives the command in process and returns its exit code, stdout
+// and stderr.
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestHelp(t *testing.T) {
+	cases := []struct {
+		cmd   string
+		flags []string
+	}{
+		{"match", []string{"-cards", "-file", "-accept", "-scopes", "-data-class", "-streaming", "-explain", "-json", "-model", "-threshold"}},
+		{"eval", []string{"-set", "-split", "-model", "-json", "-quiet"}},
+		{"fit", []string{"-set", "-split", "-o", "-examples", "-folds", "-l2"}},
+	}
+	for _, tc := range cases {
+		for _, h := range []string{"--help", "-h"} {
+			t.Run(tc.cmd+h, func(t *testing.T) {
+				code, stdout, stderr := runCmd(t, tc.cmd, h)
+				if code != 0 {
+					t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
+				}
+				help := stdout + stderr
+				if !strings.Contains(help, "Usage: skillmatch "+tc.cmd) {
+					t.Errorf("no usage line in:\n%s", help)
+				}
+				for _, f := range tc.flags {
+					// PrintDefaults writes "  -flag ..." followed by the
+					// flag's explanation on the next line.
+					re := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(f) + `\b.*\n\s+\S`)
+					if !re.MatchString(help) {
+						t.Errorf("flag %s not explained in:\n%s", f, help)
+					}
+				}
+			})
+		}
+	}
+	code, stdout, _ := runCmd(t, "help")
+	if code != 0 || !strings.Contains(stdout, "Commands:") || !strings.Contains(stdout, "match") {
+		t.Errorf("help: exit %d, output:\n%s", code, stdout)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"no command", nil, "Usage:"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"match", "--no-such-flag", "x"}, "no-such-flag"},
+		{"match without cards", []string{"match", "some task"}, "--cards"},
+		{"match without text", []string{"match", "--cards", exampleCatalog}, "task text"},
+		{"eval without set", []string{"eval"}, "--set"},
+		{"fit without set", []string{"fit", "-o", "model.json"}, "--set"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, tc.args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (usage error); stdout %q, stderr %q", code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not mention %q", stderr, tc.want)
+			}
+		})
+	}
+}
+
+var decisionLine = regexp.MustCompile(`^(delegate to [a-z0-9._-]+/\S+ \(.+ / .+\), probability [01]\.\d\d|clarify: .+\?|abstain)$`)
+
+func TestMatchPrintsDecision(t *testing.T) {
+	for _, text := range []string{
+		"will it rain in Lisbon this weekend?",
+		"summarise this agreement for me",
+		"a watercolor fox reading a newspaper",
+	} {
+		code, stdout, stderr := runCmd(t, "match", "--cards", exampleCatalog, text)
+		if code != 0 {
+			t.Fatalf("%q: exit %d; stderr:\n%s", text, code, stderr)
+		}
+		lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+		if !decisionLine.MatchString(lines[0]) {
+			t.Errorf("%q: first line %q is not a decision", text, lines[0])
+		}
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "reason: ") && len(l) > len("reason: ") }) {
+			t.Errorf("%q: no reason line in:\n%s", text, stdout)
+		}
+		if strings.Contains(stdout, "filters:") {
+			t.Errorf("%q: explanation printed without --explain", text)
+		}
+	}
+	// Constraints nothing passes: abstain, and say so.
+	code, stdout, _ := runCmd(t, "match", "--cards", exampleCatalog, "--data-class", "restricted", "--scopes", "", "translate this")
+	if code != 0 || !strings.HasPrefix(stdout, "abstain\nreason: no skill passes constraints") {
+		t.Errorf("nothing passes: exit %d, output:\n%s", code, stdout)
+	}
+	// --json prints the decision object.
+	code, stdout, stderr := runCmd(t, "match", "--cards", exampleCatalog, "--json", "will it rain in Lisbon this weekend?")
+	if code != 0 {
+		t.Fatalf("--json: exit %d; stderr:\n%s", code, stderr)
+	}
+	var d map[string]any
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, stdout)
+	}
+	if a, _ := d["action"].(string); !slices.Contains([]string{"delegate", "clarify", "abstain"}, a) {
+		t.Errorf("--json action %v", d["action"])
+	}
+}
+
+func TestMatchExplain(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "match", "--cards", exampleCatalog,
+		"reconcile these supplier invoices against the PO and send me a JSON summary",
+		"--file", "invoices.pdf", "--accept", "application/json", "--scopes", "finance.read", "--explain")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if !decisionLine.MatchString(strings.SplitN(stdout, "\n", 2)[0]) {
+		t.Errorf("first line is not a decision:\n%s", stdout)
+	}
+	for _, want := range []string{
+		`requirement: need "reconcile these supplier invoices`,
+		"inputs [application/pdf]",
+		"outputs [application/json]",
+		"scopes [finance.read]",
+		"\nfilters: ",
+		"\nshortlist (",
+		"\ntimings: ",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("explanation lacks %q:\n%s", want, stdout)
+		}
+	}
+	m := regexp.MustCompile(`filters: (\d+) skills searched, (\d+) removed`).FindStringSubmatch(stdout)
+	if m == nil || m[1] == "0" || m[2] == "0" {
+		t.Errorf("filters line %v: want some skills searched and some removed", m)
+	}
+	// A rejection names the skill, the rule and why; the down agent is
+	// among them.
+	if !regexp.MustCompile(`(?m)^  - pixel-forge/generate-image: health: agent is down$`).MatchString(stdout) {
+		t.Errorf("no health rejection for pixel-forge:\n%s", stdout)
+	}
+	if !regexp.MustCompile(`(?m)^  - voice-scribe/\S+: input-type: .*application/pdf`).MatchString(stdout) {
+		t.Errorf("no input-type rejection naming application/pdf:\n%s", stdout)
+	}
+	entries := regexp.MustCompile(`(?m)^\s+\d+\. ([a-z0-9._-]+/\S+)\s+fused #`).FindAllStringSubmatch(stdout, -1)
+	if len(entries) == 0 {
+		t.Fatalf("no shortlist entries:\n%s", stdout)
+	}
+	for _, e := range entries {
+		if strings.Contains(stdout, "  - "+e[1]+":") {
+			t.Errorf("%s is both rejected and shortlisted", e[1])
+		}
+	}
+}
+
+// A tiny golden set, invented for this test.
+var goldenCards = map[string]string{
+	"harbor-weather": `{
+  "name": "Harbor Weather",
+  "description": "Forecasts for sailors and city dwellers.",
+  "version": "1.0.0",
+  "supportedInterfaces": [{"url": "https://agents.example.com/harbor-weather", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+  "capabilities": {"streaming": false},
+  "defaultInputModes": ["text/plain"],
+  "defaultOutputModes": ["text/plain"],
+  "skills": [{
+    "id": "forecast", "name": "Weather forecast",
+    "description": "Hourly and daily forecasts of rain, snow, wind and temperature for any town.",
+    "tags": ["weather", "forecast", "temperature"],
+    "examples": ["will it rain in Porto tomorrow", "wind forecast for the weekend"]
+  }]
+}`,
+	"quill-translate": `{
+  "name": "Quill Translate",
+  "description": "Translation between European languages.",
+  "version": "2.1.0",
+  "supportedInterfaces": [{"url": "https://agents.example.com/quill", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+  "capabilities": {"streaming": false},
+  "defaultInputModes": ["text/plain", "application/pdf"],
+  "defaultOutputModes": ["text/plain"],
+  "skills": [
+    {"id": "translate-text", "name": "Translate text",
+     "description": "Translates messages, emails and documents between English, Spanish, French, German and Italian.",
+     "tags": ["translation", "languages"],
+     "examples": ["translate this into Spanish", "how do I say good evening in Italian"]},
+    {"id": "detect-language", "name": "Detect language",
+     "description": "Tells which language a piece of text is written in.",
+     "tags": ["language-detection"],
+     "inputModes": ["text/plain"],
+     "examples": ["what language is this", "is this Portuguese or Spanish"]}
+  ]
+}`,
+	"tally-invoices": `{
+  "name": "Tally Invoices",
+  "description": "Accounts payable checks.",
+  "version": "0.9.0",
+  "supportedInterfaces": [{"url": "https://agents.example.com/tally", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+  "capabilities": {"streaming": false},
+  "defaultInputModes": ["application/pdf", "text/csv"],
+  "defaultOutputModes": ["application/json"],
+  "securitySchemes": {"oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": "https://login.example.com/token"}}}}},
+  "securityRequirements": [{"schemes": {"oauth": {"list": ["finance.read"]}}}],
+  "skills": [{
+    "id": "reconcile-invoices", "name": "Reconcile invoices",
+    "description": "Matches supplier invoices against purchase orders and flags amounts that differ.",
+    "tags": ["invoices", "purchase-orders", "reconciliation"],
+    "examples": ["reconcile these invoices with PO 1182", "do the March invoices match the orders"]
+  }]
+}`,
+}
+
+var goldenTasks = []string{
+	`{"id": "t01", "split": "train", "text": "will it snow in Denver on Saturday", "expected": "harbor-weather/forecast"}`,
+	`{"id": "t02", "split": "train", "text": "translate this paragraph into Spanish", "expected": "quill-translate/translate-text"}`,
+	`{"id": "t03", "split": "train", "text": "which language is this sentence written in", "expected": "quill-translate/detect-language"}`,
+	`{"id": "t04", "split": "train", "text": "match these supplier invoices to their purchase orders", "inputTypes": ["application/pdf"], "outputTypes": ["application/json"], "callerScopes": ["finance.read"], "dataClass": "internal", "expected": "tally-invoices/reconcile-invoices"}`,
+	`{"id": "t05", "split": "train", "text": "what is a good recipe for banana bread", "expected": null}`,
+	`{"id": "t06", "split": "train", "text": "hourly temperature forecast for Lisbon tomorrow", "expected": "harbor-weather/forecast"}`,
+	`{"id": "t07", "split": "train", "text": "put this email into German", "expected": "quill-translate/translate-text", "acceptable": ["quill-translate/detect-language"]}`,
+	`{"id": "t08", "split": "train", "text": "book me a haircut on Friday", "expected": null}`,
+	`{"id": "t09", "split": "dev", "text": "is it going to rain in Oslo tonight", "expected": "harbor-weather/forecast"}`,
+	`{"id": "t10", "split": "dev", "text": "translate the attached welcome letter into French", "inputTypes": ["application/pdf"], "expected": "quill-translate/translate-text"}`,
+	`{"id": "t11", "split": "dev", "text": "reconcile the March invoices against the purchase orders", "callerScopes": [], "expected": null}`,
+	`{"id": "t12", "split": "dev", "text": "tell me a joke about penguins", "history": ["hi there"], "expected": null}`,
+}
+
+func writeGolden(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "cards"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for id, c := range goldenCards {
+		if err := os.WriteFile(filepath.Join(dir, "cards", id+".json"), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg := `{"harbor-weather": {"health": "up", "clearance": "public", "external": true}}`
+	if err := os.WriteFile(filepath.Join(dir, "registry.json"), []byte(reg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tasks := strings.Join(goldenTasks, "\n") + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "tasks.jsonl"), []byte(tasks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var reportLabels = []string{"recall@20", "top-1", "MRR", "delegation precision", "coverage",
+	"no-match refusal", "ECE (10 bins)", "decisions", "latency per task"}
+
+var jsonKeys = []string{"tasks", "recall_at_20", "top1", "mrr", "precision", "coverage", "refusal", "ece", "p50_us", "p99_us"}
+
+func TestEval(t *testing.T) {
+	set := writeGolden(t)
+	out := filepath.Join(t.TempDir(), "figures.json")
+	code, stdout, stderr := runCmd(t, "eval", "--set", set, "--split", "all", "--quiet", "--json", out)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("--quiet, yet stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "12 tasks (8 with an expected skill, 4 no-match); catalog 3 agents, 4 skills") {
+		t.Errorf("header does not count the set:\n%s", stdout)
+	}
+	for _, l := range reportLabels {
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(l) + `\s+\S`).MatchString(stdout) {
+			t.Errorf("figure %q missing:\n%s", l, stdout)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var figs map[string]float64
+	if err := json.Unmarshal(data, &figs); err != nil {
+		t.Fatalf("--json file: %v\n%s", err, data)
+	}
+	var keys []string
+	for k := range figs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := slices.Clone(jsonKeys)
+	slices.Sort(want)
+	if !slices.Equal(keys, want) {
+		t.Errorf("--json keys %v, want %v", keys, want)
+	}
+	if figs["tasks"] != 12 {
+		t.Errorf("tasks %v, want 12", figs["tasks"])
+	}
+	for _, k := range []string{"recall_at_20", "top1", "mrr", "precision", "coverage", "refusal", "ece"} {
+		if v := figs[k]; v < 0 || v > 1 {
+			t.Errorf("%s = %v, want a share in [0, 1]", k, v)
+		}
+	}
+	if figs["p50_us"] <= 0 || figs["p99_us"] < figs["p50_us"] {
+		t.Errorf("latency p50 %v µs, p99 %v µs", figs["p50_us"], figs["p99_us"])
+	}
+	// Every expected skill is in a 4-skill catalog's shortlist unless the
+	// filters removed it; none of the expected ones is filtered here.
+	if figs["recall_at_20"] != 1 {
+		t.Errorf("recall@20 %v on a 4-skill catalog, want 1", figs["recall_at_20"])
+	}
+
+	// Splits: dev has 4 tasks; an empty split is a usage error.
+	code, stdout, _ = runCmd(t, "eval", "--set", set, "--quiet")
+	if code != 0 || !strings.Contains(stdout, "split dev: 4 tasks") {
+		t.Errorf("default split: exit %d:\n%s", code, stdout)
+	}
+	if code, _, stderr = runCmd(t, "eval", "--set", set, "--split", "test", "--quiet"); code != 2 {
+		t.Errorf("empty split: exit %d, want 2; stderr %q", code, stderr)
+	}
+	// A missing set is an error, not a usage error.
+	if code, _, _ = runCmd(t, "eval", "--set", filepath.Join(set, "nope"), "--quiet"); code != 1 {
+		t.Errorf("missing set folder: exit %d, want 1", code)
+	}
+}
+
+func TestFitThenEval(t *testing.T) {
+	set := writeGolden(t)
+	for _, examples := range []string{"true", "false"} {
+		t.Run("examples="+examples, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "model.json")
+			code, stdout, stderr := runCmd(t, "fit", "--set", set, "--split", "train", "-o", file, "--quiet", "--examples="+examples)
+			if code != 0 {
+				t.Fatalf("fit: exit %d; stderr:\n%s", code, stderr)
+			}
+			if !strings.Contains(stdout, "fitted on 8 tasks") || !strings.Contains(stdout, file) {
+				t.Errorf("fit output:\n%s", stdout)
+			}
+			m, err := model.Load(file)
+			if err != nil {
+				t.Fatalf("fit wrote a model that does not load: %v", err)
+			}
+			if m.Fitted.Split != "train" || m.Fitted.Tasks != 8 {
+				t.Errorf("model says split %q, %d tasks", m.Fitted.Split, m.Fitted.Tasks)
+			}
+			if got := len(m.Examples) > 0; got != (examples == "true") {
+				t.Errorf("--examples=%s, model has %d skills with examples", examples, len(m.Examples))
+			}
+			out := filepath.Join(t.TempDir(), "figures.json")
+			code, stdout, stderr = runCmd(t, "eval", "--set", set, "--split", "dev", "--model", file, "--quiet", "--json", out)
+			if code != 0 {
+				t.Fatalf("eval --model: exit %d; stderr:\n%s", code, stderr)
+			}
+			if !strings.Contains(stdout, "split dev: 4 tasks") {
+				t.Errorf("eval --model output:\n%s", stdout)
+			}
+			// match reads the model too.
+			code, stdout, stderr = runCmd(t, "match", "--cards", set, "--model", file, "will it rain in Oslo tonight")
+			if code != 0 || !decisionLine.MatchString(strings.SplitN(stdout, "\n", 2)[0]) {
+				t.Errorf("match --model: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
+		})
+	}
+	// A model file that is not a model is an error naming it.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"format": 99}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "eval", "--set", set, "--model", bad, "--quiet")
+	if code != 1 || !strings.Contains(stderr, "bad.json") {
+		t.Errorf("bad model: exit %d, stderr %q", code, stderr)
+	}
+}

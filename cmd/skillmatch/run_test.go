@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// `skillmatch run` on a free port with the example catalog, `skillmatch
+// submit` against it, then Ctrl-C (context cancel) stops it cleanly.
+func TestRunAndSubmit(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- cmdRun(ctx, []string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--log-level", "warn"}, &out, &errOut)
+	}()
+	re := regexp.MustCompile(`NATS on (nats://\S+),`)
+	var url string
+	for deadline := time.Now().Add(20 * time.Second); url == "" && time.Now().Before(deadline); {
+		select {
+		case err := <-done:
+			t.Fatalf("run ended early: %v\n%s", err, errOut.String())
+		default:
+		}
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if url == "" {
+		t.Fatalf("run did not start:\n%s\n%s", out.String(), errOut.String())
+	}
+
+	var sout, serr bytes.Buffer
+	if err := cmdSubmit(ctx, []string{"--nats", url, "--id", "cli-1", "book a flight from Berlin to Lisbon on Friday"}, &sout, &serr); err != nil {
+		t.Fatalf("submit: %v\n%s", err, serr.String())
+	}
+	if !strings.Contains(sout.String(), "task cli-1, decision d-") || !strings.Contains(sout.String(), "reason: ") {
+		t.Errorf("submit printed:\n%s", sout.String())
+	}
+	sout.Reset()
+	if err := cmdSubmit(ctx, []string{"--nats", url, "--json", "--scopes", "travel.book", "--accept", "application/json", "rent a car in Lyon"}, &sout, &serr); err != nil {
+		t.Fatalf("submit --json: %v", err)
+	}
+	var d struct {
+		V      int    `json:"v"`
+		TaskID string `json:"taskId"`
+		Action string `json:"action"`
+	}
+	if err := json.Unmarshal(sout.Bytes(), &d); err != nil || d.V != 1 || !strings.HasPrefix(d.TaskID, "cli-") || d.Action == "" {
+		t.Errorf("submit --json printed %s (%v)", sout.String(), err)
+	}
+	// An invalid task is refused before it is sent.
+	if err := cmdSubmit(ctx, []string{"--nats", url, "--id", "bad id", "x"}, &sout, &serr); !errors.Is(err, errUsage) {
+		t.Errorf("invalid id: %v", err)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop within 10 s of Ctrl-C")
+	}
+	if !strings.Contains(out.String(), "stopping") {
+		t.Errorf("run output:\n%s", out.String())
+	}
+}
+
+func TestRunFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := cmdRun(context.Background(), []string{"extra"}, &out, &errOut); !errors.Is(err, errUsage) {
+		t.Errorf("positional argument: %v", err)
+	}
+	if err := cmdRun(context.Background(), []string{"--log-level", "loud"}, &out, &errOut); !errors.Is(err, errUsage) {
+		t.Errorf("bad log level: %v", err)
+	}
+	if err := cmdSubmit(context.Background(), nil, &out, &errOut); !errors.Is(err, errUsage) {
+		t.Errorf("submit without text: %v", err)
+	}
+}

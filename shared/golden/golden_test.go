@@ -1,0 +1,80 @@
+package golden
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeTasks(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tasks.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadTasks(t *testing.T) {
+	p := writeTasks(t,
+		`{"id":"a","text":"pay my bill","split":"train","expected":"bank/pay","acceptable":["wallet/pay"]}`,
+		``,
+		`{"id":"b","text":"tell me a joke about dragons","split":"dev","expected":null}`,
+		`{"id":"c","text":"summarise this","inputTypes":["application/pdf"],"outputTypes":["application/json"],"needsStreaming":true,"dataClass":"confidential","callerScopes":[],"history":["earlier"],"expected":"docs/sum"}`,
+	)
+	tasks, err := LoadTasks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 3 {
+		t.Fatalf("%d tasks", len(tasks))
+	}
+	a, b, c := tasks[0], tasks[1], tasks[2]
+	if !a.Correct("bank/pay") || !a.Correct("wallet/pay") || a.Correct("bank/other") || a.NoMatch() {
+		t.Errorf("task a labels wrong: %+v", a)
+	}
+	if !b.NoMatch() || b.Correct("") {
+		t.Errorf("task b should be no-match: %+v", b)
+	}
+	tt := c.ToTask()
+	if tt.Caller.Scopes == nil || len(tt.Caller.Scopes) != 0 {
+		t.Errorf("callerScopes [] must stay an empty, non-nil list: %#v", tt.Caller.Scopes)
+	}
+	if tt.Constraints.Streaming == nil || !*tt.Constraints.Streaming || tt.Caller.DataClass != "confidential" {
+		t.Errorf("constraints lost: %+v", tt)
+	}
+	if len(tt.Message.Parts) != 2 || tt.Message.Parts[1].File.MediaType != "application/pdf" || len(tt.History) != 1 {
+		t.Errorf("parts or history lost: %+v", tt)
+	}
+	if a.ToTask().Caller.Scopes != nil {
+		t.Error("a task without callerScopes must not be filtered on security")
+	}
+}
+
+func TestLoadTasksRejects(t *testing.T) {
+	tests := map[string]string{
+		"missing expected":         `{"id":"a","text":"x"}`,
+		"acceptable with null":     `{"id":"a","text":"x","expected":null,"acceptable":["a/b"]}`,
+		"expected without a slash": `{"id":"a","text":"x","expected":"nokey"}`,
+		"missing text":             `{"id":"a","expected":null}`,
+		"not json":                 `{"id":`,
+	}
+	for name, line := range tests {
+		if _, err := LoadTasks(writeTasks(t, line)); !errors.Is(err, ErrInvalidSet) {
+			t.Errorf("%s: err %v, want ErrInvalidSet", name, err)
+		}
+	}
+	dup := writeTasks(t, `{"id":"a","text":"x","expected":null}`, `{"id":"a","text":"y","expected":null}`)
+	if _, err := LoadTasks(dup); err == nil || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("duplicate ids: %v", err)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	s := &Set{Tasks: []Task{{ID: "a", Split: "train"}, {ID: "b", Split: "dev"}, {ID: "c", Split: "dev"}}}
+	if len(s.Split("dev")) != 2 || len(s.Split("train")) != 1 || len(s.Split("all")) != 3 || len(s.Split("test")) != 0 {
+		t.Error("split counts wrong")
+	}
+}

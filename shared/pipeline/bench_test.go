@@ -1,0 +1,150 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/task"
+	"github.com/skillmatch/skillmatch/shared/wire"
+)
+
+// bigCatalog copies the example catalog until it has at least n skills,
+// each copy under new agent ids.
+func bigCatalog(tb testing.TB, n int) *catalog.Catalog {
+	base, errs := catalog.LoadDir(exampleDir())
+	if len(errs) > 0 {
+		tb.Fatal(errs)
+	}
+	var agents []catalog.Agent
+	skills := 0
+	for copyN := 0; skills < n; copyN++ {
+		for _, a := range base.Agents {
+			c := *a.Card
+			c.ID = fmt.Sprintf("%s-%02d", c.ID, copyN)
+			c.Skills = slices.Clone(c.Skills)
+			agents = append(agents, catalog.Agent{Card: &c, Status: a.Status})
+			skills += len(c.Skills)
+		}
+	}
+	return catalog.New(agents...)
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// BenchmarkPipeline measures the embedded pipeline over about 1,000 skills
+// next to the in-process core on the same tasks: end-to-end latency with
+// one task in flight (median, p99) and throughput with all tasks
+// published at once. Run: go test -run '^$' -bench Pipeline -benchtime 1x
+// ./shared/pipeline/
+func BenchmarkPipeline(b *testing.B) {
+	cat := bigCatalog(b, 1000)
+	m, err := match.New(cat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tasks := genTasks(m, 1000, 9)
+	ctx := context.Background()
+	for range b.N {
+		// In process.
+		var inproc []time.Duration
+		t0 := time.Now()
+		for _, tk := range tasks {
+			s := time.Now()
+			if _, err := m.Match(ctx, tk); err != nil {
+				b.Fatal(err)
+			}
+			inproc = append(inproc, time.Since(s))
+		}
+		inprocRate := float64(len(tasks)) / time.Since(t0).Seconds()
+
+		srv := startServer(b, b.TempDir(), "")
+		nc, js := connectJS(b, srv)
+		cfg := testConfig(b)
+		cfg.Workers = 8
+		cfg.BackOff = []time.Duration{30 * time.Second}
+		g, err := StartAll(ctx, js, NewStages(m), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		arrived := make(chan string, len(tasks))
+		sub, err := nc.Subscribe(wire.SubjectDecisions, func(msg *nats.Msg) {
+			var d struct {
+				TaskID string `json:"taskId"`
+			}
+			_ = json.Unmarshal(msg.Data, &d)
+			arrived <- d.TaskID
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		// One task in flight.
+		var pipe []time.Duration
+		for i, tk := range tasks[:300] {
+			lt := *tk
+			lt.ID = fmt.Sprintf("lat-%04d", i)
+			s := time.Now()
+			if _, err := Publish(ctx, js, &lt); err != nil {
+				b.Fatal(err)
+			}
+			for id := range arrived {
+				if id == lt.ID {
+					break
+				}
+			}
+			pipe = append(pipe, time.Since(s))
+		}
+		// Flood.
+		t0 = time.Now()
+		for i, tk := range tasks {
+			ft := *tk
+			ft.ID = fmt.Sprintf("flood-%04d", i)
+			raw, _ := json.Marshal(wire.TaskSubmitted{V: wire.Version, Task: mustJSON(&ft)})
+			if _, err := js.PublishAsync(wire.SubjectSubmitted, raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for n := 0; n < len(tasks); {
+			select {
+			case <-arrived:
+				n++
+			case <-time.After(60 * time.Second):
+				b.Fatalf("flood: %d of %d decided", n, len(tasks))
+			}
+		}
+		rate := float64(len(tasks)) / time.Since(t0).Seconds()
+		sub.Unsubscribe()
+		g.Stop()
+		nc.Close()
+		srv.Shutdown()
+
+		b.ReportMetric(float64(len(cat.Skills())), "skills")
+		b.ReportMetric(ms(percentile(inproc, 0.5)), "inproc-p50-ms")
+		b.ReportMetric(ms(percentile(inproc, 0.99)), "inproc-p99-ms")
+		b.ReportMetric(inprocRate, "inproc-tasks/s")
+		b.ReportMetric(ms(percentile(pipe, 0.5)), "pipe-p50-ms")
+		b.ReportMetric(ms(percentile(pipe, 0.99)), "pipe-p99-ms")
+		b.ReportMetric(rate, "pipe-tasks/s")
+	}
+}
+
+func mustJSON(t *task.Task) json.RawMessage {
+	b, err := json.Marshal(t)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

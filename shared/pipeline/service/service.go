@@ -1,0 +1,217 @@
+// Package service is the main of the pipeline services: one stage (or a
+// few) of the pipeline against an external NATS server, configured by
+// flags and environment. services/<stage>/main.go only calls Main.
+package service
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/model"
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+)
+
+// needsCatalog says which stages match against the catalog.
+var needsCatalog = map[string]bool{
+	pipeline.StageRetriever: true, pipeline.StageReranker: true, pipeline.StageDecider: true,
+}
+
+// Main runs the named stage until SIGINT or SIGTERM and returns the exit
+// code.
+func Main(stage string, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := Run(ctx, stage, args, os.Stderr)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(os.Stderr, "skillmatch-%s: %v\n", stage, err)
+		return 2
+	default:
+		fmt.Fprintf(os.Stderr, "skillmatch-%s: %v\n", stage, err)
+		return 1
+	}
+}
+
+var errUsage = errors.New("usage")
+
+// Run is Main without the signal handling and exit code.
+func Run(ctx context.Context, stage string, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet(stage, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: skillmatch-%s [flags]\n\nRuns the %s stage of the skillmatch pipeline on an external NATS JetStream.\n"+
+			"Every flag can be set from the environment as SKILLMATCH_<FLAG> (NATS_URL also sets --nats).\n\nFlags:\n", stage, stage)
+		fs.PrintDefaults()
+	}
+	def := pipeline.DefaultStreams
+	natsURL := fs.String("nats", "nats://127.0.0.1:4222", "NATS server URL(s), comma-separated")
+	creds := fs.String("creds", "", "NATS credentials file")
+	nkey := fs.String("nkey", "", "NATS NKey seed file")
+	tlsCA := fs.String("tls-ca", "", "CA file to trust for the server's TLS certificate")
+	tlsCert := fs.String("tls-cert", "", "client certificate file (mutual TLS)")
+	tlsKey := fs.String("tls-key", "", "client key file (mutual TLS)")
+	tasks := fs.String("stream-tasks", def.Tasks, "tasks stream")
+	decisions := fs.String("stream-decisions", def.Decisions, "decisions stream")
+	outcomes := fs.String("stream-outcomes", def.Outcomes, "outcomes stream")
+	deadLetters := fs.String("stream-deadletters", def.DeadLetters, "dead-letter stream")
+	advisories := fs.String("stream-advisories", def.Advisories, "stream capturing the max-deliveries advisories")
+	setup := fs.Bool("setup-streams", false, "create or update the streams at start (otherwise they must exist)")
+	watchDL := fs.Bool("dead-letters", stage == pipeline.StageFeedback, "also run the watcher that dead-letters messages past their max deliveries")
+	cards := fs.String("cards", "", "folder of agent cards (needed by the retriever, reranker and decider)")
+	modelPath := fs.String("model", "", "model file from `skillmatch fit` (default: the built-in model)")
+	threshold := fs.Float64("threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at (decider)")
+	margin := fs.Float64("margin", decide.DefaultPolicy.Margin, "lead over a runner-up of another agent needed to delegate (decider)")
+	workers := fs.Int("workers", 1, "concurrent workers on the durable consumer")
+	maxDeliver := fs.Int("max-deliver", 5, "deliveries before a message is dead-lettered")
+	backoffs := fs.String("backoff", "30s,1m,2m,5m", "redelivery delays, comma-separated; the first is also the ack wait")
+	retry := fs.Duration("retry", 2*time.Second, "in-process retry budget for a transient error before a Nak")
+	timeout := fs.Duration("timeout", 5*time.Second, "connect timeout")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	if err := applyEnv(fs); err != nil {
+		return err
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	lvl, err := zapcore.ParseLevel(*logLevel)
+	if err != nil {
+		return fmt.Errorf("%w: --log-level %q", errUsage, *logLevel)
+	}
+	var bo []time.Duration
+	for _, s := range strings.Split(*backoffs, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%w: --backoff %q", errUsage, *backoffs)
+		}
+		bo = append(bo, d)
+	}
+	if len(bo) >= *maxDeliver {
+		return fmt.Errorf("%w: --backoff needs fewer values (%d) than --max-deliver (%d)", errUsage, len(bo), *maxDeliver)
+	}
+	cfgLog := zap.NewProductionConfig()
+	cfgLog.Level = zap.NewAtomicLevelAt(lvl)
+	log, err := cfgLog.Build()
+	if err != nil {
+		return err
+	}
+	defer log.Sync() //nolint:errcheck
+	log = log.With(zap.String("service", stage))
+
+	var stages *pipeline.Stages
+	var specs []pipeline.Stage
+	streams := pipeline.Streams{Tasks: *tasks, Decisions: *decisions, Outcomes: *outcomes, DeadLetters: *deadLetters, Advisories: *advisories}
+	if stage != pipeline.StageFeedback {
+		if needsCatalog[stage] && *cards == "" {
+			return fmt.Errorf("%w: the %s needs --cards", errUsage, stage)
+		}
+		cat := catalog.New()
+		if *cards != "" {
+			var errs []error
+			cat, errs = catalog.LoadDir(*cards)
+			for _, e := range errs {
+				log.Warn("card skipped", zap.String("task_id", ""), zap.Error(e))
+			}
+			if len(cat.Agents) == 0 {
+				return fmt.Errorf("no usable card in %s", *cards)
+			}
+		}
+		mdl := model.Default()
+		if *modelPath != "" {
+			if mdl, err = model.Load(*modelPath); err != nil {
+				return err
+			}
+		}
+		p := decide.DefaultPolicy
+		p.Threshold, p.Margin = *threshold, *margin
+		m, err := match.New(cat, match.WithModel(mdl), match.WithPolicy(p), match.WithLogger(log))
+		if err != nil {
+			return err
+		}
+		stages = pipeline.NewStages(m)
+	} else {
+		stages = pipeline.NewStages(nil)
+	}
+	for _, st := range stages.StageSpecs(streams) {
+		if st.Name == stage {
+			specs = append(specs, st)
+		}
+	}
+	if len(specs) == 0 {
+		return fmt.Errorf("%w: no stage %q", errUsage, stage)
+	}
+
+	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: *natsURL, Name: "skillmatch-" + stage, Creds: *creds, NKey: *nkey,
+		TLSCA: *tlsCA, TLSCert: *tlsCert, TLSKey: *tlsKey, Timeout: *timeout}, log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	cfg := pipeline.Config{Streams: streams, MaxDeliver: *maxDeliver, BackOff: bo, Workers: *workers, Retry: *retry, Log: log}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if *setup {
+		if err := pipeline.SetupStreams(sctx, js, cfg); err != nil {
+			return err
+		}
+	}
+	r := pipeline.NewRunner(js, cfg)
+	if *watchDL {
+		specs = append(specs, r.DeadLetterStage())
+	}
+	var running []*pipeline.Running
+	defer func() {
+		for _, x := range running {
+			x.Stop()
+		}
+	}()
+	for _, st := range specs {
+		x, err := r.Start(sctx, st)
+		if err != nil {
+			return err
+		}
+		running = append(running, x)
+	}
+	log.Info("ready", zap.String("task_id", ""), zap.String("nats", nc.ConnectedUrlRedacted()),
+		zap.String("catalog", stages.Fingerprint()))
+	<-ctx.Done()
+	log.Info("stopping", zap.String("task_id", ""))
+	return nil
+}
+
+// applyEnv sets flag defaults from SKILLMATCH_<FLAG>, and --nats from
+// NATS_URL.
+func applyEnv(fs *flag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		key := "SKILLMATCH_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		v, ok := os.LookupEnv(key)
+		if !ok && f.Name == "nats" {
+			v, ok = os.LookupEnv("NATS_URL")
+		}
+		if ok {
+			if e := f.Value.Set(v); e != nil && err == nil {
+				err = fmt.Errorf("%w: %s=%q: %v", errUsage, key, v, e)
+			}
+		}
+	})
+	return err
+}

@@ -1,0 +1,112 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skillmatch/skillmatch/shared/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/task"
+)
+
+func exampleDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "examples", "catalog")
+}
+
+// The five services, each on its own connection to a NATS server over TCP,
+// decide a submitted task; a bad one reaches the dead letters.
+func TestServicesAgainstExternalNATS(t *testing.T) {
+	srv, err := natsbox.Start(natsbox.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	url := srv.ClientURL()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// Streams first (an operator's job in production; --setup-streams here).
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	run := func(stage string, extra ...string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := append([]string{"--nats", url, "--log-level", "error", "--backoff", "2s", "--max-deliver", "3"}, extra...)
+			var stderr bytes.Buffer
+			if err := Run(ctx, stage, args, &stderr); err != nil {
+				errs <- errors.New(stage + ": " + err.Error() + "\n" + stderr.String())
+			}
+		}()
+	}
+	run(pipeline.StageFeedback, "--setup-streams")
+	time.Sleep(300 * time.Millisecond)
+	for _, s := range []string{pipeline.StageExtractor, pipeline.StageRetriever, pipeline.StageReranker, pipeline.StageDecider} {
+		run(s, "--cards", exampleDir())
+	}
+
+	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
+	defer scancel()
+	a, err := pipeline.Submit(sctx, js, pipeline.Streams{}, &task.Task{ID: "svc-1",
+		Message: task.Message{Parts: []task.Part{{Text: "translate this paragraph into German"}}}})
+	if err != nil {
+		select {
+		case e := <-errs:
+			t.Fatal(e)
+		default:
+		}
+		t.Fatal(err)
+	}
+	if a.Decision == nil || a.Decision.TaskID != "svc-1" {
+		t.Fatalf("answer %+v", a)
+	}
+	a, err = pipeline.Submit(sctx, js, pipeline.Streams{}, &task.Task{ID: "svc-2",
+		Message: task.Message{Parts: []task.Part{{Text: "hi"}}}, Caller: task.Caller{DataClass: "secret"}})
+	if err != nil || a.DeadLetter == nil || a.DeadLetter.Stage != pipeline.StageExtractor {
+		t.Fatalf("bad task: %+v, %v", a, err)
+	}
+	cancel()
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func TestServiceFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	ctx := context.Background()
+	cases := [][]string{
+		{"--backoff", "1s,2s,3s", "--max-deliver", "3"},
+		{"--backoff", "soon"},
+		{"--log-level", "loud"},
+		{"extra"},
+	}
+	for _, args := range cases {
+		if err := Run(ctx, pipeline.StageFeedback, args, &stderr); !errors.Is(err, errUsage) {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	if err := Run(ctx, pipeline.StageRetriever, nil, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("retriever without cards: %v", err)
+	}
+	if err := Run(ctx, "nope", nil, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("unknown stage: %v", err)
+	}
+	t.Setenv("SKILLMATCH_LOG_LEVEL", "loud")
+	if err := Run(ctx, pipeline.StageFeedback, nil, &stderr); !errors.Is(err, errUsage) {
+		t.Errorf("bad env: %v", err)
+	}
+}
