@@ -19,6 +19,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	examples := fs.Bool("examples", true, "keep the training texts in the model as extra examples of their skills\n(turn off for a domain-neutral model: weights and calibration only)")
 	folds := fs.Int("folds", 5, "cross-fitting folds when --examples is on")
 	l2 := fs.Float64("l2", 1, "ridge penalty on the reranker's standardised weights")
+	noMatch := fs.Float64("no-match-weight", 10, "weight of a task no skill should take, in the loss and the calibration\n(training sets hold few of them; real traffic holds many)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -33,7 +34,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, e := range gs.CardErrors {
 		fmt.Fprintln(stderr, "warning:", e)
 	}
-	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2}
+	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch}
 	if !*quiet {
 		p := newProgress(stderr, "fit")
 		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,7 +38,11 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			// The flag package has printed the error and the usage.
+			return nil, errReported{err}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -61,3 +66,9 @@ func (l *listFlag) Set(v string) error {
 	}
 	return nil
 }
+
+// errReported is a usage error already shown to the user.
+type errReported struct{ err error }
+
+func (e errReported) Error() string { return e.err.Error() }
+func (e errReported) Unwrap() error { return errUsage }

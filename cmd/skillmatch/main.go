@@ -70,6 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, new(errReported)):
+		return 2
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(stderr, "skillmatch:", err)
 		return 2

@@ -14,7 +14,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/model"
 )
 
-const exampleCatalog = "../../examples/catalog"
+const examplesDir = "../../examples/catalog"
 
 // runCmd drives the command in process and returns its exit code, stdout
 // and stderr.
@@ -25,27 +25,57 @@ func runCmd(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-func TestHelp(t *testing.T) {
-	cases := []struct {
-		cmd   string
-		flags []string
-	}{
-		{"match", []string{"-cards", "-file", "-accept", "-scopes", "-data-class", "-streaming", "-explain", "-json", "-model", "-threshold"}},
-		{"eval", []string{"-set", "-split", "-model", "-json", "-quiet"}},
-		{"fit", []string{"-set", "-split", "-o", "-examples", "-folds", "-l2"}},
+// commands lists the commands the top-level usage names.
+func commands(t *testing.T) []string {
+	t.Helper()
+	_, section, ok := strings.Cut(usage, "Commands:\n")
+	if !ok {
+		t.Fatal("usage has no Commands: section")
 	}
-	for _, tc := range cases {
+	var out []string
+	for _, line := range strings.Split(section, "\n") {
+		if line == "" {
+			break
+		}
+		if m := regexp.MustCompile(`^  ([a-z]+)\s`).FindStringSubmatch(line); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+func TestHelp(t *testing.T) {
+	// Flags each command must explain, beyond having at least one.
+	known := map[string][]string{
+		"match": {"-cards", "-file", "-accept", "-scopes", "-data-class", "-streaming", "-explain", "-json", "-model", "-threshold"},
+		"eval":  {"-set", "-split", "-model", "-json", "-quiet"},
+		"fit":   {"-set", "-split", "-o", "-examples", "-folds", "-l2"},
+	}
+	cmds := commands(t)
+	for c := range known {
+		if !slices.Contains(cmds, c) {
+			t.Errorf("usage does not list %s: %v", c, cmds)
+		}
+	}
+	flagLine := regexp.MustCompile(`(?m)^\s+-[a-z0-9-]+\b.*\n\s+\S`)
+	for _, cmd := range cmds {
+		if cmd == "version" || cmd == "help" {
+			continue
+		}
 		for _, h := range []string{"--help", "-h"} {
-			t.Run(tc.cmd+h, func(t *testing.T) {
-				code, stdout, stderr := runCmd(t, tc.cmd, h)
+			t.Run(cmd+h, func(t *testing.T) {
+				code, stdout, stderr := runCmd(t, cmd, h)
 				if code != 0 {
 					t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
 				}
 				help := stdout + stderr
-				if !strings.Contains(help, "Usage: skillmatch "+tc.cmd) {
+				if !strings.Contains(help, "Usage: skillmatch "+cmd) {
 					t.Errorf("no usage line in:\n%s", help)
 				}
-				for _, f := range tc.flags {
+				if !flagLine.MatchString(help) {
+					t.Errorf("no flag explained in:\n%s", help)
+				}
+				for _, f := range known[cmd] {
 					// PrintDefaults writes "  -flag ..." followed by the
 					// flag's explanation on the next line.
 					re := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(f) + `\b.*\n\s+\S`)
@@ -70,9 +100,8 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"no command", nil, "Usage:"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
-		{"unknown flag", []string{"match", "--no-such-flag", "x"}, "no-such-flag"},
 		{"match without cards", []string{"match", "some task"}, "--cards"},
-		{"match without text", []string{"match", "--cards", exampleCatalog}, "task text"},
+		{"match without text", []string{"match", "--cards", examplesDir}, "task text"},
 		{"eval without set", []string{"eval"}, "--set"},
 		{"fit without set", []string{"fit", "-o", "model.json"}, "--set"},
 	}
@@ -89,6 +118,20 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// An unknown flag is a mistake in the command line like an unknown
+// command: exit 2, and say which flag.
+func TestUnknownFlagIsUsageError(t *testing.T) {
+	for _, cmd := range []string{"match", "eval", "fit"} {
+		code, _, stderr := runCmd(t, cmd, "--no-such-flag", "x")
+		if code != 2 {
+			t.Errorf("%s --no-such-flag: exit %d, want 2", cmd, code)
+		}
+		if !strings.Contains(stderr, "no-such-flag") {
+			t.Errorf("%s: stderr %q does not name the flag", cmd, stderr)
+		}
+	}
+}
+
 var decisionLine = regexp.MustCompile(`^(delegate to [a-z0-9._-]+/\S+ \(.+ / .+\), probability [01]\.\d\d|clarify: .+\?|abstain)$`)
 
 func TestMatchPrintsDecision(t *testing.T) {
@@ -97,7 +140,7 @@ func TestMatchPrintsDecision(t *testing.T) {
 		"summarise this agreement for me",
 		"a watercolor fox reading a newspaper",
 	} {
-		code, stdout, stderr := runCmd(t, "match", "--cards", exampleCatalog, text)
+		code, stdout, stderr := runCmd(t, "match", "--cards", examplesDir, text)
 		if code != 0 {
 			t.Fatalf("%q: exit %d; stderr:\n%s", text, code, stderr)
 		}
@@ -113,12 +156,12 @@ func TestMatchPrintsDecision(t *testing.T) {
 		}
 	}
 	// Constraints nothing passes: abstain, and say so.
-	code, stdout, _ := runCmd(t, "match", "--cards", exampleCatalog, "--data-class", "restricted", "--scopes", "", "translate this")
+	code, stdout, _ := runCmd(t, "match", "--cards", examplesDir, "--data-class", "restricted", "--scopes", "", "translate this")
 	if code != 0 || !strings.HasPrefix(stdout, "abstain\nreason: no skill passes constraints") {
 		t.Errorf("nothing passes: exit %d, output:\n%s", code, stdout)
 	}
 	// --json prints the decision object.
-	code, stdout, stderr := runCmd(t, "match", "--cards", exampleCatalog, "--json", "will it rain in Lisbon this weekend?")
+	code, stdout, stderr := runCmd(t, "match", "--cards", examplesDir, "--json", "will it rain in Lisbon this weekend?")
 	if code != 0 {
 		t.Fatalf("--json: exit %d; stderr:\n%s", code, stderr)
 	}
@@ -132,7 +175,7 @@ func TestMatchPrintsDecision(t *testing.T) {
 }
 
 func TestMatchExplain(t *testing.T) {
-	code, stdout, stderr := runCmd(t, "match", "--cards", exampleCatalog,
+	code, stdout, stderr := runCmd(t, "match", "--cards", examplesDir,
 		"reconcile these supplier invoices against the PO and send me a JSON summary",
 		"--file", "invoices.pdf", "--accept", "application/json", "--scopes", "finance.read", "--explain")
 	if code != 0 {

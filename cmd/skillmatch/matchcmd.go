@@ -61,6 +61,7 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cat == nil || len(cat.Agents) == 0 {
 		return fmt.Errorf("no usable card in %s", *cards)
 	}
+	mf.explain = *explain
 	m, err := mf.matcher(cat)
 	if err != nil {
 		return err

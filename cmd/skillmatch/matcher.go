@@ -17,6 +17,8 @@ type matcherOpts struct {
 	rrfK      *float64
 	threshold *float64
 	margin    *float64
+	// explain keeps every reason (match --explain); not a flag of its own.
+	explain bool
 }
 
 func matcherFlags(fs *flag.FlagSet) *matcherOpts {
@@ -41,5 +43,5 @@ func (o *matcherOpts) matcher(cat *catalog.Catalog) (*match.Matcher, error) {
 	p := decide.DefaultPolicy
 	p.Threshold, p.Margin = *o.threshold, *o.margin
 	return match.New(cat, match.WithModel(m), match.WithModelExamples(*o.examples),
-		match.WithShortlist(*o.shortlist), match.WithRRFK(*o.rrfK), match.WithPolicy(p))
+		match.WithShortlist(*o.shortlist), match.WithRRFK(*o.rrfK), match.WithPolicy(p), match.WithExplain(o.explain))
 }

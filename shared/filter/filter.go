@@ -103,6 +103,15 @@ func Check(req *extract.Requirement, a *catalog.Agent, s *card.Skill) Verdict {
 // of exactly the right size. Growing the slice instead costs several times
 // its size in copying when most of a large catalog is rejected.
 func Apply(req *extract.Requirement, cat *catalog.Catalog) Result {
+	res := Keep(req, cat)
+	res.Explain(req, cat)
+	return res
+}
+
+// Keep decides every skill of the catalog without writing reasons: the hot
+// path, which at 100,000 skills cannot afford a sentence per rejection.
+// Explain adds the reasons when someone asks.
+func Keep(req *extract.Requirement, cat *catalog.Catalog) Result {
 	if req == nil {
 		req = &extract.Requirement{}
 	}
@@ -134,12 +143,22 @@ func Apply(req *extract.Requirement, cat *catalog.Catalog) Result {
 			i++
 		}
 	}
-	if res.Kept == n {
-		return res
-	}
+	return res
+}
 
+// Explain fills res.Rejections with the reason of every skill Keep
+// removed (a no-op when they are already there).
+func (res *Result) Explain(req *extract.Requirement, cat *catalog.Catalog) {
+	if req == nil {
+		req = &extract.Requirement{}
+	}
+	n := len(res.Keep)
+	if cat == nil || res.Kept == n || res.Rejections != nil {
+		return
+	}
+	var c checker
+	i := 0
 	res.Rejections = make([]Rejection, 0, n-res.Kept)
-	i = 0
 	for ai := range cat.Agents {
 		a := &cat.Agents[ai]
 		if a.Card == nil {
@@ -160,7 +179,6 @@ func Apply(req *extract.Requirement, cat *catalog.Catalog) Result {
 			i++
 		}
 	}
-	return res
 }
 
 // checker holds one agent's verdicts: the agent-level one, and the

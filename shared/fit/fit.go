@@ -28,7 +28,7 @@ type Config struct {
 	Folds    int
 	L2       float64
 	// NoMatchWeight weighs tasks no skill should take in the loss and the
-	// calibration (default 5): golden training sets hold few of them,
+	// calibration (default 10): golden training sets hold few of them,
 	// while real traffic holds many, and a delegation that should have
 	// been an abstention is the costliest mistake.
 	NoMatchWeight float64
@@ -46,7 +46,7 @@ func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error)
 		cfg.L2 = 1
 	}
 	if cfg.NoMatchWeight <= 0 {
-		cfg.NoMatchWeight = 5
+		cfg.NoMatchWeight = 10
 	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.Default()

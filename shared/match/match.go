@@ -5,6 +5,7 @@ package match
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -36,6 +37,7 @@ type config struct {
 	shortlist int
 	rrfK      float64
 	examples  bool
+	explain   bool
 	newIndex  func([]index.Doc, embed.Embedder) (index.Index, error)
 	log       *zap.Logger
 }
@@ -64,6 +66,12 @@ func WithRRFK(k float64) Option { return func(c *config) { c.rrfK = k } }
 // WithModelExamples says whether the model's extra examples are indexed
 // (default true).
 func WithModelExamples(on bool) Option { return func(c *config) { c.examples = on } }
+
+// WithExplain makes every shortlist carry the reason each filtered-out
+// skill was removed ("why not X?"). Off by default: at 100,000 skills the
+// sentences cost more than the match; Matcher.Rejections gives them on
+// demand, and a shortlist that nothing passed always carries them.
+func WithExplain(on bool) Option { return func(c *config) { c.explain = on } }
 
 // WithIndex builds the index with f instead of the in-memory index.
 func WithIndex(f func([]index.Doc, embed.Embedder) (index.Index, error)) Option {
@@ -209,7 +217,10 @@ func (m *Matcher) Extract(t *task.Task) extract.Requirement { return extract.Fro
 // Shortlist is stage 2: hard filters, then hybrid retrieval over what the
 // filters kept.
 func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Shortlist, error) {
-	fr := filter.Apply(req, m.cat)
+	fr := filter.Keep(req, m.cat)
+	if m.cfg.explain || fr.Kept == 0 {
+		fr.Explain(req, m.cat)
+	}
 	sl := &Shortlist{Rejections: fr.Rejections, Demoted: fr.Demoted}
 	sl.Terms = analyze.Terms(queryText(req))
 	sl.Vector = m.emb.Embed(queryText(req))
@@ -231,6 +242,11 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	return sl, nil
 }
 
+// Rejections says why each filtered-out skill was removed.
+func (m *Matcher) Rejections(req *extract.Requirement) []filter.Rejection {
+	return filter.Apply(req, m.cat).Rejections
+}
+
 // queryText is what the retrievers search with: the need, and for a short
 // follow-up ("and in euros?") the last earlier turn too.
 func queryText(req *extract.Requirement) string {
@@ -245,28 +261,39 @@ func (m *Matcher) Rank(ctx context.Context, req *extract.Requirement, sl *Shortl
 	if sl.Retrieval == nil || len(sl.Retrieval.Candidates) == 0 {
 		return nil, nil
 	}
-	scored, err := m.rr.Rerank(ctx, &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval})
+	scored, err := m.rr.Rerank(ctx, &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, Explain: m.cfg.explain})
 	if err != nil {
 		return nil, fmt.Errorf("rank: %w", err)
 	}
+	// Rebuild every candidate from the shortlist by its doc number: a
+	// reranker reorders and scores, it cannot add, repeat or rewrite a
+	// candidate.
+	byDoc := make(map[int]*index.Candidate, len(sl.Retrieval.Candidates))
+	for i := range sl.Retrieval.Candidates {
+		byDoc[sl.Retrieval.Candidates[i].Doc] = &sl.Retrieval.Candidates[i]
+	}
 	out := make([]Ranked, 0, len(scored))
 	for _, s := range scored {
-		if s.Doc < 0 || s.Doc >= len(m.refs) || (sl.Retrieval.Candidates != nil && !inShortlist(sl.Retrieval, s.Doc)) {
-			return nil, fmt.Errorf("rank: reranker returned doc %d outside the shortlist", s.Doc)
+		c, ok := byDoc[s.Doc]
+		if !ok {
+			return nil, fmt.Errorf("rank: %w: doc %d", ErrOutsideShortlist, s.Doc)
 		}
+		if s.Entry != c.Entry {
+			return nil, fmt.Errorf("rank: %w: doc %d came back as another skill", ErrOutsideShortlist, s.Doc)
+		}
+		delete(byDoc, s.Doc)
+		s.Candidate = *c
 		out = append(out, Ranked{Scored: s, Prob: m.cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]})
+	}
+	if len(byDoc) > 0 {
+		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
 	return out, nil
 }
 
-func inShortlist(r *index.Result, doc int) bool {
-	for _, c := range r.Candidates {
-		if c.Doc == doc {
-			return true
-		}
-	}
-	return false
-}
+// ErrOutsideShortlist is returned when a reranker returns a candidate the
+// filters and retrievers did not shortlist.
+var ErrOutsideShortlist = errors.New("reranker chose outside the shortlist")
 
 // Decide is stage 4.
 func (m *Matcher) Decide(ranked []Ranked) decide.Decision {

@@ -254,7 +254,7 @@ func (c constCal) Prob(float64) float64 { return float64(c) }
 
 func newMatcher(t testing.TB, cat *catalog.Catalog, opts ...match.Option) *match.Matcher {
 	t.Helper()
-	m, err := match.New(cat, opts...)
+	m, err := match.New(cat, append([]match.Option{match.WithExplain(true)}, opts...)...)
 	if err != nil {
 		t.Fatalf("match.New: %v", err)
 	}

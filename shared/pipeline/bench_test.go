@@ -74,7 +74,7 @@ func BenchmarkPipeline(b *testing.B) {
 		srv := startServer(b, b.TempDir(), "")
 		nc, js := connectJS(b, srv)
 		cfg := testConfig(b)
-		cfg.Workers = 8
+		cfg.Workers = 1
 		cfg.BackOff = []time.Duration{30 * time.Second}
 		g, err := StartAll(ctx, js, NewStages(m), cfg)
 		if err != nil {

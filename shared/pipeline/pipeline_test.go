@@ -139,7 +139,7 @@ func TestStagesBadInput(t *testing.T) {
 		{"version 2", s.Extract, `{"v":2,"task":{"id":"v2","message":{"parts":[{"text":"hi"}]}}}`, "", "version"},
 		{"bad scope", s.Extract, `{"id":"sc","message":{"parts":[{"text":"hi"}]},"caller":{"scopes":[""]}}`, "sc", "scope"},
 		{"extracted garbage", s.Retrieve, `{"v":1}`, "", "taskId"},
-		{"shortlisted bad doc", s.Rerank, fmt.Sprintf(`{"v":1,"taskId":"x","catalog":%q,"shortlist":{"candidates":[{"doc":99999}]}}`, s.Fingerprint()), "x", "outside"},
+		{"shortlisted bad doc", s.Rerank, fmt.Sprintf(`{"v":1,"taskId":"x","catalog":%q,"shortlist":{"keys":["a/b"],"retrieval":{"Candidates":[{"Doc":99999}]}}}`, s.Fingerprint()), "x", "outside"},
 		{"ranked wrong version", s.Decide, `{"v":7,"taskId":"x"}`, "", "version"},
 		{"outcome without skill", Feedback, `{"v":1,"decisionId":"d"}`, "", "skill"},
 	}
@@ -288,8 +288,11 @@ func TestPipelineMaxDeliveries(t *testing.T) {
 	r := NewRunner(js, cfg)
 	calls := 0
 	flaky, err := r.Start(ctx, Stage{Name: "flaky", Stream: DefaultStreams.Tasks, Filter: "skillmatch.task.flaky",
-		Handle: func(context.Context, Msg) (Result, error) {
+		Handle: func(_ context.Context, in Msg) (Result, error) {
 			calls++
+			if calls%2 == 0 {
+				panic("handler bug") // a panic counts as a failed attempt
+			}
 			return Result{TaskID: "f-1"}, errors.New("backend down")
 		}})
 	if err != nil {

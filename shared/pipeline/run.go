@@ -67,7 +67,11 @@ type Config struct {
 	// (exponential backoff) before it is Nak'd. Default 2 s.
 	Retry time.Duration
 	// Duplicates is the streams' deduplication window (default 2 min): a
-	// redelivery within it never publishes a second output.
+	// redelivery within it never publishes a second output. A redelivery
+	// later than that (only when an output was published but its input's
+	// ack was lost, and then lost again on every delivery) would publish a
+	// second one: keep it above BackOff[0] at least, and weigh its memory
+	// (one entry per message in the window) against the rest of BackOff.
 	Duplicates time.Duration
 	// Storage is the stream storage (default file).
 	Storage jetstream.StorageType
@@ -275,8 +279,15 @@ func (r *Runner) handle(ctx context.Context, log *zap.Logger, st Stage, m jetstr
 	}
 	seq, deliveries := md.Sequence.Stream, md.NumDelivered
 	var res Result
-	op := func() error {
-		var err error
+	op := func() (err error) {
+		defer func() {
+			// A handler that panics on some input must not take the stage
+			// down with it: the delivery fails like a transient error, and
+			// after MaxDeliver the message reaches the dead letters.
+			if p := recover(); p != nil {
+				err = fmt.Errorf("handler panic: %v", p)
+			}
+		}()
 		res, err = st.Handle(ctx, Msg{Subject: m.Subject(), Data: m.Data()})
 		if err != nil {
 			if errors.Is(err, ErrBadInput) {

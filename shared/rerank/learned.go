@@ -109,22 +109,40 @@ func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
 	feats := Features(in)
 	fits := l.Fits(feats)
 	out := make([]Scored, len(feats))
-	for i, f := range feats {
+	for i := range feats {
 		out[i] = Scored{Candidate: in.Result.Candidates[i], Score: fits[i]}
-		out[i].Reason = l.reason(f, &out[i])
 	}
-	Sort(out)
-	return out, nil
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return less(&out[order[a]], &out[order[b]]) })
+	sorted := make([]Scored, len(out))
+	for rank, i := range order {
+		sorted[rank] = out[i]
+		// Reasons are sentences: write them only for the candidates a
+		// decision can name (top, fallbacks, the clarifying pair), unless
+		// the caller explains the whole shortlist.
+		if rank < ReasonsFor || in.Explain {
+			sorted[rank].Reason = l.reason(feats[i], &sorted[rank])
+		}
+	}
+	return sorted, nil
+}
+
+// ReasonsFor is how many of the best candidates get a reason by default.
+const ReasonsFor = 4
+
+func less(a, b *Scored) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.FusedRank < b.FusedRank
 }
 
 // Sort orders scored candidates best first; ties keep the fused order.
 func Sort(s []Scored) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if s[i].Score != s[j].Score {
-			return s[i].Score > s[j].Score
-		}
-		return s[i].FusedRank < s[j].FusedRank
-	})
+	sort.SliceStable(s, func(i, j int) bool { return less(&s[i], &s[j]) })
 }
 
 // reason names the evidence that moved the score most, in words.

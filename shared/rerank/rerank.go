@@ -17,6 +17,8 @@ type Input struct {
 	Terms  []string
 	Vector []float32
 	Result *index.Result
+	// Explain asks for a reason on every candidate, not only the best.
+	Explain bool
 }
 
 // Scored is a shortlisted candidate with its fit.

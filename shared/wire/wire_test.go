@@ -15,6 +15,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/decide"
 	"github.com/skillmatch/skillmatch/shared/extract"
+	"github.com/skillmatch/skillmatch/shared/index"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/task"
 )
@@ -36,8 +37,10 @@ func TestRoundTrips(t *testing.T) {
 			func(b []byte) (any, error) { return DecodeExtracted(b) }},
 		{"shortlisted", &Shortlisted{V: Version, TaskID: "t-1", Requirement: req, Task: raw, Catalog: "abc",
 			Shortlist: Shortlist{Terms: []string{"book", "flight"}, Vector: []float32{0.1, -0.2, 1e-7}, Demoted: []int{3},
-				Allowed: 5, Candidates: []Candidate{{Doc: 1, Key: "a/s", BM25: 1.5, Dense: 0.33333334, Fused: 1.0 / 61}},
-				Neighbors: []Neighbor{{Doc: 1, Sim: 0.9}}, TermWeights: []float64{2.302585092994046}}},
+				Keys: []string{"a/s"}, Retrieval: &index.Result{Allowed: 5,
+					Candidates:  []index.Candidate{{Doc: 1, BM25: 1.5, Dense: 0.33333334, Fused: 1.0 / 61}},
+					Neighbors:   []index.Neighbor{{Doc: 1, Sim: 0.9}},
+					TermWeights: []float64{2.302585092994046}}}},
 			func(b []byte) (any, error) { return DecodeShortlisted(b) }},
 		{"ranked", &Ranked{V: Version, TaskID: "t-1", Task: raw, Catalog: "abc", Candidates: []decide.Option{opt}},
 			func(b []byte) (any, error) { return DecodeRanked(b) }},
@@ -194,13 +197,16 @@ func TestShortlistWireIsExact(t *testing.T) {
 		}
 	}
 	// A shortlist naming a doc the index does not have is refused.
-	bad := Shortlist{Candidates: []Candidate{{Doc: 0, Key: "no/such"}}}
-	if _, err := bad.Matcher(m.Index()); err == nil {
-		t.Error("key mismatch accepted")
-	}
-	bad = Shortlist{Candidates: []Candidate{{Doc: m.Index().Len()}}}
-	if _, err := bad.Matcher(m.Index()); err == nil {
-		t.Error("doc out of range accepted")
+	for name, bad := range map[string]Shortlist{
+		"key mismatch":     {Keys: []string{"no/such"}, Retrieval: &index.Result{Candidates: []index.Candidate{{Doc: 0}}}},
+		"doc out of range": {Keys: []string{""}, Retrieval: &index.Result{Candidates: []index.Candidate{{Doc: m.Index().Len()}}}},
+		"keys missing":     {Retrieval: &index.Result{Candidates: []index.Candidate{{Doc: 0}}}},
+		"neighbour out":    {Retrieval: &index.Result{Neighbors: []index.Neighbor{{Doc: -1}}}},
+		"demoted out":      {Demoted: []int{m.Index().Len()}},
+	} {
+		if _, err := bad.Matcher(m.Index()); err == nil {
+			t.Errorf("%s accepted", name)
+		}
 	}
 	if Fingerprint(m.Index()) == "" {
 		t.Error("empty fingerprint")
@@ -255,5 +261,25 @@ func TestA2ARequest(t *testing.T) {
 	}
 	if r, err := NewA2ARequest(&card.Card{ID: "a"}, "s", tk, "d"); r != nil || err != nil {
 		t.Errorf("no interface: %v %v", r, err)
+	}
+}
+
+// The wire carries match.Shortlist field by field: a field added there must
+// be added to Shortlist too (index.Result and Requirement travel whole).
+func TestShortlistFieldsCovered(t *testing.T) {
+	var names []string
+	ty := reflect.TypeOf(match.Shortlist{})
+	for i := 0; i < ty.NumField(); i++ {
+		names = append(names, ty.Field(i).Name)
+	}
+	if got := strings.Join(names, ","); got != "Rejections,Demoted,Retrieval,Terms,Vector" {
+		t.Errorf("match.Shortlist has fields %s: carry the new ones in wire.Shortlist", got)
+	}
+	// Candidate.Entry is the only pointer the wire drops and restores.
+	ty = reflect.TypeOf(index.Candidate{})
+	for i := 0; i < ty.NumField(); i++ {
+		if f := ty.Field(i); f.Type.Kind() == reflect.Pointer && f.Name != "Entry" {
+			t.Errorf("index.Candidate.%s is a pointer: the wire cannot carry it", f.Name)
+		}
 	}
 }
