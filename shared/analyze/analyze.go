@@ -4,6 +4,8 @@ package analyze
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -45,8 +47,27 @@ func Stem(word string) string {
 	if len(word) <= 2 {
 		return word
 	}
-	return english.Stem(word, false)
+	if s, ok := stems.Load(word); ok {
+		return s.(string)
+	}
+	s := english.Stem(word, false)
+	// Stemming is most of the cost of indexing a catalog, and a catalog
+	// repeats its words; the memo is bounded so that untrusted text cannot
+	// grow it without end.
+	if stemCount.Load() < maxStems {
+		if _, loaded := stems.LoadOrStore(word, s); !loaded {
+			stemCount.Add(1)
+		}
+	}
+	return s
 }
+
+const maxStems = 1 << 18
+
+var (
+	stems     sync.Map // word → stem
+	stemCount atomic.Int64
+)
 
 // Terms returns the stemmed words of text without stopwords: the terms BM25
 // indexes and matches.

@@ -1,11 +1,11 @@
 package index
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -86,15 +86,43 @@ func NewMemory(docs []Doc, emb embed.Embedder, opts ...MemoryOption) (*Memory, e
 	m.vecs = make([]float32, 0, total*m.dim)
 	m.owner = make([]int32, 0, total)
 	m.example = make([]int32, 0, total)
+	m.centroid = make([]float32, 0, len(docs)*m.dim)
+	// Analysing and embedding every text is most of the build and needs
+	// no shared state: spread it over the cores, then index in order.
+	vecs := make([][][]float32, len(docs)) // per doc: description, then examples
+	for i := range docs {
+		if docs[i].Key == "" {
+			return nil, fmt.Errorf("index doc %d: missing key", i)
+		}
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, 64)
+	for range m.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				d := &docs[i]
+				if d.NameTerms == nil && d.DescTerms == nil {
+					d.Analyze()
+				}
+				v := make([][]float32, 1+len(d.Examples))
+				v[0] = emb.Embed(DescriptionText(d))
+				for j, ex := range d.Examples {
+					v[j+1] = emb.Embed(ex)
+				}
+				vecs[i] = v
+			}
+		}()
+	}
+	for i := range docs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	w := cfg.weights
 	for i := range docs {
 		d := &docs[i]
-		if d.Key == "" {
-			return nil, fmt.Errorf("index doc %d: missing key", i)
-		}
-		if d.NameTerms == nil && d.DescTerms == nil {
-			d.Analyze()
-		}
 		m.lex.Add(i,
 			bm25.Field{Text: d.Name, Weight: w.Name},
 			bm25.Field{Text: joinAll(d.Tags), Weight: w.Tags},
@@ -103,11 +131,10 @@ func NewMemory(docs []Doc, emb embed.Embedder, opts ...MemoryOption) (*Memory, e
 			bm25.Field{Text: joinAll(d.Examples), Weight: w.Examples},
 		)
 		m.first[i] = int32(len(m.owner))
-		desc := emb.Embed(DescriptionText(d))
-		m.push(i, -1, desc)
+		m.push(i, -1, vecs[i][0])
 		cen := make([]float32, m.dim)
 		for j, ex := range d.Examples {
-			v := emb.Embed(ex)
+			v := vecs[i][j+1]
 			m.exLex.Add(len(m.owner), bm25.Field{Text: ex, Weight: 1})
 			m.push(i, j, v)
 			for k := range cen {
@@ -115,9 +142,10 @@ func NewMemory(docs []Doc, emb embed.Embedder, opts ...MemoryOption) (*Memory, e
 			}
 		}
 		if len(d.Examples) == 0 {
-			copy(cen, desc)
+			copy(cen, vecs[i][0])
 		}
 		m.centroid = append(m.centroid, normalize(cen)...)
+		vecs[i] = nil
 	}
 	m.first[len(docs)] = int32(len(m.owner))
 	return m, nil
@@ -294,12 +322,7 @@ func (m *Memory) scan(qv []float32, allow []bool, k int) ([]float32, []Neighbor)
 					if s > b {
 						b = s
 					}
-					if len(h) < k {
-						heap.Push(&h, Neighbor{Doc: d, Sim: s})
-					} else if s > h[0].Sim {
-						h[0] = Neighbor{Doc: d, Sim: s}
-						heap.Fix(&h, 0)
-					}
+					h.offer(Neighbor{Doc: d, Sim: s}, k)
 				}
 				best[d] = b
 			}
@@ -324,21 +347,33 @@ func (m *Memory) scan(qv []float32, allow []bool, k int) ([]float32, []Neighbor)
 }
 
 // topDocs returns the ids of the n docs with the highest scores (> -2),
-// best first, ties by id.
+// best first, ties by id. A bounded min-heap keeps the worst kept entry on
+// top, so most docs cost one comparison.
 func topDocs(scores []float32, n int) []int {
-	h := make(scoreHeap, 0, n+1)
+	h := make([]scored, 0, n)
 	for d, s := range scores {
 		if s <= -2 {
 			continue
 		}
-		if len(h) < n {
-			heap.Push(&h, scored{d, s})
-		} else if better(scored{d, s}, h[0]) {
-			h[0] = scored{d, s}
-			heap.Fix(&h, 0)
+		e := scored{d, s}
+		switch {
+		case len(h) < n:
+			h = append(h, e)
+			siftUp(h, len(h)-1)
+		case better(e, h[0]):
+			h[0] = e
+			siftDown(h, 0)
 		}
 	}
-	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
+	slices.SortFunc(h, func(a, b scored) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
 	out := make([]int, len(h))
 	for i, e := range h {
 		out[i] = e.doc
@@ -358,31 +393,72 @@ func better(a, b scored) bool {
 	return a.doc < b.doc
 }
 
-// scoreHeap is a min-heap: the worst kept entry on top.
-type scoreHeap []scored
-
-func (h scoreHeap) Len() int           { return len(h) }
-func (h scoreHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h scoreHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *scoreHeap) Push(x any)        { *h = append(*h, x.(scored)) }
-func (h *scoreHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// siftUp and siftDown keep h a min-heap under better (worst on top).
+func siftUp(h []scored, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(h[p], h[i]) {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
 }
 
+func siftDown(h []scored, i int) {
+	for {
+		l, worst := 2*i+1, i
+		if l < len(h) && better(h[worst], h[l]) {
+			worst = l
+		}
+		if r := l + 1; r < len(h) && better(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
+}
+
+// neighborHeap is a min-heap by similarity: the weakest kept neighbour on
+// top.
 type neighborHeap []Neighbor
 
-func (h neighborHeap) Len() int           { return len(h) }
-func (h neighborHeap) Less(i, j int) bool { return h[i].Sim < h[j].Sim }
-func (h neighborHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *neighborHeap) Push(x any)        { *h = append(*h, x.(Neighbor)) }
-func (h *neighborHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h *neighborHeap) offer(n Neighbor, k int) {
+	a := *h
+	if len(a) < k {
+		a = append(a, n)
+		for i := len(a) - 1; i > 0; {
+			p := (i - 1) / 2
+			if a[p].Sim <= a[i].Sim {
+				break
+			}
+			a[p], a[i] = a[i], a[p]
+			i = p
+		}
+		*h = a
+		return
+	}
+	if n.Sim <= a[0].Sim {
+		return
+	}
+	a[0] = n
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(a) && a[l].Sim < a[m].Sim {
+			m = l
+		}
+		if r := l + 1; r < len(a) && a[r].Sim < a[m].Sim {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
