@@ -7,7 +7,7 @@ MODULES   := ./shared/... ./cmd/skillmatch/...
 GOLDEN    ?= ../shared/golden
 MODEL     ?= bin/clinc150.model.json
 
-.PHONY: all build test vet bench fuzz eval-clinc eval-a2a default-model clean help
+.PHONY: all build run test vet bench fuzz eval-clinc eval-a2a default-model clean help
 
 all: build
 
@@ -16,6 +16,9 @@ help: ## list targets
 
 build: ## build bin/skillmatch
 	$(GO) build -o $(BIN) ./cmd/skillmatch
+
+run: build ## run the pipeline on the embedded NATS server with the example catalog
+	$(BIN) run
 
 vet:
 	$(GO) vet $(MODULES)
