@@ -3,7 +3,8 @@
 
 GO        ?= go
 BIN       := bin/skillmatch
-MODULES   := ./shared/... ./cmd/skillmatch/...
+MODULES   := ./shared/... ./cmd/skillmatch/... ./services/extractor/... ./services/retriever/... \
+             ./services/reranker/... ./services/decider/... ./services/feedback/...
 GOLDEN    ?= ../shared/golden
 MODEL     ?= bin/clinc150.model.json
 

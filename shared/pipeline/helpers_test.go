@@ -59,7 +59,7 @@ func testConfig(t testing.TB) Config {
 		MaxDeliver: 4,
 		BackOff:    []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second},
 		Retry:      5 * time.Second,
-		Log:        zaptest.NewLogger(t, zaptest.Level(zap.ErrorLevel)),
+		Log:        zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)),
 	}
 }
 
@@ -217,7 +217,27 @@ func waitCount(t testing.TB, js jetstream.JetStream, name string, n uint64, time
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	t.Fatalf("stream %s: %d messages after %s, want %d", name, got, timeout, n)
+	t.Fatalf("stream %s: %d messages after %s, want %d\n%s", name, got, timeout, n, consumerStates(js))
+}
+
+// consumerStates describes every stage consumer, for a failure message.
+func consumerStates(js jetstream.JetStream) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var b strings.Builder
+	for _, stream := range []string{DefaultStreams.Tasks, DefaultStreams.Outcomes, DefaultStreams.Advisories} {
+		st, err := js.Stream(ctx, stream)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", stream, err)
+			continue
+		}
+		for info := range st.ListConsumers(ctx).Info() {
+			fmt.Fprintf(&b, "%s/%s: pending %d, ack pending %d, redelivered %d, waiting pulls %d, delivered %d, ack floor %d\n",
+				stream, info.Name, info.NumPending, info.NumAckPending, info.NumRedelivered, info.NumWaiting,
+				info.Delivered.Stream, info.AckFloor.Stream)
+		}
+	}
+	return b.String()
 }
 
 // readAll returns every message of a stream, in order.

@@ -157,10 +157,15 @@ func TestStagesBadInput(t *testing.T) {
 			}
 		})
 	}
-	// A shortlist over another catalog is transient, not bad input.
+	// A shortlist or ranking over another catalog is transient, not bad
+	// input.
 	_, err := s.Rerank(ctx, Msg{Data: []byte(`{"v":1,"taskId":"x","catalog":"other","shortlist":{}}`)})
 	if !errors.Is(err, ErrCatalogMismatch) || errors.Is(err, ErrBadInput) {
-		t.Errorf("catalog mismatch: %v", err)
+		t.Errorf("rerank catalog mismatch: %v", err)
+	}
+	_, err = s.Decide(ctx, Msg{Data: []byte(`{"v":1,"taskId":"x","catalog":"other","candidates":[]}`)})
+	if !errors.Is(err, ErrCatalogMismatch) || errors.Is(err, ErrBadInput) {
+		t.Errorf("decide catalog mismatch: %v", err)
 	}
 }
 

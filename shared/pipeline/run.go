@@ -60,6 +60,12 @@ type Config struct {
 	MaxAckPending int
 	// PullMaxMessages is how many messages a worker buffers (default 64).
 	PullMaxMessages int
+	// PullExpiry is how long a worker's pull request lives (default 5 s).
+	// The client notices a pull request the server lost only when two of
+	// its heartbeats (every PullExpiry/2) go missing, so this bounds how
+	// long a stage can sit idle with messages waiting; the nats.go default
+	// (30 s) let a loaded machine stall a stage for half a minute.
+	PullExpiry time.Duration
 	// Workers is how many concurrent workers each stage runs on its
 	// durable consumer (default 1); replicas in other processes add more.
 	Workers int
@@ -96,6 +102,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PullMaxMessages <= 0 {
 		c.PullMaxMessages = 64
+	}
+	if c.PullExpiry <= 0 {
+		c.PullExpiry = 5 * time.Second
 	}
 	if c.Workers <= 0 {
 		c.Workers = 1
@@ -250,10 +259,10 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 			}
 			defer run.wg.Done()
 			r.handle(runCtx, log, st, m)
-		}, jetstream.PullMaxMessages(r.cfg.PullMaxMessages),
+		}, jetstream.PullMaxMessages(r.cfg.PullMaxMessages), jetstream.PullExpiry(r.cfg.PullExpiry),
 			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 				if runCtx.Err() == nil {
-					log.Debug("consume", zap.String("task_id", ""), zap.Error(err))
+					log.Warn("consume", zap.String("task_id", ""), zap.Error(err))
 				}
 			}))
 		if err != nil {
@@ -303,7 +312,12 @@ func (r *Runner) handle(ctx context.Context, log *zap.Logger, st Stage, m jetstr
 	lf := []zap.Field{zap.String("task_id", res.TaskID), zap.Uint64("seq", seq), zap.Uint64("delivery", deliveries)}
 	switch {
 	case err == nil:
-		if err := m.DoubleAck(ctx); err != nil {
+		// Bounded: a lost ack only means a redelivery, which the stream
+		// deduplicates, so do not hold the worker for long.
+		actx, cancel := context.WithTimeout(ctx, max(r.cfg.Retry/4, 200*time.Millisecond))
+		err := m.DoubleAck(actx)
+		cancel()
+		if err != nil {
 			// The outputs are published; the redelivery will be deduplicated.
 			log.Warn("ack failed", append(lf, zap.Error(err))...)
 			return

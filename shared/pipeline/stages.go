@@ -178,6 +178,11 @@ func (s *Stages) Decide(_ context.Context, in Msg) (Result, error) {
 		return Result{}, badInput(err)
 	}
 	res := Result{TaskID: m.TaskID}
+	if m.Catalog != s.fingerprint {
+		// The A2A request needs the chosen agent's card from the same
+		// catalog the candidates came from.
+		return res, fmt.Errorf("%w: ranked over catalog %s, decider has %s", ErrCatalogMismatch, m.Catalog, s.fingerprint)
+	}
 	d := s.decide(m.Candidates)
 	out := wire.Decision{V: wire.Version, TaskID: m.TaskID, DecisionID: wire.DecisionID(m.TaskID), Decision: d,
 		Catalog: m.Catalog, DecidedAt: s.now().UTC()}
