@@ -23,7 +23,7 @@ type matcherOpts struct {
 
 func matcherFlags(fs *flag.FlagSet) *matcherOpts {
 	return &matcherOpts{
-		model:     fs.String("model", "", "model file from `skillmatch fit` (default: the built-in domain-neutral model)"),
+		model:     fs.String("model", "", "model file from \"skillmatch fit\" (default: the built-in domain-neutral model)"),
 		examples:  fs.Bool("model-examples", true, "index the model's extra examples (training texts), when it has them"),
 		shortlist: fs.Int("shortlist", 20, "how many fused candidates the reranker sees"),
 		rrfK:      fs.Float64("rrf-k", 60, "reciprocal rank fusion constant"),

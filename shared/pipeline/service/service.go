@@ -74,7 +74,7 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 	setup := fs.Bool("setup-streams", false, "create or update the streams at start (otherwise they must exist)")
 	watchDL := fs.Bool("dead-letters", stage == pipeline.StageFeedback, "also run the watcher that dead-letters messages past their max deliveries")
 	cards := fs.String("cards", "", "folder of agent cards (needed by the retriever, reranker and decider)")
-	modelPath := fs.String("model", "", "model file from `skillmatch fit` (default: the built-in model)")
+	modelPath := fs.String("model", "", "model file from \"skillmatch fit\" (default: the built-in model)")
 	threshold := fs.Float64("threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at (decider)")
 	margin := fs.Float64("margin", decide.DefaultPolicy.Margin, "lead over a runner-up of another agent needed to delegate (decider)")
 	workers := fs.Int("workers", 1, "concurrent workers on the durable consumer")
