@@ -303,33 +303,39 @@ func (m *Memory) scan(qv []float32, allow []bool, k int) ([]float32, []Neighbor)
 		workers = 1
 	}
 	parts := make([]neighborHeap, workers)
-	var wg sync.WaitGroup
-	step := (len(m.docs) + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*step, min((w+1)*step, len(m.docs))
-		wg.Add(1)
-		go func(w, lo, hi int) {
-			defer wg.Done()
-			h := make(neighborHeap, 0, k+1)
-			for d := lo; d < hi; d++ {
-				if allow != nil && !allow[d] {
-					best[d] = -2
-					continue
-				}
-				b := float32(-2)
-				for v := m.first[d]; v < m.first[d+1]; v++ {
-					s := embed.Cosine(qv, m.vecs[int(v)*m.dim:int(v+1)*m.dim])
-					if s > b {
-						b = s
-					}
-					h.offer(Neighbor{Doc: d, Sim: s}, k)
-				}
-				best[d] = b
+	part := func(w, lo, hi int) {
+		h := make(neighborHeap, 0, k+1)
+		for d := lo; d < hi; d++ {
+			if allow != nil && !allow[d] {
+				best[d] = -2
+				continue
 			}
-			parts[w] = h
-		}(w, lo, hi)
+			b := float32(-2)
+			for v := m.first[d]; v < m.first[d+1]; v++ {
+				s := embed.Cosine(qv, m.vecs[int(v)*m.dim:int(v+1)*m.dim])
+				if s > b {
+					b = s
+				}
+				h.offer(Neighbor{Doc: d, Sim: s}, k)
+			}
+			best[d] = b
+		}
+		parts[w] = h
 	}
-	wg.Wait()
+	if workers == 1 {
+		part(0, 0, len(m.docs)) // small index: a goroutine costs more than it saves
+	} else {
+		var wg sync.WaitGroup
+		step := (len(m.docs) + workers - 1) / workers
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				part(w, w*step, min((w+1)*step, len(m.docs)))
+			}()
+		}
+		wg.Wait()
+	}
 	var all []Neighbor
 	for _, p := range parts {
 		all = append(all, p...)
