@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/discover"
+)
+
+// cmdCardsDiscover is "skillmatch cards discover": it fetches agents'
+// cards from their well-known URLs and prints a summary, or writes them
+// into a catalog folder.
+func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("cards discover", "cards discover URL... [--allow-private] [--out DIR] [--timeout 10s]",
+		"Fetches each agent's card from URL/.well-known/agent-card.json (or the legacy\n"+
+			"URL/.well-known/agent.json) and prints one line per agent: id, name, version and\n"+
+			"number of skills, or the error. With --out the cards are written as DIR/<id>.json,\n"+
+			"ready for a catalog folder; the id is derived from the URL's host, port and path.\n"+
+			"Fetching is conservative: http(s) only, no credentials in URLs, responses capped at\n"+
+			"512 KiB, redirects only to the same host, and private or loopback addresses refused\n"+
+			"unless --allow-private.", stderr)
+	allowPrivate := fs.Bool("allow-private", false, "allow private, loopback and link-local addresses")
+	out := fs.String("out", "", "write each card as DIR/<id>.json instead of printing a summary")
+	timeout := fs.Duration("timeout", discover.DefaultTimeout, "total time allowed per agent")
+	urls, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(urls) == 0 {
+		return fmt.Errorf("%w: cards discover needs at least one agent URL", errUsage)
+	}
+	if *timeout <= 0 {
+		return fmt.Errorf("%w: --timeout must be positive", errUsage)
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+	}
+
+	f := discover.NewFetcher(discover.WithAllowPrivate(*allowPrivate), discover.WithTimeout(*timeout))
+	defer f.CloseIdleConnections()
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	failed := 0
+	for _, u := range urls {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		got, err := f.Fetch(ctx, discover.Agent{URL: u}, nil)
+		if err == nil && *out != "" {
+			err = writeCard(*out, got)
+		}
+		if err != nil {
+			failed++
+			tw.Flush()
+			fmt.Fprintf(stderr, "%s\terror: %v\n", u, err)
+			continue
+		}
+		note := ""
+		switch {
+		case got.Extended:
+			note = "\t(extended card)"
+		case got.Legacy:
+			note = "\t(legacy agent.json)"
+		}
+		if *out != "" {
+			note += "\t" + filepath.Join(*out, got.ID+".json")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d skills%s\n", got.ID, got.Card.Name, orDash(got.Card.Version), len(got.Card.Skills), note)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d agents failed", failed, len(urls))
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// writeCard writes the card as the agent served it, indented, through a
+// temporary file so a reader never sees half a card.
+func writeCard(dir string, got *discover.Fetched) error {
+	name := got.ID + ".json"
+	if name == catalog.RegistryFile {
+		return fmt.Errorf("id %q would overwrite the catalog's %s", got.ID, catalog.RegistryFile)
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, got.Raw, "", "  "); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	buf.WriteByte('\n')
+	tmp, err := os.CreateTemp(dir, "."+got.ID+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+}

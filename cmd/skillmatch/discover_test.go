@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/card"
+	"github.com/skillmatch/skillmatch/shared/discover"
+)
+
+const discoverTestCard = `{
+  "name": "Parcel Tracker",
+  "description": "Tracks parcels",
+  "version": "2.1.0",
+  "defaultInputModes": ["text/plain"],
+  "defaultOutputModes": ["text/plain"],
+  "skills": [
+    {"id": "track", "name": "Track a parcel", "description": "Where is my parcel", "tags": ["parcel"]},
+    {"id": "eta", "name": "Delivery ETA", "description": "When will it arrive", "tags": ["eta"]}
+  ]
+}`
+
+func discoverServer(t *testing.T, path string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(discoverTestCard))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func runDiscover(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := cmdCardsDiscover(t.Context(), args, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func TestCardsDiscoverSummary(t *testing.T) {
+	srv := discoverServer(t, discover.WellKnownPath)
+	legacy := discoverServer(t, discover.LegacyWellKnownPath)
+	out, errOut, err := runDiscover(t, srv.URL, legacy.URL, "--allow-private")
+	if err != nil {
+		t.Fatalf("err = %v, stderr %s", err, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("stdout = %q, want one line per agent", out)
+	}
+	id := "127.0.0.1-" + srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	for _, want := range []string{id, "Parcel Tracker", "2.1.0", "2 skills"} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("line %q lacks %q", lines[0], want)
+		}
+	}
+	if !strings.Contains(lines[1], "legacy") {
+		t.Errorf("line %q does not say legacy", lines[1])
+	}
+}
+
+func TestCardsDiscoverRefusesPrivateByDefault(t *testing.T) {
+	srv := discoverServer(t, discover.WellKnownPath)
+	good := discoverServer(t, discover.WellKnownPath)
+	hostPort := strings.TrimPrefix(srv.URL, "http://")
+	out, errOut, err := runDiscover(t, srv.URL, "ftp://example.com")
+	if err == nil || !strings.Contains(err.Error(), "2 of 2 agents failed") {
+		t.Errorf("err = %v", err)
+	}
+	if out != "" {
+		t.Errorf("stdout = %q", out)
+	}
+	for _, want := range []string{hostPort, "loopback", "--allow-private", `scheme "ftp"`} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+	// One bad URL does not stop the others.
+	out, _, err = runDiscover(t, "--allow-private", "https://user:pw@example.com", good.URL)
+	if err == nil || !strings.Contains(err.Error(), "1 of 2") || !strings.Contains(out, "Parcel Tracker") {
+		t.Errorf("err = %v, stdout %q", err, out)
+	}
+}
+
+func TestCardsDiscoverOut(t *testing.T) {
+	srv := discoverServer(t, discover.WellKnownPath)
+	dir := filepath.Join(t.TempDir(), "cards")
+	out, errOut, err := runDiscover(t, srv.URL, "--out", dir, "--allow-private", "--timeout", "5s")
+	if err != nil {
+		t.Fatalf("err = %v, stderr %s", err, errOut)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("%d files in --out, want 1", len(entries))
+	}
+	path := filepath.Join(dir, entries[0].Name())
+	if !strings.Contains(out, path) {
+		t.Errorf("stdout %q does not name %s", out, path)
+	}
+	c, err := card.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := card.Parse(c.ID, []byte(discoverTestCard))
+	if discover.Hash(c) != discover.Hash(want) {
+		t.Errorf("the written card reads back differently")
+	}
+}
+
+func TestCardsDiscoverUsage(t *testing.T) {
+	if _, _, err := runDiscover(t); !errors.Is(err, errUsage) {
+		t.Errorf("no URL: err = %v, want a usage error", err)
+	}
+	if _, _, err := runDiscover(t, "--timeout", "0s", "http://x.example"); !errors.Is(err, errUsage) {
+		t.Errorf("zero timeout: err = %v, want a usage error", err)
+	}
+}
