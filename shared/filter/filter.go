@@ -34,6 +34,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/card"
 	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/extract"
+	"github.com/skillmatch/skillmatch/shared/grants"
 )
 
 // Rule names a hard constraint.
@@ -46,7 +47,31 @@ const (
 	RuleInputType  Rule = "input-type"
 	RuleOutputType Rule = "output-type"
 	RuleSecurity   Rule = "security"
+	// RuleGrant: the caller holds no grant for the agent or skill.
+	RuleGrant Rule = grants.Rule
 )
+
+// Option adds policy beyond the card and the task.
+type Option func(*options)
+
+type options struct {
+	grants *grants.Grants
+}
+
+// WithGrants restricts callers to the agents and skills granted to them.
+// Nil (no grants configured) allows every caller everything.
+func WithGrants(g *grants.Grants) Option { return func(o *options) { o.grants = g } }
+
+func collect(opts []Option) options {
+	if len(opts) == 0 {
+		return options{} // the common case costs no allocation
+	}
+	o := new(options)
+	for _, f := range opts {
+		f(o)
+	}
+	return *o
+}
 
 // Rejection says why a skill cannot take the task. Reason is a sentence a
 // user reads, e.g. "skill accepts text/plain, image/*; task attaches
@@ -78,7 +103,7 @@ type Result struct {
 
 // Check applies every rule to one skill of one agent. A nil requirement has
 // no constraints.
-func Check(req *extract.Requirement, a *catalog.Agent, s *card.Skill) Verdict {
+func Check(req *extract.Requirement, a *catalog.Agent, s *card.Skill, opts ...Option) Verdict {
 	if req == nil {
 		req = &extract.Requirement{}
 	}
@@ -86,7 +111,8 @@ func Check(req *extract.Requirement, a *catalog.Agent, s *card.Skill) Verdict {
 		a = &catalog.Agent{Card: &card.Card{}, Status: a.Status}
 	}
 	var c checker
-	c.reset(req, a.Card, a.Status, true)
+	c.opts = collect(opts)
+	c.reset(req, a, true)
 	rule, reason := c.check(req, s)
 	if rule != "" {
 		return Verdict{Rejection: &Rejection{Agent: a.Card.ID, Skill: s.ID, Rule: rule, Reason: reason}}
@@ -102,16 +128,16 @@ func Check(req *extract.Requirement, a *catalog.Agent, s *card.Skill) Verdict {
 // reason, the second writes the reasons of the rejected ones into a slice
 // of exactly the right size. Growing the slice instead costs several times
 // its size in copying when most of a large catalog is rejected.
-func Apply(req *extract.Requirement, cat *catalog.Catalog) Result {
-	res := Keep(req, cat)
-	res.Explain(req, cat)
+func Apply(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) Result {
+	res := Keep(req, cat, opts...)
+	res.Explain(req, cat, opts...)
 	return res
 }
 
 // Keep decides every skill of the catalog without writing reasons: the hot
 // path, which at 100,000 skills cannot afford a sentence per rejection.
 // Explain adds the reasons when someone asks.
-func Keep(req *extract.Requirement, cat *catalog.Catalog) Result {
+func Keep(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) Result {
 	if req == nil {
 		req = &extract.Requirement{}
 	}
@@ -126,14 +152,14 @@ func Keep(req *extract.Requirement, cat *catalog.Catalog) Result {
 	}
 	flags := make([]bool, 2*n) // one allocation for both
 	res := Result{Keep: flags[:n:n], Demoted: flags[n:]}
-	var c checker
+	c := checker{opts: collect(opts)}
 	i := 0
 	for ai := range cat.Agents {
 		a := &cat.Agents[ai]
 		if a.Card == nil {
 			continue
 		}
-		c.reset(req, a.Card, a.Status, false)
+		c.reset(req, a, false)
 		for si := range a.Card.Skills {
 			if rule, _ := c.check(req, &a.Card.Skills[si]); rule == "" {
 				res.Keep[i] = true
@@ -148,7 +174,7 @@ func Keep(req *extract.Requirement, cat *catalog.Catalog) Result {
 
 // Explain fills res.Rejections with the reason of every skill Keep
 // removed (a no-op when they are already there).
-func (res *Result) Explain(req *extract.Requirement, cat *catalog.Catalog) {
+func (res *Result) Explain(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) {
 	if req == nil {
 		req = &extract.Requirement{}
 	}
@@ -156,7 +182,7 @@ func (res *Result) Explain(req *extract.Requirement, cat *catalog.Catalog) {
 	if cat == nil || res.Kept == n || res.Rejections != nil {
 		return
 	}
-	var c checker
+	c := checker{opts: collect(opts)}
 	i := 0
 	res.Rejections = make([]Rejection, 0, n-res.Kept)
 	for ai := range cat.Agents {
@@ -169,7 +195,7 @@ func (res *Result) Explain(req *extract.Requirement, cat *catalog.Catalog) {
 			i += len(skills)
 			continue
 		}
-		c.reset(req, a.Card, a.Status, true)
+		c.reset(req, a, true)
 		for si := range skills {
 			if !res.Keep[i] {
 				s := &skills[si]
@@ -186,7 +212,9 @@ func (res *Result) Explain(req *extract.Requirement, cat *catalog.Catalog) {
 // first time a skill needs them. It does not keep the requirement, so that
 // a caller's requirement need not escape to the heap.
 type checker struct {
-	card *card.Card
+	opts  options
+	agent *catalog.Agent
+	card  *card.Card
 	// why asks for reasons; without it a failing check returns a
 	// placeholder, so that deciding costs no allocation.
 	why     bool
@@ -204,8 +232,9 @@ type memo struct {
 	reason string
 }
 
-func (c *checker) reset(req *extract.Requirement, cd *card.Card, st catalog.Status, why bool) {
-	*c = checker{card: cd, why: why}
+func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool) {
+	cd, st := a.Card, a.Status
+	*c = checker{opts: c.opts, agent: a, card: cd, why: why}
 	switch {
 	case strings.EqualFold(string(st.Health), string(catalog.Down)):
 		c.rule, c.reason = RuleHealth, "agent is down"
@@ -227,6 +256,16 @@ func (c *checker) reset(req *extract.Requirement, cd *card.Card, st catalog.Stat
 func (c *checker) check(req *extract.Requirement, s *card.Skill) (Rule, string) {
 	if c.rule != "" {
 		return c.rule, c.reason
+	}
+	// Grants first: a caller is not told about agents it cannot use.
+	if g := c.opts.grants; g != nil {
+		if !c.why {
+			if ok, _ := g.Allowed(req.CallerID, c.agent, s); !ok {
+				return RuleGrant, "-"
+			}
+		} else if ok, reason := g.Check(req.CallerID, c.agent, s); !ok {
+			return RuleGrant, reason
+		}
 	}
 	if len(req.InputTypes) > 0 {
 		modes := c.card.EffectiveInputModes(s)

@@ -19,6 +19,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/embed"
 	"github.com/skillmatch/skillmatch/shared/extract"
 	"github.com/skillmatch/skillmatch/shared/filter"
+	"github.com/skillmatch/skillmatch/shared/grants"
 	"github.com/skillmatch/skillmatch/shared/index"
 	"github.com/skillmatch/skillmatch/shared/model"
 	"github.com/skillmatch/skillmatch/shared/rerank"
@@ -38,6 +39,7 @@ type config struct {
 	rrfK      float64
 	examples  bool
 	explain   bool
+	filters   []filter.Option
 	newIndex  func([]index.Doc, embed.Embedder) (index.Index, error)
 	log       *zap.Logger
 }
@@ -72,6 +74,16 @@ func WithModelExamples(on bool) Option { return func(c *config) { c.examples = o
 // sentences cost more than the match; Matcher.Rejections gives them on
 // demand, and a shortlist that nothing passed always carries them.
 func WithExplain(on bool) Option { return func(c *config) { c.explain = on } }
+
+// WithGrants restricts each caller to the agents and skills granted to it
+// (a hard filter like the others); nil allows everything.
+func WithGrants(g *grants.Grants) Option {
+	return func(c *config) {
+		if g != nil {
+			c.filters = append(c.filters, filter.WithGrants(g))
+		}
+	}
+}
 
 // WithIndex builds the index with f instead of the in-memory index.
 func WithIndex(f func([]index.Doc, embed.Embedder) (index.Index, error)) Option {
@@ -217,9 +229,9 @@ func (m *Matcher) Extract(t *task.Task) extract.Requirement { return extract.Fro
 // Shortlist is stage 2: hard filters, then hybrid retrieval over what the
 // filters kept.
 func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Shortlist, error) {
-	fr := filter.Keep(req, m.cat)
+	fr := filter.Keep(req, m.cat, m.cfg.filters...)
 	if m.cfg.explain || fr.Kept == 0 {
-		fr.Explain(req, m.cat)
+		fr.Explain(req, m.cat, m.cfg.filters...)
 	}
 	sl := &Shortlist{Rejections: fr.Rejections, Demoted: fr.Demoted}
 	sl.Terms = analyze.Terms(queryText(req))
@@ -244,7 +256,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 
 // Rejections says why each filtered-out skill was removed.
 func (m *Matcher) Rejections(req *extract.Requirement) []filter.Rejection {
-	return filter.Apply(req, m.cat).Rejections
+	return filter.Apply(req, m.cat, m.cfg.filters...).Rejections
 }
 
 // queryText is what the retrievers search with: the need, and for a short
