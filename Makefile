@@ -7,8 +7,9 @@ MODULES   := ./shared/... ./cmd/skillmatch/... ./services/extractor/... ./servic
              ./services/reranker/... ./services/decider/... ./services/feedback/...
 GOLDEN    ?= ../shared/golden
 MODEL     ?= bin/clinc150.model.json
+WEAVIATE_VERSION ?= v1.35.2
 
-.PHONY: all build run test vet bench fuzz eval-clinc eval-a2a default-model clean help
+.PHONY: all build run test vet bench fuzz eval-clinc eval-a2a default-model weaviate-build clean help
 
 all: build
 
@@ -24,8 +25,13 @@ run: build ## run the pipeline on the embedded NATS server with the example cata
 vet:
 	$(GO) vet $(MODULES)
 
-test: vet ## run every test
-	$(GO) test -count=1 $(MODULES)
+# The Weaviate integration tests run a real server built from source into
+# ~/.cache/skillmatch (about 6 min the first time, then reused).
+weaviate-build: ## build the Weaviate server for the integration tests
+	WEAVIATE_VERSION=$(WEAVIATE_VERSION) scripts/weaviate.sh build
+
+test: vet weaviate-build ## run every test
+	$(GO) test -count=1 -timeout 20m $(MODULES)
 
 bench: ## run the benchmarks (one decision at 1k/10k/100k skills, index build, hot paths)
 	$(GO) test -run '^$$' -bench . -benchmem $(MODULES)

@@ -1,0 +1,528 @@
+// Package weaviateindex is an index.Index served by Weaviate: the lexical
+// and dense retrievers run in the Weaviate server, so a large catalog's
+// retrieval work is shared by every replica, and the answers are the in-memory
+// index's answers (index.Memory): the same BM25 and dense lists, fused by the
+// same reciprocal rank fusion into the same shortlist.
+//
+// Layout. A catalog is stored in two collections that share a name prefix
+// derived from the catalog name and a hash of the embedder id (the id itself
+// and a hash of the catalog's content are kept in each class description):
+//
+//	<prefix>_Skill  one object per skill: its description vector and its
+//	                whole BM25 document (kind=description, exampleNo=-1)
+//	<prefix>_Text   one object per example text: its vector and the example's
+//	                terms (kind=example, exampleNo=j)
+//
+// Every object carries agentId, skillId, key, docNo (catalog order),
+// cardVersion and contentHash, and has a deterministic UUID (SHA-1 of its
+// key). Vectors are the embedder's (vectorizer none, cosine distance).
+//
+// Why two collections and not one: Weaviate's BM25 takes N, the document
+// count in the idf, from the number of objects in the collection
+// (BM25Searcher.generateQueryTermsAndStats counts the objects bucket), so
+// example objects beside the skill objects would change every idf and hence
+// the BM25 order. With the skills alone in their collection, N is the number
+// of skills, as in the in-memory index, and the examples collection gives the
+// per-example BM25 of the in-memory index's example index (N = examples).
+//
+// BM25 equivalence. The in-memory index scores a skill with BM25F: a term's
+// frequency is the weighted sum of its counts in the fields (name 3, tags 2,
+// description 1.5, agent name 0.5, examples 1) and the document length the
+// weighted sum of the field lengths. Weaviate's property boosts ("name^3")
+// weight the frequency but not the length, and only take integer boosts, so
+// they cannot reproduce it. Instead each skill object carries one searchable
+// property, lex, made of the skill's analysed terms (analyze.Terms, the
+// stemmer the in-memory index uses), each repeated s·w_f times, where s is
+// the smallest integer making every s·w_f whole (2 for the defaults), with
+// whitespace tokenization; the collection's k1 is s·k1. Then Weaviate's tf,
+// length and average length are s times the in-memory ones and
+// tf/(tf + s·k1·(1-b+b·dl/avgdl)) is unchanged, as is the idf: the order is
+// the in-memory order. Weaviate returns the candidates; their exact scores,
+// and every detail the reranker reads (cosines, centroid, example BM25, term
+// weights), are computed here from the doc texts and vectors this process
+// keeps, exactly as index.Memory computes them.
+//
+// Filters. Query.Allow is pushed down when Weaviate can express it compactly
+// and exactly (docNo ContainsAny of at most Config.PushDownMax doc numbers, or
+// an Or of at most Config.PushDownRuns docNo ranges); otherwise the lists are
+// fetched deeper until enough allowed docs are found. Allow is always
+// applied again to every result, so a push-down can never weaken it.
+package weaviateindex
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v4/weaviate"
+	"github.com/weaviate/weaviate-go-client/v4/weaviate/grpc"
+
+	"github.com/skillmatch/skillmatch/shared/analyze"
+	"github.com/skillmatch/skillmatch/shared/bm25"
+	"github.com/skillmatch/skillmatch/shared/embed"
+	"github.com/skillmatch/skillmatch/shared/index"
+)
+
+// Format is the version of the stored layout; bump it when the objects or
+// the schema change, so old collections are rebuilt instead of misread.
+const Format = 1
+
+// Config says where Weaviate is and how to store the catalog.
+type Config struct {
+	// URL is Weaviate's REST endpoint, e.g. http://127.0.0.1:8080.
+	URL string
+	// GRPC is Weaviate's gRPC host:port; when set, imports use gRPC batches.
+	GRPC string
+	// Catalog names the catalog; it prefixes the collection names
+	// (default "default").
+	Catalog string
+	// Weights are the BM25 field weights (default index.DefaultFieldWeights,
+	// those of index.NewMemory). Each must be a multiple of 1/8.
+	Weights *index.FieldWeights
+	// CardVersion returns the card version of an agent, stored on its
+	// objects (optional).
+	CardVersion func(agentID string) string
+	// BatchSize is the number of objects per import batch (default 500).
+	BatchSize int
+	// Timeout bounds each request (default 30 s).
+	Timeout time.Duration
+	// Retry bounds how long a call is retried on connection errors before
+	// it fails (default 10 s; negative: no retry).
+	Retry time.Duration
+	// PushDownMax is the largest allowed set pushed down as a docNo
+	// ContainsAny filter (default 1024); PushDownRuns the most docNo ranges
+	// pushed down as an Or of ranges (default 64).
+	PushDownMax, PushDownRuns int
+	// Rebuild drops and re-imports the collections even when they already
+	// hold this catalog.
+	Rebuild bool
+	// Settle bounds the wait after an import until Weaviate answers probe
+	// queries exactly as the in-process statistics say it must (default
+	// 2 min). Right after a batch import, Weaviate's BM25 can miss the
+	// newest objects until its memtables flush
+	// (PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS).
+	Settle time.Duration
+}
+
+// Index is a catalog served by Weaviate. It is immutable once built and safe
+// for concurrent searches.
+type Index struct {
+	cfg       Config
+	client    *weaviate.Client
+	skillCls  string
+	textCls   string
+	docs      []index.Doc
+	emb       embed.Embedder
+	dim       int
+	lex       *bm25.Index // the in-memory index's BM25 document per skill
+	exLex     *bm25.Index // each example alone, numbered like the vectors
+	vecs      []float32
+	owner     []int32
+	example   []int32 // -1 for a description vector
+	first     []int32
+	centroid  []float32
+	zero      []int // docs with at least one zero vector (Weaviate stores none)
+	maxResult int
+	reused    bool
+}
+
+// Builder returns a constructor for match.WithIndex.
+func Builder(cfg Config) func([]index.Doc, embed.Embedder) (index.Index, error) {
+	return func(docs []index.Doc, emb embed.Embedder) (index.Index, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+		defer cancel()
+		return New(ctx, cfg, docs, emb)
+	}
+}
+
+func (c *Config) defaults() error {
+	if c.URL == "" {
+		return errors.New("weaviate index: no URL")
+	}
+	if c.Catalog == "" {
+		c.Catalog = "default"
+	}
+	if c.Weights == nil {
+		w := index.DefaultFieldWeights
+		c.Weights = &w
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = 500
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.Retry == 0 {
+		c.Retry = 10 * time.Second
+	}
+	if c.Settle <= 0 {
+		c.Settle = 2 * time.Minute
+	}
+	if c.PushDownMax <= 0 {
+		c.PushDownMax = 1024
+	}
+	if c.PushDownRuns <= 0 {
+		c.PushDownRuns = 64
+	}
+	return nil
+}
+
+// New stores docs in Weaviate (unless the collections already hold exactly
+// this catalog, embedder and layout) and returns the index. Doc numbers are
+// positions in docs, as for index.NewMemory.
+func New(ctx context.Context, cfg Config, docs []index.Doc, emb embed.Embedder) (*Index, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("weaviate index: bad URL %q", cfg.URL)
+	}
+	wc := weaviate.Config{Host: u.Host, Scheme: u.Scheme, Timeout: cfg.Timeout}
+	if cfg.GRPC != "" {
+		wc.GrpcConfig = &grpc.Config{Host: cfg.GRPC}
+	}
+	client, err := weaviate.NewClient(wc)
+	if err != nil {
+		return nil, fmt.Errorf("weaviate index: client: %w", err)
+	}
+	scale, err := weightScale(*cfg.Weights)
+	if err != nil {
+		return nil, err
+	}
+	x := &Index{
+		cfg: cfg, client: client, docs: docs, emb: emb, dim: emb.Dim(),
+		lex: bm25.New(), exLex: bm25.New(), first: make([]int32, len(docs)+1),
+		maxResult: 10000,
+	}
+	prefix := className(cfg.Catalog, emb.ID())
+	x.skillCls, x.textCls = prefix+"_Skill", prefix+"_Text"
+	if err := x.ready(ctx); err != nil {
+		return nil, err
+	}
+
+	vecs, hashes, err := x.local(docs, emb)
+	if err != nil {
+		return nil, err
+	}
+	meta := classMeta{Format: Format, Embedder: emb.ID(), Dim: x.dim, Weights: *cfg.Weights,
+		Scale: scale, Catalog: catalogHash(hashes), Docs: len(docs), Texts: len(x.owner) - len(docs)}
+	skillDesc, textDesc := meta.describe("skill"), meta.describe("text")
+	keepSkill, err := x.current(ctx, x.skillCls, skillDesc, meta.Docs)
+	if err != nil {
+		return nil, err
+	}
+	keepText, err := x.current(ctx, x.textCls, textDesc, meta.Texts)
+	if err != nil {
+		return nil, err
+	}
+	if keepSkill && keepText && !cfg.Rebuild {
+		x.reused = true
+		return x, nil
+	}
+	if err := x.create(ctx, x.skillCls, skillDesc, float32(bm25.DefaultK1*float64(scale))); err != nil {
+		return nil, err
+	}
+	if err := x.create(ctx, x.textCls, textDesc, bm25.DefaultK1); err != nil {
+		return nil, err
+	}
+	if err := x.store(ctx, vecs, hashes, scale); err != nil {
+		return nil, err
+	}
+	if err := x.settle(ctx); err != nil {
+		return nil, err
+	}
+	for _, c := range []struct {
+		cls  string
+		want int
+	}{{x.skillCls, meta.Docs}, {x.textCls, meta.Texts}} {
+		n, err := x.count(ctx, c.cls)
+		if err != nil {
+			return nil, err
+		}
+		if n != c.want {
+			return nil, fmt.Errorf("weaviate index: %s holds %d objects after the import, want %d", c.cls, n, c.want)
+		}
+	}
+	return x, nil
+}
+
+// Reused says whether New found the catalog already stored and skipped the
+// import.
+func (x *Index) Reused() bool { return x.reused }
+
+// Classes returns the names of the skill and the text collections.
+func (x *Index) Classes() (skill, text string) { return x.skillCls, x.textCls }
+
+// Doc returns doc i.
+func (x *Index) Doc(i int) *index.Doc { return &x.docs[i] }
+
+// Len is the number of docs.
+func (x *Index) Len() int { return len(x.docs) }
+
+// Embedder returns the embedder the index was built with.
+func (x *Index) Embedder() embed.Embedder { return x.emb }
+
+// Drop deletes the index's collections from Weaviate.
+func (x *Index) Drop(ctx context.Context) error {
+	for _, cls := range []string{x.skillCls, x.textCls} {
+		err := x.retry(ctx, "delete "+cls, func(ctx context.Context) error {
+			return x.client.Schema().ClassDeleter().WithClassName(cls).Do(ctx)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// local analyses and embeds every text and builds what the index keeps in
+// process: the BM25 statistics and the vectors, laid out as index.Memory
+// lays them out. It returns each doc's vectors and content hash.
+func (x *Index) local(docs []index.Doc, emb embed.Embedder) ([][][]float32, []string, error) {
+	for i := range docs {
+		if docs[i].Key == "" {
+			return nil, nil, fmt.Errorf("weaviate index: doc %d: missing key", i)
+		}
+	}
+	vecs := make([][][]float32, len(docs))
+	hashes := make([]string, len(docs))
+	var wg sync.WaitGroup
+	next := make(chan int, 64)
+	for range max(runtime.GOMAXPROCS(0), 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				d := &docs[i]
+				if d.NameTerms == nil && d.DescTerms == nil {
+					d.Analyze()
+				}
+				v := make([][]float32, 1+len(d.Examples))
+				v[0] = emb.Embed(index.DescriptionText(d))
+				for j, ex := range d.Examples {
+					v[j+1] = emb.Embed(ex)
+				}
+				vecs[i] = v
+				hashes[i] = contentHash(d)
+			}
+		}()
+	}
+	for i := range docs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	w := *x.cfg.Weights
+	total := 0
+	for i := range docs {
+		total += 1 + len(docs[i].Examples)
+	}
+	x.vecs = make([]float32, 0, total*x.dim)
+	x.owner = make([]int32, 0, total)
+	x.example = make([]int32, 0, total)
+	x.centroid = make([]float32, 0, len(docs)*x.dim)
+	for i := range docs {
+		d := &docs[i]
+		x.lex.Add(i,
+			bm25.Field{Text: d.Name, Weight: w.Name},
+			bm25.Field{Text: joinAll(d.Tags), Weight: w.Tags},
+			bm25.Field{Text: d.Description, Weight: w.Description},
+			bm25.Field{Text: d.AgentName, Weight: w.AgentName},
+			bm25.Field{Text: joinAll(d.Examples), Weight: w.Examples},
+		)
+		x.first[i] = int32(len(x.owner))
+		x.push(i, -1, vecs[i][0])
+		zero := isZero(vecs[i][0])
+		cen := make([]float32, x.dim)
+		for j, ex := range d.Examples {
+			v := vecs[i][j+1]
+			x.exLex.Add(len(x.owner), bm25.Field{Text: ex, Weight: 1})
+			x.push(i, j, v)
+			zero = zero || isZero(v)
+			for k := range cen {
+				cen[k] += v[k]
+			}
+		}
+		if len(d.Examples) == 0 {
+			copy(cen, vecs[i][0])
+		}
+		x.centroid = append(x.centroid, normalize(cen)...)
+		if zero {
+			x.zero = append(x.zero, i)
+		}
+	}
+	x.first[len(docs)] = int32(len(x.owner))
+	return vecs, hashes, nil
+}
+
+func (x *Index) push(doc, example int, v []float32) {
+	if len(v) != x.dim {
+		panic(fmt.Sprintf("weaviate index: embedder returned %d dims, want %d", len(v), x.dim))
+	}
+	x.vecs = append(x.vecs, v...)
+	x.owner = append(x.owner, int32(doc))
+	x.example = append(x.example, int32(example))
+}
+
+// weightScale is the smallest s in 1..8 making every weight times s whole.
+func weightScale(w index.FieldWeights) (int, error) {
+	ws := []float64{w.Name, w.Tags, w.Description, w.AgentName, w.Examples}
+	for s := 1; s <= 8; s++ {
+		ok := true
+		for _, x := range ws {
+			if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+				return 0, fmt.Errorf("weaviate index: invalid field weight %v", x)
+			}
+			if v := x * float64(s); math.Abs(v-math.Round(v)) > 1e-9 {
+				ok = false
+			}
+		}
+		if ok {
+			return s, nil
+		}
+	}
+	return 0, fmt.Errorf("weaviate index: field weights %+v are not multiples of 1/8", w)
+}
+
+// lexText is a skill's BM25 document as Weaviate indexes it: every analysed
+// term of each field repeated scale·weight times.
+func lexText(d *index.Doc, w index.FieldWeights, scale int) string {
+	var b strings.Builder
+	add := func(text string, weight float64) {
+		n := int(math.Round(weight * float64(scale)))
+		for _, t := range analyze.Terms(text) {
+			for range n {
+				b.WriteString(t)
+				b.WriteByte(' ')
+			}
+		}
+	}
+	add(d.Name, w.Name)
+	add(joinAll(d.Tags), w.Tags)
+	add(d.Description, w.Description)
+	add(d.AgentName, w.AgentName)
+	add(joinAll(d.Examples), w.Examples)
+	return strings.TrimSpace(b.String())
+}
+
+func termsText(text string) string { return strings.Join(analyze.Terms(text), " ") }
+
+// contentHash identifies everything of a doc the index stores.
+func contentHash(d *index.Doc) string {
+	h := sha256.New()
+	put := func(s string) { fmt.Fprintf(h, "%d:%s", len(s), s) }
+	put(d.Key)
+	put(d.AgentID)
+	put(d.SkillID)
+	put(d.AgentName)
+	put(d.Name)
+	put(d.Description)
+	for _, group := range [][]string{d.Tags, d.Examples, d.InputModes, d.OutputModes} {
+		fmt.Fprintf(h, "[%d]", len(group))
+		for _, s := range group {
+			put(s)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func catalogHash(hashes []string) string {
+	h := sha256.New()
+	for _, s := range hashes {
+		h.Write([]byte(s))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// className is "Skillmatch" + the catalog name's letters and digits + the
+// first 8 hex digits of the SHA-256 of the embedder id.
+func className(catalog, embedderID string) string {
+	var b strings.Builder
+	b.WriteString("Skillmatch_")
+	up := true
+	for _, r := range catalog {
+		switch {
+		case r >= 'a' && r <= 'z':
+			if up {
+				r -= 'a' - 'A'
+			}
+			b.WriteRune(r)
+			up = false
+		case r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			up = false
+		default:
+			up = true
+		}
+	}
+	sum := sha256.Sum256([]byte(embedderID))
+	b.WriteString("_E")
+	b.WriteString(hex.EncodeToString(sum[:4]))
+	return b.String()
+}
+
+// classMeta is what a class description records about its content.
+type classMeta struct {
+	Kind     string             `json:"kind"`
+	Format   int                `json:"format"`
+	Embedder string             `json:"embedder"`
+	Dim      int                `json:"dim"`
+	Weights  index.FieldWeights `json:"weights"`
+	Scale    int                `json:"scale"`
+	Catalog  string             `json:"catalogHash"`
+	Docs     int                `json:"docs"`
+	Texts    int                `json:"texts"`
+}
+
+func (m classMeta) describe(kind string) string {
+	m.Kind = kind
+	b, _ := json.Marshal(m)
+	return "skillmatch " + string(b)
+}
+
+func objectID(key string) string {
+	return uuid.NewSHA1(uuidSpace, []byte(key)).String()
+}
+
+// uuidSpace is the namespace of every object UUID.
+var uuidSpace = uuid.MustParse("9b0f6f53-5d1c-4c4e-9a55-6b2f2a1d7c10")
+
+func joinAll(ss []string) string { return strings.Join(ss, "\n") }
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func normalize(v []float32) []float32 {
+	var n float32
+	for _, x := range v {
+		n += x * x
+	}
+	if n == 0 {
+		return v
+	}
+	inv := 1 / float32(math.Sqrt(float64(n)))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+var _ index.Index = (*Index)(nil)
