@@ -2,12 +2,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
 
 	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/decide"
 	"github.com/skillmatch/skillmatch/shared/grants"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/model"
+	"github.com/skillmatch/skillmatch/shared/weaviateindex"
 )
 
 // matcherOpts are the flags every command that matches shares.
@@ -19,6 +21,10 @@ type matcherOpts struct {
 	threshold *float64
 	margin    *float64
 	grants    *string
+	index     *string
+	wvURL     *string
+	wvGRPC    *string
+	wvCatalog *string
 	// explain keeps every reason (match --explain); not a flag of its own.
 	explain bool
 }
@@ -32,6 +38,10 @@ func matcherFlags(fs *flag.FlagSet) *matcherOpts {
 		threshold: fs.Float64("threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at"),
 		margin:    fs.Float64("margin", decide.DefaultPolicy.Margin, "lead over a runner-up of another agent needed to delegate"),
 		grants:    fs.String("grants", "", "grants file: which callers may use which agents or skills (default: no restriction)"),
+		index:     fs.String("index", "memory", "retrieval index: memory (in process) or weaviate"),
+		wvURL:     fs.String("weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080"),
+		wvGRPC:    fs.String("weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)"),
+		wvCatalog: fs.String("weaviate-catalog", "default", "catalog name: prefixes the Weaviate collections"),
 	}
 }
 
@@ -50,8 +60,20 @@ func (o *matcherOpts) matcher(cat *catalog.Catalog) (*match.Matcher, error) {
 			return nil, err
 		}
 	}
+	opts := []match.Option{}
+	switch *o.index {
+	case "memory":
+	case "weaviate":
+		if *o.wvURL == "" {
+			return nil, fmt.Errorf("%w: --index weaviate needs --weaviate-url", errUsage)
+		}
+		opts = append(opts, match.WithIndex(weaviateindex.Builder(weaviateindex.Config{
+			URL: *o.wvURL, GRPC: *o.wvGRPC, Catalog: *o.wvCatalog})))
+	default:
+		return nil, fmt.Errorf("%w: --index %q: want memory or weaviate", errUsage, *o.index)
+	}
 	p := decide.DefaultPolicy
 	p.Threshold, p.Margin = *o.threshold, *o.margin
-	return match.New(cat, match.WithModel(m), match.WithModelExamples(*o.examples),
-		match.WithShortlist(*o.shortlist), match.WithRRFK(*o.rrfK), match.WithPolicy(p), match.WithExplain(o.explain), match.WithGrants(g))
+	return match.New(cat, append(opts, match.WithModel(m), match.WithModelExamples(*o.examples),
+		match.WithShortlist(*o.shortlist), match.WithRRFK(*o.rrfK), match.WithPolicy(p), match.WithExplain(o.explain), match.WithGrants(g))...)
 }
