@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/wire"
@@ -30,6 +29,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"streams, and the five stages (extractor, retriever, reranker, decider, feedback) plus\n"+
 			"the dead-letter watcher. Publish tasks on "+wire.SubjectSubmitted+" (or use `skillmatch\n"+
 			"submit`); decisions appear on "+wire.SubjectDecisionPrefix+"<delegate|clarify|abstain>.\n"+
+			"The --cards folder is loaded into the catalog KV bucket "+wire.BucketCatalog+" at start; change\n"+
+			"it while running with `skillmatch cards add|remove` (the stages rebuild their index live).\n"+
+			"Retention: TASKS keeps tasks for --tasks-max-age (default 7 days, the range `skillmatch\n"+
+			"replay` can cover); DEADLETTER keeps dead letters for --deadletters-max-age (30 days) up\n"+
+			"to --deadletters-max-bytes (1 GiB, oldest dropped first); DECISIONS and OUTCOMES are kept.\n"+
 			"The feedback stage is a stub for now: it validates and acknowledges outcomes on\n"+
 			wire.SubjectOutcome+" but keeps no posteriors and refits nothing.\n"+
 			"Ctrl-C stops it cleanly; the store keeps tasks, decisions and consumer positions.", stderr)
@@ -37,6 +41,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cards := fs.String("cards", "", "folder of agent cards (default: the example catalog, "+exampleCatalog+")")
 	listen := fs.String("nats-listen", natsbox.DefaultListen, "host:port the embedded NATS server listens on (port -1: any free port)")
 	workers := fs.Int("workers", 1, "concurrent workers per stage")
+	tasksAge := fs.Duration("tasks-max-age", pipeline.DefaultTasksMaxAge,
+		"how long the TASKS stream keeps tasks (replay range; must exceed any backlog); negative: forever")
+	dlAge := fs.Duration("deadletters-max-age", pipeline.DefaultDeadLettersMaxAge, "how long the DEADLETTER stream keeps dead letters; negative: forever")
+	dlBytes := fs.Int64("deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "size cap of the DEADLETTER stream, oldest dropped first; negative: none")
 	syncAlways := fs.Bool("sync-always", false, "fsync every JetStream write (safer against machine crashes, slower)")
 	logLevel := fs.String("log-level", "info", "log level: debug (one line per message), info, warn, error")
 	mf := matcherFlags(fs)
@@ -59,18 +67,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	cat, errs := catalog.LoadDir(dir)
+	files, errs := pipeline.ReadCards(dir)
 	for _, e := range errs {
 		log.Warn("card skipped", zap.String("task_id", ""), zap.Error(e))
 	}
-	if len(cat.Agents) == 0 {
+	if len(files) == 0 {
 		return fmt.Errorf("no usable card in %s", dir)
 	}
-	m, err := mf.matcher(cat)
-	if err != nil {
-		return err
-	}
-	stages := pipeline.NewStages(m)
 
 	srv, err := natsbox.Start(natsbox.Config{DataDir: *data, Listen: *listen, SyncAlways: *syncAlways, Log: log})
 	if err != nil {
@@ -88,16 +91,36 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	setup, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	g, err := pipeline.StartAll(setup, js, stages, pipeline.Config{Workers: *workers, Log: log})
+	cfg := pipeline.Config{Workers: *workers, Log: log, TasksMaxAge: *tasksAge,
+		DeadLettersMaxAge: *dlAge, DeadLettersMaxBytes: *dlBytes}
+	if err := pipeline.SetupStreams(setup, js, cfg); err != nil {
+		return err
+	}
+	// The folder's cards go into the catalog bucket (unchanged ones are
+	// left alone); cards added earlier with `skillmatch cards add` stay.
+	kv, err := pipeline.CatalogKV(setup, js, "")
 	if err != nil {
 		return err
 	}
-	skills := 0
-	for _, a := range cat.Agents {
-		skills += len(a.Card.Skills)
+	for _, f := range files {
+		if _, _, err := pipeline.PutCard(setup, kv, f.ID, f.Data, f.Status); err != nil {
+			log.Warn("card skipped", zap.String("task_id", ""), zap.String("file", f.Path), zap.Error(err))
+		}
 	}
+	stages := pipeline.NewStages(nil)
+	watch, err := stages.WatchCatalog(setup, kv, mf.matcher, log)
+	if err != nil {
+		return err
+	}
+	defer watch.Stop()
+	g, err := pipeline.StartAll(setup, js, stages, cfg)
+	if err != nil {
+		return err
+	}
+	cat := stages.Matcher().Catalog()
 	fmt.Fprintf(stdout, "skillmatch pipeline running: NATS on %s, store %s\n", srv.ClientURL(), *data)
-	fmt.Fprintf(stdout, "catalog %s: %d agents, %d skills (fingerprint %s)\n", dir, len(cat.Agents), skills, stages.Fingerprint())
+	fmt.Fprintf(stdout, "catalog (bucket %s, loaded from %s): %d agents, %d skills (fingerprint %s)\n",
+		wire.BucketCatalog, dir, len(cat.Agents), len(cat.Skills()), stages.Fingerprint())
 	fmt.Fprintf(stdout, "try: skillmatch submit --nats %s \"book a flight to Lisbon on Friday\"\n", srv.ClientURL())
 	fmt.Fprintln(stdout, "Ctrl-C to stop.")
 	<-ctx.Done()

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -76,6 +78,10 @@ func BenchmarkPipeline(b *testing.B) {
 		cfg := testConfig(b)
 		cfg.Workers = 1
 		cfg.BackOff = []time.Duration{30 * time.Second}
+		// SKILLMATCH_BENCH_INFLIGHT=1 measures synchronous publishing.
+		if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_INFLIGHT")); err == nil {
+			cfg.MaxInFlight = v
+		}
 		g, err := StartAll(ctx, js, NewStages(m), cfg)
 		if err != nil {
 			b.Fatal(err)

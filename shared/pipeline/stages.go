@@ -10,11 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/extract"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/task"
 	"github.com/skillmatch/skillmatch/shared/wire"
@@ -71,26 +74,108 @@ func badInput(err error) error {
 // stages run as separate services gives each its own Stages over the same
 // catalog: the retriever and the reranker pass doc numbers and check that
 // their catalogs agree (Fingerprint).
+//
+// The matcher can be swapped while messages are being handled
+// (SetMatcher, or WatchCatalog): a handler works on the snapshot it loaded
+// at its start, and the reranker and decider keep the last few snapshots,
+// so a task shortlisted just before a catalog change finishes on the
+// catalog it was shortlisted over.
 type Stages struct {
+	cur    atomic.Pointer[snapshot]
+	mu     sync.Mutex // serialises SetMatcher
+	recent atomic.Pointer[[]*snapshot]
+	limits []task.Option
+	now    func() time.Time
+}
+
+// snapshot is one matcher and the name of its catalog.
+type snapshot struct {
 	m           *match.Matcher
 	fingerprint string
-	limits      []task.Option
-	now         func() time.Time
 }
+
+// keepSnapshots is how many catalog snapshots the reranker and decider
+// can still serve after a change (the current one included).
+const keepSnapshots = 4
 
 // NewStages wraps a matcher. Task limits are task.DefaultLimits unless
 // given. A nil matcher is allowed for a process that runs only the
-// feedback stage.
+// feedback stage, or that sets its matcher later (WatchCatalog).
 func NewStages(m *match.Matcher, limits ...task.Option) *Stages {
-	s := &Stages{m: m, limits: limits, now: time.Now}
+	s := &Stages{limits: limits, now: time.Now}
 	if m != nil {
-		s.fingerprint = wire.Fingerprint(m.Index())
+		s.SetMatcher(m)
 	}
 	return s
 }
 
-// Fingerprint names the catalog snapshot the stages were built for.
-func (s *Stages) Fingerprint() string { return s.fingerprint }
+// SetMatcher swaps in a matcher (a new catalog snapshot) and returns its
+// fingerprint. Handlers already running finish on the matcher they
+// started with.
+func (s *Stages) SetMatcher(m *match.Matcher) string {
+	snap := &snapshot{m: m, fingerprint: wire.SnapshotFingerprint(m)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var list []*snapshot
+	if old := s.recent.Load(); old != nil {
+		for _, o := range *old {
+			if o.fingerprint != snap.fingerprint {
+				list = append(list, o)
+			}
+		}
+	}
+	list = append(list, snap)
+	if len(list) > keepSnapshots {
+		list = list[len(list)-keepSnapshots:]
+	}
+	s.recent.Store(&list)
+	s.cur.Store(snap)
+	return snap.fingerprint
+}
+
+// Matcher returns the current matcher (nil before the first).
+func (s *Stages) Matcher() *match.Matcher {
+	if c := s.cur.Load(); c != nil {
+		return c.m
+	}
+	return nil
+}
+
+// Fingerprint names the catalog snapshot the stages currently match on.
+func (s *Stages) Fingerprint() string {
+	if c := s.cur.Load(); c != nil {
+		return c.fingerprint
+	}
+	return ""
+}
+
+// errNoCatalog is transient: a process watching the catalog bucket has
+// not built its first matcher yet.
+var errNoCatalog = errors.New("no catalog loaded yet")
+
+// current is the snapshot new work starts on.
+func (s *Stages) current() (*snapshot, error) {
+	if c := s.cur.Load(); c != nil {
+		return c, nil
+	}
+	return nil, errNoCatalog
+}
+
+// snapshotFor is the snapshot with the given fingerprint, the current one
+// or a recent one; nil if there is none.
+func (s *Stages) snapshotFor(fp string) *snapshot {
+	if c := s.cur.Load(); c != nil && c.fingerprint == fp {
+		return c
+	}
+	if l := s.recent.Load(); l != nil {
+		for _, o := range *l {
+			if o.fingerprint == fp {
+				return o
+			}
+		}
+	}
+	return nil
+}
 
 // MsgID is the Nats-Msg-Id of a stage's output for a task.
 func MsgID(taskID, step string) string { return taskID + "/" + step }
@@ -120,7 +205,8 @@ func (s *Stages) Extract(_ context.Context, in Msg) (Result, error) {
 	if err != nil {
 		return res, badInput(err)
 	}
-	out := wire.Extracted{V: wire.Version, TaskID: t.ID, Requirement: s.m.Extract(t), Task: raw}
+	// The requirement does not depend on the catalog.
+	out := wire.Extracted{V: wire.Version, TaskID: t.ID, Requirement: extract.FromTask(t), Task: raw}
 	return res.emit(wire.SubjectExtracted, MsgID(t.ID, "extracted"), &out)
 }
 
@@ -131,12 +217,16 @@ func (s *Stages) Retrieve(ctx context.Context, in Msg) (Result, error) {
 		return Result{}, badInput(err)
 	}
 	res := Result{TaskID: m.TaskID}
-	sl, err := s.m.Shortlist(ctx, &m.Requirement)
+	snap, err := s.current()
+	if err != nil {
+		return res, err
+	}
+	sl, err := snap.m.Shortlist(ctx, &m.Requirement)
 	if err != nil {
 		return res, err
 	}
 	out := wire.Shortlisted{V: wire.Version, TaskID: m.TaskID, Requirement: m.Requirement, Task: m.Task,
-		Catalog: s.fingerprint, Shortlist: wire.FromShortlist(sl)}
+		Catalog: snap.fingerprint, Shortlist: wire.FromShortlist(sl)}
 	return res.emit(wire.SubjectShortlisted, MsgID(m.TaskID, "shortlisted"), &out)
 }
 
@@ -152,14 +242,15 @@ func (s *Stages) Rerank(ctx context.Context, in Msg) (Result, error) {
 		return Result{}, badInput(err)
 	}
 	res := Result{TaskID: m.TaskID}
-	if m.Catalog != s.fingerprint {
-		return res, fmt.Errorf("%w: shortlist over catalog %s, reranker has %s", ErrCatalogMismatch, m.Catalog, s.fingerprint)
+	snap := s.snapshotFor(m.Catalog)
+	if snap == nil {
+		return res, fmt.Errorf("%w: shortlist over catalog %s, reranker has %s", ErrCatalogMismatch, m.Catalog, s.Fingerprint())
 	}
-	sl, err := m.Shortlist.Matcher(s.m.Index())
+	sl, err := m.Shortlist.Matcher(snap.m.Index())
 	if err != nil {
 		return res, badInput(err)
 	}
-	ranked, err := s.m.Rank(ctx, &m.Requirement, sl)
+	ranked, err := snap.m.Rank(ctx, &m.Requirement, sl)
 	if err != nil {
 		return res, err
 	}
@@ -178,12 +269,13 @@ func (s *Stages) Decide(_ context.Context, in Msg) (Result, error) {
 		return Result{}, badInput(err)
 	}
 	res := Result{TaskID: m.TaskID}
-	if m.Catalog != s.fingerprint {
+	snap := s.snapshotFor(m.Catalog)
+	if snap == nil {
 		// The A2A request needs the chosen agent's card from the same
 		// catalog the candidates came from.
-		return res, fmt.Errorf("%w: ranked over catalog %s, decider has %s", ErrCatalogMismatch, m.Catalog, s.fingerprint)
+		return res, fmt.Errorf("%w: ranked over catalog %s, decider has %s", ErrCatalogMismatch, m.Catalog, s.Fingerprint())
 	}
-	d := s.decide(m.Candidates)
+	d := decideOn(snap.m, m.Candidates)
 	out := wire.Decision{V: wire.Version, TaskID: m.TaskID, DecisionID: wire.DecisionID(m.TaskID), Decision: d,
 		Catalog: m.Catalog, DecidedAt: s.now().UTC()}
 	if d.Action == decide.Delegate && d.Chosen != nil {
@@ -191,7 +283,7 @@ func (s *Stages) Decide(_ context.Context, in Msg) (Result, error) {
 		if err := json.Unmarshal(m.Task, &t); err != nil {
 			return res, badInput(fmt.Errorf("ranked task %s: %w", m.TaskID, err))
 		}
-		if a, ok := s.m.Catalog().Agent(d.Chosen.AgentID); ok {
+		if a, ok := snap.m.Catalog().Agent(d.Chosen.AgentID); ok {
 			if out.Request, err = wire.NewA2ARequest(a.Card, d.Chosen.SkillID, &t, out.DecisionID); err != nil {
 				return res, badInput(err)
 			}
@@ -201,9 +293,9 @@ func (s *Stages) Decide(_ context.Context, in Msg) (Result, error) {
 }
 
 // decide is match.Matcher.Decide on options that came over the wire.
-func (s *Stages) decide(cands []decide.Option) decide.Decision {
+func decideOn(m *match.Matcher, cands []decide.Option) decide.Decision {
 	opts := append([]decide.Option(nil), cands...)
-	p := s.m.Policy()
+	p := m.Policy()
 	p.Order(opts)
 	return p.Decide(opts)
 }

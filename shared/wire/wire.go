@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 )
 
 // Version is the message version this package writes and reads.
@@ -61,6 +63,9 @@ var (
 	ErrVersion = fmt.Errorf("%w: unsupported version", ErrBadMessage)
 )
 
+// missingV marks a V field the payload did not set.
+const missingV = math.MinInt32
+
 // header is what every message starts with.
 type header struct {
 	V *int `json:"v"`
@@ -69,6 +74,22 @@ type header struct {
 // decode unmarshals data into dst after checking the version. what names
 // the message kind in errors.
 func decode(data []byte, what string, dst any) error {
+	// One pass when dst has a V field (every message does): the version
+	// is checked after the decode. A payload that does not decode takes
+	// the two-pass path below, so that a message of another version is
+	// still reported as such rather than as a shape mismatch.
+	if v := reflect.ValueOf(dst).Elem().FieldByName("V"); v.IsValid() && v.CanInt() && v.CanSet() {
+		v.SetInt(missingV)
+		if err := json.Unmarshal(data, dst); err == nil {
+			switch got := v.Int(); {
+			case got == missingV:
+				return fmt.Errorf("%w: %s: no \"v\" field (want %d)", ErrVersion, what, Version)
+			case got != Version:
+				return fmt.Errorf("%w: %s: v=%d (want %d)", ErrVersion, what, got, Version)
+			}
+			return nil
+		}
+	}
 	var h header
 	if err := json.Unmarshal(data, &h); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrBadMessage, what, err)

@@ -23,6 +23,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/model"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/wire"
 )
 
 // needsCatalog says which stages match against the catalog.
@@ -73,11 +74,16 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 	advisories := fs.String("stream-advisories", def.Advisories, "stream capturing the max-deliveries advisories")
 	setup := fs.Bool("setup-streams", false, "create or update the streams at start (otherwise they must exist)")
 	watchDL := fs.Bool("dead-letters", stage == pipeline.StageFeedback, "also run the watcher that dead-letters messages past their max deliveries")
-	cards := fs.String("cards", "", "folder of agent cards (needed by the retriever, reranker and decider)")
+	cards := fs.String("cards", "", "folder of agent cards: a fixed catalog for the retriever, reranker and decider instead of watching --catalog-bucket")
+	bucket := fs.String("catalog-bucket", wire.BucketCatalog, "KV bucket of the card catalog the retriever, reranker and decider watch (fill it with `skillmatch cards add`)")
+	tasksAge := fs.Duration("tasks-max-age", pipeline.DefaultTasksMaxAge, "with --setup-streams: how long the tasks stream keeps tasks; negative: forever")
+	dlAge := fs.Duration("deadletters-max-age", pipeline.DefaultDeadLettersMaxAge, "with --setup-streams: how long the dead-letter stream keeps dead letters; negative: forever")
+	dlBytes := fs.Int64("deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "with --setup-streams: size cap of the dead-letter stream, oldest dropped first; negative: none")
 	modelPath := fs.String("model", "", "model file from \"skillmatch fit\" (default: the built-in model)")
 	threshold := fs.Float64("threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at (decider)")
 	margin := fs.Float64("margin", decide.DefaultPolicy.Margin, "lead over a runner-up of another agent needed to delegate (decider)")
 	workers := fs.Int("workers", 1, "concurrent workers on the durable consumer")
+	inFlight := fs.Int("max-in-flight", 256, "handled messages waiting for the stage's publisher; 1: the workers publish themselves")
 	maxDeliver := fs.Int("max-deliver", 5, "deliveries before a message is dead-lettered")
 	backoffs := fs.String("backoff", "30s,1m,2m,5m", "redelivery delays, comma-separated; the first is also the ack wait")
 	retry := fs.Duration("retry", 2*time.Second, "in-process retry budget for a transient error before a Nak")
@@ -118,22 +124,9 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 
 	var stages *pipeline.Stages
 	var specs []pipeline.Stage
+	var build pipeline.BuildFunc // set when the stage watches the catalog bucket
 	streams := pipeline.Streams{Tasks: *tasks, Decisions: *decisions, Outcomes: *outcomes, DeadLetters: *deadLetters, Advisories: *advisories}
-	if stage != pipeline.StageFeedback {
-		if needsCatalog[stage] && *cards == "" {
-			return fmt.Errorf("%w: the %s needs --cards", errUsage, stage)
-		}
-		cat := catalog.New()
-		if *cards != "" {
-			var errs []error
-			cat, errs = catalog.LoadDir(*cards)
-			for _, e := range errs {
-				log.Warn("card skipped", zap.String("task_id", ""), zap.Error(e))
-			}
-			if len(cat.Agents) == 0 {
-				return fmt.Errorf("no usable card in %s", *cards)
-			}
-		}
+	if needsCatalog[stage] {
 		mdl := model.Default()
 		if *modelPath != "" {
 			if mdl, err = model.Load(*modelPath); err != nil {
@@ -142,12 +135,27 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 		}
 		p := decide.DefaultPolicy
 		p.Threshold, p.Margin = *threshold, *margin
-		m, err := match.New(cat, match.WithModel(mdl), match.WithPolicy(p), match.WithLogger(log))
-		if err != nil {
-			return err
+		build = func(cat *catalog.Catalog) (*match.Matcher, error) {
+			return match.New(cat, match.WithModel(mdl), match.WithPolicy(p), match.WithLogger(log))
 		}
-		stages = pipeline.NewStages(m)
+		if *cards != "" {
+			cat, errs := catalog.LoadDir(*cards)
+			for _, e := range errs {
+				log.Warn("card skipped", zap.String("task_id", ""), zap.Error(e))
+			}
+			if len(cat.Agents) == 0 {
+				return fmt.Errorf("no usable card in %s", *cards)
+			}
+			m, err := build(cat)
+			if err != nil {
+				return err
+			}
+			stages, build = pipeline.NewStages(m), nil
+		} else {
+			stages = pipeline.NewStages(nil)
+		}
 	} else {
+		// The extractor and the feedback stage do not match.
 		stages = pipeline.NewStages(nil)
 	}
 	for _, st := range stages.StageSpecs(streams) {
@@ -165,13 +173,25 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 		return err
 	}
 	defer nc.Close()
-	cfg := pipeline.Config{Streams: streams, MaxDeliver: *maxDeliver, BackOff: bo, Workers: *workers, Retry: *retry, Log: log}
+	cfg := pipeline.Config{Streams: streams, MaxDeliver: *maxDeliver, BackOff: bo, Workers: *workers, Retry: *retry, Log: log,
+		MaxInFlight: *inFlight, CatalogBucket: *bucket, TasksMaxAge: *tasksAge, DeadLettersMaxAge: *dlAge, DeadLettersMaxBytes: *dlBytes}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if *setup {
 		if err := pipeline.SetupStreams(sctx, js, cfg); err != nil {
 			return err
 		}
+	}
+	if build != nil {
+		kv, err := pipeline.CatalogKV(sctx, js, *bucket)
+		if err != nil {
+			return err
+		}
+		w, err := stages.WatchCatalog(sctx, kv, build, log)
+		if err != nil {
+			return err
+		}
+		defer w.Stop()
 	}
 	r := pipeline.NewRunner(js, cfg)
 	if *watchDL {

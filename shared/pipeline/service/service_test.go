@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/skillmatch/skillmatch/shared/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/task"
@@ -47,11 +49,6 @@ func TestServicesAgainstExternalNATS(t *testing.T) {
 		}()
 	}
 	run(pipeline.StageFeedback, "--setup-streams")
-	time.Sleep(300 * time.Millisecond)
-	for _, s := range []string{pipeline.StageExtractor, pipeline.StageRetriever, pipeline.StageReranker, pipeline.StageDecider} {
-		run(s, "--cards", exampleDir())
-	}
-
 	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: url}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +56,30 @@ func TestServicesAgainstExternalNATS(t *testing.T) {
 	defer nc.Close()
 	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
 	defer scancel()
+	// The reranker and decider watch the catalog bucket; the retriever
+	// reads the same cards from the folder: their catalogs must agree.
+	var kv jetstream.KeyValue
+	for kv == nil {
+		if kv, err = pipeline.CatalogKV(sctx, js, ""); err != nil {
+			if sctx.Err() != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	files, rerrs := pipeline.ReadCards(exampleDir())
+	if len(rerrs) > 0 {
+		t.Fatal(rerrs)
+	}
+	for _, f := range files {
+		if _, _, err := pipeline.PutCard(sctx, kv, f.ID, f.Data, f.Status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(pipeline.StageExtractor)
+	run(pipeline.StageRetriever, "--cards", exampleDir())
+	run(pipeline.StageReranker)
+	run(pipeline.StageDecider)
 	a, err := pipeline.Submit(sctx, js, pipeline.Streams{}, &task.Task{ID: "svc-1",
 		Message: task.Message{Parts: []task.Part{{Text: "translate this paragraph into German"}}}})
 	if err != nil {
@@ -99,8 +120,10 @@ func TestServiceFlags(t *testing.T) {
 			t.Errorf("%v: %v", args, err)
 		}
 	}
-	if err := Run(ctx, pipeline.StageRetriever, nil, &stderr); !errors.Is(err, errUsage) {
-		t.Errorf("retriever without cards: %v", err)
+	// Without --cards the retriever watches the catalog bucket: not a
+	// usage error, it needs a server.
+	if err := Run(ctx, pipeline.StageRetriever, []string{"--nats", "nats://127.0.0.1:1", "--timeout", "500ms"}, &stderr); err == nil || errors.Is(err, errUsage) {
+		t.Errorf("retriever without cards or server: %v", err)
 	}
 	if err := Run(ctx, "nope", nil, &stderr); !errors.Is(err, errUsage) {
 		t.Errorf("unknown stage: %v", err)

@@ -1,0 +1,358 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/eval"
+	"github.com/skillmatch/skillmatch/shared/golden"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/task"
+	"github.com/skillmatch/skillmatch/shared/wire"
+)
+
+func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("replay", "replay [--from SEQ|TIME] [--to SEQ|TIME] [--nats URL]",
+		"Replays the tasks submitted to a pipeline (the "+wire.SubjectSubmitted+" messages of the tasks\n"+
+			"stream) through the current matcher, built in this process from the catalog bucket "+wire.BucketCatalog+",\n"+
+			"and prints how many tasks it would delegate, clarify and abstain on. Where the outcomes\n"+
+			"stream carries labels for a task (an outcome's rightSkill, \"none\" for no skill; or a\n"+
+			"successful outcome, whose skill was then right) it prints the eval figures on those tasks.\n"+
+			"Nothing is published: the running pipeline is not disturbed.\n\n"+
+			"--from and --to take a stream sequence (42), a time (2026-11-29T10:00:00Z or 2026-11-29)\n"+
+			"or a duration back from now (24h); both ends are inclusive. The tasks stream keeps tasks for\n"+
+			"its max age (`skillmatch run --tasks-max-age`, default 7 days).", stderr)
+	nf := addNATSFlags(fs)
+	from := fs.String("from", "", "first task to replay: SEQ, TIME or a duration ago (default: the first in the stream)")
+	to := fs.String("to", "", "last task to replay: SEQ, TIME or a duration ago (default: the last now in the stream)")
+	tasksStream := fs.String("stream-tasks", pipeline.DefaultStreams.Tasks, "tasks stream")
+	outcomesStream := fs.String("stream-outcomes", pipeline.DefaultStreams.Outcomes, "outcomes stream")
+	bucket := fs.String("bucket", wire.BucketCatalog, "catalog KV bucket")
+	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for the whole replay")
+	mf := matcherFlags(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: replay takes no arguments (got %q)", errUsage, pos[0])
+	}
+	now := time.Now()
+	lo, err := parseBound(*from, now)
+	if err != nil {
+		return fmt.Errorf("%w: --from: %v", errUsage, err)
+	}
+	hi, err := parseBound(*to, now)
+	if err != nil {
+		return fmt.Errorf("%w: --to: %v", errUsage, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	nc, js, err := nf.connect("skillmatch replay")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	kv, err := openCatalog(ctx, js, *bucket)
+	if err != nil {
+		return err
+	}
+	cat, rev, errs := pipeline.LoadCatalogKV(ctx, kv)
+	for _, e := range errs {
+		fmt.Fprintf(stderr, "catalog entry skipped: %v\n", e)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m, err := mf.matcher(cat)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "catalog: bucket %s revision %d, %d agents, %d skills\n", *bucket, rev, len(cat.Agents), len(cat.Skills()))
+	res, err := replay(ctx, js, m, *tasksStream, *outcomesStream, lo, hi)
+	if err != nil {
+		return err
+	}
+	res.print(stdout)
+	return nil
+}
+
+// bound is one end of a replay range: a sequence or a time (zero: open).
+type bound struct {
+	seq uint64
+	at  time.Time
+}
+
+func parseBound(s string, now time.Time) (bound, error) {
+	if s == "" {
+		return bound{}, nil
+	}
+	if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+		if n == 0 {
+			return bound{}, errors.New("sequences start at 1")
+		}
+		return bound{seq: n}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return bound{at: t}, nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return bound{at: now.Add(-d)}, nil
+	}
+	return bound{}, fmt.Errorf("%q: want a sequence number, an RFC 3339 time, a date or a duration", s)
+}
+
+// replayResult is what a replay found.
+type replayResult struct {
+	FirstSeq, LastSeq uint64
+	Tasks             int // distinct valid tasks replayed
+	Invalid           int // submitted messages the extractor would dead-letter
+	Repeated          int // task ids seen again in the range (replayed once)
+	Actions           map[decide.Action]int
+	// Labelled counts the tasks an outcome labels; Failures the tasks
+	// whose only outcomes are failures without a right skill (not scored).
+	Labelled, Failures int
+	Report             *eval.Report // nil without labels
+	Agents, Skills     int          // of the catalog replayed on
+}
+
+func (r *replayResult) print(w io.Writer) {
+	if r.Tasks+r.Invalid == 0 {
+		fmt.Fprintln(w, "no submitted tasks in the range")
+		return
+	}
+	fmt.Fprintf(w, "replayed %d tasks (tasks stream seq %d-%d", r.Tasks, r.FirstSeq, r.LastSeq)
+	if r.Invalid > 0 {
+		fmt.Fprintf(w, "; %d invalid, dead-lettered by the extractor", r.Invalid)
+	}
+	if r.Repeated > 0 {
+		fmt.Fprintf(w, "; %d repeated ids counted once", r.Repeated)
+	}
+	fmt.Fprintln(w, ")")
+	fmt.Fprintf(w, "  decisions            %d delegate, %d clarify, %d abstain\n",
+		r.Actions[decide.Delegate], r.Actions[decide.Clarify], r.Actions[decide.Abstain])
+	if r.Report == nil {
+		fmt.Fprintln(w, "no labelled outcomes for these tasks: no eval figures")
+		if r.Failures > 0 {
+			fmt.Fprintf(w, "(%d tasks have only failed outcomes without a rightSkill, which do not say what was right)\n", r.Failures)
+		}
+		return
+	}
+	fmt.Fprintf(w, "labelled by outcomes: %d tasks", r.Labelled)
+	if r.Failures > 0 {
+		fmt.Fprintf(w, " (%d more have only failed outcomes without a rightSkill: not scored)", r.Failures)
+	}
+	fmt.Fprintln(w)
+	printReport(w, "replay", "labelled", r.Agents, r.Skills, r.Report)
+}
+
+// label is what the outcomes say was right for a task.
+type label struct {
+	right   string // expected skill key; "" = no skill fits
+	known   bool   // right is known
+	failure bool   // only failures seen
+}
+
+// readLabels reads the outcomes stream into labels by decision id. A
+// rightSkill beats a success, and a later outcome beats an earlier one of
+// the same kind.
+func readLabels(ctx context.Context, js jetstream.JetStream, stream string) (map[string]*label, error) {
+	out := map[string]*label{}
+	fromRight := map[string]bool{}
+	err := readStream(ctx, js, stream, nil, bound{}, bound{}, func(_ jetstream.MsgMetadata, data []byte) {
+		o, err := wire.DecodeOutcome(data)
+		if err != nil {
+			return
+		}
+		id := o.DecisionID
+		if o.TaskID != "" && id == "" {
+			id = wire.DecisionID(o.TaskID)
+		}
+		l := out[id]
+		if l == nil {
+			l = &label{}
+			out[id] = l
+		}
+		switch {
+		case o.RightSkill != "":
+			l.right, l.known, l.failure = o.RightSkill, true, false
+			if o.RightSkill == "none" {
+				l.right = ""
+			}
+			fromRight[id] = true
+		case o.Success && !fromRight[id]:
+			l.right, l.known, l.failure = o.Skill, true, false
+		case !o.Success && !l.known:
+			l.failure = true
+		}
+	})
+	return out, err
+}
+
+// readStream calls fn for each message of the stream (filtered) in the
+// range, with an ordered consumer, up to the stream's last message at the
+// start.
+func readStream(ctx context.Context, js jetstream.JetStream, name string, filter []string, lo, hi bound,
+	fn func(jetstream.MsgMetadata, []byte)) error {
+	s, err := js.Stream(ctx, name)
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", name, err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", name, err)
+	}
+	last := info.State.LastSeq
+	if hi.seq > 0 {
+		last = min(last, hi.seq)
+	}
+	if info.State.Msgs == 0 || last < info.State.FirstSeq || (lo.seq > 0 && lo.seq > last) {
+		return nil
+	}
+	occ := jetstream.OrderedConsumerConfig{FilterSubjects: filter}
+	switch {
+	case lo.seq > 0:
+		occ.DeliverPolicy, occ.OptStartSeq = jetstream.DeliverByStartSequencePolicy, lo.seq
+	case !lo.at.IsZero():
+		t := lo.at
+		occ.DeliverPolicy, occ.OptStartTime = jetstream.DeliverByStartTimePolicy, &t
+	}
+	c, err := js.OrderedConsumer(ctx, name, occ)
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", name, err)
+	}
+	for {
+		batch, err := c.FetchNoWait(500)
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", name, err)
+		}
+		n := 0
+		done := false
+		for msg := range batch.Messages() {
+			n++
+			md, err := msg.Metadata()
+			if err != nil {
+				continue
+			}
+			seq := md.Sequence.Stream
+			if seq > last || (!hi.at.IsZero() && md.Timestamp.After(hi.at)) {
+				done = true
+				continue
+			}
+			fn(*md, msg.Data())
+			if seq == last || md.NumPending == 0 {
+				done = true
+			}
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("stream %s: %w", name, err)
+		}
+		if done || n == 0 {
+			return ctx.Err()
+		}
+	}
+}
+
+// replay runs the submitted tasks in the range through m and scores the
+// labelled ones.
+func replay(ctx context.Context, js jetstream.JetStream, m *match.Matcher, tasksStream, outcomesStream string, lo, hi bound) (*replayResult, error) {
+	labels, err := readLabels(ctx, js, outcomesStream)
+	if err != nil {
+		return nil, err
+	}
+	r := &replayResult{Actions: map[decide.Action]int{}, Agents: len(m.Catalog().Agents), Skills: m.Index().Len()}
+	seen := map[string]bool{}
+	var outs []eval.Outcome
+	var matchErr error
+	err = readStream(ctx, js, tasksStream, []string{wire.SubjectSubmitted}, lo, hi, func(md jetstream.MsgMetadata, data []byte) {
+		if matchErr != nil {
+			return
+		}
+		if r.FirstSeq == 0 {
+			r.FirstSeq = md.Sequence.Stream
+		}
+		r.LastSeq = md.Sequence.Stream
+		sub, err := wire.DecodeTaskSubmitted(data)
+		if err != nil {
+			r.Invalid++
+			return
+		}
+		t, err := task.Parse(sub.Task)
+		if err != nil {
+			r.Invalid++
+			return
+		}
+		if seen[t.ID] {
+			r.Repeated++
+			return
+		}
+		seen[t.ID] = true
+		start := time.Now()
+		res, err := m.Match(ctx, t)
+		if err != nil {
+			matchErr = fmt.Errorf("task %s: %w", t.ID, err)
+			return
+		}
+		lat := time.Since(start)
+		r.Tasks++
+		r.Actions[res.Decision.Action]++
+		l := labels[wire.DecisionID(t.ID)]
+		switch {
+		case l == nil:
+			return
+		case !l.known:
+			r.Failures++
+			return
+		}
+		r.Labelled++
+		outs = append(outs, outcomeOf(m, &golden.Task{ID: t.ID, Expected: l.right}, res, lat))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if matchErr != nil {
+		return nil, matchErr
+	}
+	if len(outs) > 0 {
+		r.Report = eval.Score(outs)
+	}
+	return r, nil
+}
+
+// outcomeOf is what eval.Run records for one task.
+func outcomeOf(m *match.Matcher, gt *golden.Task, res *match.Result, lat time.Duration) eval.Outcome {
+	o := eval.Outcome{Task: gt, Latency: lat, Action: res.Decision.Action}
+	if res.Shortlist != nil && res.Shortlist.Retrieval != nil {
+		for _, c := range res.Shortlist.Retrieval.Candidates {
+			if gt.Correct(c.Entry.Key) {
+				o.InList = true
+				break
+			}
+		}
+	}
+	for i, c := range res.Ranked {
+		if gt.Correct(c.Entry.Key) {
+			o.Rank = i + 1
+			break
+		}
+	}
+	if len(res.Ranked) > 0 {
+		opts := match.Options(res.Ranked)
+		m.Policy().Order(opts)
+		o.TopKey, o.Prob, o.TopScore = opts[0].Key, opts[0].Prob, opts[0].Score
+	}
+	if res.Decision.Chosen != nil {
+		o.Chosen = res.Decision.Chosen.Key
+	}
+	return o
+}

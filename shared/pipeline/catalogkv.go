@@ -1,0 +1,334 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/card"
+	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/wire"
+)
+
+// catalogHistory is how many revisions of each card the bucket keeps (the
+// watchers read only the latest; the rest is for an operator's audit).
+const catalogHistory = 5
+
+// setupCatalog creates the catalog bucket, or updates it to this config.
+func setupCatalog(ctx context.Context, js jetstream.JetStream, cfg Config) error {
+	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: cfg.CatalogBucket, Description: "skillmatch agent cards: key = agent id, value = wire.CatalogEntry",
+		History: catalogHistory, Storage: cfg.Storage, Replicas: cfg.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("pipeline: catalog bucket %s: %w", cfg.CatalogBucket, err)
+	}
+	return nil
+}
+
+// CatalogKV opens the catalog bucket (wire.BucketCatalog if bucket is "").
+func CatalogKV(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.KeyValue, error) {
+	if bucket == "" {
+		bucket = wire.BucketCatalog
+	}
+	kv, err := js.KeyValue(ctx, bucket)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: catalog bucket %s: %w", bucket, err)
+	}
+	return kv, nil
+}
+
+// CardFile is one card to put in the catalog: its agent id, its JSON as
+// given, and the registry's status when one was given.
+type CardFile struct {
+	ID     string
+	Path   string
+	Data   []byte
+	Status *catalog.Status
+}
+
+// ReadCards reads the cards at path: a catalog folder (as catalog.LoadDir
+// reads it, registry.json included) or a single card file (id = file name
+// without .json). Every card is checked with card.Parse; a card that fails
+// is left out and its error, naming the file, returned with the rest.
+func ReadCards(path string) ([]CardFile, []error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, []error{err}
+	}
+	if !fi.IsDir() {
+		c, err := card.ParseFile(path)
+		if err != nil {
+			return nil, []error{err}
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, []error{err}
+		}
+		return []CardFile{{ID: c.ID, Path: path, Data: data}}, nil
+	}
+	cat, errs := catalog.LoadDir(path)
+	cardDir := filepath.Join(path, "cards")
+	if fi, err := os.Stat(cardDir); err != nil || !fi.IsDir() {
+		cardDir = path
+	}
+	var out []CardFile
+	for _, a := range cat.Agents {
+		p := filepath.Join(cardDir, a.Card.ID+".json")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		st := a.Status
+		out = append(out, CardFile{ID: a.Card.ID, Path: p, Data: data, Status: &st})
+	}
+	return out, errs
+}
+
+// PutCard checks a card (wire.NewCatalogEntry: card.Parse and the status)
+// and puts it in the catalog bucket under its agent id. A card whose
+// entry is already the bucket's current value is not put again (changed is
+// false), so reloading a folder does not make every watcher rebuild. A nil
+// status keeps the agent's current status (the default for a new agent).
+func PutCard(ctx context.Context, kv jetstream.KeyValue, id string, cardJSON []byte, st *catalog.Status) (rev uint64, changed bool, err error) {
+	cur, err := kv.Get(ctx, id)
+	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return 0, false, fmt.Errorf("pipeline: catalog get %s: %w", id, err)
+	}
+	if st == nil && cur != nil {
+		// No status given: keep the one the agent has.
+		var old wire.CatalogEntry
+		if json.Unmarshal(cur.Value(), &old) == nil {
+			st = old.Status
+		}
+	}
+	val, err := wire.NewCatalogEntry(id, cardJSON, st)
+	if err != nil {
+		return 0, false, err
+	}
+	if cur != nil && bytes.Equal(cur.Value(), val) {
+		return cur.Revision(), false, nil
+	}
+	rev, err = kv.Put(ctx, id, val)
+	if err != nil {
+		return 0, false, fmt.Errorf("pipeline: catalog put %s: %w", id, err)
+	}
+	return rev, true, nil
+}
+
+// ErrNoAgent is returned by RemoveCard for an id the catalog does not hold.
+var ErrNoAgent = errors.New("no such agent in the catalog")
+
+// RemoveCard deletes an agent from the catalog bucket.
+func RemoveCard(ctx context.Context, kv jetstream.KeyValue, id string) error {
+	if _, err := kv.Get(ctx, id); err != nil {
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			return fmt.Errorf("%w: %q", ErrNoAgent, id)
+		}
+		return fmt.Errorf("pipeline: catalog get %s: %w", id, err)
+	}
+	if err := kv.Delete(ctx, id); err != nil {
+		return fmt.Errorf("pipeline: catalog delete %s: %w", id, err)
+	}
+	return nil
+}
+
+// LoadCatalogKV reads the bucket's current catalog. An entry that does not
+// decode is left out, with its error. rev is the bucket revision read.
+func LoadCatalogKV(ctx context.Context, kv jetstream.KeyValue) (cat *catalog.Catalog, rev uint64, errs []error) {
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return catalog.New(), 0, []error{err}
+	}
+	defer w.Stop() //nolint:errcheck
+	st := catalogState{agents: map[string]catalog.Agent{}}
+	for {
+		select {
+		case <-ctx.Done():
+			return catalog.New(), 0, []error{ctx.Err()}
+		case e, ok := <-w.Updates():
+			if !ok {
+				return catalog.New(), 0, []error{errors.New("pipeline: catalog watch closed")}
+			}
+			if e == nil {
+				return st.catalog(), st.rev, st.errs
+			}
+			st.apply(e)
+		}
+	}
+}
+
+// catalogState is the catalog bucket's current state as decoded agents.
+type catalogState struct {
+	agents map[string]catalog.Agent
+	rev    uint64
+	errs   []error // bad entries since the last take
+}
+
+// apply applies one bucket entry. A put that does not decode removes the
+// agent: every watcher derives its catalog from the bucket's current
+// values only, so replicas started before and after the bad put agree.
+func (s *catalogState) apply(e jetstream.KeyValueEntry) {
+	s.rev = max(s.rev, e.Revision())
+	switch e.Operation() {
+	case jetstream.KeyValuePut:
+		a, err := wire.DecodeCatalogEntry(e.Key(), e.Value())
+		if err != nil {
+			delete(s.agents, e.Key())
+			s.errs = append(s.errs, fmt.Errorf("revision %d: %w", e.Revision(), err))
+			return
+		}
+		s.agents[e.Key()] = a
+	default: // delete, purge
+		delete(s.agents, e.Key())
+	}
+}
+
+func (s *catalogState) catalog() *catalog.Catalog {
+	agents := make([]catalog.Agent, 0, len(s.agents))
+	for _, a := range s.agents {
+		agents = append(agents, a)
+	}
+	return catalog.New(agents...) // sorts by id
+}
+
+// BuildFunc builds a matcher for a catalog snapshot; every replica of a
+// stage must build with the same options (model, policy) so that their
+// fingerprints agree.
+type BuildFunc func(*catalog.Catalog) (*match.Matcher, error)
+
+// CatalogWatch keeps a Stages' matcher built on the catalog bucket.
+type CatalogWatch struct {
+	applied atomic.Uint64
+	cancel  context.CancelFunc
+	done    chan struct{}
+	once    sync.Once
+}
+
+// Revision is the last bucket revision the stages' matcher reflects.
+func (w *CatalogWatch) Revision() uint64 { return w.applied.Load() }
+
+// Stop stops watching; the stages keep their last matcher.
+func (w *CatalogWatch) Stop() {
+	w.once.Do(func() {
+		w.cancel()
+		<-w.done
+	})
+}
+
+// WatchCatalog builds the stages' matcher from the catalog bucket and
+// rebuilds it whenever a card is added, replaced (a new revision) or
+// deleted, swapping it in atomically (SetMatcher): messages being handled
+// finish on the matcher they started with. Bursts of changes are applied
+// together. An entry that is not a valid card is skipped with a logged
+// reason (and removes that agent); the stage keeps going. It returns once
+// the bucket's current state is loaded (an empty bucket gives an empty
+// catalog, on which every task is abstained).
+func (s *Stages) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, build BuildFunc, log *zap.Logger) (*CatalogWatch, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	kw, err := kv.WatchAll(wctx)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("pipeline: watch catalog %s: %w", kv.Bucket(), err)
+	}
+	w := &CatalogWatch{cancel: cancel, done: make(chan struct{})}
+	st := catalogState{agents: map[string]catalog.Agent{}}
+	ready := make(chan error, 1)
+	rebuild := func() error {
+		for _, e := range st.errs {
+			log.Warn("catalog entry skipped", zap.String("task_id", ""), zap.String("reason", e.Error()))
+		}
+		st.errs = nil
+		cat := st.catalog()
+		t0 := time.Now()
+		m, err := build(cat)
+		if err != nil {
+			log.Error("catalog not rebuilt; keeping the previous one", zap.String("task_id", ""), zap.Uint64("revision", st.rev), zap.Error(err))
+			return err
+		}
+		old := s.Fingerprint()
+		fp := s.SetMatcher(m)
+		w.applied.Store(st.rev)
+		if fp != old {
+			log.Info("catalog loaded", zap.String("task_id", ""), zap.Uint64("revision", st.rev), zap.Int("agents", len(cat.Agents)),
+				zap.Int("skills", len(cat.Skills())), zap.String("fingerprint", fp), zap.Duration("build", time.Since(t0)))
+		}
+		return nil
+	}
+	go func() {
+		defer close(w.done)
+		defer kw.Stop() //nolint:errcheck
+		initial := true
+		for {
+			var e jetstream.KeyValueEntry
+			var ok bool
+			select {
+			case <-wctx.Done():
+				if initial {
+					ready <- wctx.Err()
+				}
+				return
+			case e, ok = <-kw.Updates():
+			}
+			if !ok {
+				if initial {
+					ready <- errors.New("pipeline: catalog watch closed")
+				}
+				return
+			}
+			if e == nil { // end of the initial values
+				if initial {
+					initial = false
+					ready <- rebuild()
+				}
+				continue
+			}
+			st.apply(e)
+			if initial {
+				continue
+			}
+			// Take whatever else is already waiting, then rebuild once.
+		drain:
+			for {
+				select {
+				case e, ok := <-kw.Updates():
+					if !ok {
+						break drain
+					}
+					if e != nil {
+						st.apply(e)
+					}
+				default:
+					break drain
+				}
+			}
+			_ = rebuild()
+		}
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			w.Stop()
+			return nil, err
+		}
+		return w, nil
+	case <-ctx.Done():
+		w.Stop()
+		return nil, ctx.Err()
+	}
+}
