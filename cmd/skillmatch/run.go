@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/skillmatch/skillmatch/shared/decide"
 	"github.com/skillmatch/skillmatch/shared/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/wire"
@@ -34,8 +35,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"Retention: TASKS keeps tasks for --tasks-max-age (default 7 days, the range `skillmatch\n"+
 			"replay` can cover); DEADLETTER keeps dead letters for --deadletters-max-age (30 days) up\n"+
 			"to --deadletters-max-bytes (1 GiB, oldest dropped first); DECISIONS and OUTCOMES are kept.\n"+
-			"The feedback stage is a stub for now: it validates and acknowledges outcomes on\n"+
-			wire.SubjectOutcome+" but keeps no posteriors and refits nothing.\n"+
+			"Feedback: outcomes on "+wire.SubjectOutcome+" update per-skill Beta posteriors of the success\n"+
+			"rate (with latency and cost), put in the model KV bucket "+wire.BucketModel+" (key "+wire.ModelKeyPosteriors+")\n"+
+			"every 50 outcomes and every 10 s; the decider hot-reloads them and, among candidates within\n"+
+			"--tie-epsilon of the best calibrated probability, prefers the better success rate, then\n"+
+			"latency, then cost, exploring a random near-tie with probability --explore (seeded by\n"+
+			"--tie-seed and the task id; recorded on the decision as \"tie\"). Every 10 min the\n"+
+			"calibration is refitted from the logged decisions' top candidates joined with labelled\n"+
+			"outcomes and put under key "+wire.ModelKeyCalibration+" only when no worse on a held-out slice\n"+
+			"(the reranker does not load it yet).\n"+
 			"Ctrl-C stops it cleanly; the store keeps tasks, decisions and consumer positions.", stderr)
 	data := fs.String("data", defaultDataDir(), "data folder for the JetStream store")
 	cards := fs.String("cards", "", "folder of agent cards (default: the example catalog, "+exampleCatalog+")")
@@ -46,6 +54,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	dlAge := fs.Duration("deadletters-max-age", pipeline.DefaultDeadLettersMaxAge, "how long the DEADLETTER stream keeps dead letters; negative: forever")
 	dlBytes := fs.Int64("deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "size cap of the DEADLETTER stream, oldest dropped first; negative: none")
 	syncAlways := fs.Bool("sync-always", false, "fsync every JetStream write (safer against machine crashes, slower)")
+	tieEps := fs.Float64("tie-epsilon", decide.DefaultTieConfig.Epsilon, "decider: candidates within this calibrated probability of the best are near-ties, ordered by success rate")
+	explore := fs.Float64("explore", decide.DefaultTieConfig.Explore, "decider: probability of putting a random near-tie first; 0: never")
+	tieSeed := fs.Uint64("tie-seed", pipeline.DefaultTieSeed, "decider: seed of the per-task tie-break random source")
 	logLevel := fs.String("log-level", "info", "log level: debug (one line per message), info, warn, error")
 	mf := matcherFlags(fs)
 	pos, err := parse(fs, args)
@@ -92,7 +103,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	setup, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cfg := pipeline.Config{Workers: *workers, Log: log, TasksMaxAge: *tasksAge,
-		DeadLettersMaxAge: *dlAge, DeadLettersMaxBytes: *dlBytes}
+		DeadLettersMaxAge: *dlAge, DeadLettersMaxBytes: *dlBytes,
+		Ties: &decide.TieConfig{Epsilon: *tieEps, Explore: *explore}, TieSeed: *tieSeed}
 	if err := pipeline.SetupStreams(setup, js, cfg); err != nil {
 		return err
 	}

@@ -15,9 +15,13 @@ type Group struct {
 	mu     sync.Mutex
 	specs  []Stage
 	run    map[string]*Running
+	fb     *FeedbackStage
+	model  *ModelWatch
 }
 
-// StartAll creates the streams and starts every stage.
+// StartAll creates the streams and buckets and starts every stage: the
+// feedback stage restores its posteriors from the model bucket, and the
+// decider watches them (and breaks near-ties as cfg.Ties says).
 func StartAll(ctx context.Context, js jetstream.JetStream, stages *Stages, cfg Config) (*Group, error) {
 	cfg = cfg.withDefaults()
 	if err := SetupStreams(ctx, js, cfg); err != nil {
@@ -25,6 +29,22 @@ func StartAll(ctx context.Context, js jetstream.JetStream, stages *Stages, cfg C
 	}
 	r := NewRunner(js, cfg)
 	g := &Group{runner: r, run: map[string]*Running{}}
+	stages.SetTies(*cfg.Ties, cfg.TieSeed)
+	mkv, err := ModelKV(ctx, js, cfg.ModelBucket)
+	if err != nil {
+		return nil, err
+	}
+	if g.fb, err = NewFeedbackStage(ctx, mkv, cfg.FeedbackEvery, cfg.FeedbackInterval, cfg.Log); err != nil {
+		return nil, err
+	}
+	if cfg.RefitInterval > 0 {
+		g.fb.StartRefit(js, RefitConfig{Streams: cfg.Streams, Interval: cfg.RefitInterval, Window: cfg.RefitWindow})
+	}
+	stages.SetFeedback(g.fb)
+	if g.model, err = stages.WatchModel(ctx, mkv, cfg.Log); err != nil {
+		g.fb.Close()
+		return nil, err
+	}
 	g.specs = append(stages.StageSpecs(cfg.Streams), r.DeadLetterStage())
 	for _, st := range g.specs {
 		if err := g.StartStage(ctx, st.Name); err != nil {
@@ -79,4 +99,10 @@ func (g *Group) Stop() {
 		go func() { defer wg.Done(); r.Stop() }()
 	}
 	wg.Wait()
+	if g.fb != nil {
+		g.fb.Close()
+	}
+	if g.model != nil {
+		g.model.Stop()
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/decide"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/natsbox"
 	"github.com/skillmatch/skillmatch/shared/task"
@@ -60,6 +61,8 @@ func testConfig(t testing.TB) Config {
 		BackOff:    []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second},
 		Retry:      5 * time.Second,
 		Log:        zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)),
+		// No exploration: the decisions must equal the in-process core's.
+		Ties: &decide.TieConfig{Epsilon: decide.DefaultTieConfig.Epsilon},
 	}
 }
 

@@ -19,6 +19,9 @@ import (
 func TestStagesChainedEqualMatch(t *testing.T) {
 	m := testMatcher(t)
 	s := NewStages(m)
+	// No exploration (the default explores among near-ties) and no
+	// posteriors: the decider orders as the policy does.
+	s.SetTies(decide.TieConfig{Epsilon: decide.DefaultTieConfig.Epsilon}, DefaultTieSeed)
 	tasks := genTasks(m, 200, 1)
 	want := expected(t, m, tasks)
 	ctx := context.Background()
@@ -207,7 +210,7 @@ func TestPipelineThousandTasks(t *testing.T) {
 // their payload; the valid tasks around them are decided.
 func TestPipelineDeadLetters(t *testing.T) {
 	m := testMatcher(t)
-	tasks := genTasks(m, 60, 3)
+	tasks := genTasks(m, 70, 3)
 	want := expected(t, m, tasks)
 	srv := startServer(t, t.TempDir(), "")
 	defer srv.Shutdown()
@@ -229,6 +232,7 @@ func TestPipelineDeadLetters(t *testing.T) {
 		{wire.SubjectSubmitted, `{"v":9,"task":{"id":"future","message":{"parts":[{"text":"hi"}]}}}`, StageExtractor, "unsupported version"},
 		{wire.SubjectRanked, `{"v":1,"candidates":[]}`, StageDecider, "no taskId"},
 		{wire.SubjectOutcome, `{"v":1,"skill":"a/b"}`, StageFeedback, "no decisionId"},
+		{wire.SubjectOutcome, `{"v":1,"decisionId":"d","skill":"a/b","success":true,"cost":-1}`, StageFeedback, "bad outcome"},
 	}
 	for i, tk := range tasks {
 		publishTasks(ctx, t, js, tasks[i:i+1])

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
+	"github.com/skillmatch/skillmatch/shared/decide"
 	"github.com/skillmatch/skillmatch/shared/wire"
 )
 
@@ -106,6 +107,27 @@ type Config struct {
 	TasksMaxAge         time.Duration
 	DeadLettersMaxAge   time.Duration
 	DeadLettersMaxBytes int64
+	// ModelBucket is the KV bucket of the model state (default
+	// wire.BucketModel), created with the streams: the feedback stage
+	// puts the posteriors there, the decider watches them.
+	ModelBucket string
+	// Ties is the decider's near-tie treatment (nil:
+	// decide.DefaultTieConfig, which explores); TieSeed seeds its per-task
+	// random source (0: DefaultTieSeed).
+	Ties    *decide.TieConfig
+	TieSeed uint64
+	// FeedbackEvery: the feedback stage publishes the posteriors after
+	// this many counted outcomes (default 50), and FeedbackInterval after
+	// it counted any (default 10 s).
+	FeedbackEvery    int
+	FeedbackInterval time.Duration
+	// RefitInterval is how often the feedback stage refits the
+	// calibration from the latest RefitWindow decisions and outcomes
+	// (defaults DefaultRefitInterval, DefaultRefitWindow; negative: never)
+	// and puts it in the model bucket when it is no worse on a held-out
+	// slice.
+	RefitInterval time.Duration
+	RefitWindow   int
 	// Log receives one line per event, each with the task id.
 	Log *zap.Logger
 }
@@ -155,6 +177,28 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DeadLettersMaxBytes == 0 {
 		c.DeadLettersMaxBytes = DefaultDeadLettersMaxBytes
+	}
+	if c.ModelBucket == "" {
+		c.ModelBucket = wire.BucketModel
+	}
+	if c.Ties == nil {
+		t := decide.DefaultTieConfig
+		c.Ties = &t
+	}
+	if c.TieSeed == 0 {
+		c.TieSeed = DefaultTieSeed
+	}
+	if c.FeedbackEvery <= 0 {
+		c.FeedbackEvery = DefaultFeedbackEvery
+	}
+	if c.FeedbackInterval <= 0 {
+		c.FeedbackInterval = DefaultFeedbackInterval
+	}
+	if c.RefitInterval == 0 {
+		c.RefitInterval = DefaultRefitInterval
+	}
+	if c.RefitWindow <= 0 {
+		c.RefitWindow = DefaultRefitWindow
 	}
 	if c.Log == nil {
 		c.Log = zap.NewNop()
@@ -210,7 +254,10 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 			return fmt.Errorf("pipeline: stream %s: %w", sc.Name, err)
 		}
 	}
-	return setupCatalog(ctx, js, cfg)
+	if err := setupCatalog(ctx, js, cfg); err != nil {
+		return err
+	}
+	return setupModel(ctx, js, cfg)
 }
 
 // Stage is one consumer of the pipeline.
@@ -228,12 +275,16 @@ func (s *Stages) StageSpecs(streams Streams) []Stage {
 	if streams == (Streams{}) {
 		streams = DefaultStreams
 	}
+	fb := Feedback
+	if s.feedbackH != nil {
+		fb = s.feedbackH.Handle
+	}
 	return []Stage{
 		{Name: StageExtractor, Stream: streams.Tasks, Filter: wire.SubjectSubmitted, Handle: s.Extract},
 		{Name: StageRetriever, Stream: streams.Tasks, Filter: wire.SubjectExtracted, Handle: s.Retrieve},
 		{Name: StageReranker, Stream: streams.Tasks, Filter: wire.SubjectShortlisted, Handle: s.Rerank},
 		{Name: StageDecider, Stream: streams.Tasks, Filter: wire.SubjectRanked, Handle: s.Decide},
-		{Name: StageFeedback, Stream: streams.Outcomes, Filter: wire.SubjectOutcome, Handle: Feedback},
+		{Name: StageFeedback, Stream: streams.Outcomes, Filter: wire.SubjectOutcome, Handle: fb},
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/decide"
 	"github.com/skillmatch/skillmatch/shared/extract"
+	"github.com/skillmatch/skillmatch/shared/feedback"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/task"
 	"github.com/skillmatch/skillmatch/shared/wire"
@@ -86,6 +87,14 @@ type Stages struct {
 	recent atomic.Pointer[[]*snapshot]
 	limits []task.Option
 	now    func() time.Time
+
+	// Near-tie break of the decider: settings, the seed of the per-task
+	// random source, and the posteriors (nil until some are loaded).
+	ties      decide.TieConfig
+	tieSeed   uint64
+	post      atomic.Pointer[feedback.Posteriors]
+	postRev   atomic.Uint64
+	feedbackH *FeedbackStage
 }
 
 // snapshot is one matcher and the name of its catalog.
@@ -102,7 +111,7 @@ const keepSnapshots = 4
 // given. A nil matcher is allowed for a process that runs only the
 // feedback stage, or that sets its matcher later (WatchCatalog).
 func NewStages(m *match.Matcher, limits ...task.Option) *Stages {
-	s := &Stages{limits: limits, now: time.Now}
+	s := &Stages{limits: limits, now: time.Now, ties: decide.DefaultTieConfig, tieSeed: DefaultTieSeed}
 	if m != nil {
 		s.SetMatcher(m)
 	}
@@ -261,6 +270,38 @@ func (s *Stages) Rerank(ctx context.Context, in Msg) (Result, error) {
 	return res.emit(wire.SubjectRanked, MsgID(m.TaskID, "ranked"), &out)
 }
 
+// DefaultTieSeed seeds the decider's per-task tie-break random source
+// unless configured.
+const DefaultTieSeed = 1
+
+// SetTies sets the decider's near-tie treatment and the seed of its
+// per-task random source (decide.TieRand(seed, task id): every replica,
+// redelivery and replay of a task breaks its ties the same way). Call it
+// before the decider runs.
+func (s *Stages) SetTies(cfg decide.TieConfig, seed uint64) {
+	s.ties, s.tieSeed = cfg, seed
+}
+
+// SetPosteriors swaps in the success-rate posteriors the decider breaks
+// near-ties with (nil: none, near-ties keep the policy's order).
+func (s *Stages) SetPosteriors(p *feedback.Posteriors) { s.post.Store(p) }
+
+// Posteriors returns the decider's current posteriors (nil if none).
+func (s *Stages) Posteriors() *feedback.Posteriors { return s.post.Load() }
+
+// priors is the decider's current posteriors as decide.Priors: an untyped
+// nil when there are none.
+func (s *Stages) priors() decide.Priors {
+	if p := s.post.Load(); p != nil {
+		return p
+	}
+	return nil
+}
+
+// SetFeedback makes StageSpecs run f as the feedback stage instead of the
+// stateless Feedback (which only validates outcomes).
+func (s *Stages) SetFeedback(f *FeedbackStage) { s.feedbackH = f }
+
 // Decide applies the policy to the ranked candidates and, for a
 // delegation, builds the A2A request for the chosen agent.
 func (s *Stages) Decide(_ context.Context, in Msg) (Result, error) {
@@ -275,9 +316,19 @@ func (s *Stages) Decide(_ context.Context, in Msg) (Result, error) {
 		// catalog the candidates came from.
 		return res, fmt.Errorf("%w: ranked over catalog %s, decider has %s", ErrCatalogMismatch, m.Catalog, s.Fingerprint())
 	}
-	d := decideOn(snap.m, m.Candidates)
+	p := snap.m.Policy()
+	// decide.Policy.DecideTies, keeping the tie-broken order for Top.
+	opts, note := p.BreakTies(m.Candidates, s.priors(), decide.TieRand(s.tieSeed, m.TaskID), s.ties)
+	d := p.Decide(opts)
 	out := wire.Decision{V: wire.Version, TaskID: m.TaskID, DecisionID: wire.DecisionID(m.TaskID), Decision: d,
 		Catalog: m.Catalog, DecidedAt: s.now().UTC()}
+	if len(opts) > 0 {
+		top := opts[0]
+		out.Top = &top
+	}
+	if len(note.Candidates) > 0 {
+		out.Tie = &note
+	}
 	if d.Action == decide.Delegate && d.Chosen != nil {
 		var t task.Task
 		if err := json.Unmarshal(m.Task, &t); err != nil {
@@ -292,16 +343,9 @@ func (s *Stages) Decide(_ context.Context, in Msg) (Result, error) {
 	return res.emit(wire.SubjectDecision(string(d.Action)), MsgID(m.TaskID, "decision"), &out)
 }
 
-// decide is match.Matcher.Decide on options that came over the wire.
-func decideOn(m *match.Matcher, cands []decide.Option) decide.Decision {
-	opts := append([]decide.Option(nil), cands...)
-	p := m.Policy()
-	p.Order(opts)
-	return p.Decide(opts)
-}
-
-// Feedback is the feedback stage for now: it validates outcomes and
-// publishes nothing (no posteriors or refits yet).
+// Feedback only validates outcomes and publishes nothing: the feedback
+// stage of a Stages without a FeedbackStage (SetFeedback), which is what
+// StartAll and the feedback service set up.
 func Feedback(_ context.Context, in Msg) (Result, error) {
 	o, err := wire.DecodeOutcome(in.Data)
 	if err != nil {

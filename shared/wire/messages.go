@@ -130,6 +130,13 @@ type Decision struct {
 	// to the chosen agent.
 	Request *A2ARequest `json:"request,omitempty"`
 	Catalog string      `json:"catalog,omitempty"`
+	// Top is the first candidate after the tie-break, set whatever the
+	// action (also on a clarify or an abstain), so that a calibration
+	// refit can join the decision with the outcomes reported for it.
+	Top *decide.Option `json:"top,omitempty"`
+	// Tie is what the near-tie break did (decide.Policy.BreakTies), set
+	// when there were candidates within its epsilon of the best.
+	Tie *decide.TieNote `json:"tie,omitempty"`
 	// DecidedAt is informative only: a redelivered task gets the same
 	// decision id, and the duplicate publish is dropped by the stream.
 	DecidedAt time.Time `json:"decidedAt,omitzero"`

@@ -79,6 +79,14 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 	tasksAge := fs.Duration("tasks-max-age", pipeline.DefaultTasksMaxAge, "with --setup-streams: how long the tasks stream keeps tasks; negative: forever")
 	dlAge := fs.Duration("deadletters-max-age", pipeline.DefaultDeadLettersMaxAge, "with --setup-streams: how long the dead-letter stream keeps dead letters; negative: forever")
 	dlBytes := fs.Int64("deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "with --setup-streams: size cap of the dead-letter stream, oldest dropped first; negative: none")
+	modelBucket := fs.String("model-bucket", wire.BucketModel, "KV bucket of the model state: the feedback stage puts the posteriors there, the decider watches them")
+	tieEps := fs.Float64("tie-epsilon", decide.DefaultTieConfig.Epsilon, "decider: candidates within this calibrated probability of the best are near-ties, ordered by success rate, latency, cost")
+	explore := fs.Float64("explore", decide.DefaultTieConfig.Explore, "decider: probability of picking a random near-tie first (recorded on the decision); 0: never")
+	tieSeed := fs.Uint64("tie-seed", pipeline.DefaultTieSeed, "decider: seed of the per-task tie-break random source (same seed and task id, same draw)")
+	fbEvery := fs.Int("feedback-every", pipeline.DefaultFeedbackEvery, "feedback: publish the posteriors after this many counted outcomes")
+	fbInterval := fs.Duration("feedback-interval", pipeline.DefaultFeedbackInterval, "feedback: publish the posteriors this often while outcomes come in")
+	refitEvery := fs.Duration("refit-interval", pipeline.DefaultRefitInterval, "feedback: refit the calibration this often from the latest decisions and labelled outcomes, published only when no worse on a held-out slice; negative: never")
+	refitWindow := fs.Int("refit-window", pipeline.DefaultRefitWindow, "feedback: how many of the latest decisions and outcomes a refit reads")
 	modelPath := fs.String("model", "", "model file from \"skillmatch fit\" (default: the built-in model)")
 	threshold := fs.Float64("threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at (decider)")
 	margin := fs.Float64("margin", decide.DefaultPolicy.Margin, "lead over a runner-up of another agent needed to delegate (decider)")
@@ -158,15 +166,14 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 		// The extractor and the feedback stage do not match.
 		stages = pipeline.NewStages(nil)
 	}
+	known := false
 	for _, st := range stages.StageSpecs(streams) {
-		if st.Name == stage {
-			specs = append(specs, st)
-		}
+		known = known || st.Name == stage
 	}
-	if len(specs) == 0 {
+	if !known {
 		return fmt.Errorf("%w: no stage %q", errUsage, stage)
 	}
-
+	stages.SetTies(decide.TieConfig{Epsilon: *tieEps, Explore: *explore}, *tieSeed)
 	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: *natsURL, Name: "skillmatch-" + stage, Creds: *creds, NKey: *nkey,
 		TLSCA: *tlsCA, TLSCert: *tlsCert, TLSKey: *tlsKey, Timeout: *timeout}, log)
 	if err != nil {
@@ -174,13 +181,48 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 	}
 	defer nc.Close()
 	cfg := pipeline.Config{Streams: streams, MaxDeliver: *maxDeliver, BackOff: bo, Workers: *workers, Retry: *retry, Log: log,
-		MaxInFlight: *inFlight, CatalogBucket: *bucket, TasksMaxAge: *tasksAge, DeadLettersMaxAge: *dlAge, DeadLettersMaxBytes: *dlBytes}
+		MaxInFlight: *inFlight, CatalogBucket: *bucket, TasksMaxAge: *tasksAge, DeadLettersMaxAge: *dlAge, DeadLettersMaxBytes: *dlBytes,
+		ModelBucket: *modelBucket, FeedbackEvery: *fbEvery, FeedbackInterval: *fbInterval, RefitInterval: *refitEvery, RefitWindow: *refitWindow}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if *setup {
 		if err := pipeline.SetupStreams(sctx, js, cfg); err != nil {
 			return err
 		}
+	}
+	switch stage {
+	case pipeline.StageFeedback:
+		mkv, err := pipeline.ModelKV(sctx, js, *modelBucket)
+		if err != nil {
+			return err
+		}
+		fb, err := pipeline.NewFeedbackStage(sctx, mkv, *fbEvery, *fbInterval, log)
+		if err != nil {
+			return err
+		}
+		defer fb.Close() // after the consumer stops (deferred later, run earlier)
+		if *refitEvery > 0 {
+			fb.StartRefit(js, pipeline.RefitConfig{Streams: streams, Interval: *refitEvery, Window: *refitWindow})
+		}
+		stages.SetFeedback(fb)
+	case pipeline.StageDecider:
+		mkv, err := pipeline.ModelKV(sctx, js, *modelBucket)
+		if err != nil {
+			return err
+		}
+		mw, err := stages.WatchModel(sctx, mkv, log)
+		if err != nil {
+			return err
+		}
+		defer mw.Stop()
+	}
+	for _, st := range stages.StageSpecs(streams) {
+		if st.Name == stage {
+			specs = append(specs, st)
+		}
+	}
+	if len(specs) == 0 {
+		return fmt.Errorf("%w: no stage %q", errUsage, stage)
 	}
 	if build != nil {
 		kv, err := pipeline.CatalogKV(sctx, js, *bucket)

@@ -1,0 +1,335 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/skillmatch/skillmatch/shared/calibrate"
+	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/feedback"
+	"github.com/skillmatch/skillmatch/shared/wire"
+)
+
+// readPosteriors reads the posteriors snapshot from the model bucket
+// (nil, 0 when there is none yet).
+func readPosteriors(ctx context.Context, t *testing.T, kv jetstream.KeyValue) (*feedback.Posteriors, *feedback.Snapshot, uint64) {
+	t.Helper()
+	e, err := kv.Get(ctx, wire.ModelKeyPosteriors)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, nil, 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap feedback.Snapshot
+	if err := json.Unmarshal(e.Value(), &snap); err != nil {
+		t.Fatal(err)
+	}
+	p := feedback.NewPosteriors()
+	if err := p.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	return p, &snap, e.Revision()
+}
+
+// Outcomes of simulated skills with known success rates: the posteriors
+// the feedback stage publishes converge on them, redeliveries are not
+// counted twice, the decider hot-reloads them and a restarted feedback
+// stage restores them.
+func TestFeedbackPosteriorsConverge(t *testing.T) {
+	m := testMatcher(t)
+	srv := startServer(t, t.TempDir(), "")
+	defer srv.Shutdown()
+	nc, js := connectJS(t, srv)
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := testConfig(t)
+	cfg.FeedbackInterval = 200 * time.Millisecond
+	stages := NewStages(m)
+	g, err := StartAll(ctx, js, stages, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+
+	rates := map[string]float64{
+		"travel-concierge/book-flight": 0.9,
+		"travel-concierge/book-hotel":  0.6,
+		"world-info/time-zones":        0.3,
+	}
+	const perSkill = 600
+	rng := rand.New(rand.NewPCG(7, 7))
+	n := 0
+	for i := range perSkill {
+		for skill, rate := range rates {
+			o := wire.Outcome{V: wire.Version, DecisionID: fmt.Sprintf("dec-%d", i), TaskID: fmt.Sprintf("t-%d", i),
+				Skill: skill, Success: rng.Float64() < rate, LatencyMS: 100 + 50*rate, Cost: rate}
+			data, _ := json.Marshal(o)
+			if _, err := js.Publish(ctx, wire.SubjectOutcome, data); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if i%100 == 0 { // a caller reporting the same outcome twice
+				if _, err := js.Publish(ctx, wire.SubjectOutcome, data); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	kv, err := ModelKV(ctx, js, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p *feedback.Posteriors
+	var snap *feedback.Snapshot
+	var rev uint64
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		p, snap, rev = readPosteriors(ctx, t, kv)
+		if snap != nil && snap.Observed >= int64(n) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("posteriors snapshot %+v, want %d outcomes observed", snap, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if snap.Observed != int64(n) || snap.Duplicates != int64(len(rates)*perSkill/100) {
+		t.Errorf("observed %d (want %d), duplicates %d (want %d)", snap.Observed, n, snap.Duplicates, len(rates)*perSkill/100)
+	}
+	for skill, rate := range rates {
+		mean, known := p.Mean(skill)
+		if !known || math.Abs(mean-rate) > 0.05 {
+			t.Errorf("%s: posterior mean %.3f (known %v), want %.2f ± 0.05", skill, mean, known, rate)
+		}
+		if lat, ok := p.Latency(skill); !ok || math.Abs(lat.Seconds()*1000-(100+50*rate)) > 1 {
+			t.Errorf("%s: latency %v", skill, lat)
+		}
+	}
+
+	// The decider watches the bucket.
+	deadline = time.Now().Add(10 * time.Second)
+	for stages.PosteriorsRevision() < rev {
+		if time.Now().After(deadline) {
+			t.Fatalf("decider has posteriors revision %d, want %d", stages.PosteriorsRevision(), rev)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if mean, _ := stages.Posteriors().Mean("travel-concierge/book-flight"); math.Abs(mean-0.9) > 0.05 {
+		t.Errorf("decider's posterior mean of book-flight %.3f", mean)
+	}
+
+	// A feedback stage started afresh restores them.
+	g.Stop()
+	fb, err := NewFeedbackStage(ctx, kv, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fb.Close()
+	if got := fb.Posteriors().Snapshot().Observed; got != int64(n) {
+		t.Errorf("restored %d outcomes, want %d", got, n)
+	}
+	// A redelivery of an outcome counted before the restart is dropped.
+	data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: fmt.Sprintf("dec-%d", perSkill-1), Skill: "world-info/time-zones"})
+	if _, err := fb.Handle(ctx, Msg{Subject: wire.SubjectOutcome, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fb.Posteriors().Snapshot().Observed; got != int64(n) {
+		t.Errorf("after a redelivery: %d outcomes, want %d", got, n)
+	}
+}
+
+// The decider breaks a near-tie between two skills of one agent by the
+// success rate it loaded from the model bucket; a clear winner is not
+// moved, however bad its success rate.
+func TestDeciderBreaksTiesWithPosteriors(t *testing.T) {
+	m := testMatcher(t)
+	srv := startServer(t, t.TempDir(), "")
+	defer srv.Shutdown()
+	nc, js := connectJS(t, srv)
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := SetupStreams(ctx, js, testConfig(t)); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := ModelKV(ctx, js, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStages(m)
+	s.SetTies(decide.TieConfig{Epsilon: 0.02}, DefaultTieSeed)
+	w, err := s.WatchModel(ctx, kv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	const flight, hotel = "travel-concierge/book-flight", "travel-concierge/book-hotel"
+	decideOpts := func(id string, pFlight, pHotel float64) *wire.Decision {
+		t.Helper()
+		raw := json.RawMessage(`{"id":"` + id + `","message":{"parts":[{"text":"book me a trip"}]},"caller":{"tenant":"acme"},"constraints":{}}`)
+		opts := []decide.Option{
+			{Key: flight, AgentID: "travel-concierge", SkillID: "book-flight", Score: 9, Prob: pFlight},
+			{Key: hotel, AgentID: "travel-concierge", SkillID: "book-hotel", Score: 9, Prob: pHotel},
+			{Key: "world-info/time-zones", AgentID: "world-info", SkillID: "time-zones", Score: 1, Prob: 0.05},
+		}
+		in, _ := json.Marshal(wire.Ranked{V: wire.Version, TaskID: id, Task: raw, Catalog: s.Fingerprint(), Candidates: opts})
+		res, err := s.Decide(ctx, Msg{Data: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := wire.DecodeDecision(res.Out[0].Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+
+	// No posteriors yet: the policy's order.
+	d := decideOpts("tie-0", 0.90, 0.89)
+	if d.Action != decide.Delegate || d.Chosen.Key != flight || d.Top == nil || d.Top.Key != flight {
+		t.Fatalf("without posteriors: %+v", d)
+	}
+	if d.Tie == nil || d.Tie.Kind != decide.TieNone || d.Tie.Changed || len(d.Tie.Candidates) != 2 {
+		t.Fatalf("without posteriors: tie note %+v", d.Tie)
+	}
+
+	// The feedback stage learns that book-hotel succeeds far more often.
+	p := feedback.NewPosteriors()
+	for i := range 100 {
+		for skill, ok := range map[string]bool{flight: i%5 == 0, hotel: i%10 != 0} {
+			if _, err := p.Observe(feedback.Outcome{DecisionID: fmt.Sprint(i), Skill: skill, Success: ok}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	data, _ := json.Marshal(p.Snapshot())
+	rev, err := kv.Put(ctx, wire.ModelKeyPosteriors, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.PosteriorsRevision() < rev {
+		if time.Now().After(deadline) {
+			t.Fatalf("decider has posteriors revision %d, want %d", s.PosteriorsRevision(), rev)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// Near-tie: broken by success rate.
+	d = decideOpts("tie-1", 0.90, 0.89)
+	if d.Action != decide.Delegate || d.Chosen.Key != hotel || d.Top.Key != hotel {
+		t.Errorf("near-tie: chose %+v, want %s", d.Chosen, hotel)
+	}
+	if d.Tie == nil || d.Tie.Kind != decide.TieSuccess || !d.Tie.Changed || d.Tie.Before != flight || d.Tie.After != hotel {
+		t.Errorf("near-tie: tie note %+v", d.Tie)
+	}
+	if d.Request == nil || len(d.Fallbacks) == 0 || d.Fallbacks[0].Key != flight {
+		t.Errorf("near-tie: request %v, fallbacks %+v", d.Request != nil, d.Fallbacks)
+	}
+
+	// Clear winner: not moved.
+	d = decideOpts("tie-2", 0.93, 0.80)
+	if d.Action != decide.Delegate || d.Chosen.Key != flight || d.Top.Key != flight {
+		t.Errorf("clear winner: chose %+v, want %s", d.Chosen, flight)
+	}
+	if d.Tie != nil {
+		t.Errorf("clear winner: tie note %+v, want none", d.Tie)
+	}
+
+	// Abstain still carries the top candidate for the calibration refit.
+	d = decideOpts("tie-3", 0.10, 0.09)
+	if d.Action != decide.Abstain || d.Top == nil || d.Top.Key != hotel {
+		t.Errorf("abstain: %+v, top %+v", d.Decision, d.Top)
+	}
+}
+
+// Calibration drift: the logged probabilities are overconfident by 0.25;
+// the refit from the decisions' top candidates joined with their outcomes
+// brings the held-out ECE back down and is published, and a refit that
+// cannot be trusted (too few labels) is not.
+func TestFeedbackRefitCalibrationDrift(t *testing.T) {
+	srv := startServer(t, t.TempDir(), "")
+	defer srv.Shutdown()
+	nc, js := connectJS(t, srv)
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := SetupStreams(ctx, js, testConfig(t)); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := ModelKV(ctx, js, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := NewFeedbackStage(ctx, kv, 0, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fb.Close()
+
+	rng := rand.New(rand.NewPCG(3, 3))
+	const n = 1500
+	for i := range n {
+		score := 10 * rng.Float64()
+		truth := score / 10
+		top := decide.Option{Key: "travel-concierge/book-flight", AgentID: "travel-concierge", SkillID: "book-flight",
+			Score: score, Prob: min(0.99, truth+0.25)}
+		id := fmt.Sprintf("drift-%d", i)
+		d := wire.Decision{V: wire.Version, TaskID: id, DecisionID: wire.DecisionID(id),
+			Decision: decide.Decision{Action: decide.Abstain, Probability: top.Prob, Reason: "test"}, Top: &top}
+		data, _ := json.Marshal(d)
+		if _, err := js.Publish(ctx, wire.SubjectDecision(string(decide.Abstain)), data); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 2 {
+			continue // no outcome reported
+		}
+		o := wire.Outcome{V: wire.Version, DecisionID: d.DecisionID, TaskID: id, Skill: top.Key, Success: rng.Float64() < truth}
+		data, _ = json.Marshal(o)
+		if _, err := js.Publish(ctx, wire.SubjectOutcome, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	res, err := fb.Refit(ctx, js, RefitConfig{Options: []feedback.RefitOption{feedback.WithMinLabels(5000)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Accepted {
+		t.Fatalf("refit on %d labels accepted with 5000 required: %+v", res.N, res)
+	}
+	if _, err := kv.Get(ctx, wire.ModelKeyCalibration); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Fatalf("calibration published by a refused refit: %v", err)
+	}
+
+	res, err = fb.Refit(ctx, js, RefitConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("refit: %s", res.Reason)
+	if !res.Accepted || res.N != 2*n/3 || res.NewECE >= res.OldECE/2 || res.NewECE > 0.08 {
+		t.Fatalf("refit %+v, want it accepted on %d labels with the ECE at least halved", res, 2*n/3)
+	}
+	e, err := kv.Get(ctx, wire.ModelKeyCalibration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cal calibrate.Model
+	if err := json.Unmarshal(e.Value(), &cal); err != nil {
+		t.Fatal(err)
+	}
+	if p := cal.Prob(5); math.Abs(p-0.5) > 0.15 {
+		t.Errorf("published calibration: P(score 5) = %.3f, want about 0.5", p)
+	}
+}

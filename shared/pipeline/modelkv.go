@@ -1,0 +1,291 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/feedback"
+	"github.com/skillmatch/skillmatch/shared/wire"
+)
+
+// Defaults of the feedback stage; see Config.
+const (
+	DefaultFeedbackEvery    = 50
+	DefaultFeedbackInterval = 10 * time.Second
+)
+
+// modelHistory is how many revisions of each model key the bucket keeps.
+const modelHistory = 5
+
+// setupModel creates the model bucket, or updates it to this config.
+func setupModel(ctx context.Context, js jetstream.JetStream, cfg Config) error {
+	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: cfg.ModelBucket, Description: "skillmatch model state: posteriors (feedback.Snapshot), calibration",
+		History: modelHistory, Storage: cfg.Storage, Replicas: cfg.Replicas,
+	})
+	if err != nil {
+		return fmt.Errorf("pipeline: model bucket %s: %w", cfg.ModelBucket, err)
+	}
+	return nil
+}
+
+// ModelKV opens the model bucket (wire.BucketModel if bucket is "").
+func ModelKV(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.KeyValue, error) {
+	if bucket == "" {
+		bucket = wire.BucketModel
+	}
+	kv, err := js.KeyValue(ctx, bucket)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: model bucket %s: %w", bucket, err)
+	}
+	return kv, nil
+}
+
+// FeedbackStage is the feedback stage: it counts outcomes into per-skill
+// Beta posteriors and publishes their snapshot to the model bucket (key
+// wire.ModelKeyPosteriors) every few counted outcomes and on a timer.
+//
+// Run one replica: each replica keeps its own posteriors and would
+// overwrite the others' snapshot. Outcomes counted since the last publish
+// are lost if the process dies (they were acked); at most `every` of
+// them, or an interval's worth.
+type FeedbackStage struct {
+	kv      jetstream.KeyValue
+	p       *feedback.Posteriors
+	every   int64
+	log     *zap.Logger
+	pending atomic.Int64 // counted since the last publish
+	flushMu sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}
+	once    sync.Once
+	// The calibration refit (StartRefit).
+	refitCancel context.CancelFunc
+	refitDone   chan struct{}
+}
+
+// NewFeedbackStage restores the posteriors from the model bucket (empty
+// ones when it holds none) and starts publishing them every interval
+// while some outcome was counted since the last publish. every ≤ 0 and
+// interval ≤ 0 take the defaults. Close stops it.
+func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, every int, interval time.Duration, log *zap.Logger,
+	opts ...feedback.PosteriorOption) (*FeedbackStage, error) {
+	if every <= 0 {
+		every = DefaultFeedbackEvery
+	}
+	if interval <= 0 {
+		interval = DefaultFeedbackInterval
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	p := feedback.NewPosteriors(opts...)
+	e, err := kv.Get(ctx, wire.ModelKeyPosteriors)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted):
+	case err != nil:
+		return nil, fmt.Errorf("pipeline: feedback: read posteriors: %w", err)
+	default:
+		var snap feedback.Snapshot
+		if err := json.Unmarshal(e.Value(), &snap); err != nil {
+			return nil, fmt.Errorf("pipeline: feedback: posteriors revision %d: %w", e.Revision(), err)
+		}
+		if err := p.Restore(snap); err != nil {
+			return nil, fmt.Errorf("pipeline: feedback: posteriors revision %d: %w", e.Revision(), err)
+		}
+		log.Info("posteriors restored", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()),
+			zap.Int64("observed", snap.Observed), zap.Int("skills", len(snap.Skills)))
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	f := &FeedbackStage{kv: kv, p: p, every: int64(every), log: log, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-t.C:
+				if err := f.flushTimeout(); err != nil {
+					log.Warn("posteriors not published; retrying", zap.String("task_id", ""), zap.Error(err))
+				}
+			}
+		}
+	}()
+	return f, nil
+}
+
+// Posteriors are the stage's posteriors.
+func (f *FeedbackStage) Posteriors() *feedback.Posteriors { return f.p }
+
+// Handle counts one outcome. An outcome that does not decode or that the
+// posteriors refuse (feedback.ErrBadOutcome) is bad input: dead-lettered.
+// A redelivered outcome (same decision and skill) is not counted again.
+func (f *FeedbackStage) Handle(ctx context.Context, in Msg) (Result, error) {
+	o, err := wire.DecodeOutcome(in.Data)
+	if err != nil {
+		return Result{}, badInput(err)
+	}
+	res := Result{TaskID: o.TaskID}
+	counted, err := f.p.Observe(toFeedback(o))
+	if err != nil {
+		return res, badInput(err)
+	}
+	if counted && f.pending.Add(1) >= f.every {
+		// The outcome is counted whatever happens to the publish: a
+		// failure is left to the next one or to the timer.
+		if err := f.Flush(ctx); err != nil {
+			f.log.Warn("posteriors not published; retrying later", zap.String("task_id", o.TaskID), zap.Error(err))
+		}
+	}
+	return res, nil
+}
+
+// Flush publishes the posteriors if an outcome was counted since the last
+// publish.
+func (f *FeedbackStage) Flush(ctx context.Context) error {
+	f.flushMu.Lock()
+	defer f.flushMu.Unlock()
+	n := f.pending.Load()
+	if n == 0 {
+		return nil
+	}
+	data, err := json.Marshal(f.p.Snapshot())
+	if err != nil {
+		return err
+	}
+	if _, err := f.kv.Put(ctx, wire.ModelKeyPosteriors, data); err != nil {
+		return fmt.Errorf("pipeline: feedback: put posteriors: %w", err)
+	}
+	f.pending.Add(-n)
+	return nil
+}
+
+func (f *FeedbackStage) flushTimeout() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return f.Flush(ctx)
+}
+
+// Close stops the timer and publishes what was counted since the last
+// publish. Stop the stage's consumer first.
+func (f *FeedbackStage) Close() {
+	f.once.Do(func() {
+		f.cancel()
+		<-f.done
+		if f.refitCancel != nil {
+			f.refitCancel()
+			<-f.refitDone
+		}
+		if err := f.flushTimeout(); err != nil {
+			f.log.Warn("posteriors not published at stop", zap.String("task_id", ""), zap.Error(err))
+		}
+	})
+}
+
+// ModelWatch keeps a Stages' posteriors current with the model bucket.
+type ModelWatch struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+}
+
+// Stop stops watching; the stages keep their last posteriors.
+func (w *ModelWatch) Stop() {
+	w.once.Do(func() {
+		w.cancel()
+		<-w.done
+	})
+}
+
+// PosteriorsRevision is the model bucket revision of the posteriors the
+// decider uses (0: none).
+func (s *Stages) PosteriorsRevision() uint64 { return s.postRev.Load() }
+
+// WatchModel loads the posteriors from the model bucket into the stages
+// (SetPosteriors) and swaps in every new snapshot put there; a deleted key
+// drops them. A snapshot that does not decode is skipped with a logged
+// reason and the previous posteriors are kept. It returns once the
+// bucket's current value is loaded.
+func (s *Stages) WatchModel(ctx context.Context, kv jetstream.KeyValue, log *zap.Logger) (*ModelWatch, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	kw, err := kv.Watch(wctx, wire.ModelKeyPosteriors)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("pipeline: watch model %s: %w", kv.Bucket(), err)
+	}
+	w := &ModelWatch{cancel: cancel, done: make(chan struct{})}
+	apply := func(e jetstream.KeyValueEntry) {
+		if e.Operation() != jetstream.KeyValuePut {
+			s.SetPosteriors(nil)
+			s.postRev.Store(e.Revision())
+			log.Info("posteriors removed", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()))
+			return
+		}
+		var snap feedback.Snapshot
+		p := feedback.NewPosteriors()
+		if err := json.Unmarshal(e.Value(), &snap); err == nil {
+			err = p.Restore(snap)
+		}
+		if err != nil {
+			log.Warn("posteriors skipped; keeping the previous ones", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.Error(err))
+			return
+		}
+		s.SetPosteriors(p)
+		s.postRev.Store(e.Revision())
+		log.Debug("posteriors loaded", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.Int64("observed", snap.Observed))
+	}
+	ready := make(chan error, 1)
+	go func() {
+		defer close(w.done)
+		defer kw.Stop() //nolint:errcheck
+		initial := true
+		for {
+			select {
+			case <-wctx.Done():
+				if initial {
+					ready <- wctx.Err()
+				}
+				return
+			case e, ok := <-kw.Updates():
+				if !ok {
+					if initial {
+						ready <- errors.New("pipeline: model watch closed")
+					}
+					return
+				}
+				if e == nil {
+					if initial {
+						initial = false
+						ready <- nil
+					}
+					continue
+				}
+				apply(e)
+			}
+		}
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			w.Stop()
+			return nil, err
+		}
+		return w, nil
+	case <-ctx.Done():
+		w.Stop()
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,183 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/feedback"
+	"github.com/skillmatch/skillmatch/shared/wire"
+)
+
+// Defaults of the calibration refit; see RefitConfig.
+const (
+	DefaultRefitInterval = 10 * time.Minute
+	DefaultRefitWindow   = 20_000
+)
+
+// RefitConfig sets the feedback stage's calibration refit.
+type RefitConfig struct {
+	// Streams are where the decisions and outcomes are read.
+	Streams Streams
+	// Interval between refits (default 10 min).
+	Interval time.Duration
+	// Window is how many of the latest decisions, and of the latest
+	// outcomes, a refit reads (default 20,000).
+	Window int
+	// Options of feedback.Refit (min labels, held-out share, tolerance).
+	Options []feedback.RefitOption
+}
+
+// StartRefit refits the calibration every cfg.Interval (until Close) from
+// the latest decisions joined with their labelled outcomes; see Refit.
+// Call it once, before the stage handles outcomes.
+func (f *FeedbackStage) StartRefit(js jetstream.JetStream, cfg RefitConfig) {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultRefitInterval
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	f.refitCancel, f.refitDone = cancel, make(chan struct{})
+	go func() {
+		defer close(f.refitDone)
+		t := time.NewTicker(cfg.Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-rctx.Done():
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(rctx, cfg.Interval)
+				_, _ = f.Refit(ctx, js, cfg) // logged
+				cancel()
+			}
+		}
+	}()
+}
+
+// Refit reads the latest decisions (their Top candidate, whatever the
+// action) and outcomes from their streams, refits the calibration
+// (feedback.Refit, against the probabilities the decisions were given) and
+// puts the new model under wire.ModelKeyCalibration only when it is
+// accepted: no worse on the held-out slice. The reason is logged either
+// way.
+func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg RefitConfig) (feedback.RefitResult, error) {
+	if cfg.Streams == (Streams{}) {
+		cfg.Streams = DefaultStreams
+	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultRefitWindow
+	}
+	var decisions []feedback.LoggedDecision
+	err := readLatest(ctx, js, cfg.Streams.Decisions, cfg.Window, func(data []byte) {
+		d, err := wire.DecodeDecision(data)
+		if err != nil || d.Top == nil {
+			return // not decodable, or decided before Top was recorded
+		}
+		decisions = append(decisions, feedback.LoggedDecision{DecisionID: d.DecisionID, TaskID: d.TaskID,
+			TopKey: d.Top.Key, TopScore: d.Top.Score, Prob: d.Top.Prob, At: d.DecidedAt})
+	})
+	if err != nil {
+		return feedback.RefitResult{}, err
+	}
+	var outcomes []feedback.Outcome
+	err = readLatest(ctx, js, cfg.Streams.Outcomes, cfg.Window, func(data []byte) {
+		if o, err := wire.DecodeOutcome(data); err == nil {
+			outcomes = append(outcomes, toFeedback(o))
+		}
+	})
+	if err != nil {
+		return feedback.RefitResult{}, err
+	}
+	res, err := feedback.Refit(decisions, outcomes, nil, cfg.Options...)
+	if err != nil {
+		f.log.Warn("calibration refit failed", zap.String("task_id", ""), zap.Error(err))
+		return res, err
+	}
+	lf := []zap.Field{zap.String("task_id", ""), zap.Bool("accepted", res.Accepted), zap.String("reason", res.Reason),
+		zap.Int("decisions", len(decisions)), zap.Int("outcomes", len(outcomes)), zap.Int("labelled", res.N)}
+	if !res.Accepted || res.Model == nil {
+		f.log.Info("calibration refit not published", lf...)
+		return res, nil
+	}
+	data, err := json.Marshal(res.Model)
+	if err != nil {
+		return res, err
+	}
+	rev, err := f.kv.Put(ctx, wire.ModelKeyCalibration, data)
+	if err != nil {
+		return res, fmt.Errorf("pipeline: feedback: put calibration: %w", err)
+	}
+	f.log.Info("calibration refit published", append(lf, zap.Uint64("revision", rev))...)
+	return res, nil
+}
+
+// readLatest calls fn with each of the last n messages of a stream, oldest
+// first, up to the last one when it started.
+func readLatest(ctx context.Context, js jetstream.JetStream, stream string, n int, fn func([]byte)) error {
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return fmt.Errorf("pipeline: refit: stream %s: %w", stream, err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("pipeline: refit: stream %s: %w", stream, err)
+	}
+	first, last := info.State.FirstSeq, info.State.LastSeq
+	if info.State.Msgs == 0 || last == 0 {
+		return nil
+	}
+	start := first
+	if last >= uint64(n) && last-uint64(n)+1 > start {
+		start = last - uint64(n) + 1
+	}
+	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: start})
+	if err != nil {
+		return fmt.Errorf("pipeline: refit: read %s: %w", stream, err)
+	}
+	for {
+		batch, err := cons.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
+		if err != nil {
+			return fmt.Errorf("pipeline: refit: read %s: %w", stream, err)
+		}
+		got := 0
+		for m := range batch.Messages() {
+			got++
+			md, err := m.Metadata()
+			if err != nil {
+				continue
+			}
+			if md.Sequence.Stream > last {
+				return nil
+			}
+			fn(m.Data())
+			if md.Sequence.Stream == last {
+				return nil
+			}
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+			return fmt.Errorf("pipeline: refit: read %s: %w", stream, err)
+		}
+		if got == 0 {
+			return nil // the rest were deleted meanwhile
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// toFeedback converts a wire outcome.
+func toFeedback(o *wire.Outcome) feedback.Outcome {
+	fo := feedback.Outcome{DecisionID: o.DecisionID, TaskID: o.TaskID, Skill: o.Skill, Success: o.Success,
+		Cost: o.Cost, RightSkill: o.RightSkill, At: o.At}
+	if o.LatencyMS > 0 && o.LatencyMS < float64(1<<62)/float64(time.Millisecond) {
+		fo.Latency = time.Duration(o.LatencyMS * float64(time.Millisecond))
+	}
+	return fo
+}

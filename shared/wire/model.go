@@ -1,0 +1,15 @@
+package wire
+
+// BucketModel is the JetStream KV bucket of the model state the feedback
+// stage learns and the decider hot-reloads.
+const BucketModel = "skillmatch_model"
+
+// Keys of the model bucket.
+const (
+	// ModelKeyPosteriors holds the JSON of a feedback.Snapshot: per-skill
+	// Beta posteriors of the success rate, with mean latency and cost.
+	ModelKeyPosteriors = "posteriors"
+	// ModelKeyCalibration is reserved for a refitted calibration model,
+	// published only when it is no worse on a held-out slice.
+	ModelKeyCalibration = "calibration"
+)
