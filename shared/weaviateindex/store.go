@@ -46,10 +46,28 @@ var errNotReady = errors.New("not ready")
 // while the error is a connection error (or a 429/5xx, or not ready).
 // A connection error that outlasts the retries is wrapped in ErrUnreachable.
 func (x *Index) retry(ctx context.Context, what string, f func(context.Context) error) error {
+	return x.retryFor(ctx, what, x.cfg.Retry, f)
+}
+
+// retryFor is retry with a budget of its own (negative: one attempt). The
+// outcome updates the reachability state: a success marks Weaviate up, a
+// failure to reach it marks it down.
+func (x *Index) retryFor(ctx context.Context, what string, budget time.Duration, f func(context.Context) error) error {
+	err := x.attempts(ctx, what, budget, f)
+	switch {
+	case err == nil:
+		x.cfg.health.up(x.cfg.Log, x.cfg.URL)
+	case errors.Is(err, ErrUnreachable):
+		x.cfg.health.down(x.cfg.Log, x.cfg.URL, err)
+	}
+	return err
+}
+
+func (x *Index) attempts(ctx context.Context, what string, budget time.Duration, f func(context.Context) error) error {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 50 * time.Millisecond
 	b.MaxInterval = 2 * time.Second
-	b.MaxElapsedTime = max(x.cfg.Retry, 0)
+	b.MaxElapsedTime = max(budget, 0)
 	var last error
 	op := func() error {
 		rctx, cancel := context.WithTimeout(ctx, x.cfg.Timeout)
@@ -65,7 +83,7 @@ func (x *Index) retry(ctx context.Context, what string, f func(context.Context) 
 		return err
 	}
 	var bo backoff.BackOff = b
-	if x.cfg.Retry < 0 {
+	if budget < 0 {
 		bo = &backoff.StopBackOff{}
 	}
 	err := backoff.Retry(op, backoff.WithContext(bo, ctx))
@@ -144,6 +162,13 @@ func (x *Index) current(ctx context.Context, cls, desc string, want int) (bool, 
 		}
 		if n == want {
 			return true, nil
+		}
+		if n < want {
+			// An import of this very version was cut short (or runs in
+			// another process right now): the objects have deterministic
+			// ids, so importing again completes it without deleting what
+			// another importer wrote.
+			return false, nil
 		}
 	}
 	err = x.retry(ctx, "delete class "+cls, func(ctx context.Context) error {

@@ -5,13 +5,23 @@
 // same reciprocal rank fusion into the same shortlist.
 //
 // Layout. A catalog is stored in two collections that share a name prefix
-// derived from the catalog name and a hash of the embedder id (the id itself
-// and a hash of the catalog's content are kept in each class description):
+// derived from the catalog name, a hash of the embedder id and a version
+// hash of everything stored (layout, embedder, weights and a hash of the
+// catalog's content, all also kept in each class description):
 //
 //	<prefix>_Skill  one object per skill: its description vector and its
 //	                whole BM25 document (kind=description, exampleNo=-1)
 //	<prefix>_Text   one object per example text: its vector and the example's
 //	                terms (kind=example, exampleNo=j)
+//
+// Freshness. A changed catalog (or embedder, weights, layout) gets new
+// collections under a new version name: New imports them and waits until
+// Weaviate answers from them exactly (settle) before it returns, and an
+// Index only ever queries the two collections of its own version, so a
+// search is answered from one whole version of the catalog, never from a
+// half-built or mixed one. New never deletes another version's collections
+// (an older Index may still be serving them): Drop deletes an Index's own,
+// and DropStale every other version of the same catalog and embedder.
 //
 // Every object carries agentId, skillId, key, docNo (catalog order),
 // cardVersion and contentHash, and has a deterministic UUID (SHA-1 of its
@@ -65,7 +75,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/weaviate/weaviate-go-client/v4/weaviate"
+	"github.com/weaviate/weaviate-go-client/v4/weaviate/fault"
 	"github.com/weaviate/weaviate-go-client/v4/weaviate/grpc"
+	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/analyze"
 	"github.com/skillmatch/skillmatch/shared/bm25"
@@ -75,7 +87,7 @@ import (
 
 // Format is the version of the stored layout; bump it when the objects or
 // the schema change, so old collections are rebuilt instead of misread.
-const Format = 1
+const Format = 2
 
 // Config says where Weaviate is and how to store the catalog.
 type Config struct {
@@ -112,6 +124,11 @@ type Config struct {
 	// newest objects until its memtables flush
 	// (PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS).
 	Settle time.Duration
+	// Log, when set, gets one line each time Weaviate becomes unreachable
+	// and one when it answers again.
+	Log *zap.Logger
+
+	health *health // shared by the indexes of one Builder
 }
 
 // Index is a catalog served by Weaviate. It is immutable once built and safe
@@ -134,10 +151,15 @@ type Index struct {
 	zero      []int // docs with at least one zero vector (Weaviate stores none)
 	maxResult int
 	reused    bool
+	version   string // the hash naming this version's collections
+	prefix    string // the catalog's and embedder's name prefix
 }
 
 // Builder returns a constructor for match.WithIndex.
 func Builder(cfg Config) func([]index.Doc, embed.Embedder) (index.Index, error) {
+	if cfg.health == nil {
+		cfg.health = &health{}
+	}
 	return func(docs []index.Doc, emb embed.Embedder) (index.Index, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 		defer cancel()
@@ -174,6 +196,9 @@ func (c *Config) defaults() error {
 	if c.PushDownRuns <= 0 {
 		c.PushDownRuns = 64
 	}
+	if c.health == nil {
+		c.health = &health{}
+	}
 	return nil
 }
 
@@ -205,8 +230,7 @@ func New(ctx context.Context, cfg Config, docs []index.Doc, emb embed.Embedder) 
 		lex: bm25.New(), exLex: bm25.New(), first: make([]int32, len(docs)+1),
 		maxResult: 10000,
 	}
-	prefix := className(cfg.Catalog, emb.ID())
-	x.skillCls, x.textCls = prefix+"_Skill", prefix+"_Text"
+	x.prefix = className(cfg.Catalog, emb.ID())
 	if err := x.ready(ctx); err != nil {
 		return nil, err
 	}
@@ -217,6 +241,8 @@ func New(ctx context.Context, cfg Config, docs []index.Doc, emb embed.Embedder) 
 	}
 	meta := classMeta{Format: Format, Embedder: emb.ID(), Dim: x.dim, Weights: *cfg.Weights,
 		Scale: scale, Catalog: catalogHash(hashes), Docs: len(docs), Texts: len(x.owner) - len(docs)}
+	x.version = meta.version()
+	x.skillCls, x.textCls = x.prefix+"_V"+x.version+"_Skill", x.prefix+"_V"+x.version+"_Text"
 	skillDesc, textDesc := meta.describe("skill"), meta.describe("text")
 	keepSkill, err := x.current(ctx, x.skillCls, skillDesc, meta.Docs)
 	if err != nil {
@@ -273,11 +299,75 @@ func (x *Index) Len() int { return len(x.docs) }
 // Embedder returns the embedder the index was built with.
 func (x *Index) Embedder() embed.Embedder { return x.emb }
 
-// Drop deletes the index's collections from Weaviate.
+// Version is the hash naming the collections of this index's catalog
+// version.
+func (x *Index) Version() string { return x.version }
+
+// Drop deletes the index's own collections from Weaviate; other versions
+// of the catalog (a newer Index's) are left alone. The index cannot search
+// afterwards, nor can any other Index of the same version.
 func (x *Index) Drop(ctx context.Context) error {
-	for _, cls := range []string{x.skillCls, x.textCls} {
+	return x.drop(ctx, []string{x.skillCls, x.textCls})
+}
+
+// DropStale deletes the collections of every other version of this
+// index's catalog and embedder (older catalog contents, older layouts),
+// keeping this index's own, and returns the names deleted. Call it once no
+// process serves an older version any more: an Index whose collections are
+// gone fails its searches (it never answers from another version).
+func (x *Index) DropStale(ctx context.Context) ([]string, error) {
+	var names []string
+	err := x.retry(ctx, "list classes", func(ctx context.Context) error {
+		s, err := x.client.Schema().Getter().Do(ctx)
+		if err != nil {
+			return err
+		}
+		names = names[:0]
+		for _, c := range s.Classes {
+			if c != nil {
+				names = append(names, c.Class)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var stale []string
+	for _, n := range names {
+		if n == x.skillCls || n == x.textCls {
+			continue
+		}
+		// This version layout (<prefix>_V<hash>_Skill|Text) and the one
+		// before versions (<prefix>_Skill|Text).
+		rest, ok := strings.CutPrefix(n, x.prefix+"_")
+		if !ok {
+			continue
+		}
+		kind := rest
+		if v, ok := strings.CutPrefix(rest, "V"); ok {
+			h, k, found := strings.Cut(v, "_")
+			if !found || len(h) != len(x.version) {
+				continue
+			}
+			kind = k
+		}
+		if kind == "Skill" || kind == "Text" {
+			stale = append(stale, n)
+		}
+	}
+	return stale, x.drop(ctx, stale)
+}
+
+func (x *Index) drop(ctx context.Context, classes []string) error {
+	for _, cls := range classes {
 		err := x.retry(ctx, "delete "+cls, func(ctx context.Context) error {
-			return x.client.Schema().ClassDeleter().WithClassName(cls).Do(ctx)
+			err := x.client.Schema().ClassDeleter().WithClassName(cls).Do(ctx)
+			var ce *fault.WeaviateClientError
+			if errors.As(err, &ce) && ce.StatusCode == 404 {
+				return nil
+			}
+			return err
 		})
 		if err != nil {
 			return err
@@ -484,6 +574,15 @@ type classMeta struct {
 	Catalog  string             `json:"catalogHash"`
 	Docs     int                `json:"docs"`
 	Texts    int                `json:"texts"`
+}
+
+// version is the first 16 hex digits of the SHA-256 of everything the
+// description records but the kind.
+func (m classMeta) version() string {
+	m.Kind = ""
+	b, _ := json.Marshal(m)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 func (m classMeta) describe(kind string) string {

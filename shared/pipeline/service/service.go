@@ -23,6 +23,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/model"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/weaviateindex"
 	"github.com/skillmatch/skillmatch/shared/wire"
 )
 
@@ -87,6 +88,10 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 	fbInterval := fs.Duration("feedback-interval", pipeline.DefaultFeedbackInterval, "feedback: publish the posteriors this often while outcomes come in")
 	refitEvery := fs.Duration("refit-interval", pipeline.DefaultRefitInterval, "feedback: refit the calibration this often from the latest decisions and labelled outcomes, published only when no worse on a held-out slice; negative: never")
 	refitWindow := fs.Int("refit-window", pipeline.DefaultRefitWindow, "feedback: how many of the latest decisions and outcomes a refit reads")
+	indexKind := fs.String("index", "memory", "retrieval index of the retriever, reranker and decider: memory (in process) or weaviate")
+	wvURL := fs.String("weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080")
+	wvGRPC := fs.String("weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)")
+	wvCatalog := fs.String("weaviate-catalog", "default", "catalog name: prefixes the Weaviate collections")
 	modelPath := fs.String("model", "", "model file from \"skillmatch fit\" (default: the built-in model)")
 	threshold := fs.Float64("threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at (decider)")
 	margin := fs.Float64("margin", decide.DefaultPolicy.Margin, "lead over a runner-up of another agent needed to delegate (decider)")
@@ -143,8 +148,22 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 		}
 		p := decide.DefaultPolicy
 		p.Threshold, p.Margin = *threshold, *margin
+		opts := []match.Option{match.WithModel(mdl), match.WithPolicy(p), match.WithLogger(log)}
+		switch *indexKind {
+		case "memory":
+		case "weaviate":
+			if *wvURL == "" {
+				return fmt.Errorf("%w: --index weaviate needs --weaviate-url", errUsage)
+			}
+			// One builder for every rebuild: it logs one line per change
+			// of Weaviate's reachability, not one per index.
+			opts = append(opts, match.WithIndex(weaviateindex.Builder(weaviateindex.Config{
+				URL: *wvURL, GRPC: *wvGRPC, Catalog: *wvCatalog, Log: log})))
+		default:
+			return fmt.Errorf("%w: --index %q: want memory or weaviate", errUsage, *indexKind)
+		}
 		build = func(cat *catalog.Catalog) (*match.Matcher, error) {
-			return match.New(cat, match.WithModel(mdl), match.WithPolicy(p), match.WithLogger(log))
+			return match.New(cat, opts...)
 		}
 		if *cards != "" {
 			cat, errs := catalog.LoadDir(*cards)

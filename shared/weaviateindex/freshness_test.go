@@ -1,0 +1,288 @@
+package weaviateindex
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/weaviate/weaviate-go-client/v4/weaviate/filters"
+	"github.com/weaviate/weaviate-go-client/v4/weaviate/graphql"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/skillmatch/skillmatch/shared/analyze"
+	"github.com/skillmatch/skillmatch/shared/embed"
+	"github.com/skillmatch/skillmatch/shared/index"
+)
+
+// catalogV2 is the example catalog with one skill removed and one added.
+func catalogV2(v1 []index.Doc) (v2 []index.Doc, removed index.Doc) {
+	removed = v1[2]
+	v2 = append(slices.Clone(v1[:2]), v1[3:]...)
+	added := index.Doc{Key: "star-gazer/observe", AgentID: "star-gazer", SkillID: "observe",
+		AgentName: "Star Gazer", Name: "Plan a night of stargazing",
+		Description: "Finds the planets, constellations and meteor showers visible through a telescope tonight.",
+		Tags:        []string{"astronomy", "telescope"},
+		Examples:    []string{"which planets can I see tonight", "when is the next meteor shower"}}
+	added.Analyze()
+	return append(v2, added), removed
+}
+
+// keyCount is the number of objects of cls whose key is key.
+func keyCount(t *testing.T, ctx context.Context, x *Index, cls, key string) int {
+	t.Helper()
+	resp, err := x.client.GraphQL().Get().WithClassName(cls).WithFields(graphql.Field{Name: "key"}).
+		WithWhere(filters.Where().WithPath([]string{"key"}).WithOperator(filters.Equal).WithValueText(key)).
+		WithLimit(100).Do(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Errors) > 0 {
+		t.Fatalf("get %s: %s", cls, resp.Errors[0].Message)
+	}
+	rs, err := rows(resp.Data, "Get", cls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(rs)
+}
+
+// TestFreshness: a new catalog version goes into new collections; the old
+// index keeps answering from the old version while the new one is built
+// and after, each exactly as the in-memory index over its own catalog,
+// never a mix; dropping the old leaves the new intact.
+func TestFreshness(t *testing.T) {
+	ctx := context.Background()
+	emb := embed.Default()
+	v1 := catalogDocs(t, "../../examples/catalog")
+	v2, removed := catalogV2(slices.Clone(v1))
+	mem1, err := index.NewMemory(slices.Clone(v1), emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem2, err := index.NewMemory(slices.Clone(v2), emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := append(slices.Clone(exampleQueries), removed.Description, "which planets can I see tonight with my telescope")
+	check := func(x *Index, mem index.Index, label string) int {
+		t.Helper()
+		n := 0
+		for _, text := range queries {
+			q := index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)}
+			want, err := mem.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := x.Search(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", label, text, err)
+			}
+			if diff := compare(want, got); diff != "" {
+				t.Errorf("%s: %q: %s", label, text, diff)
+			}
+			n++
+		}
+		return n
+	}
+
+	a := newWeaviate(t, ctx, "fresh", slices.Clone(v1), Config{})
+	check(a, mem1, "A (v1)")
+
+	// A answers from v1 all the while B is built.
+	stop := make(chan struct{})
+	var during atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			during.Add(int64(check(a, mem1, "A (v1) while B builds")))
+		}
+	}()
+	b := newWeaviate(t, ctx, "fresh", slices.Clone(v2), Config{})
+	close(stop)
+	wg.Wait()
+	t.Logf("%d searches on A while B was built", during.Load())
+	as, at := a.Classes()
+	bs, bt := b.Classes()
+	if as == bs || at == bt || a.Version() == b.Version() {
+		t.Fatalf("v1 and v2 share collections: %s %s / %s %s", as, at, bs, bt)
+	}
+	check(a, mem1, "A (v1) after B")
+	check(b, mem2, "B (v2)")
+	if n := keyCount(t, ctx, b, bs, removed.Key); n != 0 {
+		t.Errorf("B's collection holds %d objects of the removed skill %s", n, removed.Key)
+	}
+	if n := keyCount(t, ctx, a, as, removed.Key); n != 1 {
+		t.Errorf("A's collection holds %d objects of %s, want 1", n, removed.Key)
+	}
+
+	// Dropping A leaves B intact; A no longer answers at all.
+	if err := a.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check(b, mem2, "B after dropping A")
+	if _, err := a.Search(ctx, index.Query{Text: "book a room", Terms: analyze.Terms("book a room")}); err == nil {
+		t.Error("A still answers after Drop")
+	}
+	for _, text := range []string{removed.Description, removed.Name} {
+		res, err := b.Search(ctx, index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Candidates {
+			if b.Doc(c.Doc).Key == removed.Key {
+				t.Errorf("B returns the removed skill for %q", text)
+			}
+		}
+	}
+	if err := b.Ready(ctx); err != nil {
+		t.Errorf("B not ready: %v", err)
+	}
+	if err := a.Ready(ctx); err == nil {
+		t.Error("A ready after Drop")
+	}
+
+	// The same catalog again: the stored version is found, not re-imported.
+	b2 := newWeaviate(t, ctx, "fresh", slices.Clone(v2), Config{})
+	if !b2.Reused() {
+		t.Error("v2 imported again")
+	}
+	// DropStale removes older versions only.
+	a2 := newWeaviate(t, ctx, "fresh", slices.Clone(v1), Config{})
+	dropped, err := b.DropStale(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2s, a2t := a2.Classes()
+	slices.Sort(dropped)
+	if want := []string{a2s, a2t}; !slices.Equal(dropped, want) && !slices.Equal(dropped, []string{a2t, a2s}) {
+		t.Errorf("DropStale dropped %v, want %v", dropped, want)
+	}
+	check(b, mem2, "B after DropStale")
+}
+
+// weaviateServer starts a server of its own with scripts/weaviate.sh; port
+// 0 picks free ports.
+func weaviateServer(t *testing.T, port string) (url, grpcAddr string, stop func()) {
+	t.Helper()
+	script, err := filepath.Abs("../../scripts/weaviate.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "WEAVIATE_STATE="+filepath.Join(t.TempDir(), "state"))
+	if port != "" {
+		env = append(env, "WEAVIATE_PORT="+port)
+	}
+	start := exec.Command(script, "start")
+	start.Env, start.Stderr = env, os.Stderr
+	out, err := start.Output()
+	if err != nil {
+		t.Fatalf("%s start: %v", script, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "WEAVIATE_URL="); ok {
+			url = v
+		}
+		if v, ok := strings.CutPrefix(line, "WEAVIATE_GRPC="); ok {
+			grpcAddr = v
+		}
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			c := exec.Command(script, "stop")
+			c.Env, c.Stderr = env, os.Stderr
+			if err := c.Run(); err != nil {
+				t.Errorf("%s stop: %v", script, err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return url, grpcAddr, stop
+}
+
+// TestFaults: with Weaviate stopped, searches and the readiness check fail
+// with ErrUnreachable within the retry budget and one line is logged; a
+// server started again on the same address serves a new index, and one
+// line says so.
+func TestFaults(t *testing.T) {
+	if os.Getenv("WEAVIATE_URL") != "" {
+		t.Skip("runs servers of its own; WEAVIATE_URL is set")
+	}
+	ctx := context.Background()
+	url, grpcAddr, stop := weaviateServer(t, "")
+	core, logs := observer.New(zapcore.InfoLevel)
+	const budget = 1500 * time.Millisecond
+	build := Builder(Config{URL: url, GRPC: grpcAddr, Catalog: "faults", Retry: budget, Timeout: 2 * time.Second, Log: zap.New(core)})
+	docs := catalogDocs(t, "../../examples/catalog")
+	emb := embed.Default()
+	ix, err := build(slices.Clone(docs), emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := ix.(*Index)
+	q := index.Query{Text: "book a room", Terms: analyze.Terms("book a room"), Vector: emb.Embed("book a room")}
+	if _, err := x.Search(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := logs.Len(); n != 0 {
+		t.Errorf("%d lines logged while up: %v", n, logs.All())
+	}
+
+	stop()
+	t0 := time.Now()
+	_, err = x.Search(ctx, q)
+	took := time.Since(t0)
+	if !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("search with Weaviate stopped: %v, want ErrUnreachable", err)
+	}
+	if took > budget+3*time.Second {
+		t.Errorf("search gave up after %v with a retry budget of %v", took, budget)
+	}
+	t.Logf("search failed after %v: %v", took.Round(time.Millisecond), err)
+	if err := x.Ready(ctx); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("Ready with Weaviate stopped: %v, want ErrUnreachable", err)
+	}
+	if _, err := build(slices.Clone(docs), emb); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("New with Weaviate stopped: %v, want ErrUnreachable", err)
+	}
+	if got := logs.FilterMessage("weaviate unreachable").Len(); got != 1 || logs.Len() != 1 {
+		t.Errorf("logged %v, want one line 'weaviate unreachable'", logs.All())
+	}
+
+	// A new server on the same address: a new index works.
+	port := strings.TrimPrefix(url, "http://127.0.0.1:")
+	_, _, _ = weaviateServer(t, port)
+	ix2, err := build(slices.Clone(docs), emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix2.Search(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix2.(*Index).Ready(ctx); err != nil {
+		t.Error(err)
+	}
+	if got := logs.FilterMessage("weaviate reachable").Len(); got != 1 || logs.Len() != 2 {
+		t.Errorf("logged %v, want 'weaviate unreachable' then 'weaviate reachable'", logs.All())
+	}
+}
