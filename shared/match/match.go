@@ -270,6 +270,19 @@ func queryText(req *extract.Requirement) string {
 
 // Rank is stage 3: rerank the shortlist and calibrate each fit.
 func (m *Matcher) Rank(ctx context.Context, req *extract.Requirement, sl *Shortlist) ([]Ranked, error) {
+	return m.RankCalibrated(ctx, req, sl, nil)
+}
+
+// Calibrator returns the calibration Rank applies.
+func (m *Matcher) Calibrator() calibrate.Calibrator { return m.cal }
+
+// RankCalibrated is Rank with another calibrator (nil: the matcher's own),
+// for a caller that hot-reloads the calibration without rebuilding the
+// matcher and its index.
+func (m *Matcher) RankCalibrated(ctx context.Context, req *extract.Requirement, sl *Shortlist, cal calibrate.Calibrator) ([]Ranked, error) {
+	if cal == nil {
+		cal = m.cal
+	}
 	if sl.Retrieval == nil || len(sl.Retrieval.Candidates) == 0 {
 		return nil, nil
 	}
@@ -295,7 +308,7 @@ func (m *Matcher) Rank(ctx context.Context, req *extract.Requirement, sl *Shortl
 		}
 		delete(byDoc, s.Doc)
 		s.Candidate = *c
-		out = append(out, Ranked{Scored: s, Prob: m.cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]})
+		out = append(out, Ranked{Scored: s, Prob: cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]})
 	}
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))

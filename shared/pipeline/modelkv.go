@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
+	"github.com/skillmatch/skillmatch/shared/calibrate"
 	"github.com/skillmatch/skillmatch/shared/feedback"
 	"github.com/skillmatch/skillmatch/shared/wire"
 )
@@ -192,7 +193,8 @@ func (f *FeedbackStage) Close() {
 	})
 }
 
-// ModelWatch keeps a Stages' posteriors current with the model bucket.
+// ModelWatch keeps a Stages' posteriors and calibration current with the
+// model bucket.
 type ModelWatch struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -211,23 +213,32 @@ func (w *ModelWatch) Stop() {
 // decider uses (0: none).
 func (s *Stages) PosteriorsRevision() uint64 { return s.postRev.Load() }
 
-// WatchModel loads the posteriors from the model bucket into the stages
-// (SetPosteriors) and swaps in every new snapshot put there; a deleted key
-// drops them. A snapshot that does not decode is skipped with a logged
-// reason and the previous posteriors are kept. It returns once the
-// bucket's current value is loaded.
+// WatchModel loads the model state from the model bucket into the stages
+// and swaps in every new value put there:
+//
+//   - the posteriors (wire.ModelKeyPosteriors, SetPosteriors), which the
+//     decider breaks near-ties with;
+//   - the calibration (wire.ModelKeyCalibration, the JSON of a
+//     calibrate.Model as the feedback refit puts it, SetCalibrator), which
+//     the reranker applies to the tasks it ranks from then on, whatever
+//     the catalog snapshot.
+//
+// A deleted key drops the value (for the calibration: back to each
+// matcher's own). A value that does not decode is skipped with a logged
+// reason and the previous one is kept. It returns once the bucket's
+// current values are loaded.
 func (s *Stages) WatchModel(ctx context.Context, kv jetstream.KeyValue, log *zap.Logger) (*ModelWatch, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
 	wctx, cancel := context.WithCancel(context.Background())
-	kw, err := kv.Watch(wctx, wire.ModelKeyPosteriors)
+	kw, err := kv.WatchFiltered(wctx, []string{wire.ModelKeyPosteriors, wire.ModelKeyCalibration})
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("pipeline: watch model %s: %w", kv.Bucket(), err)
 	}
 	w := &ModelWatch{cancel: cancel, done: make(chan struct{})}
-	apply := func(e jetstream.KeyValueEntry) {
+	applyPosteriors := func(e jetstream.KeyValueEntry) {
 		if e.Operation() != jetstream.KeyValuePut {
 			s.SetPosteriors(nil)
 			s.postRev.Store(e.Revision())
@@ -246,6 +257,32 @@ func (s *Stages) WatchModel(ctx context.Context, kv jetstream.KeyValue, log *zap
 		s.SetPosteriors(p)
 		s.postRev.Store(e.Revision())
 		log.Debug("posteriors loaded", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.Int64("observed", snap.Observed))
+	}
+	applyCalibration := func(e jetstream.KeyValueEntry) {
+		if e.Operation() != jetstream.KeyValuePut {
+			s.SetCalibrator(nil)
+			s.calRev.Store(e.Revision())
+			log.Info("calibration removed; back to the model's own", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()))
+			return
+		}
+		var cal calibrate.Model
+		// UnmarshalJSON validates the model (finite Platt parameters, a
+		// monotone isotonic map of probabilities).
+		if err := json.Unmarshal(e.Value(), &cal); err != nil {
+			log.Warn("calibration skipped; keeping the previous one", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.Error(err))
+			return
+		}
+		s.SetCalibrator(cal)
+		s.calRev.Store(e.Revision())
+		log.Info("calibration loaded", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.String("method", cal.Method()))
+	}
+	apply := func(e jetstream.KeyValueEntry) {
+		switch e.Key() {
+		case wire.ModelKeyPosteriors:
+			applyPosteriors(e)
+		case wire.ModelKeyCalibration:
+			applyCalibration(e)
+		}
 	}
 	ready := make(chan error, 1)
 	go func() {

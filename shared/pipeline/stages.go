@@ -16,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillmatch/skillmatch/shared/calibrate"
 	"github.com/skillmatch/skillmatch/shared/decide"
 	"github.com/skillmatch/skillmatch/shared/extract"
 	"github.com/skillmatch/skillmatch/shared/feedback"
@@ -90,12 +91,19 @@ type Stages struct {
 
 	// Near-tie break of the decider: settings, the seed of the per-task
 	// random source, and the posteriors (nil until some are loaded).
-	ties      decide.TieConfig
-	tieSeed   uint64
-	post      atomic.Pointer[feedback.Posteriors]
-	postRev   atomic.Uint64
+	ties    decide.TieConfig
+	tieSeed uint64
+	post    atomic.Pointer[feedback.Posteriors]
+	postRev atomic.Uint64
+	// The reranker's calibration from the model bucket (nil: each
+	// matcher's own), swapped in by WatchModel.
+	cal       atomic.Pointer[calibration]
+	calRev    atomic.Uint64
 	feedbackH *FeedbackStage
 }
+
+// calibration is a calibrator loaded from the model bucket.
+type calibration struct{ c calibrate.Calibrator }
 
 // snapshot is one matcher and the name of its catalog.
 type snapshot struct {
@@ -259,7 +267,7 @@ func (s *Stages) Rerank(ctx context.Context, in Msg) (Result, error) {
 	if err != nil {
 		return res, badInput(err)
 	}
-	ranked, err := snap.m.Rank(ctx, &m.Requirement, sl)
+	ranked, err := snap.m.RankCalibrated(ctx, &m.Requirement, sl, s.Calibrator())
 	if err != nil {
 		return res, err
 	}
@@ -297,6 +305,30 @@ func (s *Stages) priors() decide.Priors {
 	}
 	return nil
 }
+
+// SetCalibrator swaps in the calibration the reranker applies to every
+// catalog snapshot, current and later ones, for the tasks it ranks from
+// now on (nil: each matcher's own, as it was built).
+func (s *Stages) SetCalibrator(c calibrate.Calibrator) {
+	if c == nil {
+		s.cal.Store(nil)
+		return
+	}
+	s.cal.Store(&calibration{c: c})
+}
+
+// Calibrator returns the calibration loaded with SetCalibrator (nil: each
+// matcher's own).
+func (s *Stages) Calibrator() calibrate.Calibrator {
+	if c := s.cal.Load(); c != nil {
+		return c.c
+	}
+	return nil
+}
+
+// CalibrationRevision is the model bucket revision of the calibration the
+// reranker applies (0: none loaded, each matcher's own).
+func (s *Stages) CalibrationRevision() uint64 { return s.calRev.Load() }
 
 // SetFeedback makes StageSpecs run f as the feedback stage instead of the
 // stateless Feedback (which only validates outcomes).

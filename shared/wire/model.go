@@ -9,7 +9,10 @@ const (
 	// ModelKeyPosteriors holds the JSON of a feedback.Snapshot: per-skill
 	// Beta posteriors of the success rate, with mean latency and cost.
 	ModelKeyPosteriors = "posteriors"
-	// ModelKeyCalibration is reserved for a refitted calibration model,
-	// published only when it is no worse on a held-out slice.
+	// ModelKeyCalibration holds the JSON of a calibrate.Model: the
+	// calibration the feedback stage refitted, published only when it is
+	// no worse on a held-out slice. The reranker hot-reloads it
+	// (pipeline.Stages.WatchModel); deleting the key restores the model's
+	// own calibration.
 	ModelKeyCalibration = "calibration"
 )

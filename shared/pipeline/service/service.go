@@ -224,7 +224,8 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 			fb.StartRefit(js, pipeline.RefitConfig{Streams: streams, Interval: *refitEvery, Window: *refitWindow})
 		}
 		stages.SetFeedback(fb)
-	case pipeline.StageDecider:
+	case pipeline.StageDecider, pipeline.StageReranker:
+		// The decider reloads posteriors, the reranker calibration.
 		mkv, err := pipeline.ModelKV(sctx, js, *modelBucket)
 		if err != nil {
 			return err
