@@ -315,7 +315,7 @@ func replay(ctx context.Context, js jetstream.JetStream, m *match.Matcher, tasks
 			return
 		}
 		r.Labelled++
-		outs = append(outs, outcomeOf(m, &golden.Task{ID: t.ID, Expected: l.right}, res, lat))
+		outs = append(outs, eval.OutcomeOf(m.Policy(), &golden.Task{ID: t.ID, Expected: l.right}, res, lat))
 	})
 	if err != nil {
 		return nil, err
@@ -327,32 +327,4 @@ func replay(ctx context.Context, js jetstream.JetStream, m *match.Matcher, tasks
 		r.Report = eval.Score(outs)
 	}
 	return r, nil
-}
-
-// outcomeOf is what eval.Run records for one task.
-func outcomeOf(m *match.Matcher, gt *golden.Task, res *match.Result, lat time.Duration) eval.Outcome {
-	o := eval.Outcome{Task: gt, Latency: lat, Action: res.Decision.Action}
-	if res.Shortlist != nil && res.Shortlist.Retrieval != nil {
-		for _, c := range res.Shortlist.Retrieval.Candidates {
-			if gt.Correct(c.Entry.Key) {
-				o.InList = true
-				break
-			}
-		}
-	}
-	for i, c := range res.Ranked {
-		if gt.Correct(c.Entry.Key) {
-			o.Rank = i + 1
-			break
-		}
-	}
-	if len(res.Ranked) > 0 {
-		opts := match.Options(res.Ranked)
-		m.Policy().Order(opts)
-		o.TopKey, o.Prob, o.TopScore = opts[0].Key, opts[0].Prob, opts[0].Score
-	}
-	if res.Decision.Chosen != nil {
-		o.Chosen = res.Decision.Chosen.Key
-	}
-	return o
 }

@@ -60,33 +60,42 @@ func Run(ctx context.Context, m *match.Matcher, tasks []golden.Task, progress fu
 		if err != nil {
 			return nil, nil, fmt.Errorf("eval task %s: %w", gt.ID, err)
 		}
-		o := Outcome{Task: gt, Latency: time.Since(start), Action: res.Decision.Action}
-		for _, c := range res.Shortlist.Retrieval.Candidates {
-			if gt.Correct(c.Entry.Key) {
-				o.InList = true
-				break
-			}
-		}
-		for r, c := range res.Ranked {
-			if gt.Correct(c.Entry.Key) {
-				o.Rank = r + 1
-				break
-			}
-		}
-		if len(res.Ranked) > 0 {
-			opts := match.Options(res.Ranked)
-			m.Policy().Order(opts)
-			o.TopKey, o.Prob, o.TopScore = opts[0].Key, opts[0].Prob, opts[0].Score
-		}
-		if res.Decision.Chosen != nil {
-			o.Chosen = res.Decision.Chosen.Key
-		}
+		o := OutcomeOf(m.Policy(), gt, res, time.Since(start))
 		outs = append(outs, o)
 		if progress != nil {
 			progress(i+1, len(tasks))
 		}
 	}
 	return Score(outs), outs, nil
+}
+
+// OutcomeOf records what the matcher did with one labelled task; policy
+// orders the ranked candidates as the decider saw them.
+func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency time.Duration) Outcome {
+	o := Outcome{Task: gt, Latency: latency, Action: res.Decision.Action}
+	if res.Shortlist != nil && res.Shortlist.Retrieval != nil {
+		for _, c := range res.Shortlist.Retrieval.Candidates {
+			if gt.Correct(c.Entry.Key) {
+				o.InList = true
+				break
+			}
+		}
+	}
+	for r, c := range res.Ranked {
+		if gt.Correct(c.Entry.Key) {
+			o.Rank = r + 1
+			break
+		}
+	}
+	if len(res.Ranked) > 0 {
+		opts := match.Options(res.Ranked)
+		policy.Order(opts)
+		o.TopKey, o.Prob, o.TopScore = opts[0].Key, opts[0].Prob, opts[0].Score
+	}
+	if res.Decision.Chosen != nil {
+		o.Chosen = res.Decision.Chosen.Key
+	}
+	return o
 }
 
 // Score computes the figures from outcomes.
