@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/decide"
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/task"
 )
 
 // scopesFlag tells "not given" (no security filter) from "given empty" (a
@@ -36,14 +34,7 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"Matches one task against a folder of agent cards (optionally with registry.json) and\n"+
 			"prints the decision; --explain shows the whole path.", stderr)
 	cards := fs.String("cards", "", "folder of agent cards (cards/*.json or *.json, optional registry.json)")
-	var files, accept, history listFlag
-	fs.Var(&files, "file", "attached file (repeatable); its media type comes from the extension")
-	fs.Var(&accept, "accept", "accepted output media types (comma-separated or repeated)")
-	var scopes scopesFlag
-	fs.Var(&scopes, "scopes", `caller scopes (comma-separated); "" means a caller with no scopes; unset means no security filter`)
-	fs.Var(&history, "history", "an earlier user turn (repeatable, oldest first)")
-	dataClass := fs.String("data-class", "", "data class of the task: public, internal, confidential, restricted")
-	streaming := fs.Bool("streaming", false, "the caller needs streaming")
+	tf := newTaskFlags(fs)
 	explain := fs.Bool("explain", false, "show filters, retrieval ranks, rerank scores and probabilities")
 	asJSON := fs.Bool("json", false, "print the decision as JSON")
 	mf := matcherFlags(fs)
@@ -66,22 +57,7 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	t := &task.Task{ID: "cli", Message: task.Message{Role: "user", Parts: []task.Part{{Text: strings.Join(pos, " ")}}}}
-	for _, f := range files {
-		// The extractor reads the media type from the extension.
-		t.Message.Parts = append(t.Message.Parts, task.Part{File: &task.File{Name: filepath.Base(f)}})
-	}
-	for _, h := range history {
-		t.History = append(t.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
-	}
-	if scopes.set {
-		t.Caller.Scopes = scopes.scopes
-	}
-	t.Caller.DataClass = *dataClass
-	t.Constraints.AcceptedOutputTypes = accept
-	if *streaming {
-		t.Constraints.Streaming = streaming
-	}
+	t := tf.task("cli", pos)
 	res, err := m.Match(ctx, t)
 	if err != nil {
 		return err
@@ -157,7 +133,3 @@ func rank(r int) string {
 	}
 	return fmt.Sprintf("#%-3d", r)
 }
-
-// mediaTypeOf leaves a file's media type to the extractor, which reads it
-// from the extension with a fixed table (the host's mime table varies).
-func mediaTypeOf(string) string { return "" }

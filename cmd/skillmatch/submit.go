@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/skillmatch/skillmatch/shared/natsbox"
@@ -20,14 +18,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("submit", `submit "task text" [--file x.pdf] [--accept application/json] [--scopes a,b] [--nats URL]`,
 		"Publishes a task to a running pipeline (`skillmatch run`, or the services) and prints its\n"+
 			"decision; a task the pipeline rejects prints the dead letter's reason.", stderr)
-	var files, accept, history listFlag
-	fs.Var(&files, "file", "attached file (repeatable); its media type comes from the extension")
-	fs.Var(&accept, "accept", "accepted output media types (comma-separated or repeated)")
-	var scopes scopesFlag
-	fs.Var(&scopes, "scopes", `caller scopes (comma-separated); "" means a caller with no scopes; unset means no security filter`)
-	fs.Var(&history, "history", "an earlier user turn (repeatable, oldest first)")
-	dataClass := fs.String("data-class", "", "data class of the task: public, internal, confidential, restricted")
-	streaming := fs.Bool("streaming", false, "the caller needs streaming")
+	tf := newTaskFlags(fs)
 	id := fs.String("id", "", "task id (default: a new random id); a repeated id returns the earlier decision")
 	natsURL := fs.String("nats", "nats://"+natsbox.DefaultListen, "NATS server URL")
 	creds := fs.String("creds", "", "NATS credentials file")
@@ -44,25 +35,11 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) == 0 {
 		return fmt.Errorf("%w: submit needs the task text", errUsage)
 	}
-	t := &task.Task{ID: *id, Message: task.Message{Role: "user", Parts: []task.Part{{Text: strings.Join(pos, " ")}}}}
+	t := tf.task(*id, pos)
 	if t.ID == "" {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
 		t.ID = "cli-" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
-	}
-	for _, f := range files {
-		t.Message.Parts = append(t.Message.Parts, task.Part{File: &task.File{Name: filepath.Base(f), MediaType: mediaTypeOf(f)}})
-	}
-	for _, h := range history {
-		t.History = append(t.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
-	}
-	if scopes.set {
-		t.Caller.Scopes = scopes.scopes
-	}
-	t.Caller.DataClass = *dataClass
-	t.Constraints.AcceptedOutputTypes = accept
-	if *streaming {
-		t.Constraints.Streaming = streaming
 	}
 
 	// Check it here too, for a quick answer; the pipeline checks again.

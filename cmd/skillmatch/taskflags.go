@@ -1,0 +1,49 @@
+package main
+
+import (
+	"flag"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/task"
+)
+
+// taskFlags are the flags that describe a task, shared by match and submit.
+type taskFlags struct {
+	files, accept, history listFlag
+	scopes                 scopesFlag
+	dataClass              *string
+	streaming              *bool
+}
+
+func newTaskFlags(fs *flag.FlagSet) *taskFlags {
+	tf := &taskFlags{}
+	fs.Var(&tf.files, "file", "attached file (repeatable); its media type comes from the extension")
+	fs.Var(&tf.accept, "accept", "accepted output media types (comma-separated or repeated)")
+	fs.Var(&tf.scopes, "scopes", `caller scopes (comma-separated); "" means a caller with no scopes; unset means no security filter`)
+	fs.Var(&tf.history, "history", "an earlier user turn (repeatable, oldest first)")
+	tf.dataClass = fs.String("data-class", "", "data class of the task: public, internal, confidential, restricted")
+	tf.streaming = fs.Bool("streaming", false, "the caller needs streaming")
+	return tf
+}
+
+// task builds the task the flags describe around the text.
+func (tf *taskFlags) task(id string, text []string) *task.Task {
+	t := &task.Task{ID: id, Message: task.Message{Role: "user", Parts: []task.Part{{Text: strings.Join(text, " ")}}}}
+	for _, f := range tf.files {
+		// The extractor reads the media type from the extension.
+		t.Message.Parts = append(t.Message.Parts, task.Part{File: &task.File{Name: filepath.Base(f)}})
+	}
+	for _, h := range tf.history {
+		t.History = append(t.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
+	}
+	if tf.scopes.set {
+		t.Caller.Scopes = tf.scopes.scopes
+	}
+	t.Caller.DataClass = *tf.dataClass
+	t.Constraints.AcceptedOutputTypes = tf.accept
+	if *tf.streaming {
+		t.Constraints.Streaming = tf.streaming
+	}
+	return t
+}
