@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -49,16 +48,8 @@ type Memory struct {
 	docs []Doc
 	lex  *bm25.Index
 	emb  embed.Embedder
-	dim  int
-	// vecs holds every vector (each doc's description first, then its
-	// examples) back to back; owner and example say whose each one is.
-	vecs    []float32
-	owner   []int32
-	example []int32 // -1 for the description vector
-	// first[d] is the index of doc d's first vector; first[len(docs)] = total.
-	first []int32
-	// centroid holds each doc's prototype vector back to back.
-	centroid []float32
+	// vs holds every doc's vectors and prototype.
+	vs Vectors
 	// exLex indexes every example alone, numbered like the vectors.
 	exLex   *bm25.Index
 	workers int
@@ -75,18 +66,13 @@ func NewMemory(docs []Doc, emb embed.Embedder, opts ...MemoryOption) (*Memory, e
 		lex:     bm25.New(),
 		exLex:   bm25.New(),
 		emb:     emb,
-		dim:     emb.Dim(),
-		first:   make([]int32, len(docs)+1),
 		workers: max(cfg.workers, 1),
 	}
 	total := 0
 	for i := range docs {
 		total += 1 + len(docs[i].Examples)
 	}
-	m.vecs = make([]float32, 0, total*m.dim)
-	m.owner = make([]int32, 0, total)
-	m.example = make([]int32, 0, total)
-	m.centroid = make([]float32, 0, len(docs)*m.dim)
+	m.vs = NewVectors(emb.Dim(), len(docs), total)
 	// Analysing and embedding every text is most of the build and needs
 	// no shared state: spread it over the cores, then index in order.
 	vecs := make([][][]float32, len(docs)) // per doc: description, then examples
@@ -130,36 +116,18 @@ func NewMemory(docs []Doc, emb embed.Embedder, opts ...MemoryOption) (*Memory, e
 			bm25.Field{Text: d.AgentName, Weight: w.AgentName},
 			bm25.Field{Text: joinAll(d.Examples), Weight: w.Examples},
 		)
-		m.first[i] = int32(len(m.owner))
-		m.push(i, -1, vecs[i][0])
-		cen := make([]float32, m.dim)
+		m.vs.AddDoc(i, vecs[i][0], vecs[i][1:])
 		for j, ex := range d.Examples {
-			v := vecs[i][j+1]
-			m.exLex.Add(len(m.owner), bm25.Field{Text: ex, Weight: 1})
-			m.push(i, j, v)
-			for k := range cen {
-				cen[k] += v[k]
-			}
+			m.exLex.Add(int(m.vs.First[i])+1+j, bm25.Field{Text: ex, Weight: 1})
 		}
-		if len(d.Examples) == 0 {
-			copy(cen, vecs[i][0])
-		}
-		m.centroid = append(m.centroid, normalize(cen)...)
 		vecs[i] = nil
 	}
-	m.first[len(docs)] = int32(len(m.owner))
 	return m, nil
 }
 
 // DescriptionText is the text embedded as a skill's description vector.
 func DescriptionText(d *Doc) string {
 	return d.Name + ". " + d.Description
-}
-
-func (m *Memory) push(doc, example int, v []float32) {
-	m.vecs = append(m.vecs, v...)
-	m.owner = append(m.owner, int32(doc))
-	m.example = append(m.example, int32(example))
 }
 
 // Doc returns doc i.
@@ -207,7 +175,7 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 
 	var denseIDs []int
 	var best []float32
-	if len(q.Vector) == m.dim {
+	if len(q.Vector) == m.vs.Dim {
 		best, res.Neighbors = m.scan(q.Vector, q.Allow, q.Neighbors)
 		denseIDs = topDocs(best, q.Depth)
 	}
@@ -225,18 +193,18 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		} else {
 			c.BM25 = m.lex.Score(q.Terms, f.ID)
 		}
-		if len(q.Vector) == m.dim {
-			m.detail(q.Vector, &c)
+		if len(q.Vector) == m.vs.Dim {
+			m.vs.Detail(q.Vector, &c)
 		}
 		res.Candidates[i] = c
 	}
 	m.exampleLex(q.Terms, res.Candidates)
 	var exAllow func(int) bool
 	if q.Allow != nil {
-		exAllow = func(v int) bool { return q.Allow[m.owner[v]] }
+		exAllow = func(v int) bool { return q.Allow[m.vs.Owner[v]] }
 	}
 	for _, h := range m.exLex.Search(q.Terms, q.Neighbors, exAllow) {
-		res.LexNeighbors = append(res.LexNeighbors, Neighbor{Doc: int(m.owner[h.Doc]), Sim: float32(h.Score)})
+		res.LexNeighbors = append(res.LexNeighbors, Neighbor{Doc: int(m.vs.Owner[h.Doc]), Sim: float32(h.Score)})
 	}
 	res.TermWeights = make([]float64, len(q.Terms))
 	for i, t := range q.Terms {
@@ -249,47 +217,10 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 func (m *Memory) exampleLex(terms []string, cands []Candidate) {
 	for i := range cands {
 		c := &cands[i]
-		for v := m.first[c.Doc] + 1; v < m.first[c.Doc+1]; v++ {
+		for v := m.vs.First[c.Doc] + 1; v < m.vs.First[c.Doc+1]; v++ {
 			c.ExampleBM25 = max(c.ExampleBM25, m.exLex.Score(terms, int(v)))
 		}
 	}
-}
-
-func normalize(v []float32) []float32 {
-	var n float32
-	for _, x := range v {
-		n += x * x
-	}
-	if n == 0 {
-		return v
-	}
-	inv := 1 / float32(math.Sqrt(float64(n)))
-	for i := range v {
-		v[i] *= inv
-	}
-	return v
-}
-
-// detail fills the dense fields of one candidate.
-func (m *Memory) detail(qv []float32, c *Candidate) {
-	lo, hi := m.first[c.Doc], m.first[c.Doc+1]
-	c.Dense = -2
-	c.ExampleSim = -1
-	for v := lo; v < hi; v++ {
-		s := embed.Cosine(qv, m.vecs[int(v)*m.dim:int(v+1)*m.dim])
-		if s > c.Dense {
-			c.Dense = s
-		}
-		if ex := m.example[v]; ex < 0 {
-			c.DescSim = s
-		} else if s > c.ExampleSim {
-			c.ExampleSim, c.BestExample = s, int(ex)
-		}
-	}
-	if c.ExampleSim < 0 {
-		c.ExampleSim = c.DescSim
-	}
-	c.CentroidSim = embed.Cosine(qv, m.centroid[c.Doc*m.dim:(c.Doc+1)*m.dim])
 }
 
 // scan computes every allowed doc's best cosine (-2 for disallowed docs)
@@ -297,7 +228,7 @@ func (m *Memory) detail(qv []float32, c *Candidate) {
 // indexes.
 func (m *Memory) scan(qv []float32, allow []bool, k int) ([]float32, []Neighbor) {
 	best := make([]float32, len(m.docs))
-	n := len(m.owner)
+	n := len(m.vs.Owner)
 	workers := m.workers
 	if n < 40000 {
 		workers = 1
@@ -311,8 +242,8 @@ func (m *Memory) scan(qv []float32, allow []bool, k int) ([]float32, []Neighbor)
 				continue
 			}
 			b := float32(-2)
-			for v := m.first[d]; v < m.first[d+1]; v++ {
-				s := embed.Cosine(qv, m.vecs[int(v)*m.dim:int(v+1)*m.dim])
+			for v := m.vs.First[d]; v < m.vs.First[d+1]; v++ {
+				s := embed.Cosine(qv, m.vs.Vec(int(v)))
 				if s > b {
 					b = s
 				}

@@ -34,7 +34,7 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	t0 := time.Now()
 	wv := newWeaviate(b, ctx, fmt.Sprintf("bench%d", n), slices.Clone(docs), Config{})
-	b.Logf("%d skills, %d texts: stored (or found) in Weaviate in %v", n, len(wv.owner)-n, time.Since(t0).Round(time.Millisecond))
+	b.Logf("%d skills, %d texts: stored (or found) in Weaviate in %v", n, len(wv.vs.Owner)-n, time.Since(t0).Round(time.Millisecond))
 	qs := make([]index.Query, len(queries))
 	for i, text := range queries {
 		qs[i] = index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)}

@@ -89,9 +89,9 @@ func (x *Index) Search(ctx context.Context, q index.Query) (*index.Result, error
 		go func() {
 			defer wg.Done()
 			// The examples collection is fetched deeper: a skill has several.
-			tspread := spread * float64(max(len(x.owner)-len(x.docs), 1)) / float64(max(len(x.docs), 1))
+			tspread := spread * float64(max(len(x.vs.Owner)-len(x.docs), 1)) / float64(max(len(x.docs), 1))
 			lexNb, nbErr = x.lexical(ctx, x.textCls, terms, q.Neighbors, max(spread, tspread), where, allowed,
-				func(doc, ex int) int { return int(x.first[doc]) + 1 + ex },
+				func(doc, ex int) int { return int(x.vs.First[doc]) + 1 + ex },
 				func(id int) float64 { return x.exLex.Score(q.Terms, id) })
 		}()
 	}
@@ -132,15 +132,15 @@ func (x *Index) Search(ctx context.Context, q index.Query) (*index.Result, error
 			c.BM25 = x.lex.Score(q.Terms, f.ID)
 		}
 		if dense {
-			x.detail(q.Vector, &c)
+			x.vs.Detail(q.Vector, &c)
 		}
-		for v := x.first[c.Doc] + 1; v < x.first[c.Doc+1]; v++ {
+		for v := x.vs.First[c.Doc] + 1; v < x.vs.First[c.Doc+1]; v++ {
 			c.ExampleBM25 = max(c.ExampleBM25, x.exLex.Score(q.Terms, int(v)))
 		}
 		res.Candidates[i] = c
 	}
 	for _, h := range lexNb {
-		res.LexNeighbors = append(res.LexNeighbors, index.Neighbor{Doc: int(x.owner[h.id]), Sim: float32(h.score)})
+		res.LexNeighbors = append(res.LexNeighbors, index.Neighbor{Doc: int(x.vs.Owner[h.id]), Sim: float32(h.score)})
 	}
 	res.TermWeights = make([]float64, len(q.Terms))
 	for i, t := range q.Terms {
@@ -247,13 +247,13 @@ func (x *Index) dense(ctx context.Context, qv []float32, want, k int, spread flo
 			if len(docs) < want {
 				docs = append(docs, hit{d, 0})
 			}
-			for v := x.first[d]; v < x.first[d+1] && len(nb) < k; v++ {
+			for v := x.vs.First[d]; v < x.vs.First[d+1] && len(nb) < k; v++ {
 				nb = append(nb, index.Neighbor{Doc: d, Sim: 0})
 			}
 		}
 		return docs, nb, nil
 	}
-	texts := len(x.owner) - len(x.docs)
+	texts := len(x.vs.Owner) - len(x.docs)
 	perDoc := max(float64(texts)/float64(max(len(x.docs), 1)), 1)
 	limD := min(int(math.Ceil(float64(want+slack(want))*spread)), x.maxResult)
 	limT := min(int(math.Ceil(float64(want+slack(want))*spread*min(perDoc, 3))), x.maxResult)
@@ -293,14 +293,14 @@ func (x *Index) dense(ctx context.Context, qv []float32, want, k int, spread flo
 				if r.doc < 0 || r.doc >= len(x.docs) {
 					continue
 				}
-				v := int(x.first[r.doc])
+				v := int(x.vs.First[r.doc])
 				if !desc {
 					v += 1 + r.example
-					if r.example < 0 || v >= int(x.first[r.doc+1]) {
+					if r.example < 0 || v >= int(x.vs.First[r.doc+1]) {
 						continue
 					}
 				}
-				s := embed.Cosine(qv, x.vecs[v*x.dim:(v+1)*x.dim])
+				s := embed.Cosine(qv, x.vs.Vec(v))
 				low = min(low, s)
 				if allowed(r.doc) {
 					vecSim[v] = s
@@ -314,13 +314,13 @@ func (x *Index) dense(ctx context.Context, qv []float32, want, k int, spread flo
 		take(rowsT, limT, false)
 		docs := map[int]struct{}{}
 		for v := range vecSim {
-			docs[int(x.owner[v])] = struct{}{}
+			docs[int(x.vs.Owner[v])] = struct{}{}
 		}
 		for _, d := range x.zero {
 			if allowed(d) {
 				docs[d] = struct{}{}
-				for v := x.first[d]; v < x.first[d+1]; v++ {
-					vecSim[int(v)] = embed.Cosine(qv, x.vecs[int(v)*x.dim:int(v+1)*x.dim])
+				for v := x.vs.First[d]; v < x.vs.First[d+1]; v++ {
+					vecSim[int(v)] = embed.Cosine(qv, x.vs.Vec(int(v)))
 				}
 			}
 		}
@@ -328,8 +328,8 @@ func (x *Index) dense(ctx context.Context, qv []float32, want, k int, spread flo
 		above := 0
 		for d := range docs {
 			b := float32(-2)
-			for v := x.first[d]; v < x.first[d+1]; v++ {
-				b = max(b, embed.Cosine(qv, x.vecs[int(v)*x.dim:int(v+1)*x.dim]))
+			for v := x.vs.First[d]; v < x.vs.First[d+1]; v++ {
+				b = max(b, embed.Cosine(qv, x.vs.Vec(int(v))))
 			}
 			hits = append(hits, hit{d, float64(b)})
 			if b > bound {
@@ -376,31 +376,9 @@ func neighborsOf(x *Index, vecSim map[int]float32, k int) []index.Neighbor {
 	}
 	out := make([]index.Neighbor, len(all))
 	for i, n := range all {
-		out[i] = index.Neighbor{Doc: int(x.owner[n.v]), Sim: n.sim}
+		out[i] = index.Neighbor{Doc: int(x.vs.Owner[n.v]), Sim: n.sim}
 	}
 	return out
-}
-
-// detail fills the dense fields of one candidate, as index.Memory does.
-func (x *Index) detail(qv []float32, c *index.Candidate) {
-	lo, hi := x.first[c.Doc], x.first[c.Doc+1]
-	c.Dense = -2
-	c.ExampleSim = -1
-	for v := lo; v < hi; v++ {
-		s := embed.Cosine(qv, x.vecs[int(v)*x.dim:int(v+1)*x.dim])
-		if s > c.Dense {
-			c.Dense = s
-		}
-		if ex := x.example[v]; ex < 0 {
-			c.DescSim = s
-		} else if s > c.ExampleSim {
-			c.ExampleSim, c.BestExample = s, int(ex)
-		}
-	}
-	if c.ExampleSim < 0 {
-		c.ExampleSim = c.DescSim
-	}
-	c.CentroidSim = embed.Cosine(qv, x.centroid[c.Doc*x.dim:(c.Doc+1)*x.dim])
 }
 
 // row is one object of a Get answer.

@@ -432,7 +432,7 @@ func (x *Index) settle(ctx context.Context) error {
 // probe compares Weaviate's lists with the exact ones for each probe doc.
 func (x *Index) probe(ctx context.Context, docs []int, all func(int) bool) (bool, string, error) {
 	for _, d := range docs {
-		lo, hi := int(x.first[d]), int(x.first[d+1])
+		lo, hi := int(x.vs.First[d]), int(x.vs.First[d+1])
 		texts := []string{x.docs[d].Name + " " + x.docs[d].Description}
 		if hi-lo > 1 {
 			texts = append(texts, x.docs[d].Examples[hi-lo-2])
@@ -448,7 +448,7 @@ func (x *Index) probe(ctx context.Context, docs []int, all func(int) bool) (bool
 			}
 			cls, local, idOf, score := x.skillCls, x.lex, func(doc, _ int) int { return doc }, x.lex.Score
 			if i == 1 {
-				cls, local, idOf, score = x.textCls, x.exLex, func(doc, ex int) int { return int(x.first[doc]) + 1 + ex }, x.exLex.Score
+				cls, local, idOf, score = x.textCls, x.exLex, func(doc, ex int) int { return int(x.vs.First[doc]) + 1 + ex }, x.exLex.Score
 			}
 			const k = 10
 			got, err := x.lexical(ctx, cls, terms, k, 1, nil, all, idOf, func(id int) float64 { return score(terms, id) })
@@ -465,7 +465,7 @@ func (x *Index) probe(ctx context.Context, docs []int, all func(int) bool) (bool
 				}
 			}
 		}
-		qv := x.vecs[(hi-1)*x.dim : hi*x.dim]
+		qv := x.vs.Vec(hi - 1)
 		if isZero(qv) {
 			continue
 		}

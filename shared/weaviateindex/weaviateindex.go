@@ -141,14 +141,10 @@ type Index struct {
 	docs      []index.Doc
 	emb       embed.Embedder
 	dim       int
-	lex       *bm25.Index // the in-memory index's BM25 document per skill
-	exLex     *bm25.Index // each example alone, numbered like the vectors
-	vecs      []float32
-	owner     []int32
-	example   []int32 // -1 for a description vector
-	first     []int32
-	centroid  []float32
-	zero      []int // docs with at least one zero vector (Weaviate stores none)
+	lex       *bm25.Index   // the in-memory index's BM25 document per skill
+	exLex     *bm25.Index   // each example alone, numbered like the vectors
+	vs        index.Vectors // every doc's vectors and prototype, as index.Memory keeps them
+	zero      []int         // docs with at least one zero vector (Weaviate stores none)
 	maxResult int
 	reused    bool
 	version   string // the hash naming this version's collections
@@ -227,7 +223,7 @@ func New(ctx context.Context, cfg Config, docs []index.Doc, emb embed.Embedder) 
 	}
 	x := &Index{
 		cfg: cfg, client: client, docs: docs, emb: emb, dim: emb.Dim(),
-		lex: bm25.New(), exLex: bm25.New(), first: make([]int32, len(docs)+1),
+		lex: bm25.New(), exLex: bm25.New(),
 		maxResult: 10000,
 	}
 	x.prefix = className(cfg.Catalog, emb.ID())
@@ -240,7 +236,7 @@ func New(ctx context.Context, cfg Config, docs []index.Doc, emb embed.Embedder) 
 		return nil, err
 	}
 	meta := classMeta{Format: Format, Embedder: emb.ID(), Dim: x.dim, Weights: *cfg.Weights,
-		Scale: scale, Catalog: catalogHash(hashes), Docs: len(docs), Texts: len(x.owner) - len(docs)}
+		Scale: scale, Catalog: catalogHash(hashes), Docs: len(docs), Texts: len(x.vs.Owner) - len(docs)}
 	x.version = meta.version()
 	x.skillCls, x.textCls = x.prefix+"_V"+x.version+"_Skill", x.prefix+"_V"+x.version+"_Text"
 	skillDesc, textDesc := meta.describe("skill"), meta.describe("text")
@@ -418,10 +414,7 @@ func (x *Index) local(docs []index.Doc, emb embed.Embedder) ([][][]float32, []st
 	for i := range docs {
 		total += 1 + len(docs[i].Examples)
 	}
-	x.vecs = make([]float32, 0, total*x.dim)
-	x.owner = make([]int32, 0, total)
-	x.example = make([]int32, 0, total)
-	x.centroid = make([]float32, 0, len(docs)*x.dim)
+	x.vs = index.NewVectors(x.dim, len(docs), total)
 	for i := range docs {
 		d := &docs[i]
 		x.lex.Add(i,
@@ -431,38 +424,17 @@ func (x *Index) local(docs []index.Doc, emb embed.Embedder) ([][][]float32, []st
 			bm25.Field{Text: d.AgentName, Weight: w.AgentName},
 			bm25.Field{Text: joinAll(d.Examples), Weight: w.Examples},
 		)
-		x.first[i] = int32(len(x.owner))
-		x.push(i, -1, vecs[i][0])
+		x.vs.AddDoc(i, vecs[i][0], vecs[i][1:])
 		zero := isZero(vecs[i][0])
-		cen := make([]float32, x.dim)
 		for j, ex := range d.Examples {
-			v := vecs[i][j+1]
-			x.exLex.Add(len(x.owner), bm25.Field{Text: ex, Weight: 1})
-			x.push(i, j, v)
-			zero = zero || isZero(v)
-			for k := range cen {
-				cen[k] += v[k]
-			}
+			x.exLex.Add(int(x.vs.First[i])+1+j, bm25.Field{Text: ex, Weight: 1})
+			zero = zero || isZero(vecs[i][j+1])
 		}
-		if len(d.Examples) == 0 {
-			copy(cen, vecs[i][0])
-		}
-		x.centroid = append(x.centroid, normalize(cen)...)
 		if zero {
 			x.zero = append(x.zero, i)
 		}
 	}
-	x.first[len(docs)] = int32(len(x.owner))
 	return vecs, hashes, nil
-}
-
-func (x *Index) push(doc, example int, v []float32) {
-	if len(v) != x.dim {
-		panic(fmt.Sprintf("weaviate index: embedder returned %d dims, want %d", len(v), x.dim))
-	}
-	x.vecs = append(x.vecs, v...)
-	x.owner = append(x.owner, int32(doc))
-	x.example = append(x.example, int32(example))
 }
 
 // weightScale is the smallest s in 1..8 making every weight times s whole.
@@ -607,21 +579,6 @@ func isZero(v []float32) bool {
 		}
 	}
 	return true
-}
-
-func normalize(v []float32) []float32 {
-	var n float32
-	for _, x := range v {
-		n += x * x
-	}
-	if n == 0 {
-		return v
-	}
-	inv := 1 / float32(math.Sqrt(float64(n)))
-	for i := range v {
-		v[i] *= inv
-	}
-	return v
 }
 
 var _ index.Index = (*Index)(nil)
