@@ -21,32 +21,44 @@ import (
 	"github.com/skillmatch/skillmatch/shared/wire"
 )
 
-// catalogHistory is how many revisions of each card the bucket keeps (the
-// watchers read only the latest; the rest is for an operator's audit).
-const catalogHistory = 5
+// bucketHistory is how many revisions of each key the catalog and model
+// buckets keep (the watchers read only the latest; the rest is for an
+// operator's audit).
+const bucketHistory = 5
 
-// setupCatalog creates the catalog bucket, or updates it to this config.
-func setupCatalog(ctx context.Context, js jetstream.JetStream, cfg Config) error {
+// setupBucket creates a KV bucket, or updates it to this config.
+func setupBucket(ctx context.Context, js jetstream.JetStream, cfg Config, what, bucket, description string) error {
 	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: cfg.CatalogBucket, Description: "skillmatch agent cards: key = agent id, value = wire.CatalogEntry",
-		History: catalogHistory, Storage: cfg.Storage, Replicas: cfg.Replicas,
+		Bucket: bucket, Description: description,
+		History: bucketHistory, Storage: cfg.Storage, Replicas: cfg.Replicas,
 	})
 	if err != nil {
-		return fmt.Errorf("pipeline: catalog bucket %s: %w", cfg.CatalogBucket, err)
+		return fmt.Errorf("pipeline: %s bucket %s: %w", what, bucket, err)
 	}
 	return nil
 }
 
-// CatalogKV opens the catalog bucket (wire.BucketCatalog if bucket is "").
-func CatalogKV(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.KeyValue, error) {
+// openBucket opens a KV bucket, def when bucket is "".
+func openBucket(ctx context.Context, js jetstream.JetStream, what, bucket, def string) (jetstream.KeyValue, error) {
 	if bucket == "" {
-		bucket = wire.BucketCatalog
+		bucket = def
 	}
 	kv, err := js.KeyValue(ctx, bucket)
 	if err != nil {
-		return nil, fmt.Errorf("pipeline: catalog bucket %s: %w", bucket, err)
+		return nil, fmt.Errorf("pipeline: %s bucket %s: %w", what, bucket, err)
 	}
 	return kv, nil
+}
+
+// setupCatalog creates the catalog bucket, or updates it to this config.
+func setupCatalog(ctx context.Context, js jetstream.JetStream, cfg Config) error {
+	return setupBucket(ctx, js, cfg, "catalog", cfg.CatalogBucket,
+		"skillmatch agent cards: key = agent id, value = wire.CatalogEntry")
+}
+
+// CatalogKV opens the catalog bucket (wire.BucketCatalog if bucket is "").
+func CatalogKV(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.KeyValue, error) {
+	return openBucket(ctx, js, "catalog", bucket, wire.BucketCatalog)
 }
 
 // CardFile is one card to put in the catalog: its agent id, its JSON as

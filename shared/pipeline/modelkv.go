@@ -23,31 +23,15 @@ const (
 	DefaultFeedbackInterval = 10 * time.Second
 )
 
-// modelHistory is how many revisions of each model key the bucket keeps.
-const modelHistory = 5
-
 // setupModel creates the model bucket, or updates it to this config.
 func setupModel(ctx context.Context, js jetstream.JetStream, cfg Config) error {
-	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: cfg.ModelBucket, Description: "skillmatch model state: posteriors (feedback.Snapshot), calibration",
-		History: modelHistory, Storage: cfg.Storage, Replicas: cfg.Replicas,
-	})
-	if err != nil {
-		return fmt.Errorf("pipeline: model bucket %s: %w", cfg.ModelBucket, err)
-	}
-	return nil
+	return setupBucket(ctx, js, cfg, "model", cfg.ModelBucket,
+		"skillmatch model state: posteriors (feedback.Snapshot), calibration")
 }
 
 // ModelKV opens the model bucket (wire.BucketModel if bucket is "").
 func ModelKV(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.KeyValue, error) {
-	if bucket == "" {
-		bucket = wire.BucketModel
-	}
-	kv, err := js.KeyValue(ctx, bucket)
-	if err != nil {
-		return nil, fmt.Errorf("pipeline: model bucket %s: %w", bucket, err)
-	}
-	return kv, nil
+	return openBucket(ctx, js, "model", bucket, wire.BucketModel)
 }
 
 // FeedbackStage is the feedback stage: it counts outcomes into per-skill
