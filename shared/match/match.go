@@ -234,8 +234,9 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 		fr.Explain(req, m.cat, m.cfg.filters...)
 	}
 	sl := &Shortlist{Rejections: fr.Rejections, Demoted: fr.Demoted}
-	sl.Terms = analyze.Terms(queryText(req))
-	sl.Vector = m.emb.Embed(queryText(req))
+	q := queryText(req)
+	sl.Terms = analyze.Terms(q)
+	sl.Vector = m.emb.Embed(q)
 	if fr.Kept == 0 {
 		sl.Retrieval = &index.Result{}
 		return sl, nil
