@@ -124,6 +124,18 @@ type Index interface {
 // ErrEmptyQuery is returned for a query with neither terms nor a vector.
 var ErrEmptyQuery = errors.New("empty query")
 
+// ErrUnavailable is wrapped by a remote index's errors when its backend
+// cannot be reached. A retriever holds its work until the index is ready
+// again (see Readier) instead of failing it: the task is not at fault.
+var ErrUnavailable = errors.New("index unavailable")
+
+// Readier is implemented by indexes that depend on a remote backend.
+// Ready returns nil when a search can be answered now, and an error
+// wrapping ErrUnavailable while the backend cannot be reached.
+type Readier interface {
+	Ready(ctx context.Context) error
+}
+
 func (q *Query) withDefaults() Query {
 	out := *q
 	if out.Shortlist <= 0 {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -105,4 +106,19 @@ func (g *Group) Stop() {
 	if g.model != nil {
 		g.model.Stop()
 	}
+}
+
+// NotReady names the running stages that hold their deliveries because a
+// dependency is unavailable (Running.Ready); empty when all are handling.
+func (g *Group) NotReady() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var names []string
+	for name, r := range g.run {
+		if !r.Ready() {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/index"
 	"github.com/skillmatch/skillmatch/shared/wire"
 )
 
@@ -268,6 +269,14 @@ type Stage struct {
 	// Filter is the consumer's filter subject ("" = the whole stream).
 	Filter string
 	Handle Handler
+	// Ready, when set, says whether the stage's dependencies can serve
+	// (the retriever's index). A delivery that fails with an error
+	// wrapping index.ErrUnavailable is then held: not retried, not Nak'd
+	// (a long outage would exhaust MaxDeliver and dead-letter good tasks),
+	// but parked with the deliveries that follow it and kept alive with
+	// InProgress while Ready is polled; once Ready answers, they are
+	// handled in order. See Running.Ready.
+	Ready func(ctx context.Context) error
 }
 
 // StageSpecs lists the matching stages and the feedback stage.
@@ -281,7 +290,7 @@ func (s *Stages) StageSpecs(streams Streams) []Stage {
 	}
 	return []Stage{
 		{Name: StageExtractor, Stream: streams.Tasks, Filter: wire.SubjectSubmitted, Handle: s.Extract},
-		{Name: StageRetriever, Stream: streams.Tasks, Filter: wire.SubjectExtracted, Handle: s.Retrieve},
+		{Name: StageRetriever, Stream: streams.Tasks, Filter: wire.SubjectExtracted, Handle: s.Retrieve, Ready: s.Ready},
 		{Name: StageReranker, Stream: streams.Tasks, Filter: wire.SubjectShortlisted, Handle: s.Rerank},
 		{Name: StageDecider, Stream: streams.Tasks, Filter: wire.SubjectRanked, Handle: s.Decide},
 		{Name: StageFeedback, Stream: streams.Outcomes, Filter: wire.SubjectOutcome, Handle: fb},
@@ -316,6 +325,7 @@ type Running struct {
 	// the workers publish themselves).
 	pending chan inflight
 	acked   chan struct{} // closed when the publishers have finished
+	hold    *holding      // nil: the stage has no Ready
 }
 
 // inflight is a handled message waiting for its outputs to be published.
@@ -339,6 +349,10 @@ func (r *Running) enter() bool {
 
 // Name is the stage name.
 func (r *Running) Name() string { return r.name }
+
+// Ready says whether the stage is handling deliveries: false while it
+// holds them because a dependency is unavailable (Stage.Ready).
+func (r *Running) Ready() bool { return r.hold == nil || !r.hold.isHeld() }
 
 // Stop stops consuming and waits for the messages being handled. Messages
 // the workers had buffered but not handled are redelivered after the ack
@@ -381,6 +395,9 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	run := &Running{name: st.Name, cancel: cancel}
+	if st.Ready != nil {
+		run.hold = &holding{}
+	}
 	log := r.log.With(zap.String("stage", st.Name))
 	if r.cfg.MaxInFlight > 1 {
 		run.pending, run.acked = make(chan inflight, r.cfg.MaxInFlight), make(chan struct{})
@@ -392,6 +409,9 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 				return // stopping: left for redelivery
 			}
 			defer run.wg.Done()
+			if run.hold != nil && run.hold.park(m) {
+				return // held until the stage is ready again
+			}
 			r.handle(runCtx, log, st, run, m)
 		}, jetstream.PullMaxMessages(r.cfg.PullMaxMessages), jetstream.PullExpiry(r.cfg.PullExpiry),
 			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
@@ -433,7 +453,7 @@ func (r *Runner) handle(ctx context.Context, log *zap.Logger, st Stage, run *Run
 		}()
 		res, err = st.Handle(ctx, Msg{Subject: m.Subject(), Data: m.Data()})
 		if err != nil {
-			if errors.Is(err, ErrBadInput) {
+			if errors.Is(err, ErrBadInput) || run.hold != nil && errors.Is(err, index.ErrUnavailable) {
 				return backoff.Permanent(err)
 			}
 			return err
@@ -482,6 +502,8 @@ func (r *Runner) handle(ctx context.Context, log *zap.Logger, st Stage, run *Run
 		log.Warn("dead-lettered", append(lf, zap.String("reason", dl.Reason))...)
 	case ctx.Err() != nil:
 		_ = m.Nak() // stopping: let another worker have it now
+	case run.hold != nil && errors.Is(err, index.ErrUnavailable):
+		r.holdFrom(ctx, log, st, run, m, err, lf)
 	default:
 		d := r.delay(deliveries)
 		log.Error("failed; redelivering", append(lf, zap.Duration("after", d), zap.Error(err))...)

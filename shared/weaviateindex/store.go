@@ -24,7 +24,9 @@ import (
 )
 
 // ErrUnreachable wraps every failure to reach Weaviate after the retries.
-var ErrUnreachable = errors.New("weaviate unreachable")
+// It wraps index.ErrUnavailable, which the pipeline's retriever holds
+// deliveries on.
+var ErrUnreachable = fmt.Errorf("weaviate unreachable (%w)", index.ErrUnavailable)
 
 // ready waits (up to Config.Retry) for Weaviate to answer ready.
 func (x *Index) ready(ctx context.Context) error {
