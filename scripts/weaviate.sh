@@ -8,6 +8,8 @@
 #                                 WEAVIATE_GRPC=127.0.0.1:<B+1>
 #                                 WEAVIATE_STATE=<state file>
 #   scripts/weaviate.sh stop    stop the server started with the same state file, remove its data
+#   scripts/weaviate.sh pause   stop the server but keep its data dir and ports (an outage)
+#   scripts/weaviate.sh resume  start a paused server again on the same ports and data
 #   scripts/weaviate.sh status  print the state file's variables if the server runs
 #
 # The server is built with `go install` into a cache outside every module graph: it must
@@ -100,40 +102,13 @@ start() {
 		die "already running (pid ${WPID}, state ${STATE}); run stop first or set WEAVIATE_STATE"
 	fi
 	build
-	local attempt b dir pid deadline
+	local attempt b dir
 	for attempt in 1 2 3; do
 		b="${WEAVIATE_PORT:-$(free_base)}"
 		dir="$(mktemp -d "${TMPDIR:-/tmp}/skillmatch-weaviate.XXXXXX")"
 		mkdir -p "${dir}/data"
-		env PERSISTENCE_DATA_PATH="${dir}/data" \
-			AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true \
-			DEFAULT_VECTORIZER_MODULE=none ENABLE_MODULES= \
-			DISABLE_TELEMETRY=true GO_PROFILING_DISABLE=true AUTOSCHEMA_ENABLED=false \
-			CLUSTER_HOSTNAME=node1 CLUSTER_ADVERTISE_ADDR=127.0.0.1 CLUSTER_BIND_ADDR=127.0.0.1 \
-			CLUSTER_GOSSIP_BIND_PORT=$((b + 2)) CLUSTER_DATA_BIND_PORT=$((b + 3)) \
-			GRPC_PORT=$((b + 1)) RAFT_PORT=$((b + 4)) RAFT_INTERNAL_RPC_PORT=$((b + 5)) \
-			RAFT_JOIN="node1:$((b + 4))" RAFT_BOOTSTRAP_EXPECT=1 RAFT_TIMEOUTS_MULTIPLIER=1 \
-			PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS=2 \
-			QUERY_DEFAULTS_LIMIT=25 LOG_LEVEL=warning \
-			"${BIN}" --host 127.0.0.1 --port "${b}" --scheme http \
-			>"${dir}/weaviate.log" 2>&1 </dev/null &
-		pid=$!
-		printf 'WPID=%s\nWDIR=%q\nWPORT=%s\n' "${pid}" "${dir}" "${b}" >"${STATE}"
-		deadline=$((SECONDS + READY_TIMEOUT))
-		while alive "${pid}" && ((SECONDS < deadline)); do
-			if curl -sf -o /dev/null "http://127.0.0.1:${b}/v1/.well-known/ready"; then
-				echo "WEAVIATE_URL=http://127.0.0.1:${b}"
-				echo "WEAVIATE_GRPC=127.0.0.1:$((b + 1))"
-				echo "WEAVIATE_STATE=${STATE}"
-				return 0
-			fi
-			sleep 0.2
-		done
-		if alive "${pid}"; then
-			log "not ready after ${READY_TIMEOUT}s; last log lines:"
-			tail -n 20 "${dir}/weaviate.log" >&2 || true
-			stop
-			die "start failed"
+		if launch "${b}" "${dir}"; then
+			return 0
 		fi
 		log "server exited during start (attempt ${attempt}, ports ${b}..$((b + 5))); last log lines:"
 		tail -n 5 "${dir}/weaviate.log" >&2 || true
@@ -143,7 +118,45 @@ start() {
 	die "start failed"
 }
 
-stop() {
+# launch BASE DIR: starts the server on ports BASE..BASE+5 with its data in DIR/data,
+# records it in the state file and waits until it is ready. Fails if the server exits.
+launch() {
+	local b="$1" dir="$2" pid deadline
+	env PERSISTENCE_DATA_PATH="${dir}/data" \
+		AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true \
+		DEFAULT_VECTORIZER_MODULE=none ENABLE_MODULES= \
+		DISABLE_TELEMETRY=true GO_PROFILING_DISABLE=true AUTOSCHEMA_ENABLED=false \
+		CLUSTER_HOSTNAME=node1 CLUSTER_ADVERTISE_ADDR=127.0.0.1 CLUSTER_BIND_ADDR=127.0.0.1 \
+		CLUSTER_GOSSIP_BIND_PORT=$((b + 2)) CLUSTER_DATA_BIND_PORT=$((b + 3)) \
+		GRPC_PORT=$((b + 1)) RAFT_PORT=$((b + 4)) RAFT_INTERNAL_RPC_PORT=$((b + 5)) \
+		RAFT_JOIN="node1:$((b + 4))" RAFT_BOOTSTRAP_EXPECT=1 RAFT_TIMEOUTS_MULTIPLIER=1 \
+		PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS=2 \
+		QUERY_DEFAULTS_LIMIT=25 LOG_LEVEL=warning \
+		"${BIN}" --host 127.0.0.1 --port "${b}" --scheme http \
+		>>"${dir}/weaviate.log" 2>&1 </dev/null &
+	pid=$!
+	printf 'WPID=%s\nWDIR=%q\nWPORT=%s\n' "${pid}" "${dir}" "${b}" >"${STATE}"
+	deadline=$((SECONDS + READY_TIMEOUT))
+	while alive "${pid}" && ((SECONDS < deadline)); do
+		if curl -sf -o /dev/null "http://127.0.0.1:${b}/v1/.well-known/ready"; then
+			echo "WEAVIATE_URL=http://127.0.0.1:${b}"
+			echo "WEAVIATE_GRPC=127.0.0.1:$((b + 1))"
+			echo "WEAVIATE_STATE=${STATE}"
+			return 0
+		fi
+		sleep 0.2
+	done
+	if alive "${pid}"; then
+		log "not ready after ${READY_TIMEOUT}s; last log lines:"
+		tail -n 20 "${dir}/weaviate.log" >&2 || true
+		stop
+		die "start failed"
+	fi
+	return 1
+}
+
+# halt: stops the server process, leaving its data and the state file.
+halt() {
 	load_state
 	if alive "${WPID}"; then
 		kill -TERM "${WPID}"
@@ -154,10 +167,24 @@ stop() {
 			kill -KILL "${WPID}" 2>/dev/null || true
 		fi
 	fi
+}
+
+stop() {
+	halt
 	if [[ -n "${WDIR}" && "${WDIR}" == */skillmatch-weaviate.* ]]; then
 		rm -rf "${WDIR}"
 	fi
 	rm -f "${STATE}"
+}
+
+resume() {
+	load_state
+	[[ -n "${WDIR}" && -d "${WDIR}/data" ]] || die "nothing paused (state ${STATE})"
+	alive "${WPID}" && die "already running (pid ${WPID})"
+	launch "${WPORT}" "${WDIR}" || {
+		tail -n 5 "${WDIR}/weaviate.log" >&2 || true
+		die "resume failed"
+	}
 }
 
 status() {
@@ -172,6 +199,8 @@ case "${1:-}" in
 build) build ;;
 start) start ;;
 stop) stop ;;
+pause) halt ;;
+resume) resume ;;
 status) status ;;
-*) die "usage: $0 build|start|stop|status" ;;
+*) die "usage: $0 build|start|stop|pause|resume|status" ;;
 esac

@@ -178,44 +178,63 @@ func TestFreshness(t *testing.T) {
 }
 
 // weaviateServer starts a server of its own with scripts/weaviate.sh; port
-// 0 picks free ports.
-func weaviateServer(t *testing.T, port string) (url, grpcAddr string, stop func()) {
+// "" picks free ports. It is stopped (and its data removed) at cleanup.
+func weaviateServer(t *testing.T, port string) *testServer {
 	t.Helper()
 	script, err := filepath.Abs("../../scripts/weaviate.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "WEAVIATE_STATE="+filepath.Join(t.TempDir(), "state"))
+	s := &testServer{t: t, script: script, env: append(os.Environ(), "WEAVIATE_STATE="+filepath.Join(t.TempDir(), "state"))}
 	if port != "" {
-		env = append(env, "WEAVIATE_PORT="+port)
+		s.env = append(s.env, "WEAVIATE_PORT="+port)
 	}
-	start := exec.Command(script, "start")
-	start.Env, start.Stderr = env, os.Stderr
-	out, err := start.Output()
-	if err != nil {
-		t.Fatalf("%s start: %v", script, err)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range strings.Split(s.run("start"), "\n") {
 		if v, ok := strings.CutPrefix(line, "WEAVIATE_URL="); ok {
-			url = v
+			s.URL = v
 		}
 		if v, ok := strings.CutPrefix(line, "WEAVIATE_GRPC="); ok {
-			grpcAddr = v
+			s.GRPC = v
 		}
 	}
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			c := exec.Command(script, "stop")
-			c.Env, c.Stderr = env, os.Stderr
-			if err := c.Run(); err != nil {
-				t.Errorf("%s stop: %v", script, err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return url, grpcAddr, stop
+	t.Cleanup(s.Stop)
+	return s
 }
+
+// testServer is a Weaviate server run by scripts/weaviate.sh.
+type testServer struct {
+	URL, GRPC string
+	t         *testing.T
+	script    string
+	env       []string
+	stopped   sync.Once
+}
+
+func (s *testServer) run(verb string) string {
+	c := exec.Command(s.script, verb)
+	c.Env, c.Stderr = s.env, os.Stderr
+	out, err := c.Output()
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", s.script, verb, err)
+	}
+	return string(out)
+}
+
+// Stop stops the server and removes its data.
+func (s *testServer) Stop() {
+	s.stopped.Do(func() {
+		c := exec.Command(s.script, "stop")
+		c.Env, c.Stderr = s.env, os.Stderr
+		if err := c.Run(); err != nil {
+			s.t.Errorf("%s stop: %v", s.script, err)
+		}
+	})
+}
+
+// Pause stops the server keeping its data and ports (an outage); Resume
+// starts it again on them.
+func (s *testServer) Pause()  { s.run("pause") }
+func (s *testServer) Resume() { s.run("resume") }
 
 // TestFaults: with Weaviate stopped, searches and the readiness check fail
 // with ErrUnreachable within the retry budget and one line is logged; a
@@ -226,7 +245,8 @@ func TestFaults(t *testing.T) {
 		t.Skip("runs servers of its own; WEAVIATE_URL is set")
 	}
 	ctx := context.Background()
-	url, grpcAddr, stop := weaviateServer(t, "")
+	ws := weaviateServer(t, "")
+	url, grpcAddr, stop := ws.URL, ws.GRPC, ws.Stop
 	core, logs := observer.New(zapcore.InfoLevel)
 	const budget = 1500 * time.Millisecond
 	build := Builder(Config{URL: url, GRPC: grpcAddr, Catalog: "faults", Retry: budget, Timeout: 2 * time.Second, Log: zap.New(core)})
@@ -271,7 +291,7 @@ func TestFaults(t *testing.T) {
 
 	// A new server on the same address: a new index works.
 	port := strings.TrimPrefix(url, "http://127.0.0.1:")
-	_, _, _ = weaviateServer(t, port)
+	weaviateServer(t, port)
 	ix2, err := build(slices.Clone(docs), emb)
 	if err != nil {
 		t.Fatal(err)
