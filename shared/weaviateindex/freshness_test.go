@@ -306,3 +306,61 @@ func TestFaults(t *testing.T) {
 		t.Errorf("logged %v, want 'weaviate unreachable' then 'weaviate reachable'", logs.All())
 	}
 }
+
+// A Builder drops the collections of the catalog versions it built before
+// once its newest index has served for DropStaleAfter, and only the
+// newest index's timer does: the collections it serves, and a version it
+// did not build, are never dropped.
+func TestBuilderDropsStale(t *testing.T) {
+	emb := embed.Default()
+	v1 := catalogDocs(t, "../../examples/catalog")
+	v2, _ := catalogV2(slices.Clone(v1))
+	v3 := slices.Clone(v2[3:])
+	const grace = 1500 * time.Millisecond
+	build := Builder(Config{URL: weaviateURL, GRPC: weaviateGRPC, Catalog: "janitor", DropStaleAfter: grace})
+	exists := func(x *Index) bool {
+		t.Helper()
+		ok, err := x.client.Schema().ClassExistenceChecker().WithClassName(x.skillCls).Do(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	// A version some other process stored: not this builder's to drop.
+	other := newWeaviate(t, context.Background(), "janitor", catalogDocs(t, "../../examples/catalog")[:5], Config{})
+	t.Cleanup(func() { _ = other.Drop(context.Background()) })
+	var xs []*Index
+	for _, docs := range [][]index.Doc{v1, v2, v3} {
+		ix, err := build(slices.Clone(docs), emb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs = append(xs, ix.(*Index))
+	}
+	if xs[0].Version() == xs[1].Version() || xs[1].Version() == xs[2].Version() {
+		t.Fatal("the catalog versions share collections; the test needs three")
+	}
+	t.Cleanup(func() { _ = xs[2].Drop(context.Background()) })
+	for i, x := range xs {
+		if !exists(x) {
+			t.Fatalf("version %d dropped before the grace period", i+1)
+		}
+	}
+	deadline := time.Now().Add(grace + 30*time.Second)
+	for (exists(xs[0]) || exists(xs[1])) && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if exists(xs[0]) || exists(xs[1]) {
+		t.Error("older versions still stored after the grace period")
+	}
+	if !exists(xs[2]) {
+		t.Fatal("the newest version was dropped")
+	}
+	if !exists(other) {
+		t.Error("a version the builder did not build was dropped")
+	}
+	q := index.Query{Text: "book a room", Terms: analyze.Terms("book a room"), Vector: emb.Embed("book a room")}
+	if _, err := xs[2].Search(context.Background(), q); err != nil {
+		t.Errorf("newest index after the drop: %v", err)
+	}
+}

@@ -127,6 +127,13 @@ type Config struct {
 	// Log, when set, gets one line each time Weaviate becomes unreachable
 	// and one when it answers again.
 	Log *zap.Logger
+	// DropStaleAfter is how long after a Builder built an index it drops
+	// the collections of the versions it built before, if that index is
+	// still its newest then: long enough for every replica to have moved
+	// to the new catalog and for searches started on the old one to
+	// finish. Default DefaultDropStaleAfter; negative: never (see
+	// DropStale).
+	DropStaleAfter time.Duration
 
 	health *health // shared by the indexes of one Builder
 }
@@ -151,15 +158,75 @@ type Index struct {
 	prefix    string // the catalog's and embedder's name prefix
 }
 
-// Builder returns a constructor for match.WithIndex.
+// DefaultDropStaleAfter is Config.DropStaleAfter unless set.
+const DefaultDropStaleAfter = 10 * time.Minute
+
+// Builder returns a constructor for match.WithIndex. Each index it builds
+// replaces the previous one: after Config.DropStaleAfter, the collections
+// of the versions this Builder built before are dropped, so that a catalog
+// that changes all day does not pile up collections in Weaviate. Only its
+// own earlier versions: a version another process is importing (a newer
+// catalog it saw first) is never touched.
 func Builder(cfg Config) func([]index.Doc, embed.Embedder) (index.Index, error) {
 	if cfg.health == nil {
 		cfg.health = &health{}
 	}
+	grace := cfg.DropStaleAfter
+	if grace == 0 {
+		grace = DefaultDropStaleAfter
+	}
+	var (
+		mu     sync.Mutex
+		newest *Index
+		older  []*Index // built before newest, not dropped yet
+	)
+	dropOlder := func(x *Index) {
+		mu.Lock()
+		if newest != x {
+			mu.Unlock()
+			return // a newer index's own timer will do it
+		}
+		var classes []string
+		for _, o := range older {
+			if o.version != x.version {
+				classes = append(classes, o.skillCls, o.textCls)
+			}
+		}
+		older = nil
+		mu.Unlock()
+		if len(classes) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		err := x.drop(ctx, classes)
+		if cfg.Log == nil {
+			return
+		}
+		if err != nil {
+			cfg.Log.Warn("stale weaviate collections not dropped", zap.String("task_id", ""), zap.Error(err))
+			return
+		}
+		cfg.Log.Info("stale weaviate collections dropped", zap.String("task_id", ""), zap.Strings("collections", classes),
+			zap.String("serving", x.version))
+	}
 	return func(docs []index.Doc, emb embed.Embedder) (index.Index, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 		defer cancel()
-		return New(ctx, cfg, docs, emb)
+		x, err := New(ctx, cfg, docs, emb)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		if newest != nil {
+			older = append(older, newest)
+		}
+		newest = x
+		mu.Unlock()
+		if grace > 0 {
+			time.AfterFunc(grace, func() { dropOlder(x) })
+		}
+		return x, nil
 	}
 }
 
