@@ -20,6 +20,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/health"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/model"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
@@ -102,6 +103,7 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 	retry := fs.Duration("retry", 2*time.Second, "in-process retry budget for a transient error before a Nak")
 	timeout := fs.Duration("timeout", 5*time.Second, "connect timeout")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn, error")
+	healthAddr := fs.String("health-listen", "", "serve /healthz (running, NATS connected) and /readyz (catalog loaded, no stage holding its deliveries) on this address, e.g. :8081; empty: off")
 	if err := applyEnv(fs); err != nil {
 		return err
 	}
@@ -271,6 +273,36 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 			return err
 		}
 		running = append(running, x)
+	}
+	if *healthAddr != "" {
+		live := map[string]health.Check{"nats": func(context.Context) error {
+			if !nc.IsConnected() {
+				return fmt.Errorf("not connected to NATS (%s)", nc.Status())
+			}
+			return nil
+		}}
+		ready := map[string]health.Check{}
+		if needsCatalog[stage] {
+			ready["catalog"] = func(context.Context) error {
+				if stages.Matcher() == nil {
+					return errors.New("no catalog loaded yet")
+				}
+				return nil
+			}
+		}
+		for _, x := range running {
+			ready[x.Name()] = func(context.Context) error {
+				if !x.Ready() {
+					return errors.New("holding deliveries: a dependency is unavailable")
+				}
+				return nil
+			}
+		}
+		addr, err := health.Serve(ctx, *healthAddr, health.Handler(live, ready))
+		if err != nil {
+			return fmt.Errorf("--health-listen: %w", err)
+		}
+		log.Info("health probes", zap.String("task_id", ""), zap.String("addr", addr))
 	}
 	log.Info("ready", zap.String("task_id", ""), zap.String("nats", nc.ConnectedUrlRedacted()),
 		zap.String("catalog", stages.Fingerprint()))

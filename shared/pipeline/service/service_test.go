@@ -4,8 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -77,7 +84,8 @@ func TestServicesAgainstExternalNATS(t *testing.T) {
 		}
 	}
 	run(pipeline.StageExtractor)
-	run(pipeline.StageRetriever, "--cards", exampleDir())
+	probe := freeAddr(t)
+	run(pipeline.StageRetriever, "--cards", exampleDir(), "--health-listen", probe)
 	run(pipeline.StageReranker)
 	run(pipeline.StageDecider)
 	a, err := pipeline.Submit(sctx, js, pipeline.Streams{}, &task.Task{ID: "svc-1",
@@ -92,6 +100,17 @@ func TestServicesAgainstExternalNATS(t *testing.T) {
 	}
 	if a.Decision == nil || a.Decision.TaskID != "svc-1" {
 		t.Fatalf("answer %+v", a)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get("http://" + probe + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("retriever %s: %d %s", path, resp.StatusCode, body)
+		}
 	}
 	a, err = pipeline.Submit(sctx, js, pipeline.Streams{}, &task.Task{ID: "svc-2",
 		Message: task.Message{Parts: []task.Part{{Text: "hi"}}}, Caller: task.Caller{DataClass: "secret"}})
@@ -131,5 +150,43 @@ func TestServiceFlags(t *testing.T) {
 	t.Setenv("SKILLMATCH_LOG_LEVEL", "loud")
 	if err := Run(ctx, pipeline.StageFeedback, nil, &stderr); !errors.Is(err, errUsage) {
 		t.Errorf("bad env: %v", err)
+	}
+}
+
+// freeAddr is a loopback address with a port free right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// Every SKILLMATCH_<FLAG> variable docker-compose.yml sets is a flag the
+// services know: a typo there would be silently ignored by applyEnv.
+func TestComposeEnvIsFlags(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(exampleDir(), "..", "..", "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if err := Run(context.Background(), pipeline.StageRetriever, []string{"--help"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("--help: %v", err)
+	}
+	usage := stderr.String()
+	keys := regexp.MustCompile(`\bSKILLMATCH_([A-Z_]+):`).FindAllStringSubmatch(string(data), -1)
+	if len(keys) < 5 {
+		t.Fatalf("found only %d SKILLMATCH_ variables in docker-compose.yml", len(keys))
+	}
+	for _, k := range keys {
+		if k[1] == "ADMIN_PASSWORD" {
+			continue // the NATS server's, not a service flag
+		}
+		name := strings.ToLower(strings.ReplaceAll(k[1], "_", "-"))
+		if !strings.Contains(usage, "  -"+name+" ") && !strings.Contains(usage, "  -"+name+"\n") {
+			t.Errorf("docker-compose.yml sets SKILLMATCH_%s, but the services have no --%s", k[1], name)
+		}
 	}
 }
