@@ -11,6 +11,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/skillmatch/skillmatch/shared/card"
+	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/catalogrefresh"
+	"github.com/skillmatch/skillmatch/shared/grants"
 	"github.com/skillmatch/skillmatch/shared/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/wire"
@@ -47,13 +51,18 @@ func openCatalog(ctx context.Context, js jetstream.JetStream, bucket string) (je
 	return kv, err
 }
 
-const cardsUsage = `cards add DIR|FILE... | cards remove ID... | cards list   [--nats URL]
-       skillmatch cards discover URL... [--allow-private] [--out DIR] [--timeout 10s]`
+const cardsUsage = `cards add DIR|FILE... | cards remove ID... | cards list [--as CALLER [--grants FILE]]   [--nats URL]
+       [--trust-keys FILE|URL] [--unsigned refuse|flag|accept] [--bad-signature refuse|flag|accept]
+       skillmatch cards discover URL... [--allow-private] [--out DIR] [--timeout 10s]
+       skillmatch ` + cardsRefreshUsage
 
 func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// discover has flags of its own and needs no pipeline.
 	if len(args) > 0 && args[0] == "discover" {
 		return cmdCardsDiscover(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "refresh" {
+		return cmdCardsRefresh(ctx, args[1:], stdout, stderr)
 	}
 	fs := newFlags("cards", cardsUsage,
 		"Manages the card catalog of a running pipeline: the JetStream KV bucket "+wire.BucketCatalog+"\n"+
@@ -63,12 +72,21 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"                   (cards/*.json or *.json, and registry.json for statuses) or card files\n"+
 			"                   (agent id = file name without .json). A refused card is reported with\n"+
 			"                   its reason and the others are still added; the exit code is then 1.\n"+
+			"                   With --trust-keys, --unsigned or --bad-signature each card's signatures\n"+
+			"                   are checked: a card the policy refuses is refused, the verdict of the\n"+
+			"                   others is kept with the card.\n"+
 			"  remove ID...     removes agents; they are never chosen again.\n"+
-			"  list             lists the agents in the bucket, with their revision.\n"+
-			"  discover URL...  fetches agents' cards from their well-known URLs (see cards discover --help).", stderr)
+			"  list             lists the agents in the bucket with health, clearance and signature\n"+
+			"                   verdict; --as CALLER shows the catalog as that caller sees it under\n"+
+			"                   --grants: only the skills granted to it, each card reduced.\n"+
+			"  discover URL...  fetches agents' cards from their well-known URLs (see cards discover --help).\n"+
+			"  refresh          keeps the bucket in step with a registry of agents (see cards refresh --help).", stderr)
 	nf := addNATSFlags(fs)
 	bucket := fs.String("bucket", wire.BucketCatalog, "catalog KV bucket")
 	timeout := fs.Duration("timeout", 15*time.Second, "time limit for the whole command")
+	tf := trustFlags(fs)
+	as := fs.String("as", "", "list: show the catalog as this caller sees it (with --grants)")
+	grantsFile := fs.String("grants", "", "list --as: grants file (default: no restriction)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -102,7 +120,11 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch verb {
 	case "add":
-		return cardsAdd(ctx, kv, rest, stdout, stderr)
+		trust, err := tf.trust(ctx)
+		if err != nil {
+			return err
+		}
+		return cardsAdd(ctx, kv, trust, rest, stdout, stderr)
 	case "remove":
 		failed := 0
 		for _, id := range rest {
@@ -117,12 +139,15 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%d of %d agents not removed", failed, len(rest))
 		}
 		return nil
-	default:
-		return cardsList(ctx, kv, stdout)
+	case "list":
+		if *as != "" {
+			return cardsListAs(ctx, kv, *as, *grantsFile, stdout)
+		}
 	}
+	return cardsList(ctx, kv, stdout)
 }
 
-func cardsAdd(ctx context.Context, kv jetstream.KeyValue, paths []string, stdout, stderr io.Writer) error {
+func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *catalogrefresh.Trust, paths []string, stdout, stderr io.Writer) error {
 	refused, added := 0, 0
 	for _, p := range paths {
 		files, errs := pipeline.ReadCards(p)
@@ -131,16 +156,20 @@ func cardsAdd(ctx context.Context, kv jetstream.KeyValue, paths []string, stdout
 			refused++
 		}
 		for _, f := range files {
-			rev, changed, err := pipeline.PutCard(ctx, kv, f.ID, f.Data, f.Status)
+			rev, changed, sig, err := putChecked(ctx, kv, f, trust)
+			verdict := ""
+			if sig.Checked() {
+				verdict = ", signature " + sig.String()
+			}
 			switch {
 			case err != nil:
 				fmt.Fprintf(stderr, "refused: %s: %v\n", f.Path, err)
 				refused++
 			case changed:
-				fmt.Fprintf(stdout, "added %s (revision %d)\n", f.ID, rev)
+				fmt.Fprintf(stdout, "added %s (revision %d%s)\n", f.ID, rev, verdict)
 				added++
 			default:
-				fmt.Fprintf(stdout, "unchanged %s (revision %d)\n", f.ID, rev)
+				fmt.Fprintf(stdout, "unchanged %s (revision %d%s)\n", f.ID, rev, verdict)
 				added++
 			}
 		}
@@ -157,11 +186,44 @@ func cardsList(ctx context.Context, kv jetstream.KeyValue, stdout io.Writer) err
 		return err
 	}
 	for _, a := range cat.Agents {
-		fmt.Fprintf(stdout, "%-28s %3d skills  %-8s %-12s %s\n", a.Card.ID, len(a.Card.Skills), a.Status.Health, a.Status.Clearance, a.Card.Name)
+		printAgent(stdout, a)
 	}
 	for _, e := range errs {
 		fmt.Fprintf(stdout, "skipped: %v\n", e)
 	}
 	fmt.Fprintf(stdout, "%d agents, %d skills, bucket revision %d\n", len(cat.Agents), len(cat.Skills()), rev)
+	return nil
+}
+
+// printAgent is one line of a listing: id, skills, health, clearance,
+// signature verdict ("-" when not checked) and name.
+func printAgent(w io.Writer, a catalog.Agent) {
+	fmt.Fprintf(w, "%-28s %3d skills  %-8s %-12s %-24s %s\n", a.Card.ID, len(a.Card.Skills), a.Status.Health, a.Status.Clearance,
+		a.Status.Signature, a.Card.Name)
+}
+
+// cardsListAs lists the catalog as a caller sees it: the agents it may be
+// matched to, each with only the skills granted to it.
+func cardsListAs(ctx context.Context, kv jetstream.KeyValue, caller, grantsFile string, stdout io.Writer) error {
+	var g *grants.Grants
+	if grantsFile != "" {
+		var err error
+		if g, err = grants.Load(grantsFile); err != nil {
+			return err
+		}
+	}
+	cat, rev, _ := pipeline.LoadCatalogKV(ctx, kv)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	seen := g.ReduceCatalog(cat, caller)
+	for _, a := range seen.Agents {
+		printAgent(stdout, a)
+		for _, s := range a.Card.Skills {
+			fmt.Fprintf(stdout, "    %s  %s\n", card.Key(a.Card.ID, s.ID), s.Name)
+		}
+	}
+	fmt.Fprintf(stdout, "as %q: %d of %d agents, %d of %d skills, bucket revision %d\n",
+		caller, len(seen.Agents), len(cat.Agents), len(seen.Skills()), len(cat.Skills()), rev)
 	return nil
 }

@@ -24,7 +24,8 @@ import (
 const exampleCatalog = "examples/catalog"
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "run [--data DIR] [--cards DIR] [--nats-listen 127.0.0.1:4222]",
+	fs := newFlags("run", "run [--data DIR] [--cards DIR] [--nats-listen 127.0.0.1:4222] [--registry FILE [--refresh 5m] [--allow-private]]\n"+
+		"       [--trust-keys FILE|URL] [--unsigned refuse|flag|accept] [--bad-signature refuse|flag|accept]",
 		"Runs the whole pipeline in this process: an embedded NATS server with JetStream (store\n"+
 			"under --data, listening on --nats-listen so any NATS client can publish tasks), the\n"+
 			"streams, and the five stages (extractor, retriever, reranker, decider, feedback) plus\n"+
@@ -32,6 +33,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"submit`); decisions appear on "+wire.SubjectDecisionPrefix+"<delegate|clarify|abstain>.\n"+
 			"The --cards folder is loaded into the catalog KV bucket "+wire.BucketCatalog+" at start; change\n"+
 			"it while running with `skillmatch cards add|remove` (the stages rebuild their index live).\n"+
+			"With --registry the agents it lists are discovered and kept fresh every --refresh, as\n"+
+			"`skillmatch cards refresh` does (see its --help); the signature flags apply to --cards too.\n"+
 			"Retention: TASKS keeps tasks for --tasks-max-age (default 7 days, the range `skillmatch\n"+
 			"replay` can cover); DEADLETTER keeps dead letters for --deadletters-max-age (30 days) up\n"+
 			"to --deadletters-max-bytes (1 GiB, oldest dropped first); DECISIONS and OUTCOMES are kept.\n"+
@@ -59,6 +62,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	tieSeed := fs.Uint64("tie-seed", pipeline.DefaultTieSeed, "decider: seed of the per-task tie-break random source")
 	logLevel := fs.String("log-level", "info", "log level: debug (one line per message), info, warn, error")
 	mf := matcherFlags(fs)
+	rf := refreshFlags(fs, "refresh")
+	tf := trustFlags(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -114,8 +119,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	trust, err := tf.trust(setup)
+	if err != nil {
+		return err
+	}
 	for _, f := range files {
-		if _, _, err := pipeline.PutCard(setup, kv, f.ID, f.Data, f.Status); err != nil {
+		if _, _, _, err := putChecked(setup, kv, f, trust); err != nil {
 			log.Warn("card skipped", zap.String("task_id", ""), zap.String("file", f.Path), zap.Error(err))
 		}
 	}
@@ -125,6 +134,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer watch.Stop()
+	stopRefresh, err := rf.start(ctx, kv, trust, mf.matcher, log.With(zap.String("task_id", "")))
+	if err != nil {
+		return err
+	}
+	defer stopRefresh()
 	g, err := pipeline.StartAll(setup, js, stages, cfg)
 	if err != nil {
 		return err

@@ -42,6 +42,64 @@ type Status struct {
 	Health    Health `json:"health"`
 	Clearance string `json:"clearance"`
 	External  bool   `json:"external"`
+	// Signature is the verdict on the card's signatures when it entered
+	// the catalog; zero when they were not checked (no trusted keys
+	// configured), which is also what entries written before verdicts
+	// existed decode to.
+	Signature Signature `json:"signature,omitzero"`
+}
+
+// SignatureStatus is the outcome of checking a card's signatures.
+type SignatureStatus string
+
+// The values of SignatureStatus (those of package signature).
+const (
+	SignatureVerified SignatureStatus = "verified"
+	SignatureUnsigned SignatureStatus = "unsigned"
+	SignatureInvalid  SignatureStatus = "invalid"
+)
+
+// Valid reports whether s is one of the known statuses.
+func (s SignatureStatus) Valid() bool {
+	switch s {
+	case SignatureVerified, SignatureUnsigned, SignatureInvalid:
+		return true
+	}
+	return false
+}
+
+// Signature is the signature verdict kept with an agent, so that a
+// listing or an explanation can say why a card was trusted or flagged.
+// It stays comparable so that Status does.
+type Signature struct {
+	Status SignatureStatus `json:"status"`
+	// KeyID names the trusted key that verified the card, or the key an
+	// invalid signature claimed.
+	KeyID string `json:"keyId,omitempty"`
+	// Reason is the verifier's sentence, including what the policy did.
+	Reason string `json:"reason,omitempty"`
+	// Flagged: the card is in the catalog only because the policy flags
+	// rather than refuses it.
+	Flagged bool `json:"flagged,omitempty"`
+}
+
+// Checked reports whether the signatures were checked at all.
+func (s Signature) Checked() bool { return s.Status != "" }
+
+// String is the short form for listings: "verified (kid)", "unsigned,
+// flagged", or "-" when not checked.
+func (s Signature) String() string {
+	if !s.Checked() {
+		return "-"
+	}
+	out := string(s.Status)
+	if s.KeyID != "" {
+		out += " (" + s.KeyID + ")"
+	}
+	if s.Flagged {
+		out += ", flagged"
+	}
+	return out
 }
 
 // DefaultStatus applies to agents the registry does not mention.

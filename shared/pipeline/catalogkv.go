@@ -113,7 +113,9 @@ func ReadCards(path string) ([]CardFile, []error) {
 // and puts it in the catalog bucket under its agent id. A card whose
 // entry is already the bucket's current value is not put again (changed is
 // false), so reloading a folder does not make every watcher rebuild. A nil
-// status keeps the agent's current status (the default for a new agent).
+// status keeps the agent's current status (the default for a new agent),
+// less its signature verdict when the card's content changes: a verdict
+// holds for the card it was made on only.
 func PutCard(ctx context.Context, kv jetstream.KeyValue, id string, cardJSON []byte, st *catalog.Status) (rev uint64, changed bool, err error) {
 	cur, err := kv.Get(ctx, id)
 	if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
@@ -122,8 +124,12 @@ func PutCard(ctx context.Context, kv jetstream.KeyValue, id string, cardJSON []b
 	if st == nil && cur != nil {
 		// No status given: keep the one the agent has.
 		var old wire.CatalogEntry
-		if json.Unmarshal(cur.Value(), &old) == nil {
-			st = old.Status
+		if json.Unmarshal(cur.Value(), &old) == nil && old.Status != nil {
+			kept := *old.Status
+			if !sameJSON(old.Card, cardJSON) {
+				kept.Signature = catalog.Signature{}
+			}
+			st = &kept
 		}
 	}
 	val, err := wire.NewCatalogEntry(id, cardJSON, st)
@@ -138,6 +144,34 @@ func PutCard(ctx context.Context, kv jetstream.KeyValue, id string, cardJSON []b
 		return 0, false, fmt.Errorf("pipeline: catalog put %s: %w", id, err)
 	}
 	return rev, true, nil
+}
+
+// sameJSON reports whether two JSON texts are equal up to insignificant
+// whitespace (the bucket stores a card compacted).
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return false
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// GetCard returns an agent's current entry in the catalog bucket: the card
+// JSON as stored and its status (nil when the entry has none). An id the
+// bucket does not hold is ErrNoAgent.
+func GetCard(ctx context.Context, kv jetstream.KeyValue, id string) (cardJSON []byte, st *catalog.Status, err error) {
+	cur, err := kv.Get(ctx, id)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			return nil, nil, fmt.Errorf("%w: %q", ErrNoAgent, id)
+		}
+		return nil, nil, fmt.Errorf("pipeline: catalog get %s: %w", id, err)
+	}
+	var e wire.CatalogEntry
+	if err := json.Unmarshal(cur.Value(), &e); err != nil {
+		return nil, nil, fmt.Errorf("pipeline: catalog entry %s: %w", id, err)
+	}
+	return e.Card, e.Status, nil
 }
 
 // ErrNoAgent is returned by RemoveCard for an id the catalog does not hold.

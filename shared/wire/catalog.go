@@ -19,7 +19,8 @@ const BucketCatalog = "skillmatch_catalog"
 // CatalogEntry is one agent in the catalog bucket: its card JSON exactly as
 // given (A2A v1.0, the a2a-go SDK's JSON or v0.3; read with card.Parse
 // under the key as the agent id) and, optionally, the registry's status
-// of the agent (catalog.DefaultStatus when absent).
+// of the agent (catalog.DefaultStatus when absent), which carries the
+// signature verdict when the card's signatures were checked.
 type CatalogEntry struct {
 	V      int             `json:"v"`
 	Card   json.RawMessage `json:"card"`
@@ -76,6 +77,12 @@ func DecodeCatalogEntry(id string, data []byte) (catalog.Agent, error) {
 		if _, ok := catalog.ClassRank(st.Clearance); !ok {
 			return catalog.Agent{}, fmt.Errorf("%w: catalog entry %q: clearance %q: want public, internal, confidential or restricted",
 				ErrBadMessage, id, st.Clearance)
+		}
+		// An entry without a verdict (older writers, or no trusted keys)
+		// is fine; a verdict nobody can read is not.
+		if sig := st.Signature; sig != (catalog.Signature{}) && !sig.Status.Valid() {
+			return catalog.Agent{}, fmt.Errorf("%w: catalog entry %q: signature status %q: want verified, unsigned or invalid",
+				ErrBadMessage, id, sig.Status)
 		}
 	}
 	return catalog.Agent{Card: c, Status: st}, nil

@@ -1,0 +1,54 @@
+package catalog
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// A status without a verdict encodes exactly as before verdicts existed,
+// so fingerprints of catalogs without signing do not change, and old
+// entries decode to an unchecked verdict.
+func TestStatusSignatureEncoding(t *testing.T) {
+	got, err := json.Marshal(DefaultStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"health":"up","clearance":"internal","external":false}`; string(got) != want {
+		t.Errorf("status without verdict: %s, want %s", got, want)
+	}
+	var st Status
+	if err := json.Unmarshal([]byte(`{"health":"down","clearance":"public"}`), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Signature.Checked() || st.Health != Down {
+		t.Errorf("old status decoded as %+v", st)
+	}
+	st.Signature = Signature{Status: SignatureInvalid, KeyID: "k1", Reason: "tampered; flagged by policy", Flagged: true}
+	data, _ := json.Marshal(st)
+	var back Status
+	if err := json.Unmarshal(data, &back); err != nil || back != st {
+		t.Errorf("round trip: %+v (%v), want %+v", back, err, st)
+	}
+}
+
+func TestSignatureString(t *testing.T) {
+	cases := []struct {
+		sig  Signature
+		want string
+	}{
+		{Signature{}, "-"},
+		{Signature{Status: SignatureVerified, KeyID: "fleet"}, "verified (fleet)"},
+		{Signature{Status: SignatureUnsigned, Flagged: true}, "unsigned, flagged"},
+		{Signature{Status: SignatureInvalid, KeyID: "k", Flagged: true}, "invalid (k), flagged"},
+	}
+	for _, c := range cases {
+		if got := c.sig.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.sig, got, c.want)
+		}
+	}
+	for s, want := range map[SignatureStatus]bool{SignatureVerified: true, SignatureUnsigned: true, SignatureInvalid: true, "": false, "ok": false} {
+		if s.Valid() != want {
+			t.Errorf("%q.Valid() = %v", s, !want)
+		}
+	}
+}
