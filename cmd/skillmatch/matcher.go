@@ -25,6 +25,7 @@ type matcherOpts struct {
 	wvURL     *string
 	wvGRPC    *string
 	wvCatalog *string
+	wvTenant  *string
 	// explain keeps every reason (match --explain); not a flag of its own.
 	explain bool
 }
@@ -42,6 +43,7 @@ func matcherFlags(fs *flag.FlagSet) *matcherOpts {
 		wvURL:     fs.String("weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080"),
 		wvGRPC:    fs.String("weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)"),
 		wvCatalog: fs.String("weaviate-catalog", "default", "catalog name: prefixes the Weaviate collections"),
+		wvTenant:  fs.String("weaviate-tenant", "", "store the catalog as this tenant of shared multi-tenant collections (one per catalog of a multi-tenant deployment); empty: collections of its own"),
 	}
 }
 
@@ -68,7 +70,7 @@ func (o *matcherOpts) matcher(cat *catalog.Catalog) (*match.Matcher, error) {
 			return nil, fmt.Errorf("%w: --index weaviate needs --weaviate-url", errUsage)
 		}
 		opts = append(opts, match.WithIndex(weaviateindex.Builder(weaviateindex.Config{
-			URL: *o.wvURL, GRPC: *o.wvGRPC, Catalog: *o.wvCatalog})))
+			URL: *o.wvURL, GRPC: *o.wvGRPC, Catalog: *o.wvCatalog, Tenant: *o.wvTenant})))
 	default:
 		return nil, fmt.Errorf("%w: --index %q: want memory or weaviate", errUsage, *o.index)
 	}

@@ -364,3 +364,84 @@ func TestBuilderDropsStale(t *testing.T) {
 		t.Errorf("newest index after the drop: %v", err)
 	}
 }
+
+// Catalogs stored as tenants of shared collections answer exactly as their
+// own in-memory indexes (each tenant has its own BM25 statistics), never
+// from another tenant; a Builder's older tenant versions are dropped after
+// the grace period and other tenants are left alone.
+func TestTenants(t *testing.T) {
+	ctx := context.Background()
+	emb := embed.Default()
+	v1 := catalogDocs(t, "../../examples/catalog")
+	v2, removed := catalogV2(slices.Clone(v1))
+	small := slices.Clone(v1[:7])
+	cfg := func(tenant string) Config {
+		return Config{URL: weaviateURL, GRPC: weaviateGRPC, Catalog: "tenants", Tenant: tenant, DropStaleAfter: 1500 * time.Millisecond}
+	}
+	acme := Builder(cfg("acme"))
+	ixA, err := acme(slices.Clone(v1), emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1 := ixA.(*Index)
+	globex, err := New(ctx, cfg("globex"), slices.Clone(small), emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = globex.Drop(context.Background()) })
+	if s1, _ := a1.Classes(); func() string { s, _ := globex.Classes(); return s }() != s1 {
+		t.Fatalf("tenants of one layout use different collections: %s", s1)
+	}
+	compareAll := func(x *Index, docs []index.Doc, label string) {
+		t.Helper()
+		mem, err := index.NewMemory(slices.Clone(docs), emb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range append(slices.Clone(exampleQueries), removed.Description) {
+			q := index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)}
+			want, err := mem.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := x.Search(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", label, text, err)
+			}
+			if diff := compare(want, got); diff != "" {
+				t.Errorf("%s: %q: %s", label, text, diff)
+			}
+		}
+	}
+	compareAll(a1, v1, "acme v1")
+	compareAll(globex, small, "globex")
+	if err := a1.Ready(ctx); err != nil {
+		t.Errorf("Ready: %v", err)
+	}
+
+	// A new acme version is a new tenant; v1 keeps answering until the
+	// grace period ends, then its tenant is gone and globex is untouched.
+	ixA2, err := acme(slices.Clone(v2), emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2 := ixA2.(*Index)
+	t.Cleanup(func() { _ = a2.Drop(context.Background()) })
+	compareAll(a1, v1, "acme v1 after v2 was built")
+	compareAll(a2, v2, "acme v2")
+	deadline := time.Now().Add(30 * time.Second)
+	for a1.Ready(ctx) == nil && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := a1.Ready(ctx); err == nil {
+		t.Error("acme v1's tenant still there after the grace period")
+	}
+	if err := a2.Ready(ctx); err != nil {
+		t.Errorf("acme v2 after the drop: %v", err)
+	}
+	compareAll(globex, small, "globex after acme's drop")
+
+	if _, err := New(ctx, cfg("not a tenant!"), slices.Clone(small), emb); !errors.Is(err, ErrBadTenant) {
+		t.Errorf("bad tenant name: %v, want ErrBadTenant", err)
+	}
+}

@@ -74,6 +74,15 @@ func (x *Index) Ready(ctx context.Context) error {
 		if !exists {
 			return fmt.Errorf("weaviate index: collection %s is gone", cls)
 		}
+		if x.tenant == "" {
+			continue
+		}
+		if exists, err = x.tenantExists(ctx, cls, false); err != nil {
+			return err
+		}
+		if !exists {
+			return fmt.Errorf("weaviate index: tenant %s of %s is gone", x.tenant, cls)
+		}
 	}
 	return nil
 }

@@ -396,6 +396,9 @@ func (x *Index) get(ctx context.Context, cls string, limit int, where *filters.W
 		if where != nil {
 			gb.WithWhere(where)
 		}
+		if x.tenant != "" {
+			gb.WithTenant(x.tenant)
+		}
 		with(gb)
 		resp, err := gb.Do(ctx)
 		if err != nil {

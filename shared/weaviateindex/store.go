@@ -157,6 +157,9 @@ func (x *Index) current(ctx context.Context, cls, desc string, want int) (bool, 
 	if err != nil {
 		return false, err
 	}
+	if x.tenant != "" {
+		return x.currentTenant(ctx, cls, desc, got, want)
+	}
 	if got == desc && !x.cfg.Rebuild {
 		n, err := x.count(ctx, cls)
 		if err != nil {
@@ -187,7 +190,7 @@ func (x *Index) create(ctx context.Context, cls, desc string, k1 float32) error 
 		return map[string]any{"name": name, "dataType": []string{"text"}, "tokenization": "field",
 			"indexFilterable": true, "indexSearchable": false}
 	}
-	class, err := decodeAs(argOf((*schema.ClassCreator).WithClass), map[string]any{
+	def := map[string]any{
 		"class":       cls,
 		"description": desc,
 		"properties": []any{
@@ -210,17 +213,25 @@ func (x *Index) create(ctx context.Context, cls, desc string, k1 float32) error 
 				"vectorIndexConfig": map[string]any{"distance": "cosine"},
 			},
 		},
-	})
+	}
+	if x.tenant != "" {
+		def["multiTenancyConfig"] = map[string]any{"enabled": true}
+	}
+	class, err := decodeAs(argOf((*schema.ClassCreator).WithClass), def)
 	if err != nil {
 		return fmt.Errorf("weaviate index: class %s: %w", cls, err)
 	}
-	return x.retry(ctx, "create class "+cls, func(ctx context.Context) error {
+	err = x.retry(ctx, "create class "+cls, func(ctx context.Context) error {
 		err := x.client.Schema().ClassCreator().WithClass(class).Do(ctx)
 		if err != nil && strings.Contains(err.Error(), "already exists") {
-			return nil // an earlier attempt went through
+			return nil // an earlier attempt, or another catalog, made it
 		}
 		return err
 	})
+	if err != nil || x.tenant == "" {
+		return err
+	}
+	return x.createTenant(ctx, cls)
 }
 
 // store writes one object per skill and one per example, in batches,
@@ -270,6 +281,9 @@ func (x *Index) store(ctx context.Context, vecs [][][]float32, hashes []string, 
 	}
 	add := func(cls, key string, props map[string]any, v []float32) error {
 		o := map[string]any{"class": cls, "id": objectID(key), "properties": props}
+		if x.tenant != "" {
+			o["tenant"] = x.tenant
+		}
 		if !isZero(v) {
 			o["vectors"] = map[string]any{"text": v}
 		}
@@ -333,8 +347,12 @@ func decodeAs[A any](_ A, v any) (A, error) {
 func (x *Index) count(ctx context.Context, cls string) (int, error) {
 	var n int
 	err := x.retry(ctx, "count "+cls, func(ctx context.Context) error {
-		resp, err := x.client.GraphQL().Aggregate().WithClassName(cls).
-			WithFields(graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}}).Do(ctx)
+		ab := x.client.GraphQL().Aggregate().WithClassName(cls).
+			WithFields(graphql.Field{Name: "meta", Fields: []graphql.Field{{Name: "count"}}})
+		if x.tenant != "" {
+			ab.WithTenant(x.tenant)
+		}
+		resp, err := ab.Do(ctx)
 		if err != nil {
 			return err
 		}

@@ -98,6 +98,13 @@ type Config struct {
 	// Catalog names the catalog; it prefixes the collection names
 	// (default "default").
 	Catalog string
+	// Tenant, when set, stores the catalog as a tenant of multi-tenant
+	// collections instead of in collections of its own: many catalogs
+	// (one per customer, say) of the same layout and embedder then share
+	// two collections, each catalog version in its own tenant (its own
+	// shard: BM25 statistics and vector index of its own, so answers
+	// equal a dedicated collection's). 1-47 of [A-Za-z0-9_-].
+	Tenant string
 	// Weights are the BM25 field weights (default index.DefaultFieldWeights,
 	// those of index.NewMemory). Each must be a multiple of 1/8.
 	Weights *index.FieldWeights
@@ -154,8 +161,9 @@ type Index struct {
 	zero      []int         // docs with at least one zero vector (Weaviate stores none)
 	maxResult int
 	reused    bool
-	version   string // the hash naming this version's collections
+	version   string // the hash naming this version's collections (or tenant)
 	prefix    string // the catalog's and embedder's name prefix
+	tenant    string // this version's tenant; "" without Config.Tenant
 }
 
 // DefaultDropStaleAfter is Config.DropStaleAfter unless set.
@@ -186,20 +194,20 @@ func Builder(cfg Config) func([]index.Doc, embed.Embedder) (index.Index, error) 
 			mu.Unlock()
 			return // a newer index's own timer will do it
 		}
-		var classes []string
+		var stale []part
 		for _, o := range older {
 			if o.version != x.version {
-				classes = append(classes, o.skillCls, o.textCls)
+				stale = append(stale, o.parts()...)
 			}
 		}
 		older = nil
 		mu.Unlock()
-		if len(classes) == 0 {
+		if len(stale) == 0 {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		err := x.drop(ctx, classes)
+		err := x.drop(ctx, stale)
 		if cfg.Log == nil {
 			return
 		}
@@ -207,7 +215,7 @@ func Builder(cfg Config) func([]index.Doc, embed.Embedder) (index.Index, error) 
 			cfg.Log.Warn("stale weaviate collections not dropped", zap.String("task_id", ""), zap.Error(err))
 			return
 		}
-		cfg.Log.Info("stale weaviate collections dropped", zap.String("task_id", ""), zap.Strings("collections", classes),
+		cfg.Log.Info("stale weaviate collections dropped", zap.String("task_id", ""), zap.Stringers("collections", stale),
 			zap.String("serving", x.version))
 	}
 	return func(docs []index.Doc, emb embed.Embedder) (index.Index, error) {
@@ -236,6 +244,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Catalog == "" {
 		c.Catalog = "default"
+	}
+	if c.Tenant != "" && !tenantName.MatchString(c.Tenant) {
+		return fmt.Errorf("%w: %q", ErrBadTenant, c.Tenant)
 	}
 	if c.Weights == nil {
 		w := index.DefaultFieldWeights
@@ -307,6 +318,16 @@ func New(ctx context.Context, cfg Config, docs []index.Doc, emb embed.Embedder) 
 	x.version = meta.version()
 	x.skillCls, x.textCls = x.prefix+"_V"+x.version+"_Skill", x.prefix+"_V"+x.version+"_Text"
 	skillDesc, textDesc := meta.describe("skill"), meta.describe("text")
+	if cfg.Tenant != "" {
+		// The collections record the layout only; the tenant is the
+		// catalog version.
+		layout := meta
+		layout.Catalog, layout.Docs, layout.Texts, layout.MultiTenant = "", 0, 0, true
+		lv := layout.version()
+		x.skillCls, x.textCls = x.prefix+"_T"+lv+"_Skill", x.prefix+"_T"+lv+"_Text"
+		skillDesc, textDesc = layout.describe("skill"), layout.describe("text")
+		x.tenant = cfg.Tenant + "-" + x.version
+	}
 	keepSkill, err := x.current(ctx, x.skillCls, skillDesc, meta.Docs)
 	if err != nil {
 		return nil, err
@@ -366,11 +387,12 @@ func (x *Index) Embedder() embed.Embedder { return x.emb }
 // version.
 func (x *Index) Version() string { return x.version }
 
-// Drop deletes the index's own collections from Weaviate; other versions
-// of the catalog (a newer Index's) are left alone. The index cannot search
-// afterwards, nor can any other Index of the same version.
+// Drop deletes the index's own collections (with Config.Tenant: its own
+// tenant) from Weaviate; other versions of the catalog (a newer Index's)
+// are left alone. The index cannot search afterwards, nor can any other
+// Index of the same version.
 func (x *Index) Drop(ctx context.Context) error {
-	return x.drop(ctx, []string{x.skillCls, x.textCls})
+	return x.drop(ctx, x.parts())
 }
 
 // DropStale deletes the collections of every other version of this
@@ -379,6 +401,9 @@ func (x *Index) Drop(ctx context.Context) error {
 // process serves an older version any more: an Index whose collections are
 // gone fails its searches (it never answers from another version).
 func (x *Index) DropStale(ctx context.Context) ([]string, error) {
+	if x.tenant != "" {
+		return x.dropStaleTenants(ctx)
+	}
 	var names []string
 	err := x.retry(ctx, "list classes", func(ctx context.Context) error {
 		s, err := x.client.Schema().Getter().Do(ctx)
@@ -396,7 +421,8 @@ func (x *Index) DropStale(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var stale []string
+	var stale []part
+	var staleNames []string
 	for _, n := range names {
 		if n == x.skillCls || n == x.textCls {
 			continue
@@ -416,16 +442,37 @@ func (x *Index) DropStale(ctx context.Context) ([]string, error) {
 			kind = k
 		}
 		if kind == "Skill" || kind == "Text" {
-			stale = append(stale, n)
+			stale = append(stale, part{cls: n})
+			staleNames = append(staleNames, n)
 		}
 	}
-	return stale, x.drop(ctx, stale)
+	return staleNames, x.drop(ctx, stale)
 }
 
-func (x *Index) drop(ctx context.Context, classes []string) error {
-	for _, cls := range classes {
-		err := x.retry(ctx, "delete "+cls, func(ctx context.Context) error {
-			err := x.client.Schema().ClassDeleter().WithClassName(cls).Do(ctx)
+// part is a collection, or one tenant of a multi-tenant collection.
+type part struct{ cls, tenant string }
+
+func (p part) String() string {
+	if p.tenant == "" {
+		return p.cls
+	}
+	return p.cls + "/" + p.tenant
+}
+
+// parts are the index's own collections (or tenants).
+func (x *Index) parts() []part {
+	return []part{{x.skillCls, x.tenant}, {x.textCls, x.tenant}}
+}
+
+func (x *Index) drop(ctx context.Context, parts []part) error {
+	for _, p := range parts {
+		err := x.retry(ctx, "delete "+p.String(), func(ctx context.Context) error {
+			var err error
+			if p.tenant != "" {
+				err = x.client.Schema().TenantsDeleter().WithClassName(p.cls).WithTenants(p.tenant).Do(ctx)
+			} else {
+				err = x.client.Schema().ClassDeleter().WithClassName(p.cls).Do(ctx)
+			}
 			var ce *fault.WeaviateClientError
 			if errors.As(err, &ce) && ce.StatusCode == 404 {
 				return nil
@@ -610,9 +657,12 @@ type classMeta struct {
 	Dim      int                `json:"dim"`
 	Weights  index.FieldWeights `json:"weights"`
 	Scale    int                `json:"scale"`
-	Catalog  string             `json:"catalogHash"`
-	Docs     int                `json:"docs"`
-	Texts    int                `json:"texts"`
+	Catalog  string             `json:"catalogHash,omitempty"`
+	// MultiTenant marks the collections of Config.Tenant, which hold
+	// catalogs as tenants and record only the layout.
+	MultiTenant bool `json:"multiTenant,omitempty"`
+	Docs        int  `json:"docs"`
+	Texts       int  `json:"texts"`
 }
 
 // version is the first 16 hex digits of the SHA-256 of everything the

@@ -93,6 +93,7 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 	wvURL := fs.String("weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080")
 	wvGRPC := fs.String("weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)")
 	wvCatalog := fs.String("weaviate-catalog", "default", "catalog name: prefixes the Weaviate collections")
+	wvTenant := fs.String("weaviate-tenant", "", "store the catalog as this tenant of shared multi-tenant collections (one per catalog of a multi-tenant deployment); empty: collections of its own")
 	modelPath := fs.String("model", "", "model file from \"skillmatch fit\" (default: the built-in model)")
 	threshold := fs.Float64("threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at (decider)")
 	margin := fs.Float64("margin", decide.DefaultPolicy.Margin, "lead over a runner-up of another agent needed to delegate (decider)")
@@ -160,7 +161,7 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 			// One builder for every rebuild: it logs one line per change
 			// of Weaviate's reachability, not one per index.
 			opts = append(opts, match.WithIndex(weaviateindex.Builder(weaviateindex.Config{
-				URL: *wvURL, GRPC: *wvGRPC, Catalog: *wvCatalog, Log: log})))
+				URL: *wvURL, GRPC: *wvGRPC, Catalog: *wvCatalog, Tenant: *wvTenant, Log: log})))
 		default:
 			return fmt.Errorf("%w: --index %q: want memory or weaviate", errUsage, *indexKind)
 		}
