@@ -14,6 +14,8 @@ type taskFlags struct {
 	scopes                 scopesFlag
 	dataClass              *string
 	streaming              *bool
+	continues, skill       *string
+	caller, tenant         *string
 }
 
 func newTaskFlags(fs *flag.FlagSet) *taskFlags {
@@ -24,6 +26,12 @@ func newTaskFlags(fs *flag.FlagSet) *taskFlags {
 	fs.Var(&tf.history, "history", "an earlier user turn (repeatable, oldest first)")
 	tf.dataClass = fs.String("data-class", "", "data class of the task: public, internal, confidential, restricted")
 	tf.streaming = fs.Bool("streaming", false, "the caller needs streaming")
+	tf.caller = fs.String("caller", "", "caller id: what --grants restricts, and who may follow up a task")
+	tf.tenant = fs.String("tenant", "", "caller's tenant (passed on as the A2A request's tenant)")
+	tf.continues = fs.String("continue", "", "id of an earlier delegated task this message follows up (message.taskId): it goes to that task's\n"+
+		"agent and skill, in its context, or is refused (submit only: match keeps no record of tasks and ignores it)")
+	tf.skill = fs.String("skill", "", "the skill to send to, as AGENT/SKILL (constraints.skillId): the task goes there or is refused;\n"+
+		"on a follow-up it must be the task's own skill (submit only: match ignores it)")
 	return tf
 }
 
@@ -41,9 +49,12 @@ func (tf *taskFlags) task(id string, text []string) *task.Task {
 		t.Caller.Scopes = tf.scopes.scopes
 	}
 	t.Caller.DataClass = *tf.dataClass
+	t.Caller.ID, t.Caller.Tenant = *tf.caller, *tf.tenant
 	t.Constraints.AcceptedOutputTypes = tf.accept
 	if *tf.streaming {
 		t.Constraints.Streaming = tf.streaming
 	}
+	t.Message.TaskID = *tf.continues
+	t.Constraints.SkillID = *tf.skill
 	return t
 }

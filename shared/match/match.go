@@ -40,6 +40,7 @@ type config struct {
 	examples  bool
 	explain   bool
 	filters   []filter.Option
+	grants    *grants.Grants
 	newIndex  func([]index.Doc, embed.Embedder) (index.Index, error)
 	log       *zap.Logger
 }
@@ -81,6 +82,7 @@ func WithGrants(g *grants.Grants) Option {
 	return func(c *config) {
 		if g != nil {
 			c.filters = append(c.filters, filter.WithGrants(g))
+			c.grants = g
 		}
 	}
 }
@@ -186,6 +188,10 @@ func (m *Matcher) Index() index.Index { return m.idx }
 
 // Policy returns the decision policy.
 func (m *Matcher) Policy() decide.Policy { return m.policy }
+
+// Grants returns the grants the matcher filters with (nil: none
+// configured), for the decider's checks on a skill it did not rank.
+func (m *Matcher) Grants() *grants.Grants { return m.cfg.grants }
 
 // Shortlist is the filter and retrieval answer for a requirement.
 type Shortlist struct {

@@ -51,9 +51,9 @@ func TestDeployConfig(t *testing.T) {
 	}{
 		{"client", []string{"skillmatch.task.submitted", "skillmatch.outcome"}, []string{"skillmatch.decision.delegate", "skillmatch.task.ranked"}},
 		{"extractor", []string{"skillmatch.task.extracted", "skillmatch.deadletter.extractor"}, []string{"skillmatch.task.ranked", "skillmatch.decision.delegate", "skillmatch.deadletter.decider"}},
-		{"retriever", []string{"skillmatch.task.shortlisted"}, []string{"skillmatch.task.extracted", "skillmatch.decision.abstain"}},
+		{"retriever", []string{"skillmatch.task.shortlisted"}, []string{"skillmatch.task.extracted", "skillmatch.decision.abstain", "$KV.skillmatch_tasks.dGFzaw"}},
 		{"reranker", []string{"skillmatch.task.ranked"}, []string{"skillmatch.task.shortlisted", "skillmatch.decision.delegate"}},
-		{"decider", []string{"skillmatch.decision.delegate", "skillmatch.decision.abstain"}, []string{"skillmatch.task.submitted", "skillmatch.outcome"}},
+		{"decider", []string{"skillmatch.decision.delegate", "skillmatch.decision.abstain", "$KV.skillmatch_tasks.dGFzaw"}, []string{"skillmatch.task.submitted", "skillmatch.outcome", "$KV.skillmatch_model.x"}},
 		{"feedback", []string{"skillmatch.deadletter.retriever"}, []string{"skillmatch.decision.delegate", "skillmatch.task.submitted"}},
 	}
 	for _, tt := range tests {

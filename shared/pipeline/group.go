@@ -31,6 +31,11 @@ func StartAll(ctx context.Context, js jetstream.JetStream, stages *Stages, cfg C
 	r := NewRunner(js, cfg)
 	g := &Group{runner: r, run: map[string]*Running{}}
 	stages.SetTies(*cfg.Ties, cfg.TieSeed)
+	fu, err := OpenFollowups(ctx, js, cfg.Followups.Bucket)
+	if err != nil {
+		return nil, err
+	}
+	stages.SetFollowups(fu)
 	mkv, err := ModelKV(ctx, js, cfg.ModelBucket)
 	if err != nil {
 		return nil, err

@@ -112,6 +112,9 @@ type Config struct {
 	// wire.BucketModel), created with the streams: the feedback stage
 	// puts the posteriors there, the decider watches them.
 	ModelBucket string
+	// Followups is the decider's follow-up bucket (FollowupConfig),
+	// created with the streams.
+	Followups FollowupConfig
 	// Ties is the decider's near-tie treatment (nil:
 	// decide.DefaultTieConfig, which explores); TieSeed seeds its per-task
 	// random source (0: DefaultTieSeed).
@@ -256,6 +259,9 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 		}
 	}
 	if err := setupCatalog(ctx, js, cfg); err != nil {
+		return err
+	}
+	if err := setupFollowups(ctx, js, cfg); err != nil {
 		return err
 	}
 	return setupModel(ctx, js, cfg)

@@ -100,6 +100,9 @@ type Stages struct {
 	cal       atomic.Pointer[calibration]
 	calRev    atomic.Uint64
 	feedbackH *FeedbackStage
+	// followups records the decider's delegations for follow-ups (nil:
+	// none; see SetFollowups).
+	followups FollowupStore
 }
 
 // calibration is a calibrator loaded from the model bucket.
@@ -335,8 +338,12 @@ func (s *Stages) CalibrationRevision() uint64 { return s.calRev.Load() }
 func (s *Stages) SetFeedback(f *FeedbackStage) { s.feedbackH = f }
 
 // Decide applies the policy to the ranked candidates and, for a
-// delegation, builds the A2A request for the chosen agent.
-func (s *Stages) Decide(_ context.Context, in Msg) (Result, error) {
+// delegation, builds the A2A request for the chosen agent. A task that
+// continues another (message.taskId) or names a skill
+// (constraints.skillId) goes to that skill or is refused, and a delegation
+// is recorded for follow-ups when the stages have a FollowupStore
+// (followup.go).
+func (s *Stages) Decide(ctx context.Context, in Msg) (Result, error) {
 	m, err := wire.DecodeRanked(in.Data)
 	if err != nil {
 		return Result{}, badInput(err)
@@ -352,27 +359,29 @@ func (s *Stages) Decide(_ context.Context, in Msg) (Result, error) {
 	// decide.Policy.DecideTies, keeping the tie-broken order for Top.
 	opts, note := p.BreakTies(m.Candidates, s.priors(), decide.TieRand(s.tieSeed, m.TaskID), s.ties)
 	d := p.Decide(opts)
-	out := wire.Decision{V: wire.Version, TaskID: m.TaskID, DecisionID: wire.DecisionID(m.TaskID), Decision: d,
+	var t task.Task
+	if err := json.Unmarshal(m.Task, &t); err != nil {
+		return res, badInput(fmt.Errorf("ranked task %s: %w", m.TaskID, err))
+	}
+	out := wire.Decision{V: wire.Version, TaskID: m.TaskID, DecisionID: wire.DecisionID(m.TaskID),
 		Catalog: m.Catalog, DecidedAt: s.now().UTC()}
-	if len(opts) > 0 {
-		top := opts[0]
-		out.Top = &top
+	st, err := s.delegation(ctx, snap.m, &t, d, opts, out.DecisionID)
+	if err != nil {
+		return res, err
 	}
-	if len(note.Candidates) > 0 {
-		out.Tie = &note
-	}
-	if d.Action == decide.Delegate && d.Chosen != nil {
-		var t task.Task
-		if err := json.Unmarshal(m.Task, &t); err != nil {
-			return res, badInput(fmt.Errorf("ranked task %s: %w", m.TaskID, err))
+	out.Decision, out.Request = st.d, st.request
+	// Top and Tie describe the policy's choice. A skill the task fixed
+	// is not one, and the calibration refit must not learn from it.
+	if !st.pinned {
+		if len(opts) > 0 {
+			top := opts[0]
+			out.Top = &top
 		}
-		if a, ok := snap.m.Catalog().Agent(d.Chosen.AgentID); ok {
-			if out.Request, err = wire.NewA2ARequest(a.Card, d.Chosen.SkillID, &t, out.DecisionID); err != nil {
-				return res, badInput(err)
-			}
+		if len(note.Candidates) > 0 {
+			out.Tie = &note
 		}
 	}
-	return res.emit(wire.SubjectDecision(string(d.Action)), MsgID(m.TaskID, "decision"), &out)
+	return res.emit(wire.SubjectDecision(string(out.Action)), MsgID(m.TaskID, "decision"), &out)
 }
 
 // Feedback only validates outcomes and publishes nothing: the feedback

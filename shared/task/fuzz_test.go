@@ -17,6 +17,8 @@ func FuzzParse(f *testing.F) {
 		`{"id":"t-1","message":{"role":"user","parts":[{"kind":"file","file":{"name":"a.pdf","mimeType":"application/pdf"}},{"text":"x"}]},"caller":{"scopes":[],"dataClass":"public"}}`,
 		`{"id":"a:b","message":{"parts":[{"url":"https://x","mediaType":"image/png"},{"data":{"a":[1,2]}}]},"history":[{"parts":[{"text":"earlier"}]}],"constraints":{"acceptedOutputTypes":["text/csv"],"streaming":true}}`,
 		`{"id":"x","message":{"parts":[{"kind":"data","text":"a"}]}}`,
+		`{"id":"f-2","message":{"taskId":"f-1","metadata":{"k":[1]},"parts":[{"text":"and again"}]},"constraints":{"skillId":"a-b/c.d"}}`,
+		`{"id":"f-3","message":{"taskId":"f 1","metadata":[],"parts":[{"text":"x"}]},"constraints":{"skillId":"A/b"}}`,
 		`[]`, `null`, `{"id":1}`, `{"id":"t","message":{"parts":[null]}}`,
 	} {
 		f.Add([]byte(s))

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillmatch/skillmatch/shared/card"
 	"github.com/skillmatch/skillmatch/shared/catalog"
 )
 
@@ -31,17 +32,21 @@ type Limits struct {
 	// MaxField caps, in characters, a scope, the caller id and tenant, a
 	// message or context id and a media type.
 	MaxField int
+	// MaxMetadata caps the bytes of the message's metadata object, which
+	// is passed on to the chosen agent.
+	MaxMetadata int
 }
 
 // DefaultLimits are the limits Parse applies unless told otherwise.
 var DefaultLimits = Limits{
-	MaxBytes:   256 << 10,
-	MaxText:    16 << 10,
-	MaxParts:   64,
-	MaxHistory: 32,
-	MaxScopes:  64,
-	MaxTypes:   32,
-	MaxField:   256,
+	MaxBytes:    256 << 10,
+	MaxText:     16 << 10,
+	MaxParts:    64,
+	MaxHistory:  32,
+	MaxScopes:   64,
+	MaxTypes:    32,
+	MaxField:    256,
+	MaxMetadata: 16 << 10,
 }
 
 // MaxIDLen is the longest task id Parse accepts.
@@ -66,6 +71,7 @@ func WithLimits(l Limits) Option {
 		setIfPositive(&d.MaxScopes, l.MaxScopes)
 		setIfPositive(&d.MaxTypes, l.MaxTypes)
 		setIfPositive(&d.MaxField, l.MaxField)
+		setIfPositive(&d.MaxMetadata, l.MaxMetadata)
 	}
 }
 
@@ -89,8 +95,10 @@ type wireTask struct {
 type wireMessage struct {
 	MessageID string          `json:"messageId"`
 	ContextID string          `json:"contextId"`
+	TaskID    string          `json:"taskId"`
 	Role      string          `json:"role"`
 	Parts     json.RawMessage `json:"parts"`
+	Metadata  json.RawMessage `json:"metadata"`
 }
 
 type wireCaller struct {
@@ -103,6 +111,7 @@ type wireCaller struct {
 type wireConstraints struct {
 	AcceptedOutputTypes json.RawMessage `json:"acceptedOutputTypes"`
 	Streaming           *bool           `json:"streaming"`
+	SkillID             string          `json:"skillId"`
 }
 
 // Parse reads a task from untrusted JSON and validates it. Every error wraps
@@ -154,6 +163,9 @@ func Parse(data []byte, opts ...Option) (*Task, error) {
 	}
 	if !hasContent(msg.Parts) {
 		return nil, p.fail("message.parts", "no part with text or a file; say what the task is")
+	}
+	if err := p.continues(&msg, w.Message); err != nil {
+		return nil, err
 	}
 	t.Message = msg
 
@@ -244,6 +256,57 @@ func (p *parser) message(field string, w *wireMessage) (Message, error) {
 	return m, nil
 }
 
+// continues reads what only the task's own message carries: the task it
+// continues (message.taskId) and the metadata passed on to the agent.
+// History turns keep neither.
+func (p *parser) continues(m *Message, w *wireMessage) error {
+	if id := strings.TrimSpace(w.TaskID); id != "" {
+		switch {
+		case !validID(id):
+			return p.fail("message.taskId", fmt.Sprintf("%s must be the id of an earlier task: 1 to %d characters of A-Z a-z 0-9 . _ : -", quote(id), MaxIDLen))
+		case id == p.id:
+			return p.fail("message.taskId", "names this task itself; a follow-up continues an earlier task")
+		}
+		m.TaskID = id
+	}
+	if present(w.Metadata) {
+		raw := bytes.TrimSpace(w.Metadata)
+		if raw[0] != '{' {
+			return p.fail("message.metadata", "want an object, got "+jsonKind(raw))
+		}
+		if len(raw) > p.lim.MaxMetadata {
+			return p.tooLarge("message.metadata", fmt.Sprintf("%d bytes; the limit is %d", len(raw), p.lim.MaxMetadata))
+		}
+		m.Metadata = raw
+	}
+	return nil
+}
+
+// maxSkillIDLen is the longest skill id a card may declare.
+const maxSkillIDLen = 128
+
+// skillRef checks constraints.skillId: "<agentId>/<skillId>", an agent id
+// as the catalog has them and a skill id as cards may declare them.
+func (p *parser) skillRef(s string) (string, error) {
+	const field = "constraints.skillId"
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", nil
+	}
+	agent, skill, ok := strings.Cut(s, "/")
+	switch {
+	case !ok:
+		return "", p.fail(field, quote(s)+` is not "<agentId>/<skillId>"`)
+	case !card.ValidID(agent):
+		return "", p.fail(field, fmt.Sprintf("agent id %s must be 1 to 128 characters of a-z 0-9 . _ -", quote(agent)))
+	case skill == "" || len(skill) > maxSkillIDLen || strings.Contains(skill, "/"):
+		return "", p.fail(field, fmt.Sprintf("skill id %s must be 1 to %d bytes without '/'", quote(skill), maxSkillIDLen))
+	case !utf8.ValidString(skill) || strings.IndexFunc(skill, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsGraphic(r) }) >= 0:
+		return "", p.fail(field, fmt.Sprintf("skill id %s contains spaces or invisible characters", quote(skill)))
+	}
+	return s, nil
+}
+
 func (p *parser) caller(w *wireCaller) (Caller, error) {
 	c := Caller{ID: strings.TrimSpace(w.ID), Tenant: strings.TrimSpace(w.Tenant)}
 	if err := p.short("caller.id", c.ID); err != nil {
@@ -278,6 +341,10 @@ func (p *parser) caller(w *wireCaller) (Caller, error) {
 
 func (p *parser) constraints(w *wireConstraints) (Constraints, error) {
 	c := Constraints{Streaming: w.Streaming}
+	var err error
+	if c.SkillID, err = p.skillRef(w.SkillID); err != nil {
+		return c, err
+	}
 	const field = "constraints.acceptedOutputTypes"
 	if err := p.list(field, w.AcceptedOutputTypes, p.lim.MaxTypes, "types", "an array of strings", &c.AcceptedOutputTypes); err != nil {
 		return c, err

@@ -2,7 +2,10 @@
 // shaped like an A2A Message, the caller's context and explicit constraints.
 package task
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Task is one request to match.
 type Task struct {
@@ -18,8 +21,18 @@ type Task struct {
 type Message struct {
 	MessageID string `json:"messageId,omitempty"`
 	ContextID string `json:"contextId,omitempty"`
-	Role      string `json:"role,omitempty"`
-	Parts     []Part `json:"parts"`
+	// TaskID (A2A's Message.taskId) names the skillmatch task this message
+	// continues: a follow-up goes to that task's agent and skill. It is the
+	// id of an earlier skillmatch task, not the agent's own task id, which
+	// skillmatch never sees. Only the task's own message carries it.
+	TaskID string `json:"taskId,omitempty"`
+	Role   string `json:"role,omitempty"`
+	Parts  []Part `json:"parts"`
+	// Metadata is the A2A message metadata, a JSON object passed on to the
+	// chosen agent; skillmatch's own entries (its "skillmatch" entry and
+	// the skill-routing entry) replace any the caller put there. Only the
+	// task's own message carries it.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
 // Part is one part of a message: exactly one of Text, File or Data is set.
@@ -53,4 +66,15 @@ type Caller struct {
 type Constraints struct {
 	AcceptedOutputTypes []string `json:"acceptedOutputTypes,omitempty"`
 	Streaming           *bool    `json:"streaming,omitempty"`
+	// SkillID names the skill the caller wants, as "<agentId>/<skillId>"
+	// (the form of a decision's key): the task goes to that skill or is
+	// refused, never elsewhere. On a follow-up (Message.TaskID) it must be
+	// the continued task's skill.
+	SkillID string `json:"skillId,omitempty"`
+}
+
+// Skill splits SkillID into the agent id and the skill id; ok is false
+// when no skill is named.
+func (c Constraints) Skill() (agentID, skillID string, ok bool) {
+	return strings.Cut(c.SkillID, "/")
 }

@@ -81,6 +81,8 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 	tasksAge := fs.Duration("tasks-max-age", pipeline.DefaultTasksMaxAge, "with --setup-streams: how long the tasks stream keeps tasks; negative: forever")
 	dlAge := fs.Duration("deadletters-max-age", pipeline.DefaultDeadLettersMaxAge, "with --setup-streams: how long the dead-letter stream keeps dead letters; negative: forever")
 	dlBytes := fs.Int64("deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "with --setup-streams: size cap of the dead-letter stream, oldest dropped first; negative: none")
+	tasksBucket := fs.String("followup-bucket", wire.BucketTasks, "decider: KV bucket recording delegations, so that a task continuing another (message.taskId) keeps its agent, skill and context")
+	followTTL := fs.Duration("followup-ttl", pipeline.DefaultFollowupTTL, "with --setup-streams: how long a delegated task can be continued; negative: forever")
 	modelBucket := fs.String("model-bucket", wire.BucketModel, "KV bucket of the model state: the feedback stage puts the posteriors there, the decider watches them")
 	tieEps := fs.Float64("tie-epsilon", decide.DefaultTieConfig.Epsilon, "decider: candidates within this calibrated probability of the best are near-ties, ordered by success rate, latency, cost")
 	explore := fs.Float64("explore", decide.DefaultTieConfig.Explore, "decider: probability of picking a random near-tie first (recorded on the decision); 0: never")
@@ -204,7 +206,7 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 	defer nc.Close()
 	cfg := pipeline.Config{Streams: streams, MaxDeliver: *maxDeliver, BackOff: bo, Workers: *workers, Retry: *retry, Log: log,
 		MaxInFlight: *inFlight, CatalogBucket: *bucket, TasksMaxAge: *tasksAge, DeadLettersMaxAge: *dlAge, DeadLettersMaxBytes: *dlBytes,
-		ModelBucket: *modelBucket, FeedbackEvery: *fbEvery, FeedbackInterval: *fbInterval, RefitInterval: *refitEvery, RefitWindow: *refitWindow}
+		ModelBucket: *modelBucket, Followups: pipeline.FollowupConfig{Bucket: *tasksBucket, TTL: *followTTL}, FeedbackEvery: *fbEvery, FeedbackInterval: *fbInterval, RefitInterval: *refitEvery, RefitWindow: *refitWindow}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if *setup {
@@ -228,6 +230,13 @@ func Run(ctx context.Context, stage string, args []string, stderr io.Writer) err
 		}
 		stages.SetFeedback(fb)
 	case pipeline.StageDecider, pipeline.StageReranker:
+		if stage == pipeline.StageDecider {
+			fu, err := pipeline.OpenFollowups(sctx, js, *tasksBucket)
+			if err != nil {
+				return err
+			}
+			stages.SetFollowups(fu)
+		}
 		// The decider reloads posteriors, the reranker calibration.
 		mkv, err := pipeline.ModelKV(sctx, js, *modelBucket)
 		if err != nil {

@@ -1,0 +1,61 @@
+package wire
+
+import (
+	"encoding/base64"
+	"fmt"
+	"time"
+)
+
+// BucketTasks is the JetStream KV bucket of delegated tasks: key =
+// TaskRecordKey(task id), value = a TaskRecord. The decider writes one per
+// delegation and reads it back when a later message continues the task
+// (task.Message.TaskID), so that the follow-up keeps the task's agent,
+// skill, context and caller. Entries expire with the bucket's TTL.
+const BucketTasks = "skillmatch_tasks"
+
+// TaskRecord is what the decider remembers of a delegation.
+type TaskRecord struct {
+	V          int    `json:"v"`
+	TaskID     string `json:"taskId"`
+	DecisionID string `json:"decisionId"`
+	AgentID    string `json:"agentId"`
+	SkillID    string `json:"skillId"`
+	// ContextID is the context id the delegation's A2A request carried;
+	// empty when it carried none (the agent then chose one, which
+	// skillmatch does not see).
+	ContextID string `json:"contextId,omitempty"`
+	// CallerID is the caller that may continue the task.
+	CallerID string `json:"callerId,omitempty"`
+	// At is informative only.
+	At time.Time `json:"at,omitzero"`
+}
+
+// SameDelegation reports whether two records say the same thing: the
+// same task delegated to the same skill, in the same context, for the
+// same caller (At and V aside).
+func (r TaskRecord) SameDelegation(o TaskRecord) bool {
+	return r.TaskID == o.TaskID && r.DecisionID == o.DecisionID && r.AgentID == o.AgentID &&
+		r.SkillID == o.SkillID && r.ContextID == o.ContextID && r.CallerID == o.CallerID
+}
+
+// TaskRecordKey is the bucket key of a task id. Task ids may hold ':',
+// which KV keys may not, and '.' separates key tokens, so the key is the
+// id in unpadded base64url: always a valid key, one per id.
+func TaskRecordKey(taskID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(taskID))
+}
+
+// DecodeTaskRecord reads and checks a bucket value.
+func DecodeTaskRecord(data []byte) (*TaskRecord, error) {
+	var r TaskRecord
+	if err := decode(data, "task record", &r); err != nil {
+		return nil, err
+	}
+	if err := checkTaskID("task record", r.TaskID); err != nil {
+		return nil, err
+	}
+	if r.AgentID == "" || r.SkillID == "" {
+		return nil, fmt.Errorf("%w: task record %s: no agentId or skillId", ErrBadMessage, r.TaskID)
+	}
+	return &r, nil
+}
