@@ -43,10 +43,10 @@ type Tracker interface {
 	State(rawURL string) (discover.AgentState, bool)
 }
 
-// Fetcher is what the refresher needs of a *discover.Fetcher: the tracker
-// keeps the parsed card only, and the catalog stores (and signatures
-// cover) the card as the agent served it, so a changed card is read once
-// more for its raw JSON.
+// Fetcher is what the refresher needs of a *discover.Fetcher: the catalog
+// stores (and signatures cover) the card as the agent served it, which a
+// refresh result carries only when that refresh read it; a card whose put
+// failed is read once more when it is retried.
 type Fetcher interface {
 	Fetch(ctx context.Context, a discover.Agent, prev *discover.Cached) (*discover.Fetched, error)
 }
@@ -321,10 +321,15 @@ func (r *Refresher) putCard(ctx context.Context, res discover.Result, sum *Summa
 	return nil
 }
 
-// raw reads the agent's card as served. The card may have changed again
-// since the tracker read it; the newer one is what the agent serves now,
-// and the tracker catches up on its next fetch.
+// raw is the agent's card as served: the bytes the tracker's fetch read,
+// or, for a card whose put is retried (the tracker only revalidated it
+// since), read again. A card read again may have changed since the
+// tracker read it; the newer one is what the agent serves now, and the
+// tracker catches up on its next fetch.
 func (r *Refresher) raw(ctx context.Context, res discover.Result) ([]byte, error) {
+	if res.Raw != nil {
+		return res.Raw, nil
+	}
 	a := discover.Agent{URL: res.URL, ID: res.ID}
 	if st, ok := r.tracker.State(res.URL); ok {
 		a = st.Agent // keeps the registry's allowPrivate

@@ -65,9 +65,16 @@ func cardJSON(t *testing.T, version string, skills ...skill) []byte {
 // with 503 while down.
 type agentServer struct {
 	*httptest.Server
-	mu   sync.Mutex
-	body []byte
-	down bool
+	mu     sync.Mutex
+	body   []byte
+	down   bool
+	served int // full card responses (not 304s)
+}
+
+func (a *agentServer) servedCount() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.served
 }
 
 func newAgent(t *testing.T, body []byte) *agentServer {
@@ -93,6 +100,9 @@ func newAgent(t *testing.T, body []byte) *agentServer {
 		w.Header().Set("ETag", etag)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(body)
+		a.mu.Lock()
+		a.served++
+		a.mu.Unlock()
 	}))
 	t.Cleanup(a.Close)
 	return a
@@ -294,8 +304,12 @@ func TestRefreshLifecycle(t *testing.T) {
 	// A new version that swaps the skill: a new revision, and the stages
 	// stop returning the old skill.
 	fx.agent.set(cardJSON(t, "2.0.0", tides))
+	before := fx.agent.servedCount()
 	if sum := fx.once(t); sum.Put != 1 {
 		t.Fatalf("changed refresh: %+v", sum)
+	}
+	if n := fx.agent.servedCount() - before; n != 1 {
+		t.Errorf("a changed card was served %d times in one refresh, want 1 (the tracker's fetch carries the raw card)", n)
 	}
 	_, rev2, _ := fx.entry(t, "weather")
 	if rev2 <= rev1 {

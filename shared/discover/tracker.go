@@ -47,7 +47,10 @@ type Result struct {
 	Card    *card.Card
 	Version string
 	Hash    string
-	Health  catalog.Health
+	// Raw is the card's JSON as the agent served it when the fetch read
+	// it (always when Changed); nil when revalidated or failed.
+	Raw    []byte
+	Health catalog.Health
 	// Failures is the number of consecutive failed refreshes.
 	Failures int
 	// Err is the refresh's error (also returned by Refresh).
@@ -307,6 +310,6 @@ func (t *Tracker) Refresh(ctx context.Context, rawURL string) (Result, error) {
 	}
 	return Result{
 		URL: s.Agent.URL, ID: s.Agent.ID, Outcome: outcome, Card: s.Card,
-		Version: s.Version, Hash: s.Hash, Health: s.Health,
+		Version: s.Version, Hash: s.Hash, Raw: fetched.Raw, Health: s.Health,
 	}, nil
 }
