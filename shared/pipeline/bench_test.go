@@ -154,3 +154,48 @@ func mustJSON(t *task.Task) json.RawMessage {
 	}
 	return b
 }
+
+// BenchmarkStages runs one task through the four matching handlers in
+// process, with the wire encoding between them but no NATS: what the
+// pipeline costs in CPU beyond the core (compare BenchmarkMatchInProcess).
+// Run: go test -run '^$' -bench 'Stages|MatchInProcess' ./shared/pipeline/
+func BenchmarkStages(b *testing.B) {
+	m := testMatcher(b)
+	s := NewStages(m)
+	tasks := genTasks(m, 500, 5)
+	msgs := make([][]byte, len(tasks))
+	for i, tk := range tasks {
+		msgs[i], _ = json.Marshal(wire.TaskSubmitted{V: wire.Version, Task: mustJSON(tk)})
+	}
+	ctx := context.Background()
+	handlers := []Handler{s.Extract, s.Retrieve, s.Rerank, s.Decide}
+	i := 0
+	for b.Loop() {
+		in := Msg{Subject: wire.SubjectSubmitted, Data: msgs[i%len(msgs)]}
+		i++
+		for _, h := range handlers {
+			r, err := h(ctx, in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(r.Out) == 0 {
+				break
+			}
+			in = Msg{Subject: r.Out[0].Subject, Data: r.Out[0].Data}
+		}
+	}
+}
+
+// BenchmarkMatchInProcess is the core on the same tasks as BenchmarkStages.
+func BenchmarkMatchInProcess(b *testing.B) {
+	m := testMatcher(b)
+	tasks := genTasks(m, 500, 5)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		if _, err := m.Match(ctx, tasks[i%len(tasks)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/index"
 	"github.com/skillmatch/skillmatch/shared/task"
 	"github.com/skillmatch/skillmatch/shared/wire"
 )
@@ -142,7 +143,8 @@ func TestStagesBadInput(t *testing.T) {
 		{"version 2", s.Extract, `{"v":2,"task":{"id":"v2","message":{"parts":[{"text":"hi"}]}}}`, "", "version"},
 		{"bad scope", s.Extract, `{"id":"sc","message":{"parts":[{"text":"hi"}]},"caller":{"scopes":[""]}}`, "sc", "scope"},
 		{"extracted garbage", s.Retrieve, `{"v":1}`, "", "taskId"},
-		{"shortlisted bad doc", s.Rerank, fmt.Sprintf(`{"v":1,"taskId":"x","catalog":%q,"shortlist":{"keys":["a/b"],"retrieval":{"Candidates":[{"Doc":99999}]}}}`, s.Fingerprint()), "x", "outside"},
+		{"shortlisted bad doc", s.Rerank, fmt.Sprintf(`{"v":1,"taskId":"x","catalog":%q,"shortlist":{"keys":["a/b"],"retrieval":%s}}`, s.Fingerprint(),
+			mustMarshal(t, &wire.Retrieval{Candidates: []index.Candidate{{Doc: 99999}}})), "x", "outside"},
 		{"ranked wrong version", s.Decide, `{"v":7,"taskId":"x"}`, "", "version"},
 		{"outcome without skill", Feedback, `{"v":1,"decisionId":"d"}`, "", "skill"},
 	}
@@ -372,4 +374,13 @@ func TestSubmit(t *testing.T) {
 	if a.DeadLetter == nil || !strings.Contains(a.DeadLetter.Reason, "scope") {
 		t.Fatalf("bad task answer %+v", a)
 	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

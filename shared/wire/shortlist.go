@@ -2,23 +2,26 @@ package wire
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/skillmatch/skillmatch/shared/index"
 	"github.com/skillmatch/skillmatch/shared/match"
 )
 
 // Shortlist is match.Shortlist on the wire. The retrieval result travels
-// as index.Result's own JSON (every exported field, so a field the index
-// gains travels too) without the candidates' doc pointers: the reranker
-// resolves doc numbers in its own index, which must be built from the same
-// catalog snapshot (see Fingerprint), and Keys lets it check that. Floats
-// survive the JSON round trip exactly, so the reranker scores what an
-// in-process matcher would.
+// as Retrieval (every field of index.Result, numbers packed) without the
+// candidates' doc pointers: the reranker resolves doc numbers in its own
+// index, which must be built from the same catalog snapshot (see
+// Fingerprint), and Keys lets it check that. Floats survive the round trip
+// exactly, so the reranker scores what an in-process matcher would.
 type Shortlist struct {
-	Terms  []string  `json:"terms"`
-	Vector []float32 `json:"vector"`
+	Terms  []string `json:"terms"`
+	Vector Floats   `json:"vector"`
 	// Demoted lists the doc numbers of kept skills of degraded agents.
 	Demoted []int `json:"demoted,omitempty"`
 	// Rejected counts the skills the filters removed (their reasons are
@@ -26,7 +29,61 @@ type Shortlist struct {
 	Rejected int `json:"rejected"`
 	// Keys[i] is the key of Retrieval.Candidates[i].
 	Keys      []string      `json:"keys"`
-	Retrieval *index.Result `json:"retrieval"`
+	Retrieval *Retrieval `json:"retrieval"`
+}
+
+// Floats is a float32 vector that travels as base64 of its little-endian
+// IEEE 754 bytes (as embedding APIs offer): exact, a third of the size of
+// decimal text, and far cheaper to encode and decode, which matters on
+// every shortlist. It also reads a JSON array of numbers.
+type Floats []float32
+
+// MarshalJSON writes the base64 string.
+func (f Floats) MarshalJSON() ([]byte, error) {
+	if f == nil {
+		return []byte("null"), nil
+	}
+	raw := make([]byte, 4*len(f))
+	for i, v := range f {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+	}
+	out := make([]byte, 0, base64.StdEncoding.EncodedLen(len(raw))+2)
+	out = append(out, '"')
+	out = base64.StdEncoding.AppendEncode(out, raw)
+	return append(out, '"'), nil
+}
+
+// UnmarshalJSON reads the base64 string or an array of numbers.
+func (f *Floats) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '[' {
+		var v []float32
+		if err := json.Unmarshal(data, &v); err != nil {
+			return err
+		}
+		*f = v
+		return nil
+	}
+	if string(data) == "null" {
+		*f = nil
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("vector: %w", err)
+	}
+	if len(raw)%4 != 0 {
+		return fmt.Errorf("vector: %d bytes is not a whole number of float32s", len(raw))
+	}
+	v := make([]float32, len(raw)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	*f = v
+	return nil
 }
 
 // FromShortlist converts a matcher's shortlist for the wire.
@@ -48,7 +105,7 @@ func FromShortlist(sl *match.Shortlist) Shortlist {
 			c.Entry = nil
 			res.Candidates[i] = c
 		}
-		out.Retrieval = &res
+		out.Retrieval = (*Retrieval)(&res)
 	}
 	return out
 }
@@ -57,7 +114,7 @@ func FromShortlist(sl *match.Shortlist) Shortlist {
 // number exists there under the same key. The result's Rejections is nil.
 func (s *Shortlist) Matcher(idx index.Index) (*match.Shortlist, error) {
 	n := idx.Len()
-	sl := &match.Shortlist{Terms: s.Terms, Vector: s.Vector, Retrieval: s.Retrieval}
+	sl := &match.Shortlist{Terms: s.Terms, Vector: s.Vector, Retrieval: (*index.Result)(s.Retrieval)}
 	if sl.Retrieval == nil {
 		sl.Retrieval = &index.Result{}
 	}

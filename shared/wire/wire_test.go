@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -37,10 +38,12 @@ func TestRoundTrips(t *testing.T) {
 			func(b []byte) (any, error) { return DecodeExtracted(b) }},
 		{"shortlisted", &Shortlisted{V: Version, TaskID: "t-1", Requirement: req, Task: raw, Catalog: "abc",
 			Shortlist: Shortlist{Terms: []string{"book", "flight"}, Vector: []float32{0.1, -0.2, 1e-7}, Demoted: []int{3},
-				Keys: []string{"a/s"}, Retrieval: &index.Result{Allowed: 5,
-					Candidates:  []index.Candidate{{Doc: 1, BM25: 1.5, Dense: 0.33333334, Fused: 1.0 / 61}},
-					Neighbors:   []index.Neighbor{{Doc: 1, Sim: 0.9}},
-					TermWeights: []float64{2.302585092994046}}}},
+				Keys: []string{"a/s"}, Retrieval: &Retrieval{Allowed: 5,
+					Candidates: []index.Candidate{{Doc: 1, BM25: 1.5, BM25Rank: 2, Dense: 0.33333334, DenseRank: 3, DescSim: -0.125,
+						ExampleSim: 0.7, BestExample: -1, CentroidSim: 1e-7, ExampleBM25: math.Pi, Fused: 1.0 / 61, FusedRank: 4}},
+					Neighbors:    []index.Neighbor{{Doc: 1, Sim: 0.9}},
+					LexNeighbors: []index.Neighbor{{Doc: 7, Sim: 12.5}},
+					TermWeights:  []float64{2.302585092994046}}}},
 			func(b []byte) (any, error) { return DecodeShortlisted(b) }},
 		{"ranked", &Ranked{V: Version, TaskID: "t-1", Task: raw, Catalog: "abc", Candidates: []decide.Option{opt}},
 			func(b []byte) (any, error) { return DecodeRanked(b) }},
@@ -198,10 +201,10 @@ func TestShortlistWireIsExact(t *testing.T) {
 	}
 	// A shortlist naming a doc the index does not have is refused.
 	for name, bad := range map[string]Shortlist{
-		"key mismatch":     {Keys: []string{"no/such"}, Retrieval: &index.Result{Candidates: []index.Candidate{{Doc: 0}}}},
-		"doc out of range": {Keys: []string{""}, Retrieval: &index.Result{Candidates: []index.Candidate{{Doc: m.Index().Len()}}}},
-		"keys missing":     {Retrieval: &index.Result{Candidates: []index.Candidate{{Doc: 0}}}},
-		"neighbour out":    {Retrieval: &index.Result{Neighbors: []index.Neighbor{{Doc: -1}}}},
+		"key mismatch":     {Keys: []string{"no/such"}, Retrieval: &Retrieval{Candidates: []index.Candidate{{Doc: 0}}}},
+		"doc out of range": {Keys: []string{""}, Retrieval: &Retrieval{Candidates: []index.Candidate{{Doc: m.Index().Len()}}}},
+		"keys missing":     {Retrieval: &Retrieval{Candidates: []index.Candidate{{Doc: 0}}}},
+		"neighbour out":    {Retrieval: &Retrieval{Neighbors: []index.Neighbor{{Doc: -1}}}},
 		"demoted out":      {Demoted: []int{m.Index().Len()}},
 	} {
 		if _, err := bad.Matcher(m.Index()); err == nil {
@@ -280,6 +283,28 @@ func TestShortlistFieldsCovered(t *testing.T) {
 	for i := 0; i < ty.NumField(); i++ {
 		if f := ty.Field(i); f.Type.Kind() == reflect.Pointer && f.Name != "Entry" {
 			t.Errorf("index.Candidate.%s is a pointer: the wire cannot carry it", f.Name)
+		}
+	}
+}
+
+// The packed candidate layout covers every field of index.Candidate but
+// the doc pointer: a field the index gains must be added to it.
+func TestRetrievalLayout(t *testing.T) {
+	n := reflect.TypeFor[index.Candidate]().NumField() - 1 // Entry
+	if n != candidateFields {
+		t.Errorf("index.Candidate has %d fields to carry, the wire packs %d: update Retrieval", n, candidateFields)
+	}
+	if n := reflect.TypeFor[index.Result]().NumField(); n != 5 {
+		t.Errorf("index.Result has %d fields, Retrieval carries 5: update it", n)
+	}
+	var r Retrieval
+	for _, bad := range []string{
+		`{"candidates":"AAAAAAAA8D8="}`, // one value: not a whole candidate
+		`{"candidates":"not base64!"}`,
+		`{"neighbors":"AAAAAAAA4D8AAAAAAAAAAA=="}`, // doc 0.5
+	} {
+		if err := json.Unmarshal([]byte(bad), &r); err == nil {
+			t.Errorf("%s accepted", bad)
 		}
 	}
 }
