@@ -28,7 +28,7 @@ type Shortlist struct {
 	// not carried).
 	Rejected int `json:"rejected"`
 	// Keys[i] is the key of Retrieval.Candidates[i].
-	Keys      []string      `json:"keys"`
+	Keys      []string   `json:"keys"`
 	Retrieval *Retrieval `json:"retrieval"`
 }
 
