@@ -173,11 +173,16 @@ func expected(t testing.TB, m *match.Matcher, tasks []*task.Task) map[string]str
 	return want
 }
 
-// publishTasks publishes tasks, retrying while the server is away.
+// publishTasks publishes tasks, retrying while the server is away. Each
+// attempt has its own deadline: a request in flight when the server goes
+// down never gets a reply, and the retry (same task id, so deduplicated)
+// is what gets it stored.
 func publishTasks(ctx context.Context, t testing.TB, js jetstream.JetStream, tasks []*task.Task) {
 	for _, tk := range tasks {
 		for {
-			_, err := Publish(ctx, js, tk)
+			actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_, err := Publish(actx, js, tk)
+			cancel()
 			if err == nil {
 				break
 			}

