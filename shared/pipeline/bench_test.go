@@ -49,16 +49,20 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // BenchmarkPipeline measures the embedded pipeline over about 1,000 skills
 // next to the in-process core on the same tasks: end-to-end latency with
-// one task in flight (median, p99) and throughput with all tasks
-// published at once. Run: go test -run '^$' -bench Pipeline -benchtime 1x
-// ./shared/pipeline/
+// one task in flight (median, p99) and throughput with all tasks (3,000;
+// SKILLMATCH_BENCH_TASKS sets another number) published at once. Run: go
+// test -run '^$' -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
 func BenchmarkPipeline(b *testing.B) {
 	cat := bigCatalog(b, 1000)
 	m, err := match.New(cat)
 	if err != nil {
 		b.Fatal(err)
 	}
-	tasks := genTasks(m, 1000, 9)
+	n := 3000
+	if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_TASKS")); err == nil && v > 0 {
+		n = v
+	}
+	tasks := genTasks(m, n, 9)
 	ctx := context.Background()
 	for range b.N {
 		// In process.
@@ -127,7 +131,7 @@ func BenchmarkPipeline(b *testing.B) {
 			select {
 			case <-arrived:
 				n++
-			case <-time.After(60 * time.Second):
+			case <-time.After(120 * time.Second):
 				b.Fatalf("flood: %d of %d decided", n, len(tasks))
 			}
 		}
