@@ -333,3 +333,84 @@ func TestFeedbackRefitCalibrationDrift(t *testing.T) {
 		t.Errorf("published calibration: P(score 5) = %.3f, want about 0.5", p)
 	}
 }
+
+// A feedback process that dies before it publishes loses no outcome: it
+// had not acked them, so the next process gets them again and counts each
+// once; the outcomes are acked only once a published snapshot counts them.
+func TestFeedbackCrashLosesNoOutcome(t *testing.T) {
+	srv := startServer(t, t.TempDir(), "")
+	defer srv.Shutdown()
+	nc, js := connectJS(t, srv)
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := testConfig(t)
+	cfg.BackOff = []time.Duration{time.Second}
+	if err := SetupStreams(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := ModelKV(ctx, js, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(js, cfg)
+	const n = 30
+	for i := range n {
+		data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: fmt.Sprintf("crash-%d", i), TaskID: fmt.Sprintf("t-%d", i),
+			Skill: "travel-concierge/book-flight", Success: i%3 != 0})
+		if _, err := js.Publish(ctx, wire.SubjectOutcome, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ackPending := func() int {
+		c, err := js.Consumer(ctx, DefaultStreams.Outcomes, StageFeedback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := c.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.NumAckPending + int(info.NumPending)
+	}
+
+	// First process: counts everything, never publishes (a long interval
+	// and batch), then dies.
+	fb1, err := NewFeedbackStage(ctx, kv, 1000, time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run1, err := r.Start(ctx, Stage{Name: StageFeedback, Stream: DefaultStreams.Outcomes, Filter: wire.SubjectOutcome, Handle: fb1.Handle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for fb1.Posteriors().Snapshot().Observed < n && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := ackPending(); got != n {
+		t.Errorf("%d outcomes unacked before any publish, want %d", got, n)
+	}
+	run1.Stop() // the process dies: fb1 is never closed, nothing published
+	if _, snap, _ := readPosteriors(ctx, t, kv); snap != nil {
+		t.Fatalf("posteriors published by the dead process: %+v", snap)
+	}
+
+	// Second process: gets them again and publishes.
+	fb2, err := NewFeedbackStage(ctx, kv, 10, 100*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fb2.Close()
+	run2, err := r.Start(ctx, Stage{Name: StageFeedback, Stream: DefaultStreams.Outcomes, Filter: wire.SubjectOutcome, Handle: fb2.Handle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run2.Stop()
+	for ackPending() > 0 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, snap, _ := readPosteriors(ctx, t, kv)
+	if snap == nil || snap.Observed != n {
+		t.Fatalf("published posteriors count %+v, want %d outcomes", snap, n)
+	}
+}

@@ -38,10 +38,12 @@ func ModelKV(ctx context.Context, js jetstream.JetStream, bucket string) (jetstr
 // Beta posteriors and publishes their snapshot to the model bucket (key
 // wire.ModelKeyPosteriors) every few counted outcomes and on a timer.
 //
+// An outcome is acked only once a published snapshot counts it
+// (Result.Defer), so a crash loses none: what was not published is
+// redelivered and counted by the next process.
+//
 // Run one replica: each replica keeps its own posteriors and would
-// overwrite the others' snapshot. Outcomes counted since the last publish
-// are lost if the process dies (they were acked); at most `every` of
-// them, or an interval's worth.
+// overwrite the others' snapshot.
 type FeedbackStage struct {
 	kv      jetstream.KeyValue
 	p       *feedback.Posteriors
@@ -49,6 +51,11 @@ type FeedbackStage struct {
 	log     *zap.Logger
 	pending atomic.Int64 // counted since the last publish
 	flushMu sync.Mutex
+	// waiters are the outcomes handled since the last publish, each
+	// waiting for the publish that counts it.
+	waitMu  sync.Mutex
+	waiters []chan error
+	kick    chan struct{} // asks the publisher to publish now
 	cancel  context.CancelFunc
 	done    chan struct{}
 	once    sync.Once
@@ -90,7 +97,8 @@ func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, every int, int
 			zap.Int64("observed", snap.Observed), zap.Int("skills", len(snap.Skills)))
 	}
 	wctx, cancel := context.WithCancel(context.Background())
-	f := &FeedbackStage{kv: kv, p: p, every: int64(every), log: log, cancel: cancel, done: make(chan struct{})}
+	f := &FeedbackStage{kv: kv, p: p, every: int64(every), log: log, cancel: cancel, done: make(chan struct{}),
+		kick: make(chan struct{}, 1)}
 	go func() {
 		defer close(f.done)
 		t := time.NewTicker(interval)
@@ -100,9 +108,10 @@ func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, every int, int
 			case <-wctx.Done():
 				return
 			case <-t.C:
-				if err := f.flushTimeout(); err != nil {
-					log.Warn("posteriors not published; retrying", zap.String("task_id", ""), zap.Error(err))
-				}
+			case <-f.kick:
+			}
+			if err := f.flushTimeout(); err != nil {
+				log.Warn("posteriors not published; retrying", zap.String("task_id", ""), zap.Error(err))
 			}
 		}
 	}()
@@ -112,10 +121,12 @@ func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, every int, int
 // Posteriors are the stage's posteriors.
 func (f *FeedbackStage) Posteriors() *feedback.Posteriors { return f.p }
 
-// Handle counts one outcome. An outcome that does not decode or that the
-// posteriors refuse (feedback.ErrBadOutcome) is bad input: dead-lettered.
-// A redelivered outcome (same decision and skill) is not counted again.
-func (f *FeedbackStage) Handle(ctx context.Context, in Msg) (Result, error) {
+// Handle counts one outcome and defers its ack to the next publish of the
+// posteriors (every `every` counted outcomes, or the interval). An outcome
+// that does not decode or that the posteriors refuse
+// (feedback.ErrBadOutcome) is bad input: dead-lettered. A redelivered
+// outcome (same decision and skill) is not counted again.
+func (f *FeedbackStage) Handle(_ context.Context, in Msg) (Result, error) {
 	o, err := wire.DecodeOutcome(in.Data)
 	if err != nil {
 		return Result{}, badInput(err)
@@ -125,25 +136,52 @@ func (f *FeedbackStage) Handle(ctx context.Context, in Msg) (Result, error) {
 	if err != nil {
 		return res, badInput(err)
 	}
+	// Registered after Observe: the publish that takes this waiter
+	// snapshots the posteriors after it, so it counts the outcome.
+	w := make(chan error, 1)
+	f.waitMu.Lock()
+	f.waiters = append(f.waiters, w)
+	f.waitMu.Unlock()
+	res.Defer = w
 	if counted && f.pending.Add(1) >= f.every {
-		// The outcome is counted whatever happens to the publish: a
-		// failure is left to the next one or to the timer.
-		if err := f.Flush(ctx); err != nil {
-			f.log.Warn("posteriors not published; retrying later", zap.String("task_id", o.TaskID), zap.Error(err))
+		select {
+		case f.kick <- struct{}{}:
+		default: // a publish is already asked for
 		}
 	}
 	return res, nil
 }
 
-// Flush publishes the posteriors if an outcome was counted since the last
-// publish.
+// Flush publishes the posteriors if an outcome was handled since the last
+// publish, and releases the acks of the outcomes it counts.
 func (f *FeedbackStage) Flush(ctx context.Context) error {
 	f.flushMu.Lock()
 	defer f.flushMu.Unlock()
+	f.waitMu.Lock()
+	ws := f.waiters
+	f.waiters = nil
+	f.waitMu.Unlock()
 	n := f.pending.Load()
-	if n == 0 {
-		return nil
+	var err error
+	if n > 0 {
+		err = f.publish(ctx)
 	}
+	if err != nil {
+		// Keep them for the next publish: their deliveries are kept
+		// alive meanwhile.
+		f.waitMu.Lock()
+		f.waiters = append(ws, f.waiters...)
+		f.waitMu.Unlock()
+		return err
+	}
+	f.pending.Add(-n)
+	for _, w := range ws {
+		w <- nil
+	}
+	return nil
+}
+
+func (f *FeedbackStage) publish(ctx context.Context) error {
 	data, err := json.Marshal(f.p.Snapshot())
 	if err != nil {
 		return err
@@ -151,7 +189,6 @@ func (f *FeedbackStage) Flush(ctx context.Context) error {
 	if _, err := f.kv.Put(ctx, wire.ModelKeyPosteriors, data); err != nil {
 		return fmt.Errorf("pipeline: feedback: put posteriors: %w", err)
 	}
-	f.pending.Add(-n)
 	return nil
 }
 

@@ -475,6 +475,13 @@ func (r *Runner) handle(ctx context.Context, log *zap.Logger, st Stage, run *Run
 	}
 	err = r.retry(ctx, m, op, notify)
 	lf := []zap.Field{zap.String("task_id", res.TaskID), zap.Uint64("seq", seq), zap.Uint64("delivery", deliveries)}
+	if err == nil && res.Defer != nil && run.enter() {
+		go func() {
+			defer run.wg.Done()
+			r.ackDeferred(ctx, log, m, res.Defer, deliveries, lf)
+		}()
+		return
+	}
 	if err == nil && run.pending != nil && len(res.Out) > 0 {
 		// Published and acked by the stage's publishers; blocks while
 		// MaxInFlight messages are waiting for them.
@@ -514,6 +521,36 @@ func (r *Runner) handle(ctx context.Context, log *zap.Logger, st Stage, run *Run
 		d := r.delay(deliveries)
 		log.Error("failed; redelivering", append(lf, zap.Duration("after", d), zap.Error(err))...)
 		_ = m.NakWithDelay(d)
+	}
+}
+
+// ackDeferred acks m once its handler's effect is durable (see
+// Result.Defer), or Naks it when that fails or the stage stops: the
+// redelivery is harmless, the handler recognises what it has seen.
+func (r *Runner) ackDeferred(ctx context.Context, log *zap.Logger, m jetstream.Msg, done <-chan error, n uint64, lf []zap.Field) {
+	// Keep the delivery alive while waiting: the ack wait may be shorter
+	// than the time the effect takes to become durable.
+	keepAlive := time.NewTicker(r.keepAliveEvery())
+	defer keepAlive.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				d := r.delay(n)
+				log.Warn("not durable; redelivering", append(lf, zap.Duration("after", d), zap.Error(err))...)
+				_ = m.NakWithDelay(d)
+				return
+			}
+			if err := m.Ack(); err != nil {
+				log.Warn("ack failed", append(lf, zap.Error(err))...)
+			}
+			return
+		case <-keepAlive.C:
+			_ = m.InProgress()
+		case <-ctx.Done():
+			_ = m.Nak()
+			return
+		}
 	}
 }
 

@@ -51,9 +51,16 @@ type Output struct {
 
 // Result is what a handler did with a message. TaskID is set as soon as
 // the handler could read it, also when it fails, for logs and dead letters.
+//
+// Defer, when set, holds the input's ack until the handler's effect is
+// durable: the runner acks the input when Defer yields nil and Naks it
+// (for redelivery) when it yields an error or the stage stops; the worker
+// goes on meanwhile. The feedback stage acks an outcome only once the
+// posteriors that count it are stored.
 type Result struct {
 	TaskID string
 	Out    []Output
+	Defer  <-chan error
 }
 
 // Handler processes one message. An error wrapping ErrBadInput is

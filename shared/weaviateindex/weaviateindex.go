@@ -127,7 +127,7 @@ type Config struct {
 	Rebuild bool
 	// Settle bounds the wait after an import until Weaviate answers probe
 	// queries exactly as the in-process statistics say it must (default
-	// 2 min). Right after a batch import, Weaviate's BM25 can miss the
+	// 5 min: 100,000 skills on 2 cores have needed more than 2). Right after a batch import, Weaviate's BM25 can miss the
 	// newest objects until its memtables flush
 	// (PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS).
 	Settle time.Duration
@@ -262,7 +262,7 @@ func (c *Config) defaults() error {
 		c.Retry = 10 * time.Second
 	}
 	if c.Settle <= 0 {
-		c.Settle = 2 * time.Minute
+		c.Settle = 5 * time.Minute
 	}
 	if c.PushDownMax <= 0 {
 		c.PushDownMax = 1024
