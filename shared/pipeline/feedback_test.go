@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/skillmatch/skillmatch/shared/calibrate"
 	"github.com/skillmatch/skillmatch/shared/decide"
@@ -412,5 +415,87 @@ func TestFeedbackCrashLosesNoOutcome(t *testing.T) {
 	_, snap, _ := readPosteriors(ctx, t, kv)
 	if snap == nil || snap.Observed != n {
 		t.Fatalf("published posteriors count %+v, want %d outcomes", snap, n)
+	}
+}
+
+// Two feedback replicas on the one durable consumer: whichever publishes
+// second finds the other's snapshot, takes it and gives its outcomes back;
+// in the end the published posteriors count every outcome exactly once,
+// per skill.
+func TestFeedbackReplicas(t *testing.T) {
+	srv := startServer(t, t.TempDir(), "")
+	defer srv.Shutdown()
+	nc, js := connectJS(t, srv)
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := testConfig(t)
+	if err := SetupStreams(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := ModelKV(ctx, js, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(js, cfg)
+	core, logs := observer.New(zapcore.DebugLevel)
+	for range 2 {
+		fb, err := NewFeedbackStage(ctx, kv, 7, 50*time.Millisecond, zap.New(core))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := r.Start(ctx, Stage{Name: StageFeedback, Stream: DefaultStreams.Outcomes, Filter: wire.SubjectOutcome, Handle: fb.Handle})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fb.Close()
+		defer run.Stop()
+	}
+	skills := []string{"travel-concierge/book-flight", "travel-concierge/book-hotel", "world-info/time-zones"}
+	const n = 600
+	want := map[string][2]float64{}
+	for i := range n {
+		skill, ok := skills[i%3], i%4 != 0
+		data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: fmt.Sprintf("rep-%d", i), TaskID: fmt.Sprintf("t-%d", i),
+			Skill: skill, Success: ok})
+		if _, err := js.Publish(ctx, wire.SubjectOutcome, data); err != nil {
+			t.Fatal(err)
+		}
+		c := want[skill]
+		if ok {
+			c[0]++
+		} else {
+			c[1]++
+		}
+		want[skill] = c
+	}
+	var snap *feedback.Snapshot
+	for ctx.Err() == nil {
+		c, err := js.Consumer(ctx, DefaultStreams.Outcomes, StageFeedback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := c.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, snap, _ = readPosteriors(ctx, t, kv)
+		if info.NumAckPending == 0 && info.NumPending == 0 && snap != nil && snap.Observed == n {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p, snap, _ := readPosteriors(context.Background(), t, kv)
+	if logs.FilterMessageSnippet("published by another replica").Len() == 0 {
+		t.Error("the replicas never lost a publish to each other: the test did not exercise the merge")
+	}
+	if snap == nil || snap.Observed != n {
+		t.Fatalf("published posteriors count %v outcomes, want %d", snap, n)
+	}
+	for _, skill := range skills {
+		st, _ := p.Stats(skill)
+		if st.Successes != want[skill][0] || st.Failures != want[skill][1] {
+			t.Errorf("%s: %v successes, %v failures, want %v, %v", skill, st.Successes, st.Failures, want[skill][0], want[skill][1])
+		}
 	}
 }

@@ -42,11 +42,19 @@ func ModelKV(ctx context.Context, js jetstream.JetStream, bucket string) (jetstr
 // (Result.Defer), so a crash loses none: what was not published is
 // redelivered and counted by the next process.
 //
-// Run one replica: each replica keeps its own posteriors and would
-// overwrite the others' snapshot.
+// Replicas can share the durable consumer: a snapshot is published only
+// over the revision this stage last read or wrote (compare-and-set). When
+// another replica published in between, this one takes that snapshot,
+// counts its own unpublished outcomes again on top of it (the other
+// replica's are recognised as seen) and publishes that.
 type FeedbackStage struct {
-	kv      jetstream.KeyValue
+	kv   jetstream.KeyValue
+	opts []feedback.PosteriorOption
+	// mu guards p and rev: Handle counts under the read lock, a reload
+	// after a conflict swaps them under the write lock.
+	mu      sync.RWMutex
 	p       *feedback.Posteriors
+	rev     uint64 // revision last read or written; 0: the key is absent
 	every   int64
 	log     *zap.Logger
 	pending atomic.Int64 // counted since the last publish
@@ -54,7 +62,7 @@ type FeedbackStage struct {
 	// waiters are the outcomes handled since the last publish, each
 	// waiting for the publish that counts it.
 	waitMu  sync.Mutex
-	waiters []chan error
+	waiters []waiter
 	kick    chan struct{} // asks the publisher to publish now
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -79,26 +87,14 @@ func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, every int, int
 	if log == nil {
 		log = zap.NewNop()
 	}
-	p := feedback.NewPosteriors(opts...)
-	e, err := kv.Get(ctx, wire.ModelKeyPosteriors)
-	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted):
-	case err != nil:
-		return nil, fmt.Errorf("pipeline: feedback: read posteriors: %w", err)
-	default:
-		var snap feedback.Snapshot
-		if err := json.Unmarshal(e.Value(), &snap); err != nil {
-			return nil, fmt.Errorf("pipeline: feedback: posteriors revision %d: %w", e.Revision(), err)
-		}
-		if err := p.Restore(snap); err != nil {
-			return nil, fmt.Errorf("pipeline: feedback: posteriors revision %d: %w", e.Revision(), err)
-		}
-		log.Info("posteriors restored", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()),
-			zap.Int64("observed", snap.Observed), zap.Int("skills", len(snap.Skills)))
+	f := &FeedbackStage{kv: kv, opts: opts, every: int64(every), log: log, done: make(chan struct{}),
+		kick: make(chan struct{}, 1)}
+	var err error
+	if f.p, f.rev, err = f.load(ctx); err != nil {
+		return nil, err
 	}
 	wctx, cancel := context.WithCancel(context.Background())
-	f := &FeedbackStage{kv: kv, p: p, every: int64(every), log: log, cancel: cancel, done: make(chan struct{}),
-		kick: make(chan struct{}, 1)}
+	f.cancel = cancel
 	go func() {
 		defer close(f.done)
 		t := time.NewTicker(interval)
@@ -118,8 +114,41 @@ func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, every int, int
 	return f, nil
 }
 
+// load reads the posteriors from the model bucket (empty ones when it
+// holds none) and their revision.
+func (f *FeedbackStage) load(ctx context.Context) (*feedback.Posteriors, uint64, error) {
+	p := feedback.NewPosteriors(f.opts...)
+	e, err := f.kv.Get(ctx, wire.ModelKeyPosteriors)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted):
+		return p, 0, nil
+	case err != nil:
+		return nil, 0, fmt.Errorf("pipeline: feedback: read posteriors: %w", err)
+	}
+	var snap feedback.Snapshot
+	if err := json.Unmarshal(e.Value(), &snap); err != nil {
+		return nil, 0, fmt.Errorf("pipeline: feedback: posteriors revision %d: %w", e.Revision(), err)
+	}
+	if err := p.Restore(snap); err != nil {
+		return nil, 0, fmt.Errorf("pipeline: feedback: posteriors revision %d: %w", e.Revision(), err)
+	}
+	f.log.Info("posteriors restored", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()),
+		zap.Int64("observed", snap.Observed), zap.Int("skills", len(snap.Skills)))
+	return p, e.Revision(), nil
+}
+
+// waiter is an outcome waiting for the publish that counts it.
+type waiter struct {
+	o    feedback.Outcome
+	done chan error
+}
+
 // Posteriors are the stage's posteriors.
-func (f *FeedbackStage) Posteriors() *feedback.Posteriors { return f.p }
+func (f *FeedbackStage) Posteriors() *feedback.Posteriors {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.p
+}
 
 // Handle counts one outcome and defers its ack to the next publish of the
 // posteriors (every `every` counted outcomes, or the interval). An outcome
@@ -132,18 +161,27 @@ func (f *FeedbackStage) Handle(_ context.Context, in Msg) (Result, error) {
 		return Result{}, badInput(err)
 	}
 	res := Result{TaskID: o.TaskID}
-	counted, err := f.p.Observe(toFeedback(o))
+	fo := toFeedback(o)
+	f.mu.RLock()
+	counted, err := f.p.Observe(fo)
 	if err != nil {
+		f.mu.RUnlock()
 		return res, badInput(err)
 	}
-	// Registered after Observe: the publish that takes this waiter
-	// snapshots the posteriors after it, so it counts the outcome.
-	w := make(chan error, 1)
+	// Counted as pending, then registered, both after Observe: the
+	// publish that takes this waiter reads the pending count and
+	// snapshots the posteriors after that, so it publishes the outcome.
+	var pending int64
+	if counted {
+		pending = f.pending.Add(1)
+	}
+	w := waiter{o: fo, done: make(chan error, 1)}
 	f.waitMu.Lock()
 	f.waiters = append(f.waiters, w)
 	f.waitMu.Unlock()
-	res.Defer = w
-	if counted && f.pending.Add(1) >= f.every {
+	f.mu.RUnlock()
+	res.Defer = w.done
+	if pending >= f.every {
 		select {
 		case f.kick <- struct{}{}:
 		default: // a publish is already asked for
@@ -161,34 +199,82 @@ func (f *FeedbackStage) Flush(ctx context.Context) error {
 	ws := f.waiters
 	f.waiters = nil
 	f.waitMu.Unlock()
-	n := f.pending.Load()
-	var err error
-	if n > 0 {
-		err = f.publish(ctx)
+	for attempt := 1; ; attempt++ {
+		n := f.pending.Load()
+		var err error
+		if n > 0 {
+			err = f.publish(ctx)
+		}
+		if (errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch)) && attempt < maxRebases {
+			if err = f.rebase(ctx, ws); err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			// Kept for the next publish; their deliveries are kept
+			// alive meanwhile.
+			f.waitMu.Lock()
+			f.waiters = append(ws, f.waiters...)
+			f.waitMu.Unlock()
+			return err
+		}
+		f.pending.Add(-n)
+		for _, w := range ws {
+			w.done <- nil
+		}
+		return nil
 	}
+}
+
+// maxRebases bounds the publish attempts of one Flush that lose the
+// compare-and-set to another replica; the next Flush goes on.
+const maxRebases = 8
+
+// rebase takes the posteriors another replica published and counts on top
+// of them every outcome this stage has not published: those of ws and
+// those handled since ws was taken.
+func (f *FeedbackStage) rebase(ctx context.Context, ws []waiter) error {
+	f.mu.Lock() // no Handle runs: f.waiters cannot change
+	defer f.mu.Unlock()
+	p, rev, err := f.load(ctx)
 	if err != nil {
-		// Keep them for the next publish: their deliveries are kept
-		// alive meanwhile.
-		f.waitMu.Lock()
-		f.waiters = append(ws, f.waiters...)
-		f.waitMu.Unlock()
 		return err
 	}
-	f.pending.Add(-n)
-	for _, w := range ws {
-		w <- nil
+	var n int64
+	for _, list := range [][]waiter{ws, f.waiters} {
+		for _, w := range list {
+			if counted, _ := p.Observe(w.o); counted {
+				n++
+			}
+		}
 	}
+	f.p, f.rev = p, rev
+	f.pending.Store(n)
+	f.log.Debug("posteriors published by another replica; counting this one's on top", zap.String("task_id", ""),
+		zap.Uint64("revision", rev), zap.Int64("outcomes", n))
 	return nil
 }
 
+// publish stores the posteriors over the revision last read or written.
 func (f *FeedbackStage) publish(ctx context.Context) error {
+	f.mu.RLock()
 	data, err := json.Marshal(f.p.Snapshot())
+	rev := f.rev
+	f.mu.RUnlock()
 	if err != nil {
 		return err
 	}
-	if _, err := f.kv.Put(ctx, wire.ModelKeyPosteriors, data); err != nil {
+	if rev == 0 {
+		rev, err = f.kv.Create(ctx, wire.ModelKeyPosteriors, data)
+	} else {
+		rev, err = f.kv.Update(ctx, wire.ModelKeyPosteriors, data, rev)
+	}
+	if err != nil {
 		return fmt.Errorf("pipeline: feedback: put posteriors: %w", err)
 	}
+	f.mu.Lock()
+	f.rev = rev
+	f.mu.Unlock()
 	return nil
 }
 

@@ -478,7 +478,7 @@ func (r *Runner) handle(ctx context.Context, log *zap.Logger, st Stage, run *Run
 	if err == nil && res.Defer != nil && run.enter() {
 		go func() {
 			defer run.wg.Done()
-			r.ackDeferred(ctx, log, m, res.Defer, deliveries, lf)
+			r.ackDeferred(ctx, log, m, res.Defer, lf)
 		}()
 		return
 	}
@@ -527,7 +527,7 @@ func (r *Runner) handle(ctx context.Context, log *zap.Logger, st Stage, run *Run
 // ackDeferred acks m once its handler's effect is durable (see
 // Result.Defer), or Naks it when that fails or the stage stops: the
 // redelivery is harmless, the handler recognises what it has seen.
-func (r *Runner) ackDeferred(ctx context.Context, log *zap.Logger, m jetstream.Msg, done <-chan error, n uint64, lf []zap.Field) {
+func (r *Runner) ackDeferred(ctx context.Context, log *zap.Logger, m jetstream.Msg, done <-chan error, lf []zap.Field) {
 	// Keep the delivery alive while waiting: the ack wait may be shorter
 	// than the time the effect takes to become durable.
 	keepAlive := time.NewTicker(r.keepAliveEvery())
@@ -536,9 +536,10 @@ func (r *Runner) ackDeferred(ctx context.Context, log *zap.Logger, m jetstream.M
 		select {
 		case err := <-done:
 			if err != nil {
-				d := r.delay(n)
-				log.Warn("not durable; redelivering", append(lf, zap.Duration("after", d), zap.Error(err))...)
-				_ = m.NakWithDelay(d)
+				// Given back (the feedback stage after another replica
+				// published first): count it again now.
+				log.Info("not durable; redelivering", append(lf, zap.Error(err))...)
+				_ = m.Nak()
 				return
 			}
 			if err := m.Ack(); err != nil {
