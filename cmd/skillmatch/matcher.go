@@ -1,11 +1,15 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
+	"os"
 
 	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/embed"
 	"github.com/skillmatch/skillmatch/shared/grants"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/model"
@@ -45,6 +49,19 @@ func matcherFlags(fs *flag.FlagSet) *matcherOpts {
 		wvCatalog: fs.String("weaviate-catalog", "default", "catalog name: prefixes the Weaviate collections"),
 		wvTenant:  fs.String("weaviate-tenant", "", "store the catalog as this tenant of shared multi-tenant collections (one per catalog of a multi-tenant deployment); empty: collections of its own"),
 	}
+}
+
+// id names what the matcher is made of besides the catalog, for the
+// refresher's evaluations: the embedder and the model.
+func (o *matcherOpts) id() string {
+	m := "built-in model"
+	if *o.model != "" {
+		if data, err := os.ReadFile(*o.model); err == nil {
+			sum := sha256.Sum256(data)
+			m = "model " + hex.EncodeToString(sum[:6])
+		}
+	}
+	return embed.Default().ID() + ", " + m
 }
 
 func (o *matcherOpts) matcher(cat *catalog.Catalog) (*match.Matcher, error) {

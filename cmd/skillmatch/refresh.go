@@ -135,7 +135,7 @@ func refreshFlags(fs *flag.FlagSet, everyName string) *refreshOpts {
 // refresher builds the catalog refresher for the catalog bucket; build
 // makes the matcher the evaluation scores. The returned close releases
 // the fetcher's connections.
-func (o *refreshOpts) refresher(kv jetstream.KeyValue, trust *catalogrefresh.Trust, build pipeline.BuildFunc, log *zap.Logger) (*catalogrefresh.Refresher, func(), error) {
+func (o *refreshOpts) refresher(kv, mkv jetstream.KeyValue, matcherID string, trust *catalogrefresh.Trust, build pipeline.BuildFunc, log *zap.Logger) (*catalogrefresh.Refresher, func(), error) {
 	// Read once now so a missing or malformed file stops the command
 	// instead of leaving an empty refresher logging errors forever.
 	if _, err := discover.LoadRegistry(*o.registry); err != nil {
@@ -158,17 +158,20 @@ func (o *refreshOpts) refresher(kv jetstream.KeyValue, trust *catalogrefresh.Tru
 			return nil, nil, fmt.Errorf("%w: split %q of %s has no tasks", errUsage, *o.evalSplit, *o.evalSet)
 		}
 		opts = append(opts, catalogrefresh.WithEval(catalogrefresh.GoldenEval(tasks, build)))
+		if mkv != nil {
+			opts = append(opts, catalogrefresh.WithEvalStore(catalogrefresh.KVEvalStore(mkv), matcherID))
+		}
 	}
 	return catalogrefresh.New(tr, f, catalogrefresh.KV(kv), opts...), f.CloseIdleConnections, nil
 }
 
 // start runs the refresher in the background when --registry is set; the
 // returned stop ends it and waits for it.
-func (o *refreshOpts) start(ctx context.Context, kv jetstream.KeyValue, trust *catalogrefresh.Trust, build pipeline.BuildFunc, log *zap.Logger) (stop func(), err error) {
+func (o *refreshOpts) start(ctx context.Context, kv, mkv jetstream.KeyValue, matcherID string, trust *catalogrefresh.Trust, build pipeline.BuildFunc, log *zap.Logger) (stop func(), err error) {
 	if *o.registry == "" {
 		return func() {}, nil
 	}
-	r, closeFetcher, err := o.refresher(kv, trust, build, log)
+	r, closeFetcher, err := o.refresher(kv, mkv, matcherID, trust, build, log)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +240,11 @@ func cmdCardsRefresh(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	r, closeFetcher, err := rf.refresher(kv, trust, mf.matcher, log)
+	mkv, err := pipeline.ModelKV(ctx, js, "")
+	if err != nil {
+		return err
+	}
+	r, closeFetcher, err := rf.refresher(kv, mkv, mf.id(), trust, mf.matcher, log)
 	if err != nil {
 		return err
 	}

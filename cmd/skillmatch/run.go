@@ -134,7 +134,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer watch.Stop()
-	stopRefresh, err := rf.start(ctx, kv, trust, mf.matcher, log.With(zap.String("task_id", "")))
+	mkv, err := pipeline.ModelKV(setup, js, "")
+	if err != nil {
+		return err
+	}
+	stopRefresh, err := rf.start(ctx, kv, mkv, mf.id(), trust, mf.matcher, log.With(zap.String("task_id", "")))
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package catalogrefresh
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -54,4 +55,29 @@ func (e Evaluation) fields() []zap.Field {
 			zap.Float64("delta_coverage", r.Coverage-p.Coverage))
 	}
 	return fs
+}
+
+// EvalRecord is an evaluation as kept across restarts.
+type EvalRecord struct {
+	// Matcher names what made the matcher besides the catalog: the
+	// embedder's id and the model.
+	Matcher string       `json:"matcher"`
+	At      time.Time    `json:"at"`
+	Report  *eval.Report `json:"report"`
+}
+
+// EvalStore keeps the last evaluation. Last returns nil when there is
+// none.
+type EvalStore interface {
+	Last(ctx context.Context) (*EvalRecord, error)
+	Save(ctx context.Context, rec EvalRecord) error
+}
+
+// WithEvalStore keeps the last evaluation in s with matcherID (the
+// embedder's id and the model, say): the first refresh of a process
+// evaluates even when no card changed if there is no evaluation yet or it
+// was made with another matcher (the embedder changed), and every
+// evaluation is logged next to the last one, across restarts.
+func WithEvalStore(s EvalStore, matcherID string) Option {
+	return func(c *config) { c.evalStore, c.matcher = s, matcherID }
 }

@@ -2,12 +2,15 @@ package catalogrefresh
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/wire"
 )
 
 // KV is the catalog bucket (pipeline.CatalogKV) as a Catalog: the same
@@ -41,4 +44,36 @@ func (c kvCatalog) Load(ctx context.Context) (*catalog.Catalog, error) {
 		return nil, errors.Join(errs...)
 	}
 	return cat, nil
+}
+
+// KVEvalStore keeps the last evaluation in the model bucket
+// (pipeline.ModelKV) under wire.ModelKeyEvaluation.
+func KVEvalStore(kv jetstream.KeyValue) EvalStore { return kvEvalStore{kv} }
+
+type kvEvalStore struct{ kv jetstream.KeyValue }
+
+func (s kvEvalStore) Last(ctx context.Context) (*EvalRecord, error) {
+	e, err := s.kv.Get(ctx, wire.ModelKeyEvaluation)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalogrefresh: read last evaluation: %w", err)
+	}
+	var rec EvalRecord
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		return nil, fmt.Errorf("catalogrefresh: last evaluation (revision %d): %w", e.Revision(), err)
+	}
+	return &rec, nil
+}
+
+func (s kvEvalStore) Save(ctx context.Context, rec EvalRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := s.kv.Put(ctx, wire.ModelKeyEvaluation, data); err != nil {
+		return fmt.Errorf("catalogrefresh: keep evaluation: %w", err)
+	}
+	return nil
 }

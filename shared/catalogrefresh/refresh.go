@@ -69,7 +69,11 @@ type config struct {
 	registry string
 	trust    *Trust
 	eval     EvalFunc
-	log      *zap.Logger
+	// evalStore keeps the last evaluation (with what made the matcher)
+	// across restarts; nil: in memory only.
+	evalStore EvalStore
+	matcher   string
+	log       *zap.Logger
 }
 
 // WithInterval sets how often Run refreshes (default 5 min; d <= 0 keeps
@@ -120,6 +124,11 @@ type Refresher struct {
 	// unchanged and it would never reach the catalog.
 	stale map[string]bool
 	prev  *eval.Report
+	// evalLoaded: the last evaluation was read from the store, and
+	// evalNow says the next refresh evaluates whether or not the catalog
+	// changed (none yet, or another matcher's).
+	evalLoaded, evalNow bool
+	why                 string
 }
 
 // New returns a Refresher that refreshes through tracker (built on
@@ -195,7 +204,10 @@ func (r *Refresher) Once(ctx context.Context) (Summary, error) {
 	}
 	r.cfg.log.Debug("catalog refreshed", zap.Int("put", sum.Put), zap.Int("unchanged", sum.Unchanged), zap.Int("health", sum.Health),
 		zap.Int("removed", sum.Removed), zap.Int("refused", sum.Refused), zap.Int("failed", sum.Failed))
-	if r.cfg.eval != nil && sum.Changed() {
+	if r.cfg.eval != nil && r.cfg.evalStore != nil && !r.evalLoaded {
+		r.loadEval(ctx)
+	}
+	if r.cfg.eval != nil && (sum.Changed() || r.evalNow) {
 		ev, err := r.evaluate(ctx)
 		if err != nil {
 			r.cfg.log.Error("evaluation after catalog change failed", zap.Error(err))
@@ -408,6 +420,38 @@ func (r *Refresher) evaluate(ctx context.Context) (*Evaluation, error) {
 	}
 	ev := &Evaluation{Report: rep, Previous: r.prev}
 	r.prev = rep
-	r.cfg.log.Info("evaluation after catalog change", append([]zap.Field{zap.Int("agents", len(cat.Agents))}, ev.fields()...)...)
+	why := "catalog changed"
+	if r.evalNow {
+		why = r.why
+	}
+	r.evalNow = false
+	r.cfg.log.Info("evaluation after catalog change", append([]zap.Field{zap.String("why", why), zap.Int("agents", len(cat.Agents)),
+		zap.String("matcher", r.cfg.matcher)}, ev.fields()...)...)
+	if r.cfg.evalStore != nil {
+		if err := r.cfg.evalStore.Save(ctx, EvalRecord{Matcher: r.cfg.matcher, At: time.Now().UTC(), Report: rep}); err != nil {
+			r.cfg.log.Warn("evaluation not kept", zap.Error(err))
+		}
+	}
 	return ev, nil
+}
+
+// loadEval reads the last evaluation from the store, and asks for one now
+// when there is none or another matcher (embedder, model) made it.
+func (r *Refresher) loadEval(ctx context.Context) {
+	last, err := r.cfg.evalStore.Last(ctx)
+	if err != nil {
+		r.cfg.log.Warn("last evaluation not read; comparing with this process's only", zap.Error(err))
+		r.evalLoaded = true
+		return
+	}
+	r.evalLoaded = true
+	switch {
+	case last == nil || last.Report == nil:
+		r.evalNow, r.why = true, "no evaluation yet"
+	case last.Matcher != r.cfg.matcher:
+		r.prev = last.Report
+		r.evalNow, r.why = true, fmt.Sprintf("matcher changed from %s", last.Matcher)
+	default:
+		r.prev = last.Report
+	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/discover"
+	"github.com/skillmatch/skillmatch/shared/eval"
 	"github.com/skillmatch/skillmatch/shared/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/natsbox"
@@ -140,6 +141,13 @@ func (c *fakeClock) Advance(d time.Duration) {
 // catalogKV is the catalog bucket of an embedded NATS server.
 func catalogKV(t *testing.T) jetstream.KeyValue {
 	t.Helper()
+	kv, _ := buckets(t)
+	return kv
+}
+
+// buckets are the catalog and the model bucket of a new embedded server.
+func buckets(t *testing.T) (catalogKV, modelKV jetstream.KeyValue) {
+	t.Helper()
 	srv, err := natsbox.Start(natsbox.Config{DataDir: t.TempDir(), InProcess: true})
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +171,11 @@ func catalogKV(t *testing.T) jetstream.KeyValue {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return kv
+	mkv, err := pipeline.ModelKV(ctx, js, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kv, mkv
 }
 
 func writeRegistry(t *testing.T, path string, agents ...discover.Agent) {
@@ -633,5 +645,53 @@ func TestKVKeepsVerdictForSameCardOnly(t *testing.T) {
 	}
 	if _, _, err := c.Get(ctx, "nobody"); !errors.Is(err, pipeline.ErrNoAgent) {
 		t.Errorf("unknown id: %v", err)
+	}
+}
+
+// The last evaluation outlives the process: a new one with the same
+// matcher compares with it and evaluates only on a change; one with
+// another matcher (a new embedder) evaluates at its first refresh, even
+// with no card changed, and logs the figures next to the old matcher's.
+func TestEvaluationAfterMatcherChange(t *testing.T) {
+	tasks := []golden.Task{{ID: "g-1", Text: "will it rain in Lisbon tomorrow, what is the forecast", Expected: "weather/forecast"}}
+	agent := newAgent(t, cardJSON(t, "1.0.0", forecast))
+	kv, mkv := buckets(t)
+	reg := filepath.Join(t.TempDir(), "agents.json")
+	writeRegistry(t, reg, discover.Agent{URL: agent.URL, ID: "weather"})
+	process := func(matcherID string, top1 float64) (*Refresher, *observer.ObservedLogs) {
+		f := discover.NewFetcher(discover.WithAllowPrivate(true))
+		t.Cleanup(f.CloseIdleConnections)
+		core, logs := observer.New(zap.InfoLevel)
+		run := func(ctx context.Context, cat *catalog.Catalog) (*eval.Report, error) {
+			return &eval.Report{Tasks: len(tasks), Top1: top1}, nil
+		}
+		return New(discover.NewTracker(f), f, KV(kv), WithRegistryFile(reg), WithLogger(zap.New(core)),
+			WithEval(run), WithEvalStore(KVEvalStore(mkv), matcherID)), logs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	r1, _ := process("glove A", 0.8)
+	if sum, err := r1.Once(ctx); err != nil || sum.Eval == nil || sum.Eval.Previous != nil {
+		t.Fatalf("first process: %+v, %v", sum.Eval, err)
+	}
+	// Same matcher, nothing changed: no evaluation.
+	r2, _ := process("glove A", 0.8)
+	if sum, err := r2.Once(ctx); err != nil || sum.Eval != nil {
+		t.Fatalf("same matcher, no change: evaluated %+v, %v", sum.Eval, err)
+	}
+	// Another embedder: evaluated at once, next to the old figures.
+	r3, logs := process("other embedder", 0.6)
+	sum, err := r3.Once(ctx)
+	if err != nil || sum.Eval == nil || sum.Eval.Previous == nil || sum.Eval.Previous.Top1 != 0.8 || sum.Eval.Report.Top1 != 0.6 {
+		t.Fatalf("new matcher: %+v, %v", sum.Eval, err)
+	}
+	lines := logs.FilterMessage("evaluation after catalog change").All()
+	if len(lines) != 1 || !strings.Contains(fmt.Sprint(lines[0].ContextMap()["why"]), "glove A") {
+		t.Errorf("evaluation lines %v, want one saying the matcher changed from glove A", lines)
+	}
+	last, err := KVEvalStore(mkv).Last(ctx)
+	if err != nil || last == nil || last.Matcher != "other embedder" || last.Report.Top1 != 0.6 {
+		t.Errorf("kept evaluation %+v, %v", last, err)
 	}
 }

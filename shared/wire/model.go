@@ -15,4 +15,8 @@ const (
 	// (pipeline.Stages.WatchModel); deleting the key restores the model's
 	// own calibration.
 	ModelKeyCalibration = "calibration"
+	// ModelKeyEvaluation holds the catalog refresher's last evaluation
+	// (catalogrefresh.EvalRecord), so that a new process (a new embedder,
+	// say) compares its first evaluation with the old one's last.
+	ModelKeyEvaluation = "evaluation"
 )
