@@ -341,17 +341,9 @@ func TestFeedbackRefitCalibrationDrift(t *testing.T) {
 // had not acked them, so the next process gets them again and counts each
 // once; the outcomes are acked only once a published snapshot counts them.
 func TestFeedbackCrashLosesNoOutcome(t *testing.T) {
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	cfg := testConfig(t)
 	cfg.BackOff = []time.Duration{time.Second}
-	if err := SetupStreams(ctx, js, cfg); err != nil {
-		t.Fatal(err)
-	}
+	js, ctx := embedded(t, cfg)
 	kv, err := ModelKV(ctx, js, "")
 	if err != nil {
 		t.Fatal(err)
@@ -423,16 +415,8 @@ func TestFeedbackCrashLosesNoOutcome(t *testing.T) {
 // in the end the published posteriors count every outcome exactly once,
 // per skill.
 func TestFeedbackReplicas(t *testing.T) {
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	cfg := testConfig(t)
-	if err := SetupStreams(ctx, js, cfg); err != nil {
-		t.Fatal(err)
-	}
+	js, ctx := embedded(t, cfg)
 	kv, err := ModelKV(ctx, js, "")
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/skillmatch/skillmatch/shared/catalog"
 	"github.com/skillmatch/skillmatch/shared/decide"
@@ -339,16 +338,8 @@ func requestParamsOf(t *testing.T, r *wire.A2ARequest) map[string]any {
 // naming none goes to the same skill in the same context.
 func TestPipelineFollowups(t *testing.T) {
 	m := testMatcher(t)
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	cfg := testConfig(t)
-	if err := SetupStreams(ctx, js, cfg); err != nil {
-		t.Fatal(err)
-	}
+	js, ctx := embedded(t, cfg)
 	store, err := OpenFollowups(ctx, js, "")
 	if err != nil {
 		t.Fatal(err)

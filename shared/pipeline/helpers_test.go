@@ -323,3 +323,20 @@ func checkDecisions(t *testing.T, js jetstream.JetStream, want map[string]string
 		}
 	}
 }
+
+// embedded starts an in-process server with the streams and buckets of
+// cfg and returns a JetStream client and a context, all closed at the end
+// of the test.
+func embedded(t *testing.T, cfg Config) (jetstream.JetStream, context.Context) {
+	t.Helper()
+	srv := startServer(t, t.TempDir(), "")
+	t.Cleanup(srv.Shutdown)
+	nc, js := connectJS(t, srv)
+	t.Cleanup(nc.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	if err := SetupStreams(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return js, ctx
+}

@@ -76,23 +76,7 @@ func TestFreshness(t *testing.T) {
 	queries := append(slices.Clone(exampleQueries), removed.Description, "which planets can I see tonight with my telescope")
 	check := func(x *Index, mem index.Index, label string) int {
 		t.Helper()
-		n := 0
-		for _, text := range queries {
-			q := index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)}
-			want, err := mem.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := x.Search(ctx, q)
-			if err != nil {
-				t.Fatalf("%s: %q: %v", label, text, err)
-			}
-			if diff := compare(want, got); diff != "" {
-				t.Errorf("%s: %q: %s", label, text, diff)
-			}
-			n++
-		}
-		return n
+		return sameAnswers(t, x, mem, queries, label)
 	}
 
 	a := newWeaviate(t, ctx, "fresh", slices.Clone(v1), Config{})
@@ -398,20 +382,7 @@ func TestTenants(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, text := range append(slices.Clone(exampleQueries), removed.Description) {
-			q := index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)}
-			want, err := mem.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := x.Search(ctx, q)
-			if err != nil {
-				t.Fatalf("%s: %q: %v", label, text, err)
-			}
-			if diff := compare(want, got); diff != "" {
-				t.Errorf("%s: %q: %s", label, text, diff)
-			}
-		}
+		sameAnswers(t, x, mem, append(slices.Clone(exampleQueries), removed.Description), label)
 	}
 	compareAll(a1, v1, "acme v1")
 	compareAll(globex, small, "globex")
@@ -444,4 +415,26 @@ func TestTenants(t *testing.T) {
 	if _, err := New(ctx, cfg("not a tenant!"), slices.Clone(small), emb); !errors.Is(err, ErrBadTenant) {
 		t.Errorf("bad tenant name: %v, want ErrBadTenant", err)
 	}
+}
+
+// sameAnswers checks that x answers every query as mem does and returns
+// how many it asked.
+func sameAnswers(t *testing.T, x *Index, mem index.Index, queries []string, label string) int {
+	t.Helper()
+	ctx, emb := context.Background(), x.Embedder()
+	for _, text := range queries {
+		q := index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)}
+		want, err := mem.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := x.Search(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", label, text, err)
+		}
+		if diff := compare(want, got); diff != "" {
+			t.Errorf("%s: %q: %s", label, text, diff)
+		}
+	}
+	return len(queries)
 }

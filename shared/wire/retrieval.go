@@ -133,23 +133,13 @@ func (p packed) MarshalJSON() ([]byte, error) {
 	for i, v := range p {
 		binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(v))
 	}
-	out := make([]byte, 0, base64.StdEncoding.EncodedLen(len(raw))+2)
-	out = append(out, '"')
-	out = base64.StdEncoding.AppendEncode(out, raw)
-	return append(out, '"'), nil
+	return quoteBase64(raw), nil
 }
 
 func (p *packed) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
+	raw, err := unquoteBase64(data)
+	if err != nil || raw == nil {
 		*p = nil
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return err
-	}
-	raw, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
 		return err
 	}
 	if len(raw)%8 != 0 {
@@ -161,4 +151,28 @@ func (p *packed) UnmarshalJSON(data []byte) error {
 	}
 	*p = out
 	return nil
+}
+
+// quoteBase64 is raw as a JSON string of its standard base64.
+func quoteBase64(raw []byte) []byte {
+	out := make([]byte, 0, base64.StdEncoding.EncodedLen(len(raw))+2)
+	out = append(out, '"')
+	out = base64.StdEncoding.AppendEncode(out, raw)
+	return append(out, '"')
+}
+
+// unquoteBase64 reads a JSON string of standard base64 (nil for null).
+func unquoteBase64(data []byte) ([]byte, error) {
+	if string(data) == "null" {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, err
+	}
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if raw == nil && err == nil {
+		raw = []byte{}
+	}
+	return raw, err
 }

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -47,10 +46,7 @@ func (f Floats) MarshalJSON() ([]byte, error) {
 	for i, v := range f {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
 	}
-	out := make([]byte, 0, base64.StdEncoding.EncodedLen(len(raw))+2)
-	out = append(out, '"')
-	out = base64.StdEncoding.AppendEncode(out, raw)
-	return append(out, '"'), nil
+	return quoteBase64(raw), nil
 }
 
 // UnmarshalJSON reads the base64 string or an array of numbers.
@@ -63,17 +59,13 @@ func (f *Floats) UnmarshalJSON(data []byte) error {
 		*f = v
 		return nil
 	}
-	if string(data) == "null" {
-		*f = nil
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return err
-	}
-	raw, err := base64.StdEncoding.DecodeString(s)
+	raw, err := unquoteBase64(data)
 	if err != nil {
 		return fmt.Errorf("vector: %w", err)
+	}
+	if raw == nil {
+		*f = nil
+		return nil
 	}
 	if len(raw)%4 != 0 {
 		return fmt.Errorf("vector: %d bytes is not a whole number of float32s", len(raw))
