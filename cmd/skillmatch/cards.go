@@ -42,6 +42,21 @@ func (f *natsFlags) connect(name string) (*nats.Conn, jetstream.JetStream, error
 		TLSCA: *f.tlsCA, TLSCert: *f.tlsCert, TLSKey: *f.tlsKey}, nil)
 }
 
+// connectCatalog connects and opens the catalog bucket; the caller closes
+// the connection.
+func (f *natsFlags) connectCatalog(ctx context.Context, name, bucket string) (*nats.Conn, jetstream.JetStream, jetstream.KeyValue, error) {
+	nc, js, err := f.connect(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	kv, err := openCatalog(ctx, js, bucket)
+	if err != nil {
+		nc.Close()
+		return nil, nil, nil, err
+	}
+	return nc, js, kv, nil
+}
+
 // openCatalog opens the catalog bucket, explaining a missing one.
 func openCatalog(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.KeyValue, error) {
 	kv, err := pipeline.CatalogKV(ctx, js, bucket)
@@ -109,15 +124,11 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	nc, js, err := nf.connect("skillmatch cards")
+	nc, _, kv, err := nf.connectCatalog(ctx, "skillmatch cards", *bucket)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	kv, err := openCatalog(ctx, js, *bucket)
-	if err != nil {
-		return err
-	}
 	switch verb {
 	case "add":
 		trust, err := tf.trust(ctx)

@@ -231,15 +231,11 @@ func cmdCardsRefresh(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	nc, js, err := nf.connect("skillmatch cards refresh")
+	nc, js, kv, err := nf.connectCatalog(ctx, "skillmatch cards refresh", *bucket)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	kv, err := openCatalog(ctx, js, *bucket)
-	if err != nil {
-		return err
-	}
 	mkv, err := pipeline.ModelKV(ctx, js, "")
 	if err != nil {
 		return err

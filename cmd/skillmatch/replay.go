@@ -56,15 +56,11 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	nc, js, err := nf.connect("skillmatch replay")
+	nc, js, kv, err := nf.connectCatalog(ctx, "skillmatch replay", *bucket)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	kv, err := openCatalog(ctx, js, *bucket)
-	if err != nil {
-		return err
-	}
 	cat, rev, errs := pipeline.LoadCatalogKV(ctx, kv)
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "catalog entry skipped: %v\n", e)
