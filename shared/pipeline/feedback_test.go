@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -72,8 +74,13 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 	const perSkill = 600
 	rng := rand.New(rand.NewPCG(7, 7))
 	n := 0
+	// Skills in a fixed order: ranging over the map would hand the seeded
+	// draws to different skills on each run, and the test would pass or
+	// fail by chance.
+	skills := slices.Sorted(maps.Keys(rates))
 	for i := range perSkill {
-		for skill, rate := range rates {
+		for _, skill := range skills {
+			rate := rates[skill]
 			o := wire.Outcome{V: wire.Version, DecisionID: fmt.Sprintf("dec-%d", i), TaskID: fmt.Sprintf("t-%d", i),
 				Skill: skill, Success: rng.Float64() < rate, LatencyMS: 100 + 50*rate, Cost: rate}
 			data, _ := json.Marshal(o)
