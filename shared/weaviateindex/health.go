@@ -44,9 +44,13 @@ func (h *health) set(s int) bool {
 }
 
 // Ready says whether the index can answer now: Weaviate answers ready and
-// both of the index's collections exist. It makes one attempt (bounded by
-// Config.Timeout); a failure to reach Weaviate wraps ErrUnreachable. Use it
-// for a readiness probe: searches themselves retry for Config.Retry.
+// both of the index's collections (and its tenant) exist. It makes one
+// attempt (bounded by Config.Timeout); a failure to reach Weaviate wraps
+// ErrUnreachable. When Weaviate answers without the index's collections
+// (it lost its data), the index imports them again in the background and
+// Ready wraps index.ErrUnavailable until that is done; an index this
+// process dropped does not. Use it for a readiness probe: searches
+// themselves retry for Config.Retry.
 func (x *Index) Ready(ctx context.Context) error {
 	err := x.retryFor(ctx, "ready check", -1, func(ctx context.Context) error {
 		ok, err := x.client.Misc().ReadyChecker().Do(ctx)
@@ -61,28 +65,21 @@ func (x *Index) Ready(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, cls := range []string{x.skillCls, x.textCls} {
-		var exists bool
-		err := x.retryFor(ctx, "class check "+cls, -1, func(ctx context.Context) error {
-			var err error
-			exists, err = x.client.Schema().ClassExistenceChecker().WithClassName(cls).Do(ctx)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if !exists {
-			return fmt.Errorf("weaviate index: collection %s is gone", cls)
-		}
-		if x.tenant == "" {
-			continue
-		}
-		if exists, err = x.tenantExists(ctx, cls, false); err != nil {
-			return err
-		}
-		if !exists {
-			return fmt.Errorf("weaviate index: tenant %s of %s is gone", x.tenant, cls)
-		}
+	if x.restoring.Load() {
+		return errRestoring
+	}
+	what, err := x.missing(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case what != "" && x.retired.Load():
+		return fmt.Errorf("weaviate index: %s is gone (dropped)", what)
+	case what != "":
+		// Weaviate is back without the index's data: import it again
+		// rather than wait for a catalog change that may never come.
+		x.startRestore(what)
+		return errRestoring
 	}
 	return nil
 }

@@ -62,7 +62,9 @@ func count(ctx context.Context, t *testing.T, js jetstream.JetStream, stream str
 // Weaviate stopped in the middle of a run and started again on its data:
 // the retriever holds the tasks meanwhile (reports not-ready, logs one
 // line each way), comes back by itself, and every task is decided exactly
-// once, as the in-process matcher decides it, none dead-lettered.
+// once, as the in-process matcher decides it, none dead-lettered. Then
+// Weaviate is replaced by an empty one on the same address: the index
+// imports itself again and the tasks sent meanwhile are decided too.
 func TestPipelineWeaviateRestart(t *testing.T) {
 	if os.Getenv("WEAVIATE_URL") != "" {
 		t.Skip("runs a server of its own; WEAVIATE_URL is set")
@@ -82,7 +84,7 @@ func TestPipelineWeaviateRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tasks := pipelineTasks(cat, 300)
+	tasks := pipelineTasks(cat, 400)
 	want := map[string]string{}
 	for _, tk := range tasks {
 		raw, _ := json.Marshal(tk)
@@ -141,7 +143,7 @@ func TestPipelineWeaviateRestart(t *testing.T) {
 	waitDecisions(100)
 	ws.Pause()
 	t0 := time.Now()
-	publish(tasks[100:])
+	publish(tasks[100:300])
 	// Longer than every redelivery backoff together (4 x 1 s): without the
 	// hold, tasks would be dead-lettered by now.
 	time.Sleep(6 * time.Second)
@@ -153,6 +155,13 @@ func TestPipelineWeaviateRestart(t *testing.T) {
 	}
 	ws.Resume()
 	t.Logf("Weaviate down for %v", time.Since(t0).Round(time.Millisecond))
+	waitDecisions(300)
+
+	// Weaviate loses its data: a new, empty server on the same address.
+	port := strings.TrimPrefix(url, "http://127.0.0.1:")
+	ws.Stop()
+	weaviateServer(t, port)
+	publish(tasks[300:])
 	waitDecisions(uint64(len(tasks)))
 	time.Sleep(1500 * time.Millisecond) // a duplicate would have landed by now
 
@@ -194,9 +203,15 @@ func TestPipelineWeaviateRestart(t *testing.T) {
 	if len(seen) != len(tasks) {
 		t.Errorf("%d tasks decided, want %d", len(seen), len(tasks))
 	}
-	for _, msg := range []string{"not ready", "ready again", "weaviate unreachable", "weaviate reachable"} {
-		if n := logs.FilterMessageSnippet(msg).Len(); n != 1 {
-			t.Errorf("%d log lines %q, want 1", n, msg)
+	for msg, want := range map[string]int{"not ready": 2, "ready again": 2, "weaviate index gone": 1, "weaviate index restored": 1} {
+		if n := logs.FilterMessageSnippet(msg).Len(); n != want {
+			t.Errorf("%d log lines %q, want %d", n, msg, want)
 		}
+	}
+	// One line per change of reachability: each "unreachable" (the stop,
+	// and a new server's first moments) is followed by one "reachable".
+	down, up := logs.FilterMessage("weaviate unreachable").Len(), logs.FilterMessage("weaviate reachable").Len()
+	if down == 0 || up != down {
+		t.Errorf("%d 'weaviate unreachable' and %d 'weaviate reachable' lines, want as many of each, at least one", down, up)
 	}
 }

@@ -105,7 +105,7 @@ func (x *Index) Search(ctx context.Context, q index.Query) (*index.Result, error
 	wg.Wait()
 	for _, err := range []error{lexErr, nbErr, denseErr} {
 		if err != nil {
-			return nil, fmt.Errorf("weaviate index search: %w", err)
+			return nil, fmt.Errorf("weaviate index search: %w", x.heal(err))
 		}
 	}
 

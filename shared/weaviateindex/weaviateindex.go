@@ -71,6 +71,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -164,6 +165,12 @@ type Index struct {
 	version   string // the hash naming this version's collections (or tenant)
 	prefix    string // the catalog's and embedder's name prefix
 	tenant    string // this version's tenant; "" without Config.Tenant
+	// The collections' descriptions, to create them again (restore).
+	skillDesc, textDesc string
+	restoring           atomic.Bool
+	// retired: this process dropped the index (Drop, or its Builder after
+	// a newer version); it must not import itself again.
+	retired atomic.Bool
 }
 
 // DefaultDropStaleAfter is Config.DropStaleAfter unless set.
@@ -197,6 +204,7 @@ func Builder(cfg Config) func([]index.Doc, embed.Embedder) (index.Index, error) 
 		var stale []part
 		for _, o := range older {
 			if o.version != x.version {
+				o.retired.Store(true)
 				stale = append(stale, o.parts()...)
 			}
 		}
@@ -328,6 +336,7 @@ func New(ctx context.Context, cfg Config, docs []index.Doc, emb embed.Embedder) 
 		skillDesc, textDesc = layout.describe("skill"), layout.describe("text")
 		x.tenant = cfg.Tenant + "-" + x.version
 	}
+	x.skillDesc, x.textDesc = skillDesc, textDesc
 	keepSkill, err := x.current(ctx, x.skillCls, skillDesc, meta.Docs)
 	if err != nil {
 		return nil, err
@@ -392,6 +401,7 @@ func (x *Index) Version() string { return x.version }
 // are left alone. The index cannot search afterwards, nor can any other
 // Index of the same version.
 func (x *Index) Drop(ctx context.Context) error {
+	x.retired.Store(true)
 	return x.drop(ctx, x.parts())
 }
 
