@@ -240,7 +240,7 @@ func cmdCardsRefresh(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	r, closeFetcher, err := rf.refresher(kv, mkv, mf.id(), trust, mf.matcher, log)
+	r, closeFetcher, err := rf.refresher(kv, mkv, mf.id(), trust, mf.matcher, log.With(zap.String("task_id", "")))
 	if err != nil {
 		return err
 	}
