@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,17 +19,19 @@ import (
 // cards from their well-known URLs and prints a summary, or writes them
 // into a catalog folder.
 func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("cards discover", "cards discover URL... [--allow-private] [--out DIR] [--timeout 10s]",
+	fs := newFlags("cards discover", "cards discover URL... [--allow-private] [--out DIR] [--timeout 10s] [--agent-credentials FILE]",
 		"Fetches each agent's card from URL/.well-known/agent-card.json (or the legacy\n"+
 			"URL/.well-known/agent.json) and prints one line per agent: id, name, version and\n"+
 			"number of skills, or the error. With --out the cards are written as DIR/<id>.json,\n"+
 			"ready for a catalog folder; the id is derived from the URL's host, port and path.\n"+
 			"Fetching is conservative: http(s) only, no credentials in URLs, responses capped at\n"+
 			"512 KiB, redirects only to the same host, and private or loopback addresses refused\n"+
-			"unless --allow-private.", stderr)
+			"unless --allow-private. With --agent-credentials, an agent whose card advertises an\n"+
+			"authenticated extended card (capabilities.extendedAgentCard) is asked for it.", stderr)
 	allowPrivate := fs.Bool("allow-private", false, "allow private, loopback and link-local addresses")
 	out := fs.String("out", "", "write each card as DIR/<id>.json instead of printing a summary")
 	timeout := fs.Duration("timeout", discover.DefaultTimeout, "total time allowed per agent")
+	creds := credentialsFlag(fs)
 	urls, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -45,7 +48,11 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 	}
 
-	f := discover.NewFetcher(discover.WithAllowPrivate(*allowPrivate), discover.WithTimeout(*timeout))
+	opts := []discover.Option{discover.WithAllowPrivate(*allowPrivate), discover.WithTimeout(*timeout)}
+	if opts, err = creds.add(opts); err != nil {
+		return err
+	}
+	f := discover.NewFetcher(opts...)
 	defer f.CloseIdleConnections()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	failed := 0
@@ -119,4 +126,25 @@ func writeCard(dir string, got *discover.Fetched) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+}
+
+// credsFlag is --agent-credentials: a file of extended card credentials
+// per agent URL (discover.LoadCredentials).
+type credsFlag struct{ path *string }
+
+func credentialsFlag(fs *flag.FlagSet) credsFlag {
+	return credsFlag{fs.String("agent-credentials", "", "JSON file of credentials per agent URL for authenticated extended cards:\n"+
+		`{"https://agent.example.com": {"bearer": "TOKEN"}} or {"...": {"header": {"X-Api-Key": "KEY"}}}`)}
+}
+
+// add appends the credentials option when the flag is set.
+func (c credsFlag) add(opts []discover.Option) ([]discover.Option, error) {
+	if *c.path == "" {
+		return opts, nil
+	}
+	byURL, err := discover.LoadCredentials(*c.path)
+	if err != nil {
+		return nil, fmt.Errorf("--agent-credentials: %w", err)
+	}
+	return append(opts, discover.WithCredentials(byURL)), nil
 }

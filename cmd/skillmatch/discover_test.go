@@ -124,3 +124,57 @@ func TestCardsDiscoverUsage(t *testing.T) {
 		t.Errorf("zero timeout: err = %v, want a usage error", err)
 	}
 }
+
+// With --agent-credentials, an agent advertising an extended card is
+// asked for it with the credentials; without them, or with credentials
+// for another URL, only the public card is read.
+func TestCardsDiscoverExtendedCard(t *testing.T) {
+	var srvURL string
+	cardJSON := func(skills string) string {
+		return `{"name": "Vault", "description": "keeps secrets", "version": "1",
+  "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+  "capabilities": {"extendedAgentCard": true},
+  "supportedInterfaces": [{"url": "` + srvURL + `/a2a", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}],
+  "skills": [` + skills + `]}`
+	}
+	public := `{"id": "list", "name": "List items", "description": "lists items", "tags": ["list"]}`
+	mux := http.NewServeMux()
+	mux.HandleFunc(discover.WellKnownPath, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(cardJSON(public)))
+	})
+	mux.HandleFunc("GET /a2a"+discover.ExtendedCardPath, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			http.Error(w, "unauthenticated", http.StatusUnauthorized)
+			return
+		}
+		_, _ = w.Write([]byte(cardJSON(public + `, {"id": "open", "name": "Open the vault", "description": "opens it", "tags": ["open"]}`)))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	srvURL = srv.URL
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.json", `{"`+srv.URL+`": {"bearer": "s3cret"}}`)
+	other := write("other.json", `{"https://elsewhere.example.com": {"bearer": "s3cret"}}`)
+	bad := write("bad.json", `{"`+srv.URL+`": {}}`)
+
+	out, errOut, err := runDiscover(t, srv.URL, "--allow-private", "--agent-credentials", good)
+	if err != nil || !strings.Contains(out, "2 skills") || !strings.Contains(out, "extended card") {
+		t.Errorf("with credentials: %q, %q, %v; want the extended card's 2 skills", out, errOut, err)
+	}
+	for _, args := range [][]string{{}, {"--agent-credentials", other}} {
+		out, errOut, err := runDiscover(t, append([]string{srv.URL, "--allow-private"}, args...)...)
+		if err != nil || !strings.Contains(out, "1 skills") || strings.Contains(out, "extended") {
+			t.Errorf("%v: %q, %q, %v; want the public card only", args, out, errOut, err)
+		}
+	}
+	if _, _, err := runDiscover(t, srv.URL, "--allow-private", "--agent-credentials", bad); err == nil || !strings.Contains(err.Error(), "neither bearer nor header") {
+		t.Errorf("empty credentials: %v, want a clear error", err)
+	}
+}

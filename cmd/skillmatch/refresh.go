@@ -117,6 +117,7 @@ type refreshOpts struct {
 	grace        *time.Duration
 	evalSet      *string
 	evalSplit    *string
+	creds        credsFlag
 }
 
 func refreshFlags(fs *flag.FlagSet, everyName string) *refreshOpts {
@@ -129,6 +130,7 @@ func refreshFlags(fs *flag.FlagSet, everyName string) *refreshOpts {
 		grace:        fs.Duration("grace", discover.DefaultGracePeriod, "how long after its first failure a down agent is removed from the catalog"),
 		evalSet:      fs.String("eval-set", "", "golden set to evaluate the catalog on after every refresh that changes it"),
 		evalSplit:    fs.String("eval-split", "dev", "split of --eval-set to evaluate"),
+		creds:        credentialsFlag(fs),
 	}
 }
 
@@ -144,7 +146,11 @@ func (o *refreshOpts) refresher(kv, mkv jetstream.KeyValue, matcherID string, tr
 	if *o.every <= 0 {
 		return nil, nil, fmt.Errorf("%w: the refresh interval must be positive", errUsage)
 	}
-	f := discover.NewFetcher(discover.WithAllowPrivate(*o.allowPrivate), discover.WithLogger(log))
+	fopts, err := o.creds.add([]discover.Option{discover.WithAllowPrivate(*o.allowPrivate), discover.WithLogger(log)})
+	if err != nil {
+		return nil, nil, err
+	}
+	f := discover.NewFetcher(fopts...)
 	tr := discover.NewTracker(f, discover.WithFailureThreshold(*o.failures), discover.WithGracePeriod(*o.grace))
 	opts := []catalogrefresh.Option{catalogrefresh.WithRegistryFile(*o.registry), catalogrefresh.WithInterval(*o.every),
 		catalogrefresh.WithTrust(trust), catalogrefresh.WithLogger(log)}

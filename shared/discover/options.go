@@ -2,7 +2,10 @@ package discover
 
 import (
 	"crypto/tls"
+	"encoding/json"
+	"fmt"
 	"net"
+	"os"
 	"time"
 
 	"go.uber.org/zap"
@@ -186,4 +189,32 @@ func WithLogger(l *zap.Logger) Option {
 			c.log = l
 		}
 	}
+}
+
+// LoadCredentials reads extended card credentials from a JSON file that
+// maps agent base URLs to credentials:
+//
+//	{"https://agent.example.com": {"bearer": "TOKEN"},
+//	 "https://other.example.com": {"header": {"X-Api-Key": "KEY"}}}
+//
+// A URL that does not normalise is an error naming it. The file holds
+// secrets: keep it readable by the service only.
+func LoadCredentials(path string) (map[string]Credentials, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("discover: credentials: %w", err)
+	}
+	var byURL map[string]Credentials
+	if err := json.Unmarshal(data, &byURL); err != nil {
+		return nil, fmt.Errorf("discover: credentials %s: %w", path, err)
+	}
+	for raw, cr := range byURL {
+		if _, err := NormalizeURL(raw); err != nil {
+			return nil, fmt.Errorf("discover: credentials %s: %q: %w", path, raw, err)
+		}
+		if cr.empty() {
+			return nil, fmt.Errorf("discover: credentials %s: %q: neither bearer nor header", path, raw)
+		}
+	}
+	return byURL, nil
 }
