@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -45,12 +44,7 @@ func TestRerankerHotReloadsCalibration(t *testing.T) {
 		return out, w
 	}
 
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 60*time.Second)
 	stages := NewStages(m)
 	g, err := StartAll(ctx, js, stages, testConfig(t))
 	if err != nil {

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -44,12 +43,7 @@ func TestCatalogBucketLive(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 50*time.Second)
 	cfg := testConfig(t)
 	if err := SetupStreams(ctx, js, cfg); err != nil {
 		t.Fatal(err)

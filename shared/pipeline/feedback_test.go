@@ -51,12 +51,7 @@ func readPosteriors(ctx context.Context, t *testing.T, kv jetstream.KeyValue) (*
 // stage restores them.
 func TestFeedbackPosteriorsConverge(t *testing.T) {
 	m := testMatcher(t)
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 60*time.Second)
 	cfg := testConfig(t)
 	cfg.FeedbackInterval = 200 * time.Millisecond
 	stages := NewStages(m)
@@ -163,12 +158,7 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 // moved, however bad its success rate.
 func TestDeciderBreaksTiesWithPosteriors(t *testing.T) {
 	m := testMatcher(t)
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 30*time.Second)
 	if err := SetupStreams(ctx, js, testConfig(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -269,12 +259,7 @@ func TestDeciderBreaksTiesWithPosteriors(t *testing.T) {
 // brings the held-out ECE back down and is published, and a refit that
 // cannot be trusted (too few labels) is not.
 func TestFeedbackRefitCalibrationDrift(t *testing.T) {
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 60*time.Second)
 	if err := SetupStreams(ctx, js, testConfig(t)); err != nil {
 		t.Fatal(err)
 	}

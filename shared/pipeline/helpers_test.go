@@ -329,14 +329,23 @@ func checkDecisions(t *testing.T, js jetstream.JetStream, want map[string]string
 // of the test.
 func embedded(t *testing.T, cfg Config) (jetstream.JetStream, context.Context) {
 	t.Helper()
-	srv := startServer(t, t.TempDir(), "")
-	t.Cleanup(srv.Shutdown)
-	nc, js := connectJS(t, srv)
-	t.Cleanup(nc.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
+	_, js, ctx := serve(t, 60*time.Second)
 	if err := SetupStreams(ctx, js, cfg); err != nil {
 		t.Fatal(err)
 	}
 	return js, ctx
+}
+
+// serve starts an in-process server and returns a connection to it, its
+// JetStream client and a context with the timeout, all closed at the end
+// of the test.
+func serve(t *testing.T, timeout time.Duration) (*nats.Conn, jetstream.JetStream, context.Context) {
+	t.Helper()
+	srv := startServer(t, t.TempDir(), "")
+	t.Cleanup(srv.Shutdown)
+	nc, js := connectJS(t, srv)
+	t.Cleanup(nc.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return nc, js, ctx
 }

@@ -58,12 +58,7 @@ func TestRetrieverHoldsWhileIndexUnavailable(t *testing.T) {
 	tasks := genTasks(ref, 200, 11)
 	want := expected(t, ref, tasks)
 
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 90*time.Second)
 	cfg := testConfig(t)
 	// Short backoffs: without the hold, 4 deliveries would be spent (and
 	// the task dead-lettered) within a few seconds of outage.

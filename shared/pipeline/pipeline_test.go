@@ -180,12 +180,7 @@ func TestPipelineThousandTasks(t *testing.T) {
 	m := testMatcher(t)
 	tasks := genTasks(m, 1000, 2)
 	want := expected(t, m, tasks)
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 60*time.Second)
 	g, err := StartAll(ctx, js, NewStages(m), testConfig(t))
 	if err != nil {
 		t.Fatal(err)
@@ -214,12 +209,7 @@ func TestPipelineDeadLetters(t *testing.T) {
 	m := testMatcher(t)
 	tasks := genTasks(m, 70, 3)
 	want := expected(t, m, tasks)
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 30*time.Second)
 	g, err := StartAll(ctx, js, NewStages(m), testConfig(t))
 	if err != nil {
 		t.Fatal(err)
@@ -285,12 +275,7 @@ func TestPipelineDeadLetters(t *testing.T) {
 // reaches the dead letters through the max-deliveries advisory, with the
 // original payload fetched from the stream.
 func TestPipelineMaxDeliveries(t *testing.T) {
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 30*time.Second)
 	cfg := testConfig(t)
 	cfg.MaxDeliver, cfg.BackOff, cfg.Retry = 3, []time.Duration{150 * time.Millisecond, 150 * time.Millisecond}, 30*time.Millisecond
 	if err := SetupStreams(ctx, js, cfg); err != nil {
@@ -343,12 +328,7 @@ func TestPipelineMaxDeliveries(t *testing.T) {
 // answer.
 func TestSubmit(t *testing.T) {
 	m := testMatcher(t)
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 30*time.Second)
 	g, err := StartAll(ctx, js, NewStages(m), testConfig(t))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -11,12 +10,7 @@ import (
 // The tasks and dead-letter streams are bounded (defaults, or as
 // configured); decisions and outcomes are kept.
 func TestRetention(t *testing.T) {
-	srv := startServer(t, t.TempDir(), "")
-	defer srv.Shutdown()
-	nc, js := connectJS(t, srv)
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	_, js, ctx := serve(t, 10*time.Second)
 	cfgOf := func(name string) jetstream.StreamConfig {
 		t.Helper()
 		s, err := js.Stream(ctx, name)
