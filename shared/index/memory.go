@@ -61,67 +61,11 @@ func NewMemory(docs []Doc, emb embed.Embedder, opts ...MemoryOption) (*Memory, e
 	for _, o := range opts {
 		o(&cfg)
 	}
-	m := &Memory{
-		docs:    docs,
-		lex:     bm25.New(),
-		exLex:   bm25.New(),
-		emb:     emb,
-		workers: max(cfg.workers, 1),
+	st, err := BuildStats(docs, emb, cfg.weights, cfg.workers)
+	if err != nil {
+		return nil, err
 	}
-	total := 0
-	for i := range docs {
-		total += 1 + len(docs[i].Examples)
-	}
-	m.vs = NewVectors(emb.Dim(), len(docs), total)
-	// Analysing and embedding every text is most of the build and needs
-	// no shared state: spread it over the cores, then index in order.
-	vecs := make([][][]float32, len(docs)) // per doc: description, then examples
-	for i := range docs {
-		if docs[i].Key == "" {
-			return nil, fmt.Errorf("index doc %d: missing key", i)
-		}
-	}
-	var wg sync.WaitGroup
-	next := make(chan int, 64)
-	for range m.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				d := &docs[i]
-				if d.NameTerms == nil && d.DescTerms == nil {
-					d.Analyze()
-				}
-				v := make([][]float32, 1+len(d.Examples))
-				v[0] = emb.Embed(DescriptionText(d))
-				for j, ex := range d.Examples {
-					v[j+1] = emb.Embed(ex)
-				}
-				vecs[i] = v
-			}
-		}()
-	}
-	for i := range docs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	w := cfg.weights
-	for i := range docs {
-		d := &docs[i]
-		m.lex.Add(i,
-			bm25.Field{Text: d.Name, Weight: w.Name},
-			bm25.Field{Text: joinAll(d.Tags), Weight: w.Tags},
-			bm25.Field{Text: d.Description, Weight: w.Description},
-			bm25.Field{Text: d.AgentName, Weight: w.AgentName},
-			bm25.Field{Text: joinAll(d.Examples), Weight: w.Examples},
-		)
-		m.vs.AddDoc(i, vecs[i][0], vecs[i][1:])
-		for j, ex := range d.Examples {
-			m.exLex.Add(int(m.vs.First[i])+1+j, bm25.Field{Text: ex, Weight: 1})
-		}
-		vecs[i] = nil
-	}
+	m := &Memory{docs: docs, lex: st.Lex, exLex: st.ExLex, vs: st.Vectors, emb: emb, workers: max(cfg.workers, 1)}
 	return m, nil
 }
 

@@ -102,16 +102,7 @@ func (x *Index) restore(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	vecs := make([][][]float32, len(x.docs))
-	hashes := make([]string, len(x.docs))
-	for i := range x.docs {
-		lo, hi := int(x.vs.First[i]), int(x.vs.First[i+1])
-		v := make([][]float32, 0, hi-lo)
-		for j := lo; j < hi; j++ {
-			v = append(v, x.vs.Vec(j))
-		}
-		vecs[i], hashes[i] = v, contentHash(&x.docs[i])
-	}
+	vecs, hashes := x.stored()
 	if err := x.create(ctx, x.skillCls, x.skillDesc, float32(bm25.DefaultK1*float64(scale))); err != nil {
 		return err
 	}

@@ -69,6 +69,7 @@ import (
 	"math"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -309,7 +310,6 @@ func New(ctx context.Context, cfg Config, docs []index.Doc, emb embed.Embedder) 
 	}
 	x := &Index{
 		cfg: cfg, client: client, docs: docs, emb: emb, dim: emb.Dim(),
-		lex: bm25.New(), exLex: bm25.New(),
 		maxResult: 10000,
 	}
 	x.prefix = className(cfg.Catalog, emb.ID())
@@ -497,68 +497,32 @@ func (x *Index) drop(ctx context.Context, parts []part) error {
 }
 
 // local analyses and embeds every text and builds what the index keeps in
-// process: the BM25 statistics and the vectors, laid out as index.Memory
-// lays them out. It returns each doc's vectors and content hash.
+// process (index.BuildStats, as index.Memory builds it). It returns each
+// doc's vectors and content hash.
 func (x *Index) local(docs []index.Doc, emb embed.Embedder) ([][][]float32, []string, error) {
-	for i := range docs {
-		if docs[i].Key == "" {
-			return nil, nil, fmt.Errorf("weaviate index: doc %d: missing key", i)
-		}
+	st, err := index.BuildStats(docs, emb, *x.cfg.Weights, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, nil, fmt.Errorf("weaviate index: %w", err)
 	}
-	vecs := make([][][]float32, len(docs))
-	hashes := make([]string, len(docs))
-	var wg sync.WaitGroup
-	next := make(chan int, 64)
-	for range max(runtime.GOMAXPROCS(0), 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				d := &docs[i]
-				if d.NameTerms == nil && d.DescTerms == nil {
-					d.Analyze()
-				}
-				v := make([][]float32, 1+len(d.Examples))
-				v[0] = emb.Embed(index.DescriptionText(d))
-				for j, ex := range d.Examples {
-					v[j+1] = emb.Embed(ex)
-				}
-				vecs[i] = v
-				hashes[i] = contentHash(d)
-			}
-		}()
-	}
-	for i := range docs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	w := *x.cfg.Weights
-	total := 0
-	for i := range docs {
-		total += 1 + len(docs[i].Examples)
-	}
-	x.vs = index.NewVectors(x.dim, len(docs), total)
-	for i := range docs {
-		d := &docs[i]
-		x.lex.Add(i,
-			bm25.Field{Text: d.Name, Weight: w.Name},
-			bm25.Field{Text: joinAll(d.Tags), Weight: w.Tags},
-			bm25.Field{Text: d.Description, Weight: w.Description},
-			bm25.Field{Text: d.AgentName, Weight: w.AgentName},
-			bm25.Field{Text: joinAll(d.Examples), Weight: w.Examples},
-		)
-		x.vs.AddDoc(i, vecs[i][0], vecs[i][1:])
-		zero := isZero(vecs[i][0])
-		for j, ex := range d.Examples {
-			x.exLex.Add(int(x.vs.First[i])+1+j, bm25.Field{Text: ex, Weight: 1})
-			zero = zero || isZero(vecs[i][j+1])
-		}
-		if zero {
+	x.lex, x.exLex, x.vs = st.Lex, st.ExLex, st.Vectors
+	vecs, hashes := x.stored()
+	for i, v := range vecs {
+		if slices.ContainsFunc(v, isZero) {
 			x.zero = append(x.zero, i)
 		}
 	}
 	return vecs, hashes, nil
+}
+
+// stored is what the index stores in Weaviate: each doc's vectors and
+// content hash.
+func (x *Index) stored() ([][][]float32, []string) {
+	vecs := make([][][]float32, len(x.docs))
+	hashes := make([]string, len(x.docs))
+	for i := range x.docs {
+		vecs[i], hashes[i] = x.vs.DocVectors(i), contentHash(&x.docs[i])
+	}
+	return vecs, hashes
 }
 
 // weightScale is the smallest s in 1..8 making every weight times s whole.
