@@ -5,6 +5,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/skillmatch/skillmatch/shared/analyze"
 )
@@ -134,6 +135,29 @@ var ErrUnavailable = errors.New("index unavailable")
 // wrapping ErrUnavailable while the backend cannot be reached.
 type Readier interface {
 	Ready(ctx context.Context) error
+}
+
+// Prepare applies a query's defaults and checks it against an index of
+// docs docs, returning the query and how many docs its filter allows.
+// Every Index's Search starts with it, so that all read a query alike.
+func Prepare(q Query, docs int) (Query, int, error) {
+	q = q.withDefaults()
+	if len(q.Terms) == 0 && len(q.Vector) == 0 {
+		return q, 0, ErrEmptyQuery
+	}
+	if q.Allow != nil && len(q.Allow) != docs {
+		return q, 0, fmt.Errorf("index search: allow has %d entries for %d docs", len(q.Allow), docs)
+	}
+	allowed := docs
+	if q.Allow != nil {
+		allowed = 0
+		for _, ok := range q.Allow {
+			if ok {
+				allowed++
+			}
+		}
+	}
+	return q, allowed, nil
 }
 
 func (q *Query) withDefaults() Query {

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"slices"
 	"sort"
@@ -85,20 +84,12 @@ func (m *Memory) Embedder() embed.Embedder { return m.emb }
 
 // Search runs both retrievers over the allowed docs and fuses them.
 func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
-	q = q.withDefaults()
-	if len(q.Terms) == 0 && len(q.Vector) == 0 {
-		return nil, ErrEmptyQuery
-	}
-	if q.Allow != nil && len(q.Allow) != len(m.docs) {
-		return nil, fmt.Errorf("index search: allow has %d entries for %d docs", len(q.Allow), len(m.docs))
+	q, n, err := Prepare(q, len(m.docs))
+	if err != nil {
+		return nil, err
 	}
 	allowed := func(d int) bool { return q.Allow == nil || q.Allow[d] }
-	res := &Result{}
-	for d := range m.docs {
-		if allowed(d) {
-			res.Allowed++
-		}
-	}
+	res := &Result{Allowed: n}
 	if res.Allowed == 0 {
 		return res, nil
 	}

@@ -26,14 +26,15 @@ import (
 // operator's audit).
 const bucketHistory = 5
 
-// setupBucket creates a KV bucket, or updates it to this config.
-func setupBucket(ctx context.Context, js jetstream.JetStream, cfg Config, what, bucket, description string) error {
-	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket: bucket, Description: description,
-		History: bucketHistory, Storage: cfg.Storage, Replicas: cfg.Replicas,
-	})
-	if err != nil {
-		return fmt.Errorf("pipeline: %s bucket %s: %w", what, bucket, err)
+// setupBucket creates a KV bucket, or updates it to this config: the
+// streams' storage and replicas, bucketHistory revisions unless kvc says.
+func setupBucket(ctx context.Context, js jetstream.JetStream, cfg Config, what string, kvc jetstream.KeyValueConfig) error {
+	if kvc.History == 0 {
+		kvc.History = bucketHistory
+	}
+	kvc.Storage, kvc.Replicas = cfg.Storage, cfg.Replicas
+	if _, err := js.CreateOrUpdateKeyValue(ctx, kvc); err != nil {
+		return fmt.Errorf("pipeline: %s bucket %s: %w", what, kvc.Bucket, err)
 	}
 	return nil
 }
@@ -52,8 +53,8 @@ func openBucket(ctx context.Context, js jetstream.JetStream, what, bucket, def s
 
 // setupCatalog creates the catalog bucket, or updates it to this config.
 func setupCatalog(ctx context.Context, js jetstream.JetStream, cfg Config) error {
-	return setupBucket(ctx, js, cfg, "catalog", cfg.CatalogBucket,
-		"skillmatch agent cards: key = agent id, value = wire.CatalogEntry")
+	return setupBucket(ctx, js, cfg, "catalog", jetstream.KeyValueConfig{Bucket: cfg.CatalogBucket,
+		Description: "skillmatch agent cards: key = agent id, value = wire.CatalogEntry"})
 }
 
 // CatalogKV opens the catalog bucket (wire.BucketCatalog if bucket is "").

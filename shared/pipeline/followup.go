@@ -65,15 +65,9 @@ func (c FollowupConfig) withDefaults() FollowupConfig {
 // changed, and the bucket's TTL expires it.
 func setupFollowups(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 	fc := cfg.Followups.withDefaults()
-	_, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:      fc.Bucket,
+	return setupBucket(ctx, js, cfg, "follow-up", jetstream.KeyValueConfig{Bucket: fc.Bucket,
 		Description: "skillmatch delegated tasks for follow-ups: key = wire.TaskRecordKey(task id), value = wire.TaskRecord",
-		History:     1, TTL: limit(fc.TTL), Storage: cfg.Storage, Replicas: cfg.Replicas,
-	})
-	if err != nil {
-		return fmt.Errorf("pipeline: follow-up bucket %s: %w", fc.Bucket, err)
-	}
-	return nil
+		History:     1, TTL: limit(fc.TTL)})
 }
 
 // OpenFollowups opens the follow-up bucket (wire.BucketTasks if bucket

@@ -25,8 +25,8 @@ const (
 
 // setupModel creates the model bucket, or updates it to this config.
 func setupModel(ctx context.Context, js jetstream.JetStream, cfg Config) error {
-	return setupBucket(ctx, js, cfg, "model", cfg.ModelBucket,
-		"skillmatch model state: posteriors (feedback.Snapshot), calibration")
+	return setupBucket(ctx, js, cfg, "model", jetstream.KeyValueConfig{Bucket: cfg.ModelBucket,
+		Description: "skillmatch model state: posteriors (feedback.Snapshot), calibration, the last evaluation"})
 }
 
 // ModelKV opens the model bucket (wire.BucketModel if bucket is "").
@@ -117,19 +117,15 @@ func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, every int, int
 // load reads the posteriors from the model bucket (empty ones when it
 // holds none) and their revision.
 func (f *FeedbackStage) load(ctx context.Context) (*feedback.Posteriors, uint64, error) {
-	p := feedback.NewPosteriors(f.opts...)
 	e, err := f.kv.Get(ctx, wire.ModelKeyPosteriors)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted):
-		return p, 0, nil
+		return feedback.NewPosteriors(f.opts...), 0, nil
 	case err != nil:
 		return nil, 0, fmt.Errorf("pipeline: feedback: read posteriors: %w", err)
 	}
-	var snap feedback.Snapshot
-	if err := json.Unmarshal(e.Value(), &snap); err != nil {
-		return nil, 0, fmt.Errorf("pipeline: feedback: posteriors revision %d: %w", e.Revision(), err)
-	}
-	if err := p.Restore(snap); err != nil {
+	p, snap, err := decodePosteriors(e.Value(), f.opts...)
+	if err != nil {
 		return nil, 0, fmt.Errorf("pipeline: feedback: posteriors revision %d: %w", e.Revision(), err)
 	}
 	f.log.Info("posteriors restored", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()),
@@ -141,6 +137,19 @@ func (f *FeedbackStage) load(ctx context.Context) (*feedback.Posteriors, uint64,
 type waiter struct {
 	o    feedback.Outcome
 	done chan error
+}
+
+// decodePosteriors reads a posteriors snapshot from the model bucket.
+func decodePosteriors(data []byte, opts ...feedback.PosteriorOption) (*feedback.Posteriors, feedback.Snapshot, error) {
+	var snap feedback.Snapshot
+	if err := json.Unmarshal(data, &snap); err != nil {
+		return nil, snap, err
+	}
+	p := feedback.NewPosteriors(opts...)
+	if err := p.Restore(snap); err != nil {
+		return nil, snap, err
+	}
+	return p, snap, nil
 }
 
 // Posteriors are the stage's posteriors.
@@ -352,11 +361,7 @@ func (s *Stages) WatchModel(ctx context.Context, kv jetstream.KeyValue, log *zap
 			log.Info("posteriors removed", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()))
 			return
 		}
-		var snap feedback.Snapshot
-		p := feedback.NewPosteriors()
-		if err := json.Unmarshal(e.Value(), &snap); err == nil {
-			err = p.Restore(snap)
-		}
+		p, snap, err := decodePosteriors(e.Value())
 		if err != nil {
 			log.Warn("posteriors skipped; keeping the previous ones", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.Error(err))
 			return

@@ -52,17 +52,7 @@ func (h *health) set(s int) bool {
 // process dropped does not. Use it for a readiness probe: searches
 // themselves retry for Config.Retry.
 func (x *Index) Ready(ctx context.Context) error {
-	err := x.retryFor(ctx, "ready check", -1, func(ctx context.Context) error {
-		ok, err := x.client.Misc().ReadyChecker().Do(ctx)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errNotReady
-		}
-		return nil
-	})
-	if err != nil {
+	if err := x.readyFor(ctx, -1); err != nil {
 		return err
 	}
 	if x.restoring.Load() {

@@ -23,39 +23,15 @@ import (
 // the exact top out of the fetched set.
 func slack(want int) int { return 10 + want/10 }
 
-func withDefaults(q index.Query) index.Query {
-	if q.Shortlist <= 0 {
-		q.Shortlist = 20
-	}
-	if q.K <= 0 {
-		q.K = 60
-	}
-	if q.Depth <= 0 {
-		q.Depth = max(5*q.Shortlist, 100)
-	}
-	if q.Neighbors <= 0 {
-		q.Neighbors = 10
-	}
-	return q
-}
-
 // Search runs BM25 and nearVector in Weaviate over the allowed docs, takes
 // each skill's best vector, and fuses both lists as index.Memory does.
 func (x *Index) Search(ctx context.Context, q index.Query) (*index.Result, error) {
-	q = withDefaults(q)
-	if len(q.Terms) == 0 && len(q.Vector) == 0 {
-		return nil, index.ErrEmptyQuery
-	}
-	if q.Allow != nil && len(q.Allow) != len(x.docs) {
-		return nil, fmt.Errorf("index search: allow has %d entries for %d docs", len(q.Allow), len(x.docs))
+	q, n, err := index.Prepare(q, len(x.docs))
+	if err != nil {
+		return nil, err
 	}
 	allowed := func(d int) bool { return q.Allow == nil || q.Allow[d] }
-	res := &index.Result{}
-	for d := range x.docs {
-		if allowed(d) {
-			res.Allowed++
-		}
-	}
+	res := &index.Result{Allowed: n}
 	if res.Allowed == 0 {
 		return res, nil
 	}

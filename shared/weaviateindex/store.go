@@ -29,8 +29,11 @@ import (
 var ErrUnreachable = fmt.Errorf("weaviate unreachable (%w)", index.ErrUnavailable)
 
 // ready waits (up to Config.Retry) for Weaviate to answer ready.
-func (x *Index) ready(ctx context.Context) error {
-	return x.retry(ctx, "ready check", func(ctx context.Context) error {
+func (x *Index) ready(ctx context.Context) error { return x.readyFor(ctx, x.cfg.Retry) }
+
+// readyFor is ready with a retry budget of its own (negative: one attempt).
+func (x *Index) readyFor(ctx context.Context, budget time.Duration) error {
+	return x.retryFor(ctx, "ready check", budget, func(ctx context.Context) error {
 		ok, err := x.client.Misc().ReadyChecker().Do(ctx)
 		if err != nil {
 			return err
