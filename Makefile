@@ -35,14 +35,14 @@ weaviate-build: ## build the Weaviate server for the integration tests
 # timetable.
 test: vet weaviate-build ## run every test
 	$(GO) test -count=1 -timeout 20m $$($(GO) list $(MODULES) | grep -v /weaviateindex)
-	$(GO) test -count=1 -timeout 20m ./shared/weaviateindex/...
+	$(GO) test -count=1 -timeout 20m ./shared/retrieval/weaviateindex/...
 
 bench: ## run the benchmarks (one decision at 1k/10k/100k skills, index build, hot paths)
 	$(GO) test -run '^$$' -bench . -benchmem $(MODULES)
 
 fuzz: ## fuzz the card and task readers for a minute each
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/card/
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/task/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/card/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/task/
 
 $(MODEL): build
 	$(BIN) fit --set $(GOLDEN)/clinc150 --split train -o $(MODEL)
@@ -54,7 +54,7 @@ eval-a2a: build ## evaluate the built-in model on a2a-samples (needs the golden 
 	$(BIN) eval --set $(GOLDEN)/a2a-samples --split dev
 
 default-model: build ## refit the built-in domain-neutral model (weights and calibration only) on clinc150 train
-	$(BIN) fit --set $(GOLDEN)/clinc150 --split train --examples=false -o shared/model/default.json
+	$(BIN) fit --set $(GOLDEN)/clinc150 --split train --examples=false -o shared/match/model/default.json
 
 clean:
 	rm -rf bin

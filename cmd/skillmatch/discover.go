@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/skillmatch/skillmatch/shared/catalog"
-	"github.com/skillmatch/skillmatch/shared/discover"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/discovery/discover"
 )
 
 // cmdCardsDiscover is "skillmatch cards discover": it fetches agents'

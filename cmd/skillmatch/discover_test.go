@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillmatch/skillmatch/shared/card"
-	"github.com/skillmatch/skillmatch/shared/discover"
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/discovery/discover"
 )
 
 const discoverTestCard = `{

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/skillmatch/skillmatch/shared/eval"
-	"github.com/skillmatch/skillmatch/shared/golden"
+	"github.com/skillmatch/skillmatch/shared/learn/eval"
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skillmatch/skillmatch/shared/fit"
-	"github.com/skillmatch/skillmatch/shared/golden"
+	"github.com/skillmatch/skillmatch/shared/learn/fit"
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
 )
 
 func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {

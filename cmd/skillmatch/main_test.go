@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillmatch/skillmatch/shared/model"
+	"github.com/skillmatch/skillmatch/shared/match/model"
 )
 
 const examplesDir = "../../examples/catalog"

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/skillmatch/skillmatch/shared/catalog"
-	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
 )
 
 // scopesFlag tells "not given" (no security filter) from "given empty" (a

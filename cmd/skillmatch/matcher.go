@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/skillmatch/skillmatch/shared/catalog"
-	"github.com/skillmatch/skillmatch/shared/decide"
-	"github.com/skillmatch/skillmatch/shared/embed"
-	"github.com/skillmatch/skillmatch/shared/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/model"
-	"github.com/skillmatch/skillmatch/shared/weaviateindex"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/model"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/weaviateindex"
 )
 
 // matcherOpts are the flags every command that matches shares.

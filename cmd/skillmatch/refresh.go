@@ -13,13 +13,13 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
-	"github.com/skillmatch/skillmatch/shared/catalog"
-	"github.com/skillmatch/skillmatch/shared/catalogrefresh"
-	"github.com/skillmatch/skillmatch/shared/discover"
-	"github.com/skillmatch/skillmatch/shared/golden"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/discovery/discover"
+	"github.com/skillmatch/skillmatch/shared/discovery/refresh"
+	"github.com/skillmatch/skillmatch/shared/discovery/signature"
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/signature"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // trustOpts are the signature flags of the commands that put cards.
@@ -40,7 +40,7 @@ func trustFlags(fs *flag.FlagSet) *trustOpts {
 // trust returns the signature check, or nil when no signature flag is
 // set: cards are then put unverified, as before signatures were checked,
 // rather than refused for want of keys nobody configured.
-func (o *trustOpts) trust(ctx context.Context) (*catalogrefresh.Trust, error) {
+func (o *trustOpts) trust(ctx context.Context) (*refresh.Trust, error) {
 	if *o.keys == "" && *o.unsigned == "" && *o.bad == "" {
 		return nil, nil
 	}
@@ -76,13 +76,13 @@ func (o *trustOpts) trust(ctx context.Context) (*catalogrefresh.Trust, error) {
 		// Every signed card would be refused or flagged: surely not meant.
 		return nil, fmt.Errorf("--trust-keys %s: no usable signing key (skipped: %s)", *o.keys, strings.Join(ks.Skipped, "; "))
 	}
-	return &catalogrefresh.Trust{Keys: ks, Policy: p}, nil
+	return &refresh.Trust{Keys: ks, Policy: p}, nil
 }
 
 // putChecked puts a card after the signature check. The verdict joins the
 // card's status: the file's, else the agent's current one, so a re-added
 // card keeps what the registry or an operator set.
-func putChecked(ctx context.Context, kv jetstream.KeyValue, f pipeline.CardFile, trust *catalogrefresh.Trust) (rev uint64, changed bool, sig catalog.Signature, err error) {
+func putChecked(ctx context.Context, kv jetstream.KeyValue, f pipeline.CardFile, trust *refresh.Trust) (rev uint64, changed bool, sig catalog.Signature, err error) {
 	if trust == nil {
 		rev, changed, err = pipeline.PutCard(ctx, kv, f.ID, f.Data, f.Status)
 		return rev, changed, sig, err
@@ -124,7 +124,7 @@ func refreshFlags(fs *flag.FlagSet, everyName string) *refreshOpts {
 	return &refreshOpts{
 		registry: fs.String("registry", "", "registry file listing the agents to discover and keep fresh:\n"+
 			`{"agents": [{"url": "https://agent.example.com", "id": "optional", "allowPrivate": false}]}`),
-		every:        fs.Duration(everyName, catalogrefresh.DefaultInterval, "how often the registry's agents' cards are refreshed"),
+		every:        fs.Duration(everyName, refresh.DefaultInterval, "how often the registry's agents' cards are refreshed"),
 		allowPrivate: fs.Bool("allow-private", false, "allow agents on private, loopback and link-local addresses"),
 		failures:     fs.Int("failures", discover.DefaultFailureThreshold, "consecutive failed refreshes after which an agent is down (fewer: degraded)"),
 		grace:        fs.Duration("grace", discover.DefaultGracePeriod, "how long after its first failure a down agent is removed from the catalog"),
@@ -137,7 +137,7 @@ func refreshFlags(fs *flag.FlagSet, everyName string) *refreshOpts {
 // refresher builds the catalog refresher for the catalog bucket; build
 // makes the matcher the evaluation scores. The returned close releases
 // the fetcher's connections.
-func (o *refreshOpts) refresher(kv, mkv jetstream.KeyValue, matcherID string, trust *catalogrefresh.Trust, build pipeline.BuildFunc, log *zap.Logger) (*catalogrefresh.Refresher, func(), error) {
+func (o *refreshOpts) refresher(kv, mkv jetstream.KeyValue, matcherID string, trust *refresh.Trust, build pipeline.BuildFunc, log *zap.Logger) (*refresh.Refresher, func(), error) {
 	// Read once now so a missing or malformed file stops the command
 	// instead of leaving an empty refresher logging errors forever.
 	if _, err := discover.LoadRegistry(*o.registry); err != nil {
@@ -152,8 +152,8 @@ func (o *refreshOpts) refresher(kv, mkv jetstream.KeyValue, matcherID string, tr
 	}
 	f := discover.NewFetcher(fopts...)
 	tr := discover.NewTracker(f, discover.WithFailureThreshold(*o.failures), discover.WithGracePeriod(*o.grace))
-	opts := []catalogrefresh.Option{catalogrefresh.WithRegistryFile(*o.registry), catalogrefresh.WithInterval(*o.every),
-		catalogrefresh.WithTrust(trust), catalogrefresh.WithLogger(log)}
+	opts := []refresh.Option{refresh.WithRegistryFile(*o.registry), refresh.WithInterval(*o.every),
+		refresh.WithTrust(trust), refresh.WithLogger(log)}
 	if *o.evalSet != "" {
 		gs, err := golden.Load(*o.evalSet)
 		if err != nil {
@@ -163,17 +163,17 @@ func (o *refreshOpts) refresher(kv, mkv jetstream.KeyValue, matcherID string, tr
 		if len(tasks) == 0 {
 			return nil, nil, fmt.Errorf("%w: split %q of %s has no tasks", errUsage, *o.evalSplit, *o.evalSet)
 		}
-		opts = append(opts, catalogrefresh.WithEval(catalogrefresh.GoldenEval(tasks, build)))
+		opts = append(opts, refresh.WithEval(refresh.GoldenEval(tasks, build)))
 		if mkv != nil {
-			opts = append(opts, catalogrefresh.WithEvalStore(catalogrefresh.KVEvalStore(mkv), matcherID))
+			opts = append(opts, refresh.WithEvalStore(refresh.KVEvalStore(mkv), matcherID))
 		}
 	}
-	return catalogrefresh.New(tr, f, catalogrefresh.KV(kv), opts...), f.CloseIdleConnections, nil
+	return refresh.New(tr, f, refresh.KV(kv), opts...), f.CloseIdleConnections, nil
 }
 
 // start runs the refresher in the background when --registry is set; the
 // returned stop ends it and waits for it.
-func (o *refreshOpts) start(ctx context.Context, kv, mkv jetstream.KeyValue, matcherID string, trust *catalogrefresh.Trust, build pipeline.BuildFunc, log *zap.Logger) (stop func(), err error) {
+func (o *refreshOpts) start(ctx context.Context, kv, mkv jetstream.KeyValue, matcherID string, trust *refresh.Trust, build pipeline.BuildFunc, log *zap.Logger) (stop func(), err error) {
 	if *o.registry == "" {
 		return func() {}, nil
 	}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillmatch/skillmatch/shared/signature"
+	"github.com/skillmatch/skillmatch/shared/discovery/signature"
 )
 
 // copyExamples copies example cards into a folder and returns their paths.

@@ -10,13 +10,13 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/skillmatch/skillmatch/shared/decide"
-	"github.com/skillmatch/skillmatch/shared/eval"
-	"github.com/skillmatch/skillmatch/shared/golden"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/learn/eval"
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/task"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -13,10 +13,10 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/skillmatch/skillmatch/shared/decide"
-	"github.com/skillmatch/skillmatch/shared/natsbox"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // exampleCatalog is the catalog that ships with the project, relative to

@@ -9,9 +9,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/skillmatch/skillmatch/shared/natsbox"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/task"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 )
 
 func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) error {

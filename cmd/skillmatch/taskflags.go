@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/skillmatch/skillmatch/shared/task"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
 
 // taskFlags are the flags that describe a task, shared by match and submit.

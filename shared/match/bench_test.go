@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillmatch/skillmatch/shared/card"
-	"github.com/skillmatch/skillmatch/shared/catalog"
-	"github.com/skillmatch/skillmatch/shared/embed"
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/task"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // Benchmarks of the whole in-process path over synthetic catalogs.

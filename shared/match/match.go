@@ -11,19 +11,19 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/skillmatch/skillmatch/shared/analyze"
-	"github.com/skillmatch/skillmatch/shared/calibrate"
-	"github.com/skillmatch/skillmatch/shared/card"
-	"github.com/skillmatch/skillmatch/shared/catalog"
-	"github.com/skillmatch/skillmatch/shared/decide"
-	"github.com/skillmatch/skillmatch/shared/embed"
-	"github.com/skillmatch/skillmatch/shared/extract"
-	"github.com/skillmatch/skillmatch/shared/filter"
-	"github.com/skillmatch/skillmatch/shared/grants"
-	"github.com/skillmatch/skillmatch/shared/index"
-	"github.com/skillmatch/skillmatch/shared/model"
-	"github.com/skillmatch/skillmatch/shared/rerank"
-	"github.com/skillmatch/skillmatch/shared/task"
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/filter"
+	"github.com/skillmatch/skillmatch/shared/match/model"
+	"github.com/skillmatch/skillmatch/shared/match/rerank"
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
 // Option configures a Matcher.

@@ -12,10 +12,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/skillmatch/skillmatch/shared/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/task"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // bigCatalog copies the example catalog until it has at least n skills,

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillmatch/skillmatch/shared/calibrate"
-	"github.com/skillmatch/skillmatch/shared/decide"
-	"github.com/skillmatch/skillmatch/shared/task"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // The reranker hot-reloads the calibration from the model bucket: a

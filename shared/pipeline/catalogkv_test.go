@@ -9,11 +9,11 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/skillmatch/skillmatch/shared/catalog"
-	"github.com/skillmatch/skillmatch/shared/decide"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/task"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 func buildDefault(c *catalog.Catalog) (*match.Matcher, error) { return match.New(c) }

@@ -9,13 +9,13 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/skillmatch/skillmatch/shared/decide"
-	"github.com/skillmatch/skillmatch/shared/extract"
-	"github.com/skillmatch/skillmatch/shared/filter"
-	"github.com/skillmatch/skillmatch/shared/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/task"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/filter"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // FollowupStore remembers the decider's delegations, so that a message

@@ -8,14 +8,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/skillmatch/skillmatch/shared/catalog"
-	"github.com/skillmatch/skillmatch/shared/decide"
-	"github.com/skillmatch/skillmatch/shared/extract"
-	"github.com/skillmatch/skillmatch/shared/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/routing"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/routing"
-	"github.com/skillmatch/skillmatch/shared/task"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // memFollowups is a FollowupStore in memory; err makes every call fail,

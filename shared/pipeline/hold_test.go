@@ -11,9 +11,9 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/skillmatch/skillmatch/shared/embed"
-	"github.com/skillmatch/skillmatch/shared/index"
 	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
 // switchable is an in-memory index whose backend can be taken away, the

@@ -3,7 +3,7 @@ package pipeline
 import (
 	"context"
 
-	"github.com/skillmatch/skillmatch/shared/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
 // Ready says whether the retriever can shortlist now: a catalog is loaded

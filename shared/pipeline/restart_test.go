@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/skillmatch/skillmatch/shared/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 )
 
 // A stage stopped and restarted in the middle of the run, then the server

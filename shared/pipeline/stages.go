@@ -16,13 +16,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/skillmatch/skillmatch/shared/calibrate"
-	"github.com/skillmatch/skillmatch/shared/decide"
-	"github.com/skillmatch/skillmatch/shared/extract"
-	"github.com/skillmatch/skillmatch/shared/feedback"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/learn/feedback"
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/task"
-	"github.com/skillmatch/skillmatch/shared/wire"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // Stage names: durable consumer names, dead-letter subject suffixes and

@@ -19,9 +19,9 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/skillmatch/skillmatch/shared/natsbox"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/task"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 )
 
 func exampleDir() string {

@@ -1,0 +1,121 @@
+// Package catalog holds a set of agent cards together with what the
+// registry knows of each agent beyond its card (health, clearance).
+package catalog
+
+import "github.com/skillmatch/skillmatch/shared/a2a/card"
+
+// Health of an agent as the registry sees it.
+type Health string
+
+const (
+	Up       Health = "up"
+	Degraded Health = "degraded"
+	Down     Health = "down"
+)
+
+// Data classes in increasing order of sensitivity.
+const (
+	Public       = "public"
+	Internal     = "internal"
+	Confidential = "confidential"
+	Restricted   = "restricted"
+)
+
+// ClassRank orders data classes: public < internal < confidential <
+// restricted. ok is false for an unknown class.
+func ClassRank(class string) (rank int, ok bool) {
+	switch class {
+	case Public:
+		return 0, true
+	case Internal:
+		return 1, true
+	case Confidential:
+		return 2, true
+	case Restricted:
+		return 3, true
+	}
+	return -1, false
+}
+
+// Status is the registry's view of one agent.
+type Status struct {
+	Health    Health `json:"health"`
+	Clearance string `json:"clearance"`
+	External  bool   `json:"external"`
+	// Signature is the verdict on the card's signatures when it entered
+	// the catalog; zero when they were not checked (no trusted keys
+	// configured), which is also what entries written before verdicts
+	// existed decode to.
+	Signature Signature `json:"signature,omitzero"`
+}
+
+// SignatureStatus is the outcome of checking a card's signatures.
+type SignatureStatus string
+
+// The values of SignatureStatus (those of package signature).
+const (
+	SignatureVerified SignatureStatus = "verified"
+	SignatureUnsigned SignatureStatus = "unsigned"
+	SignatureInvalid  SignatureStatus = "invalid"
+)
+
+// Valid reports whether s is one of the known statuses.
+func (s SignatureStatus) Valid() bool {
+	switch s {
+	case SignatureVerified, SignatureUnsigned, SignatureInvalid:
+		return true
+	}
+	return false
+}
+
+// Signature is the signature verdict kept with an agent, so that a
+// listing or an explanation can say why a card was trusted or flagged.
+// It stays comparable so that Status does.
+type Signature struct {
+	Status SignatureStatus `json:"status"`
+	// KeyID names the trusted key that verified the card, or the key an
+	// invalid signature claimed.
+	KeyID string `json:"keyId,omitempty"`
+	// Reason is the verifier's sentence, including what the policy did.
+	Reason string `json:"reason,omitempty"`
+	// Flagged: the card is in the catalog only because the policy flags
+	// rather than refuses it.
+	Flagged bool `json:"flagged,omitempty"`
+}
+
+// Checked reports whether the signatures were checked at all.
+func (s Signature) Checked() bool { return s.Status != "" }
+
+// String is the short form for listings: "verified (kid)", "unsigned,
+// flagged", or "-" when not checked.
+func (s Signature) String() string {
+	if !s.Checked() {
+		return "-"
+	}
+	out := string(s.Status)
+	if s.KeyID != "" {
+		out += " (" + s.KeyID + ")"
+	}
+	if s.Flagged {
+		out += ", flagged"
+	}
+	return out
+}
+
+// DefaultStatus applies to agents the registry does not mention.
+var DefaultStatus = Status{Health: Up, Clearance: Internal}
+
+// Agent is a card with its registry status.
+type Agent struct {
+	Card   *card.Card
+	Status Status
+}
+
+// Catalog is the set of agents the matcher chooses from.
+type Catalog struct {
+	// Agents are sorted by card id when the catalog comes from New or
+	// LoadDir.
+	Agents []Agent
+
+	index map[string]int // card id -> position in Agents; see Agent
+}

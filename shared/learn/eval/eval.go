@@ -1,0 +1,177 @@
+// Package eval scores a matcher on labelled tasks with the figures every
+// evaluation reports: recall@20, top-1, MRR, delegation precision,
+// coverage, no-match refusal, ECE and per-task latency.
+package eval
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+)
+
+// Report holds the figures; the JSON names are the documented ones.
+type Report struct {
+	Tasks     int     `json:"tasks"`
+	RecallAt  float64 `json:"recall_at_20"`
+	Top1      float64 `json:"top1"`
+	MRR       float64 `json:"mrr"`
+	Precision float64 `json:"precision"`
+	Coverage  float64 `json:"coverage"`
+	Refusal   float64 `json:"refusal"`
+	ECE       float64 `json:"ece"`
+	P50us     float64 `json:"p50_us"`
+	P99us     float64 `json:"p99_us"`
+
+	// Counts behind the shares, for the printed report.
+	WithExpected int `json:"with_expected"`
+	NoMatch      int `json:"no_match"`
+	Delegated    int `json:"delegated"`
+	Clarified    int `json:"clarified"`
+	Abstained    int `json:"abstained"`
+}
+
+// Outcome is what the matcher did with one labelled task.
+type Outcome struct {
+	Task     *golden.Task
+	InList   bool // an expected or acceptable skill is in the shortlist
+	Rank     int  // 1-based rank of the first right skill after reranking, 0 if absent
+	Action   decide.Action
+	Chosen   string  // delegated skill key
+	TopKey   string  // top-ranked skill key
+	Prob     float64 // calibrated probability of the top candidate
+	TopScore float64 // reranker fit of the top candidate
+	Latency  time.Duration
+}
+
+// Run matches every task and scores the outcomes. progress, when not nil,
+// is called after each task.
+func Run(ctx context.Context, m *match.Matcher, tasks []golden.Task, progress func(done, total int)) (*Report, []Outcome, error) {
+	outs := make([]Outcome, 0, len(tasks))
+	for i := range tasks {
+		gt := &tasks[i]
+		start := time.Now()
+		res, err := m.Match(ctx, gt.ToTask())
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval task %s: %w", gt.ID, err)
+		}
+		o := OutcomeOf(m.Policy(), gt, res, time.Since(start))
+		outs = append(outs, o)
+		if progress != nil {
+			progress(i+1, len(tasks))
+		}
+	}
+	return Score(outs), outs, nil
+}
+
+// OutcomeOf records what the matcher did with one labelled task; policy
+// orders the ranked candidates as the decider saw them.
+func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency time.Duration) Outcome {
+	o := Outcome{Task: gt, Latency: latency, Action: res.Decision.Action}
+	if res.Shortlist != nil && res.Shortlist.Retrieval != nil {
+		for _, c := range res.Shortlist.Retrieval.Candidates {
+			if gt.Correct(c.Entry.Key) {
+				o.InList = true
+				break
+			}
+		}
+	}
+	for r, c := range res.Ranked {
+		if gt.Correct(c.Entry.Key) {
+			o.Rank = r + 1
+			break
+		}
+	}
+	if len(res.Ranked) > 0 {
+		opts := match.Options(res.Ranked)
+		policy.Order(opts)
+		o.TopKey, o.Prob, o.TopScore = opts[0].Key, opts[0].Prob, opts[0].Score
+	}
+	if res.Decision.Chosen != nil {
+		o.Chosen = res.Decision.Chosen.Key
+	}
+	return o
+}
+
+// Score computes the figures from outcomes.
+func Score(outs []Outcome) *Report {
+	r := &Report{Tasks: len(outs)}
+	var inList, top1, delegatedRight int
+	var rr float64
+	var probs []float64
+	var labels []bool
+	lat := make([]float64, 0, len(outs))
+	for _, o := range outs {
+		lat = append(lat, float64(o.Latency.Microseconds()))
+		switch o.Action {
+		case decide.Delegate:
+			r.Delegated++
+			if o.Task.Correct(o.Chosen) {
+				delegatedRight++
+			}
+		case decide.Clarify:
+			r.Clarified++
+		case decide.Abstain:
+			r.Abstained++
+		}
+		if o.TopKey != "" {
+			probs = append(probs, o.Prob)
+			labels = append(labels, o.Task.Correct(o.TopKey))
+		} else {
+			// Nothing ranked: the matcher is sure nothing fits.
+			probs = append(probs, 0)
+			labels = append(labels, false)
+		}
+		if o.Task.NoMatch() {
+			r.NoMatch++
+			if o.Action != decide.Delegate {
+				r.Refusal++
+			}
+			continue
+		}
+		r.WithExpected++
+		if o.InList {
+			inList++
+		}
+		if o.Rank == 1 {
+			top1++
+		}
+		if o.Rank > 0 {
+			rr += 1 / float64(o.Rank)
+		}
+		if o.Action == decide.Delegate {
+			r.Coverage++
+		}
+	}
+	r.RecallAt = share(float64(inList), r.WithExpected)
+	r.Top1 = share(float64(top1), r.WithExpected)
+	r.MRR = share(rr, r.WithExpected)
+	r.Precision = share(float64(delegatedRight), r.Delegated)
+	r.Coverage = share(r.Coverage, r.WithExpected)
+	r.Refusal = share(r.Refusal, r.NoMatch)
+	r.ECE = calibrate.ECE(probs, labels, 10)
+	r.P50us, r.P99us = percentile(lat, 50), percentile(lat, 99)
+	return r
+}
+
+func share(n float64, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return n / float64(of)
+}
+
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := int(p/100*float64(len(s)-1) + 0.5)
+	return s[i]
+}

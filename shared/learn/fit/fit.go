@@ -1,0 +1,220 @@
+// Package fit learns a model from a golden set's training split: the
+// reranker's weights, the calibration of its top score, and (optionally)
+// the training tasks' texts as extra examples of their skills.
+package fit
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/model"
+	"github.com/skillmatch/skillmatch/shared/match/rerank"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+)
+
+// Config says how to fit.
+type Config struct {
+	Split string
+	// Examples keeps the training texts in the model as extra examples.
+	// Fitting then sees features as they will be with those examples
+	// indexed, through cross-fitting: each fold is matched against an
+	// index holding the other folds' texts, never its own.
+	Examples bool
+	Folds    int
+	L2       float64
+	// NoMatchWeight weighs tasks no skill should take in the loss and the
+	// calibration (default 10): golden training sets hold few of them,
+	// while real traffic holds many, and a delegation that should have
+	// been an abstention is the costliest mistake.
+	NoMatchWeight float64
+	Embedder      embed.Embedder
+	// Progress, when set, is told how far fitting is.
+	Progress func(stage string, done, total int)
+}
+
+// Fit learns a model from the set.
+func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error) {
+	if cfg.Folds <= 0 {
+		cfg.Folds = 5
+	}
+	if cfg.L2 <= 0 {
+		cfg.L2 = 1
+	}
+	if cfg.NoMatchWeight <= 0 {
+		cfg.NoMatchWeight = 10
+	}
+	if cfg.Embedder == nil {
+		cfg.Embedder = embed.Default()
+	}
+	tasks := set.Split(cfg.Split)
+	if len(tasks) == 0 {
+		return nil, fmt.Errorf("fit: split %q of %s has no tasks", cfg.Split, set.Dir)
+	}
+	folds := 1
+	if cfg.Examples {
+		folds = cfg.Folds
+	}
+	fold := func(t *golden.Task) int { return int(hash(t.ID) % uint32(folds)) }
+	// A neutral model: features are the same whatever the weights.
+	probe := neutral(cfg.Embedder.ID())
+	groups := make([]rerank.Group, 0, len(tasks))
+	var correct [][]bool
+	var ids []uint32 // a hash of each group's task id, for cross-fitting
+	done := 0
+	for f := 0; f < folds; f++ {
+		extra := map[string][]string{}
+		if cfg.Examples {
+			for i := range tasks {
+				if t := &tasks[i]; fold(t) != f && t.Expected != "" {
+					extra[t.Expected] = append(extra[t.Expected], t.Text)
+				}
+			}
+		}
+		probe.Examples = extra
+		m, err := match.New(set.Catalog, match.WithModel(probe), match.WithEmbedder(cfg.Embedder))
+		if err != nil {
+			return nil, fmt.Errorf("fit fold %d: %w", f, err)
+		}
+		for i := range tasks {
+			t := &tasks[i]
+			if fold(t) != f {
+				continue
+			}
+			tt := t.ToTask()
+			req := m.Extract(tt)
+			sl, err := m.Shortlist(ctx, &req)
+			if err != nil {
+				return nil, fmt.Errorf("fit task %s: %w", t.ID, err)
+			}
+			in := &rerank.Input{Req: &req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval}
+			g := rerank.Group{Features: rerank.Features(in)}
+			if t.NoMatch() {
+				g.Weight = cfg.NoMatchWeight
+			}
+			for _, c := range sl.Retrieval.Candidates {
+				g.Labels = append(g.Labels, t.Correct(c.Entry.Key))
+			}
+			groups = append(groups, g)
+			correct = append(correct, g.Labels)
+			ids = append(ids, hash(t.ID+"/cross"))
+			done++
+			if cfg.Progress != nil {
+				cfg.Progress("features", done, len(tasks))
+			}
+		}
+	}
+	// The listwise stack and the calibration must learn from scores of
+	// tasks the reranker was not trained on (scores of its own training
+	// tasks are overconfident): cross-fit the reranker over three parts,
+	// then train the final reranker on everything.
+	const parts = 3
+	logits := make([][]float64, len(groups))
+	for k := 0; k < parts; k++ {
+		var train []rerank.Group
+		for gi, g := range groups {
+			if ids[gi]%parts != uint32(k) {
+				train = append(train, g)
+			}
+		}
+		w, err := rerank.Train(train, rerank.WithL2(cfg.L2))
+		if err != nil {
+			return nil, fmt.Errorf("fit reranker: %w", err)
+		}
+		l, err := rerank.NewLearned(w)
+		if err != nil {
+			return nil, fmt.Errorf("fit reranker: %w", err)
+		}
+		for gi, g := range groups {
+			if ids[gi]%parts == uint32(k) {
+				logits[gi] = make([]float64, len(g.Features))
+				for i, f := range g.Features {
+					logits[gi][i] = l.Logit(f)
+				}
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress("reranker", k+1, parts+1)
+		}
+	}
+	w, err := rerank.Train(groups, rerank.WithL2(cfg.L2))
+	if err != nil {
+		return nil, fmt.Errorf("fit reranker: %w", err)
+	}
+	if cfg.Progress != nil {
+		cfg.Progress("reranker", parts+1, parts+1)
+	}
+	stack, err := rerank.FitStack(logits, groups)
+	if err != nil {
+		return nil, fmt.Errorf("fit reranker: %w", err)
+	}
+	w.Stack = &stack
+	// Calibrate the top fit of each task: is the top candidate right?
+	var scores []float64
+	var labels []bool
+	for gi, g := range groups {
+		best, bestI := -1.0, -1
+		for i, s := range stack.Apply(logits[gi]) {
+			if s > best {
+				best, bestI = s, i
+			}
+		}
+		if bestI < 0 {
+			continue // nothing retrieved: no decision to calibrate
+		}
+		// Whole copies stand in for the weight: calibration fits
+		// unweighted samples.
+		for range int(math.Round(g.Weight)) + btoi(g.Weight == 0) {
+			scores = append(scores, best)
+			labels = append(labels, correct[gi][bestI])
+		}
+	}
+	cal, err := calibrate.Fit(scores, labels)
+	if err != nil {
+		return nil, fmt.Errorf("fit calibration: %w", err)
+	}
+	out := &model.Model{
+		Format: model.FormatVersion, Embedder: cfg.Embedder.ID(), Reranker: w, Calibration: cal,
+		Fitted: model.FitInfo{Set: set.Dir, Split: cfg.Split, Tasks: len(tasks), Folds: folds, Examples: cfg.Examples},
+	}
+	if cfg.Examples {
+		out.Examples = map[string][]string{}
+		for i := range tasks {
+			if t := &tasks[i]; t.Expected != "" {
+				out.Examples[t.Expected] = append(out.Examples[t.Expected], t.Text)
+			}
+		}
+	}
+	return out, nil
+}
+
+// identity is never read: fitting computes features, not probabilities.
+var identity, _ = calibrate.NewPlatt(calibrate.Platt{A: -1})
+
+// neutral is a placeholder model used only to compute features.
+func neutral(embedderID string) *model.Model {
+	n := len(rerank.FeatureNames)
+	w := rerank.Weights{Features: rerank.FeatureNames, Mean: make([]float64, n), Scale: make([]float64, n), W: make([]float64, n)}
+	for i := range w.Scale {
+		w.Scale[i] = 1
+	}
+	return &model.Model{Format: model.FormatVersion, Embedder: embedderID, Reranker: w,
+		Calibration: identity}
+}
+
+func hash(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,180 @@
+// Package golden reads labelled golden sets: a catalog of agent cards and a
+// tasks.jsonl file of tasks with the skill that should take each one.
+package golden
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+)
+
+// Task is one labelled task of a golden set.
+type Task struct {
+	ID             string   `json:"id"`
+	Text           string   `json:"text"`
+	Split          string   `json:"split,omitempty"`
+	InputTypes     []string `json:"inputTypes,omitempty"`
+	OutputTypes    []string `json:"outputTypes,omitempty"`
+	NeedsStreaming bool     `json:"needsStreaming,omitempty"`
+	DataClass      string   `json:"dataClass,omitempty"`
+	CallerScopes   []string `json:"callerScopes"`
+	History        []string `json:"history,omitempty"`
+	// Expected is "<agent>/<skillId>", or "" when no skill should take it.
+	Expected   string   `json:"-"`
+	Acceptable []string `json:"acceptable,omitempty"`
+}
+
+// NoMatch reports whether the right outcome is to abstain or clarify.
+func (t *Task) NoMatch() bool { return t.Expected == "" }
+
+// Correct reports whether key is the expected or an acceptable skill.
+func (t *Task) Correct(key string) bool {
+	if key == "" || t.Expected == "" {
+		return false
+	}
+	if key == t.Expected {
+		return true
+	}
+	for _, a := range t.Acceptable {
+		if a == key {
+			return true
+		}
+	}
+	return false
+}
+
+// ToTask turns the labelled task into the task a caller would submit.
+func (t *Task) ToTask() *task.Task {
+	out := &task.Task{ID: t.ID}
+	out.Message.Role = "user"
+	out.Message.Parts = []task.Part{{Text: t.Text}}
+	for i, mt := range t.InputTypes {
+		out.Message.Parts = append(out.Message.Parts, task.Part{File: &task.File{
+			Name: fmt.Sprintf("attachment-%d", i+1), MediaType: mt}})
+	}
+	for _, h := range t.History {
+		out.History = append(out.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
+	}
+	out.Caller = task.Caller{Scopes: t.CallerScopes, DataClass: t.DataClass}
+	if len(t.OutputTypes) > 0 {
+		out.Constraints.AcceptedOutputTypes = t.OutputTypes
+	}
+	if t.NeedsStreaming {
+		streaming := true
+		out.Constraints.Streaming = &streaming
+	}
+	return out
+}
+
+// Set is a golden set: its catalog and its tasks.
+type Set struct {
+	Dir     string
+	Catalog *catalog.Catalog
+	Tasks   []Task
+	// CardErrors are cards that failed to load; the rest of the set loads.
+	CardErrors []error
+}
+
+// Split returns the tasks of one split; "" or "all" returns every task.
+func (s *Set) Split(name string) []Task {
+	if name == "" || name == "all" {
+		return s.Tasks
+	}
+	var out []Task
+	for _, t := range s.Tasks {
+		if t.Split == name {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// ErrInvalidSet marks a golden set that cannot be used.
+var ErrInvalidSet = errors.New("invalid golden set")
+
+// Load reads a golden set folder.
+func Load(dir string) (*Set, error) {
+	cat, cardErrs := catalog.LoadDir(dir)
+	if cat == nil || len(cat.Agents) == 0 {
+		return nil, fmt.Errorf("%w: %s: no card could be loaded (%v)", ErrInvalidSet, dir, errors.Join(cardErrs...))
+	}
+	tasks, err := LoadTasks(filepath.Join(dir, "tasks.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	return &Set{Dir: dir, Catalog: cat, Tasks: tasks, CardErrors: cardErrs}, nil
+}
+
+// LoadTasks reads a tasks.jsonl file, checking the rules of the format.
+func LoadTasks(path string) ([]Task, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load tasks: %w", err)
+	}
+	defer f.Close()
+	var tasks []Task
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := strings.TrimSpace(sc.Text())
+		if raw == "" {
+			continue
+		}
+		t, err := parseTask([]byte(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s:%d: %v", ErrInvalidSet, path, line, err)
+		}
+		if seen[t.ID] {
+			return nil, fmt.Errorf("%w: %s:%d: duplicate task id %q", ErrInvalidSet, path, line, t.ID)
+		}
+		seen[t.ID] = true
+		tasks = append(tasks, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("load tasks %s: %w", path, err)
+	}
+	return tasks, nil
+}
+
+func parseTask(raw []byte) (Task, error) {
+	var t Task
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return t, err
+	}
+	var labels struct {
+		Expected *string `json:"expected"`
+	}
+	if err := json.Unmarshal(raw, &labels); err != nil {
+		return t, err
+	}
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &fields)
+	switch {
+	case t.ID == "":
+		return t, errors.New("missing id")
+	case strings.TrimSpace(t.Text) == "":
+		return t, fmt.Errorf("task %q: missing text", t.ID)
+	case fields["expected"] == nil:
+		return t, fmt.Errorf("task %q: missing expected (use null for no match)", t.ID)
+	}
+	if labels.Expected != nil {
+		t.Expected = *labels.Expected
+		if !strings.Contains(t.Expected, "/") {
+			return t, fmt.Errorf("task %q: expected %q is not <agent>/<skillId>", t.ID, t.Expected)
+		}
+	}
+	if t.Expected == "" && len(t.Acceptable) > 0 {
+		return t, fmt.Errorf("task %q: acceptable given with expected null", t.ID)
+	}
+	return t, nil
+}

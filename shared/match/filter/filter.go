@@ -1,0 +1,371 @@
+// Package filter removes the skills that cannot take a task: the hard
+// constraints of FORMAT.md ("How the constraints read"). A constraint here
+// never lowers a score, it removes the candidate, so that no text match,
+// however strong, can send data where it must not go or call a skill that
+// would fail.
+//
+// Rules run cheapest first, agent-level before skill-level, and the first
+// that fails is the one reported:
+//
+//  1. health       the agent is down (degraded agents are kept and Demoted)
+//  2. data-policy  the task's data class is above the agent's clearance, or
+//     the agent is external and the data is not public
+//  3. streaming    the task needs streaming and the agent does not offer it
+//  4. input-type   the skill does not accept every type the task attaches
+//  5. output-type  the skill produces none of the types the task accepts
+//  6. security     no entry of the skill's security requirements is
+//     satisfied by the caller's scopes
+//
+// Decisions FORMAT.md leaves open, made here:
+//
+//   - A skill whose effective mode list is empty (or holds only words that
+//     are not media types) has not declared its modes: it is not filtered on
+//     them. Rejecting it would remove every skill of a card that forgot its
+//     defaults, for a failure the agent may not have.
+//   - An unknown health value demotes (health never filters but for down).
+//   - An unknown task data class rejects every agent, and an unknown agent
+//     clearance reads as public: a policy check must fail closed.
+package filter
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+)
+
+// Rule names a hard constraint.
+type Rule string
+
+const (
+	RuleHealth     Rule = "health"
+	RuleDataPolicy Rule = "data-policy"
+	RuleStreaming  Rule = "streaming"
+	RuleInputType  Rule = "input-type"
+	RuleOutputType Rule = "output-type"
+	RuleSecurity   Rule = "security"
+	// RuleGrant: the caller holds no grant for the agent or skill.
+	RuleGrant Rule = grants.Rule
+)
+
+// Option adds policy beyond the card and the task.
+type Option func(*options)
+
+type options struct {
+	grants *grants.Grants
+}
+
+// WithGrants restricts callers to the agents and skills granted to them.
+// Nil (no grants configured) allows every caller everything.
+func WithGrants(g *grants.Grants) Option { return func(o *options) { o.grants = g } }
+
+func collect(opts []Option) options {
+	if len(opts) == 0 {
+		return options{} // the common case costs no allocation
+	}
+	o := new(options)
+	for _, f := range opts {
+		f(o)
+	}
+	return *o
+}
+
+// Rejection says why a skill cannot take the task. Reason is a sentence a
+// user reads, e.g. "skill accepts text/plain, image/*; task attaches
+// application/pdf".
+type Rejection struct {
+	Agent  string `json:"agent"`
+	Skill  string `json:"skill"`
+	Rule   Rule   `json:"rule"`
+	Reason string `json:"reason"`
+}
+
+// Verdict is the outcome for one skill. Demoted is only set on kept skills
+// of degraded agents: rank them after equally good healthy ones.
+type Verdict struct {
+	OK        bool
+	Demoted   bool
+	Rejection *Rejection
+}
+
+// Result is the outcome for a whole catalog. Keep and Demoted are indexed by
+// skill in catalog order: agents in order, each agent's skills in card
+// order. Rejections are in the same order.
+type Result struct {
+	Keep       []bool
+	Demoted    []bool
+	Rejections []Rejection
+	Kept       int
+}
+
+// Check applies every rule to one skill of one agent. A nil requirement has
+// no constraints.
+func Check(req *extract.Requirement, a *catalog.Agent, s *card.Skill, opts ...Option) Verdict {
+	if req == nil {
+		req = &extract.Requirement{}
+	}
+	if a.Card == nil {
+		a = &catalog.Agent{Card: &card.Card{}, Status: a.Status}
+	}
+	var c checker
+	c.opts = collect(opts)
+	c.reset(req, a, true)
+	rule, reason := c.check(req, s)
+	if rule != "" {
+		return Verdict{Rejection: &Rejection{Agent: a.Card.ID, Skill: s.ID, Rule: rule, Reason: reason}}
+	}
+	return Verdict{OK: true, Demoted: c.demoted}
+}
+
+// Apply runs Check over every skill of the catalog. Agent-level rules run
+// once per agent, and skill-level rules run once per agent for the skills
+// that use the card's defaults, so a kept skill costs no allocation.
+//
+// It makes two passes: the first decides every skill without writing a
+// reason, the second writes the reasons of the rejected ones into a slice
+// of exactly the right size. Growing the slice instead costs several times
+// its size in copying when most of a large catalog is rejected.
+func Apply(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) Result {
+	res := Keep(req, cat, opts...)
+	res.Explain(req, cat, opts...)
+	return res
+}
+
+// Keep decides every skill of the catalog without writing reasons: the hot
+// path, which at 100,000 skills cannot afford a sentence per rejection.
+// Explain adds the reasons when someone asks.
+func Keep(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) Result {
+	if req == nil {
+		req = &extract.Requirement{}
+	}
+	if cat == nil {
+		return Result{}
+	}
+	n := 0
+	for _, a := range cat.Agents {
+		if a.Card != nil {
+			n += len(a.Card.Skills)
+		}
+	}
+	flags := make([]bool, 2*n) // one allocation for both
+	res := Result{Keep: flags[:n:n], Demoted: flags[n:]}
+	c := checker{opts: collect(opts)}
+	i := 0
+	for ai := range cat.Agents {
+		a := &cat.Agents[ai]
+		if a.Card == nil {
+			continue
+		}
+		c.reset(req, a, false)
+		for si := range a.Card.Skills {
+			if rule, _ := c.check(req, &a.Card.Skills[si]); rule == "" {
+				res.Keep[i] = true
+				res.Demoted[i] = c.demoted
+				res.Kept++
+			}
+			i++
+		}
+	}
+	return res
+}
+
+// Explain fills res.Rejections with the reason of every skill Keep
+// removed (a no-op when they are already there).
+func (res *Result) Explain(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) {
+	if req == nil {
+		req = &extract.Requirement{}
+	}
+	n := len(res.Keep)
+	if cat == nil || res.Kept == n || res.Rejections != nil {
+		return
+	}
+	c := checker{opts: collect(opts)}
+	i := 0
+	res.Rejections = make([]Rejection, 0, n-res.Kept)
+	for ai := range cat.Agents {
+		a := &cat.Agents[ai]
+		if a.Card == nil {
+			continue
+		}
+		skills := a.Card.Skills
+		if !slices.Contains(res.Keep[i:i+len(skills)], false) {
+			i += len(skills)
+			continue
+		}
+		c.reset(req, a, true)
+		for si := range skills {
+			if !res.Keep[i] {
+				s := &skills[si]
+				rule, reason := c.check(req, s)
+				res.Rejections = append(res.Rejections, Rejection{Agent: a.Card.ID, Skill: s.ID, Rule: rule, Reason: reason})
+			}
+			i++
+		}
+	}
+}
+
+// checker holds one agent's verdicts: the agent-level one, and the
+// skill-level ones for skills that use the card's defaults, computed the
+// first time a skill needs them. It does not keep the requirement, so that
+// a caller's requirement need not escape to the heap.
+type checker struct {
+	opts  options
+	agent *catalog.Agent
+	card  *card.Card
+	// why asks for reasons; without it a failing check returns a
+	// placeholder, so that deciding costs no allocation.
+	why     bool
+	rule    Rule // agent-level failure, if any
+	reason  string
+	demoted bool
+	in      memo
+	out     memo
+	sec     memo
+}
+
+// memo is a lazily computed reason; "" means the rule passed.
+type memo struct {
+	done   bool
+	reason string
+}
+
+func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool) {
+	cd, st := a.Card, a.Status
+	*c = checker{opts: c.opts, agent: a, card: cd, why: why}
+	switch {
+	case strings.EqualFold(string(st.Health), string(catalog.Down)):
+		c.rule, c.reason = RuleHealth, "agent is down"
+		return
+	case st.Health == "" || strings.EqualFold(string(st.Health), string(catalog.Up)):
+	default: // degraded, or a value we do not know: keep, rank lower
+		c.demoted = true
+	}
+	if reason := dataPolicy(req.DataClass, st); reason != "" {
+		c.rule, c.reason = RuleDataPolicy, reason
+		return
+	}
+	if req.Streaming && !cd.Streaming {
+		c.rule, c.reason = RuleStreaming, "task needs streaming; agent does not offer it"
+	}
+}
+
+// check returns the first rule the skill fails, or "".
+func (c *checker) check(req *extract.Requirement, s *card.Skill) (Rule, string) {
+	if c.rule != "" {
+		return c.rule, c.reason
+	}
+	// Grants first: a caller is not told about agents it cannot use.
+	if g := c.opts.grants; g != nil {
+		if !c.why {
+			if ok, _ := g.Allowed(req.CallerID, c.agent, s); !ok {
+				return RuleGrant, "-"
+			}
+		} else if ok, reason := g.Check(req.CallerID, c.agent, s); !ok {
+			return RuleGrant, reason
+		}
+	}
+	if len(req.InputTypes) > 0 {
+		modes := c.card.EffectiveInputModes(s)
+		reason := c.cached(&c.in, sameSlice(modes, c.card.DefaultInputModes), modes, req.InputTypes, inputsReason)
+		if reason != "" {
+			return RuleInputType, reason
+		}
+	}
+	if len(req.OutputTypes) > 0 {
+		modes := c.card.EffectiveOutputModes(s)
+		reason := c.cached(&c.out, sameSlice(modes, c.card.DefaultOutputModes), modes, req.OutputTypes, outputsReason)
+		if reason != "" {
+			return RuleOutputType, reason
+		}
+	}
+	if req.Scopes != nil { // nil: not filtered on security
+		reqs := c.card.EffectiveSecurity(s)
+		var reason string
+		if sameSlice(reqs, c.card.Security) {
+			if !c.sec.done {
+				c.sec = memo{true, securityReason(reqs, req.Scopes, c.why)}
+			}
+			reason = c.sec.reason
+		} else {
+			reason = securityReason(reqs, req.Scopes, c.why)
+		}
+		if reason != "" {
+			return RuleSecurity, reason
+		}
+	}
+	return "", ""
+}
+
+// cached returns f(modes, wanted, c.why), through m when the modes are the
+// card's defaults.
+func (c *checker) cached(m *memo, shared bool, modes, wanted []string, f func(modes, wanted []string, why bool) string) string {
+	if !shared {
+		return f(modes, wanted, c.why)
+	}
+	if !m.done {
+		*m = memo{true, f(modes, wanted, c.why)}
+	}
+	return m.reason
+}
+
+// failed is the reason a check returns when not asked why.
+const failed = "failed"
+
+// sameSlice reports whether a is b (the effective list is the card's). Empty
+// lists count as different: checking them costs nothing.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
+}
+
+// inputsReason checks that the modes accept every wanted type.
+func inputsReason(modes, wanted []string, why bool) string {
+	for i, w := range wanted {
+		if covered(modes, w) {
+			continue
+		}
+		if !declared(modes) {
+			return ""
+		}
+		if !why {
+			return failed
+		}
+		// Name every type that is missing, not just the first.
+		missing := []string{w}
+		for _, w := range wanted[i+1:] {
+			if !covered(modes, w) {
+				missing = append(missing, w)
+			}
+		}
+		return "skill accepts " + list(modes, ", ") + "; task attaches " + list(missing, " and ")
+	}
+	return ""
+}
+
+// outputsReason checks that the modes produce at least one wanted type.
+func outputsReason(modes, wanted []string, why bool) string {
+	for _, w := range wanted {
+		if covered(modes, w) {
+			return ""
+		}
+	}
+	if !declared(modes) {
+		return ""
+	}
+	if !why {
+		return failed
+	}
+	return "skill produces " + list(modes, ", ") + "; task wants " + list(wanted, " or ")
+}
+
+// list joins items for a reason, cut short so that a card with a thousand
+// modes cannot make a thousand-word reason.
+func list(items []string, sep string) string {
+	const max = 8
+	if len(items) <= max {
+		return strings.Join(items, sep)
+	}
+	return strings.Join(items[:max], sep) + sep + "…"
+}

@@ -1,0 +1,233 @@
+package rerank
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// Feature names, in the order Features fills them. A model file stores
+// its weights by name, so adding a feature keeps old files readable.
+var FeatureNames = []string{
+	"fused_rr",     // 1 / fused rank
+	"bm25_rr",      // 1 / BM25 rank (0 when BM25 did not retrieve it)
+	"bm25_norm",    // BM25 score / best BM25 score in the shortlist
+	"bm25_log",     // log(1 + BM25 score)
+	"bm25_gap",     // lead over the best other candidate's BM25, relative
+	"dense_rr",     // 1 / dense rank
+	"dense",        // max cosine over description and examples
+	"desc_sim",     // cosine with the description
+	"example_sim",  // cosine with the best example
+	"dense_gap",    // lead over the best other candidate's dense score
+	"knn_vote",     // share of the nearest example vectors that are this skill's
+	"knn_top",      // 1 when the single nearest vector is this skill's
+	"cover_name",   // idf-weighted share of need terms in the name and tags
+	"cover_desc",   // ... in the description
+	"cover_ex",     // ... in the examples
+	"cover_all",    // ... anywhere in the skill's text
+	"cover_miss",   // idf-weighted share of need terms found nowhere
+	"format_in",    // the skill names every input type exactly (no wildcard)
+	"format_out",   // the skill names a wanted output type exactly
+	"need_terms",   // log(1 + number of need terms): short needs are vaguer
+	"single_agent", // 1 when every candidate is this candidate's agent
+	"centroid_sim", // cosine with the mean of the skill's examples
+	"centroid_gap", // lead over the best other candidate's centroid_sim
+	"ex_bm25_norm", // best single-example BM25 / best in the shortlist
+	"ex_bm25_log",  // log(1 + best single-example BM25)
+	"lex_knn_vote", // share of the BM25-nearest examples that are this skill's
+	"lex_knn_top",  // 1 when the BM25-nearest example is this skill's
+}
+
+// NumFeatures is the length of a feature vector.
+var NumFeatures = len(FeatureNames)
+
+// Features computes the feature vector of every candidate of in.
+func Features(in *Input) [][]float64 {
+	cands := in.Result.Candidates
+	out := make([][]float64, len(cands))
+	if len(cands) == 0 {
+		return out
+	}
+	maxBM, best1, best2 := 0.0, -1.0, -1.0
+	dense1, dense2 := float32(-2), float32(-2)
+	for _, c := range cands {
+		maxBM = max(maxBM, c.BM25)
+		switch {
+		case c.BM25 > best1:
+			best1, best2 = c.BM25, best1
+		case c.BM25 > best2:
+			best2 = c.BM25
+		}
+		switch {
+		case c.Dense > dense1:
+			dense1, dense2 = c.Dense, dense1
+		case c.Dense > dense2:
+			dense2 = c.Dense
+		}
+	}
+	maxEx := 0.0
+	for _, c := range cands {
+		maxEx = max(maxEx, c.ExampleBM25)
+	}
+	vote := map[int]float64{}
+	total := 0.0
+	for _, n := range in.Result.Neighbors {
+		w := math.Max(float64(n.Sim), 0)
+		vote[n.Doc] += w
+		total += w
+	}
+	lexVote := map[int]float64{}
+	lexTotal := 0.0
+	for _, n := range in.Result.LexNeighbors {
+		lexVote[n.Doc] += float64(n.Sim)
+		lexTotal += float64(n.Sim)
+	}
+	terms, weights := uniqueTerms(in.Terms, in.Result.TermWeights)
+	wsum := 0.0
+	for _, w := range weights {
+		wsum += w
+	}
+	agent := cands[0].Entry.AgentID
+	single := 1.0
+	for _, c := range cands {
+		if c.Entry.AgentID != agent {
+			single = 0
+			break
+		}
+	}
+	for i, c := range cands {
+		f := make([]float64, NumFeatures)
+		f[0] = 1 / float64(c.FusedRank)
+		if c.BM25Rank > 0 {
+			f[1] = 1 / float64(c.BM25Rank)
+		}
+		if maxBM > 0 {
+			f[2] = c.BM25 / maxBM
+		}
+		f[3] = math.Log1p(c.BM25)
+		other := best1
+		if c.BM25 == best1 {
+			other = max(best2, 0)
+		}
+		f[4] = (c.BM25 - other) / (maxBM + 1)
+		if c.DenseRank > 0 {
+			f[5] = 1 / float64(c.DenseRank)
+		}
+		f[6] = float64(c.Dense)
+		f[7] = float64(c.DescSim)
+		f[8] = float64(c.ExampleSim)
+		otherD := dense1
+		if c.Dense == dense1 {
+			otherD = dense2
+		}
+		if otherD > -2 {
+			f[9] = float64(c.Dense - otherD)
+		}
+		if total > 0 {
+			f[10] = vote[c.Doc] / total
+		}
+		if n := in.Result.Neighbors; len(n) > 0 && n[0].Doc == c.Doc {
+			f[11] = 1
+		}
+		if wsum > 0 {
+			d := c.Entry
+			var name, desc, ex, all, miss float64
+			for j, t := range terms {
+				w := weights[j] / wsum
+				inName := has(d.NameTerms, t) || has(d.TagTerms, t)
+				inDesc := has(d.DescTerms, t)
+				inEx := has(d.ExampleTerms, t)
+				if inName {
+					name += w
+				}
+				if inDesc {
+					desc += w
+				}
+				if inEx {
+					ex += w
+				}
+				if inName || inDesc || inEx {
+					all += w
+				} else {
+					miss += w
+				}
+			}
+			f[12], f[13], f[14], f[15], f[16] = name, desc, ex, all, miss
+		}
+		f[17] = exactFormat(in.Req.InputTypes, c.Entry.InputModes, true)
+		f[18] = exactFormat(in.Req.OutputTypes, c.Entry.OutputModes, false)
+		f[19] = math.Log1p(float64(len(terms)))
+		f[20] = single
+		f[21] = float64(c.CentroidSim)
+		f[22] = float64(c.CentroidSim - otherCen(cands, i))
+		if maxEx > 0 {
+			f[23] = c.ExampleBM25 / maxEx
+		}
+		f[24] = math.Log1p(c.ExampleBM25)
+		if lexTotal > 0 {
+			f[25] = lexVote[c.Doc] / lexTotal
+		}
+		if n := in.Result.LexNeighbors; len(n) > 0 && n[0].Doc == c.Doc {
+			f[26] = 1
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// exactFormat is 1 when the skill names the wanted types without a
+// wildcard (every one for inputs, any one for outputs), 0 otherwise or
+// when nothing is wanted.
+func exactFormat(wanted, offered []string, every bool) float64 {
+	if len(wanted) == 0 {
+		return 0
+	}
+	hits := 0
+	for _, w := range wanted {
+		if slices.ContainsFunc(offered, func(o string) bool { return strings.EqualFold(o, w) }) {
+			hits++
+		}
+	}
+	if (every && hits == len(wanted)) || (!every && hits > 0) {
+		return 1
+	}
+	return 0
+}
+
+func uniqueTerms(terms []string, weights []float64) ([]string, []float64) {
+	var ts []string
+	var ws []float64
+	for i, t := range terms {
+		if slices.Contains(ts, t) {
+			continue
+		}
+		w := 1.0
+		if i < len(weights) {
+			w = weights[i]
+		}
+		ts = append(ts, t)
+		ws = append(ws, w)
+	}
+	return ts, ws
+}
+
+func has(sorted []string, t string) bool {
+	_, ok := slices.BinarySearch(sorted, t)
+	return ok
+}
+
+// otherCen is the best centroid similarity among the other candidates.
+func otherCen(cands []index.Candidate, i int) float32 {
+	best := float32(-1)
+	for j, c := range cands {
+		if j != i && c.CentroidSim > best {
+			best = c.CentroidSim
+		}
+	}
+	if best < -0.5 {
+		return cands[i].CentroidSim
+	}
+	return best
+}

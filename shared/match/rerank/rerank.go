@@ -1,0 +1,37 @@
+// Package rerank orders a filtered shortlist by how well each skill fits
+// the task. Rerankers only ever reorder the candidates they are given: a
+// skill outside the filtered shortlist can never be chosen.
+package rerank
+
+import (
+	"context"
+
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// Input is what a reranker reads: the requirement and the retrieval answer
+// for it.
+type Input struct {
+	Req    *extract.Requirement
+	Terms  []string
+	Vector []float32
+	Result *index.Result
+	// Explain asks for a reason on every candidate, not only the best.
+	Explain bool
+}
+
+// Scored is a shortlisted candidate with its fit.
+type Scored struct {
+	index.Candidate
+	// Score is the fit, 0 (no fit) to 10 (perfect fit).
+	Score float64
+	// Reason says briefly why, for --explain and decision logs.
+	Reason string
+}
+
+// Reranker scores every candidate of the shortlist. The result holds
+// exactly the input candidates, best first.
+type Reranker interface {
+	Rerank(ctx context.Context, in *Input) ([]Scored, error)
+}

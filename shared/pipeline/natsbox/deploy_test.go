@@ -1,0 +1,99 @@
+package natsbox
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// TestDeployConfig starts a real server from deploy/nats/nats.conf (on
+// free loopback ports, without its cluster peers) and checks that each
+// service user may publish its own output and nothing else.
+func TestDeployConfig(t *testing.T) {
+	users := []string{"SKILLMATCH_ADMIN", "CLIENT", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"}
+	for _, u := range users {
+		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
+	}
+	t.Setenv("SERVER_NAME", "nats-test")
+	opts, err := server.ProcessConfigFile(filepath.Join("..", "..", "..", "deploy", "nats", "nats.conf"))
+	if err != nil {
+		t.Fatalf("deploy/nats/nats.conf: %v", err)
+	}
+	if !opts.SyncAlways {
+		t.Error("the deployed file store must sync every write (sync_interval: always)")
+	}
+	if opts.Cluster.Name != "skillmatch" || len(opts.Routes) != 3 {
+		t.Errorf("cluster %q with %d routes, want skillmatch with 3", opts.Cluster.Name, len(opts.Routes))
+	}
+	opts.Host, opts.Port, opts.HTTPPort = "127.0.0.1", -1, 0
+	opts.Cluster.Port, opts.Routes = 0, nil
+	opts.Cluster.Name = ""
+	opts.StoreDir = t.TempDir()
+	opts.NoLog, opts.NoSigs = true, true
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	defer ns.Shutdown()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	tests := []struct {
+		user    string
+		allowed []string
+		denied  []string
+	}{
+		{"client", []string{"skillmatch.task.submitted", "skillmatch.outcome"}, []string{"skillmatch.decision.delegate", "skillmatch.task.ranked"}},
+		{"extractor", []string{"skillmatch.task.extracted", "skillmatch.deadletter.extractor"}, []string{"skillmatch.task.ranked", "skillmatch.decision.delegate", "skillmatch.deadletter.decider"}},
+		{"retriever", []string{"skillmatch.task.shortlisted"}, []string{"skillmatch.task.extracted", "skillmatch.decision.abstain", "$KV.skillmatch_tasks.dGFzaw"}},
+		{"reranker", []string{"skillmatch.task.ranked"}, []string{"skillmatch.task.shortlisted", "skillmatch.decision.delegate"}},
+		{"decider", []string{"skillmatch.decision.delegate", "skillmatch.decision.abstain", "$KV.skillmatch_tasks.dGFzaw"}, []string{"skillmatch.task.submitted", "skillmatch.outcome", "$KV.skillmatch_model.x"}},
+		{"feedback", []string{"skillmatch.deadletter.retriever"}, []string{"skillmatch.decision.delegate", "skillmatch.task.submitted"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.user, func(t *testing.T) {
+			denied := make(chan string, 16)
+			nc, err := nats.Connect(ns.ClientURL(), nats.UserInfo(tt.user, tt.user+"-secret"),
+				nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+					if errors.Is(err, nats.ErrPermissionViolation) || strings.Contains(err.Error(), "Permissions Violation") {
+						denied <- err.Error()
+					}
+				}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			for _, subj := range tt.allowed {
+				if err := nc.Publish(subj, []byte("{}")); err != nil {
+					t.Fatal(err)
+				}
+				if err := nc.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case e := <-denied:
+					t.Errorf("%s may not publish %s, but should: %s", tt.user, subj, e)
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+			for _, subj := range tt.denied {
+				_ = nc.Publish(subj, []byte("{}"))
+				_ = nc.Flush()
+				select {
+				case e := <-denied:
+					if !strings.Contains(e, subj) {
+						t.Errorf("violation %q does not name %s", e, subj)
+					}
+				case <-time.After(2 * time.Second):
+					t.Errorf("%s published %s: permissions must refuse it", tt.user, subj)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,156 @@
+package wire
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/routing"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+)
+
+// A2ARequest is a ready A2A v1.0 SendMessage request for one interface of
+// the chosen agent.
+type A2ARequest struct {
+	// URL is where to send it: the interface URL for JSONRPC and GRPC,
+	// the interface URL + "/message:send" for HTTP+JSON.
+	URL             string `json:"url"`
+	ProtocolBinding string `json:"protocolBinding"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// Method is "SendMessage" (JSON-RPC method, gRPC A2AService method)
+	// or "POST" for HTTP+JSON.
+	Method string `json:"method"`
+	// Body is the JSON to send: a JSON-RPC 2.0 request for JSONRPC, the
+	// SendMessageRequest itself for HTTP+JSON and GRPC (protojson).
+	Body json.RawMessage `json:"body"`
+	// Headers are the HTTP headers (gRPC metadata) to send with it. A2A
+	// v1.0 activates extensions per request through the A2A-Extensions
+	// service parameter, so a routed request (package routing) names the
+	// skill-routing extension there, whatever the binding.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Note says what the request leaves out, if anything.
+	Note string `json:"note,omitempty"`
+}
+
+// RequestOption adjusts what NewA2ARequest builds.
+type RequestOption func(*requestOptions)
+
+type requestOptions struct {
+	contextID string
+}
+
+// WithContextID makes the request carry this context id instead of the
+// task message's; "" sends none, so that the agent starts a new context.
+// The decider uses it to continue a follow-up's recorded context and to
+// keep a skill-scoped caller out of contexts it named itself.
+func WithContextID(id string) RequestOption {
+	return func(o *requestOptions) { o.contextID = id }
+}
+
+// DecisionID is the id of the decision for a task: stable across
+// redeliveries, so a repeated decision is recognisably the same one.
+func DecisionID(taskID string) string {
+	sum := sha256.Sum256([]byte("skillmatch/decision/v1/" + taskID))
+	return "d-" + hex.EncodeToString(sum[:10])
+}
+
+// NewA2ARequest builds the SendMessage request for the card's first
+// interface (A2A lists them in order of preference). It returns nil when
+// the card declares no interface.
+//
+// The request goes through routing.Apply: it names the skill-routing
+// extension, in message.extensions, in the request metadata
+// ({URI: {"skillId": skillID}}) and in the A2A-Extensions header, exactly
+// when the card advertises the extension and lists skillID; a routing
+// entry the caller put in the message metadata never survives, and an
+// empty skillID carries no routing.
+func NewA2ARequest(c *card.Card, skillID string, t *task.Task, decisionID string, opts ...RequestOption) (*A2ARequest, error) {
+	if len(c.Interfaces) == 0 {
+		return nil, nil
+	}
+	o := requestOptions{contextID: t.Message.ContextID}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	itf := c.Interfaces[0]
+	md := map[string]any{}
+	if len(t.Message.Metadata) > 0 {
+		if err := json.Unmarshal(t.Message.Metadata, &md); err != nil {
+			return nil, fmt.Errorf("wire: a2a request: message metadata: %w", err)
+		}
+	}
+	// skillmatch's own entry replaces one the caller may have written.
+	md["skillmatch"] = map[string]any{"taskId": t.ID, "decisionId": decisionID, "skillId": skillID}
+	msg := &a2a.Message{
+		ID:        decisionID + "-m",
+		ContextID: o.contextID,
+		Role:      a2a.MessageRoleUser,
+		Metadata:  md,
+	}
+	if t.Message.MessageID != "" {
+		msg.ID = t.Message.MessageID
+	}
+	var dropped int
+	for _, p := range t.Message.Parts {
+		switch {
+		case p.File != nil:
+			if p.File.URI == "" {
+				dropped++ // the task does not keep file bytes
+				continue
+			}
+			msg.Parts = append(msg.Parts, &a2a.Part{Content: a2a.URL(p.File.URI), MediaType: p.File.MediaType, Filename: p.File.Name})
+		case p.Data != nil:
+			var v any
+			if err := json.Unmarshal(p.Data, &v); err != nil {
+				return nil, fmt.Errorf("wire: a2a request: data part: %w", err)
+			}
+			msg.Parts = append(msg.Parts, &a2a.Part{Content: a2a.Data{Value: v}})
+		default:
+			msg.Parts = append(msg.Parts, a2a.NewTextPart(p.Text))
+		}
+	}
+	params := &a2a.SendMessageRequest{Tenant: t.Caller.Tenant, Message: msg}
+	routed, err := routing.Apply(params, c, skillID)
+	if err != nil {
+		return nil, fmt.Errorf("wire: a2a request: %w", err)
+	}
+	r := &A2ARequest{URL: itf.URL, ProtocolBinding: itf.Binding, ProtocolVersion: itf.ProtocolVersion}
+	if routed == routing.Routed {
+		r.Headers = map[string]string{a2a.SvcParamExtensions: routing.URI}
+	}
+	if r.ProtocolBinding == "" {
+		r.ProtocolBinding = string(a2a.TransportProtocolJSONRPC)
+	}
+	var body any
+	switch strings.ToUpper(r.ProtocolBinding) {
+	case string(a2a.TransportProtocolHTTPJSON):
+		r.Method = "POST"
+		r.URL = strings.TrimSuffix(itf.URL, "/") + "/message:send"
+		body = params
+	case string(a2a.TransportProtocolGRPC):
+		r.Method = "SendMessage"
+		body = params
+	default:
+		r.Method = "SendMessage"
+		body = struct {
+			JSONRPC string                  `json:"jsonrpc"`
+			ID      string                  `json:"id"`
+			Method  string                  `json:"method"`
+			Params  *a2a.SendMessageRequest `json:"params"`
+		}{"2.0", decisionID, "SendMessage", params}
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("wire: a2a request: %w", err)
+	}
+	r.Body = raw
+	if dropped > 0 {
+		r.Note = fmt.Sprintf("%d file part(s) were sent as bytes, which skillmatch does not keep: attach them before sending", dropped)
+	}
+	return r, nil
+}

@@ -1,0 +1,247 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+)
+
+// TaskSubmitted is what a caller publishes on SubjectSubmitted. Task is the
+// task's JSON exactly as the caller wrote it: it is untrusted, and the
+// extractor validates it with task.Parse (limits included), which decoding
+// it here would bypass.
+//
+// A bare task (a task object without the envelope, as one would publish
+// from the nats CLI) is accepted too: see DecodeTaskSubmitted.
+type TaskSubmitted struct {
+	V           int             `json:"v"`
+	Task        json.RawMessage `json:"task"`
+	SubmittedAt time.Time       `json:"submittedAt,omitzero"`
+}
+
+// NewTaskSubmitted wraps a task.
+func NewTaskSubmitted(t *task.Task, at time.Time) (*TaskSubmitted, error) {
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("wire: encode task %s: %w", t.ID, err)
+	}
+	return &TaskSubmitted{V: Version, Task: raw, SubmittedAt: at}, nil
+}
+
+// DecodeTaskSubmitted returns the envelope of a submitted task. A payload
+// with neither "v" nor "task" is read as a bare task object and wrapped.
+// It does not validate the task itself: call task.Parse on Task.
+func DecodeTaskSubmitted(data []byte) (*TaskSubmitted, error) {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return nil, fmt.Errorf("%w: task submitted: %v", ErrBadMessage, err)
+	}
+	_, hasV := keys["v"]
+	_, hasTask := keys["task"]
+	if !hasV && !hasTask {
+		return &TaskSubmitted{V: Version, Task: bytes.Clone(data)}, nil
+	}
+	var m TaskSubmitted
+	if err := decode(data, "task submitted", &m); err != nil {
+		return nil, err
+	}
+	if !present(m.Task) {
+		return nil, fmt.Errorf("%w: task submitted: no task", ErrBadMessage)
+	}
+	return &m, nil
+}
+
+// Extracted is the extractor's output: the validated task and the
+// requirement drawn from it.
+type Extracted struct {
+	V           int                 `json:"v"`
+	TaskID      string              `json:"taskId"`
+	Requirement extract.Requirement `json:"requirement"`
+	// Task is the validated task (task.Task JSON), carried along so that
+	// the decider can build the A2A request.
+	Task json.RawMessage `json:"task"`
+}
+
+// DecodeExtracted reads and checks an Extracted message.
+func DecodeExtracted(data []byte) (*Extracted, error) {
+	var m Extracted
+	if err := decode(data, "extracted", &m); err != nil {
+		return nil, err
+	}
+	return &m, checkTaskID("extracted", m.TaskID)
+}
+
+// Shortlisted is the retriever's output: the filter and retrieval answer,
+// with everything the reranker reads. Doc numbers refer to the catalog
+// snapshot named by Catalog; a reranker with another snapshot must not
+// rank it.
+type Shortlisted struct {
+	V           int                 `json:"v"`
+	TaskID      string              `json:"taskId"`
+	Requirement extract.Requirement `json:"requirement"`
+	Task        json.RawMessage     `json:"task"`
+	Catalog     string              `json:"catalog"`
+	Shortlist   Shortlist           `json:"shortlist"`
+}
+
+// DecodeShortlisted reads and checks a Shortlisted message.
+func DecodeShortlisted(data []byte) (*Shortlisted, error) {
+	var m Shortlisted
+	if err := decode(data, "shortlisted", &m); err != nil {
+		return nil, err
+	}
+	return &m, checkTaskID("shortlisted", m.TaskID)
+}
+
+// Ranked is the reranker's output: every shortlisted candidate with its fit
+// score, calibrated probability and reason, in the reranker's order. The
+// decider decides from these alone (decide.Policy.Order, then Decide).
+type Ranked struct {
+	V          int             `json:"v"`
+	TaskID     string          `json:"taskId"`
+	Task       json.RawMessage `json:"task"`
+	Catalog    string          `json:"catalog"`
+	Candidates []decide.Option `json:"candidates"`
+}
+
+// DecodeRanked reads and checks a Ranked message.
+func DecodeRanked(data []byte) (*Ranked, error) {
+	var m Ranked
+	if err := decode(data, "ranked", &m); err != nil {
+		return nil, err
+	}
+	return &m, checkTaskID("ranked", m.TaskID)
+}
+
+// Decision is the decider's answer, published on
+// SubjectDecision(string(Action)). The decide.Decision fields (action,
+// chosen, fallbacks, probability, candidates, question, reason) are inlined.
+type Decision struct {
+	V          int    `json:"v"`
+	TaskID     string `json:"taskId"`
+	DecisionID string `json:"decisionId"`
+	decide.Decision
+	// Request is, for a delegation, the A2A SendMessage request to send
+	// to the chosen agent.
+	Request *A2ARequest `json:"request,omitempty"`
+	Catalog string      `json:"catalog,omitempty"`
+	// Top is the first candidate after the tie-break, set whatever the
+	// action (also on a clarify or an abstain), so that a calibration
+	// refit can join the decision with the outcomes reported for it.
+	Top *decide.Option `json:"top,omitempty"`
+	// Tie is what the near-tie break did (decide.Policy.BreakTies), set
+	// when there were candidates within its epsilon of the best.
+	Tie *decide.TieNote `json:"tie,omitempty"`
+	// DecidedAt is informative only: a redelivered task gets the same
+	// decision id, and the duplicate publish is dropped by the stream.
+	DecidedAt time.Time `json:"decidedAt,omitzero"`
+}
+
+// DecodeDecision reads and checks a Decision message.
+func DecodeDecision(data []byte) (*Decision, error) {
+	var m Decision
+	if err := decode(data, "decision", &m); err != nil {
+		return nil, err
+	}
+	if err := checkTaskID("decision", m.TaskID); err != nil {
+		return nil, err
+	}
+	switch m.Action {
+	case decide.Delegate, decide.Clarify, decide.Abstain:
+	default:
+		return nil, fmt.Errorf("%w: decision: unknown action %q", ErrBadMessage, m.Action)
+	}
+	return &m, nil
+}
+
+// Outcome is what a caller reports after acting on a decision.
+type Outcome struct {
+	V          int    `json:"v"`
+	DecisionID string `json:"decisionId"`
+	TaskID     string `json:"taskId,omitempty"`
+	// Skill is the key ("agent/skill") of the skill that was tried.
+	Skill     string  `json:"skill"`
+	Success   bool    `json:"success"`
+	LatencyMS float64 `json:"latencyMs,omitempty"`
+	Cost      float64 `json:"cost,omitempty"`
+	// RightSkill is, when known, the key of the skill that should have
+	// been chosen ("" = unknown; "none" = no skill fits).
+	RightSkill string    `json:"rightSkill,omitempty"`
+	At         time.Time `json:"at,omitzero"`
+}
+
+// DecodeOutcome reads and checks an Outcome message.
+func DecodeOutcome(data []byte) (*Outcome, error) {
+	var m Outcome
+	if err := decode(data, "outcome", &m); err != nil {
+		return nil, err
+	}
+	if m.DecisionID == "" {
+		return nil, fmt.Errorf("%w: outcome: no decisionId", ErrBadMessage)
+	}
+	if m.Skill == "" {
+		return nil, fmt.Errorf("%w: outcome: no skill", ErrBadMessage)
+	}
+	return &m, nil
+}
+
+// MaxDeadLetterPayload caps the original payload a dead letter carries;
+// a longer one is cut and Truncated set (PayloadSize keeps the full size).
+const MaxDeadLetterPayload = 512 << 10
+
+// DeadLetter records a message a stage could not process. Payload is the
+// original bytes (base64 in JSON).
+type DeadLetter struct {
+	V      int    `json:"v"`
+	Stage  string `json:"stage"`
+	Reason string `json:"reason"`
+	// Subject is where the original was published.
+	Subject string `json:"subject"`
+	// TaskID is set when the stage could read it.
+	TaskID      string `json:"taskId,omitempty"`
+	Payload     []byte `json:"payload"`
+	PayloadSize int    `json:"payloadSize"`
+	Truncated   bool   `json:"truncated,omitempty"`
+	// Stream and StreamSeq locate the original in JetStream.
+	Stream     string    `json:"stream,omitempty"`
+	StreamSeq  uint64    `json:"streamSeq,omitempty"`
+	Deliveries uint64    `json:"deliveries,omitempty"`
+	At         time.Time `json:"at"`
+}
+
+// NewDeadLetter builds a dead letter, cutting the payload to
+// MaxDeadLetterPayload.
+func NewDeadLetter(stage, reason, subject string, payload []byte, at time.Time) *DeadLetter {
+	d := &DeadLetter{V: Version, Stage: stage, Reason: reason, Subject: subject, PayloadSize: len(payload), At: at}
+	if len(payload) > MaxDeadLetterPayload {
+		payload, d.Truncated = payload[:MaxDeadLetterPayload], true
+	}
+	d.Payload = bytes.Clone(payload)
+	if d.Payload == nil {
+		d.Payload = []byte{}
+	}
+	return d
+}
+
+// DecodeDeadLetter reads and checks a DeadLetter message.
+func DecodeDeadLetter(data []byte) (*DeadLetter, error) {
+	var m DeadLetter
+	if err := decode(data, "dead letter", &m); err != nil {
+		return nil, err
+	}
+	if m.Stage == "" || m.Reason == "" {
+		return nil, fmt.Errorf("%w: dead letter: no stage or reason", ErrBadMessage)
+	}
+	return &m, nil
+}
+
+// present reports whether a raw JSON value was given and is not null.
+func present(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
+}

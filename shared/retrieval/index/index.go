@@ -1,0 +1,209 @@
+// Package index retrieves skills for a need: BM25 and dense retrieval per
+// skill, fused by reciprocal rank fusion into a shortlist.
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+)
+
+// Doc is one skill as the retrievers see it. Doc numbers are positions in
+// the slice an index was built from; callers keep that numbering (the
+// matcher uses catalog order) so filters can be passed as a []bool.
+type Doc struct {
+	Key         string   // "<agent>/<skillId>"
+	AgentID     string   // agent id in the catalog
+	SkillID     string   // skill id within the card
+	AgentName   string   // the card's name
+	Name        string   // the skill's name
+	Description string   // the skill's description
+	Tags        []string // the skill's tags
+	// Examples are the card's examples plus any extra examples a fitted
+	// model supplies for this skill.
+	Examples []string
+	// InputModes and OutputModes are the skill's effective media types
+	// (the reranker rewards an exact format match over a wildcard).
+	InputModes  []string
+	OutputModes []string
+
+	// Term sets, filled by Analyze, read by the reranker.
+	NameTerms    []string
+	TagTerms     []string
+	DescTerms    []string
+	ExampleTerms []string
+}
+
+// Analyze fills the doc's term sets (sorted, unique).
+func (d *Doc) Analyze() {
+	d.NameTerms = termSet(d.Name)
+	d.TagTerms = termSet(joinAll(d.Tags))
+	d.DescTerms = termSet(d.Description)
+	d.ExampleTerms = termSet(joinAll(d.Examples))
+}
+
+// Query is one retrieval request.
+type Query struct {
+	Text   string
+	Terms  []string  // analyze.Terms(Text)
+	Vector []float32 // the embedder's vector of Text
+	// Allow[doc] says whether the filters kept the doc; nil allows all.
+	Allow []bool
+	// Shortlist is how many fused candidates to return (default 20).
+	Shortlist int
+	// K is the reciprocal rank fusion constant (default 60).
+	K float64
+	// Depth is how deep each retriever's list goes before fusion
+	// (default max(5 × Shortlist, 100)).
+	Depth int
+	// Neighbors is how many nearest example vectors to report (default 20).
+	Neighbors int
+}
+
+// Candidate is a skill that made the shortlist, with what each retriever
+// said of it.
+type Candidate struct {
+	Doc   int
+	Entry *Doc
+	// BM25 is the lexical score; BM25Rank its 1-based rank, 0 when the
+	// lexical retriever did not return it.
+	BM25     float64
+	BM25Rank int
+	// Dense is the max cosine over the description and each example.
+	Dense     float32
+	DenseRank int
+	// DescSim is the cosine with the description vector; ExampleSim with
+	// the best example (BestExample indexes Entry.Examples, -1 if none).
+	DescSim     float32
+	ExampleSim  float32
+	BestExample int
+	// CentroidSim is the cosine with the mean of the skill's example
+	// vectors (its description vector when it has no example): a prototype
+	// that many examples make reliable.
+	CentroidSim float32
+	// ExampleBM25 is the best BM25 score of a single example against the
+	// query: the lexical twin of ExampleSim.
+	ExampleBM25 float64
+	// Fused is the RRF score, FusedRank its 1-based rank.
+	Fused     float64
+	FusedRank int
+}
+
+// Neighbor is one of the example vectors nearest to the query.
+type Neighbor struct {
+	Doc int
+	Sim float32
+}
+
+// Result is a retrieval answer.
+type Result struct {
+	Candidates []Candidate
+	// Neighbors are the nearest example vectors among allowed docs, best
+	// first: a k-nearest-neighbour view the reranker votes with.
+	Neighbors []Neighbor
+	// LexNeighbors are the examples nearest to the query by BM25 (Sim is
+	// the BM25 score), best first: the lexical twin of Neighbors.
+	LexNeighbors []Neighbor
+	// Allowed is how many docs the filters left to search.
+	Allowed int
+	// TermWeights[i] is the inverse document frequency of query term i in
+	// this index: rare words (jargon) weigh more in the reranker's
+	// coverage features.
+	TermWeights []float64
+}
+
+// Index is what the matcher needs from a retrieval backend.
+type Index interface {
+	Search(ctx context.Context, q Query) (*Result, error)
+	// Doc returns the doc with the given number.
+	Doc(i int) *Doc
+	Len() int
+}
+
+// ErrEmptyQuery is returned for a query with neither terms nor a vector.
+var ErrEmptyQuery = errors.New("empty query")
+
+// ErrUnavailable is wrapped by a remote index's errors when its backend
+// cannot be reached. A retriever holds its work until the index is ready
+// again (see Readier) instead of failing it: the task is not at fault.
+var ErrUnavailable = errors.New("index unavailable")
+
+// Readier is implemented by indexes that depend on a remote backend.
+// Ready returns nil when a search can be answered now, and an error
+// wrapping ErrUnavailable while the backend cannot be reached.
+type Readier interface {
+	Ready(ctx context.Context) error
+}
+
+// Prepare applies a query's defaults and checks it against an index of
+// docs docs, returning the query and how many docs its filter allows.
+// Every Index's Search starts with it, so that all read a query alike.
+func Prepare(q Query, docs int) (Query, int, error) {
+	q = q.withDefaults()
+	if len(q.Terms) == 0 && len(q.Vector) == 0 {
+		return q, 0, ErrEmptyQuery
+	}
+	if q.Allow != nil && len(q.Allow) != docs {
+		return q, 0, fmt.Errorf("index search: allow has %d entries for %d docs", len(q.Allow), docs)
+	}
+	allowed := docs
+	if q.Allow != nil {
+		allowed = 0
+		for _, ok := range q.Allow {
+			if ok {
+				allowed++
+			}
+		}
+	}
+	return q, allowed, nil
+}
+
+func (q *Query) withDefaults() Query {
+	out := *q
+	if out.Shortlist <= 0 {
+		out.Shortlist = 20
+	}
+	if out.K <= 0 {
+		out.K = 60
+	}
+	if out.Depth <= 0 {
+		out.Depth = max(5*out.Shortlist, 100)
+	}
+	if out.Neighbors <= 0 {
+		out.Neighbors = 10
+	}
+	return out
+}
+
+func termSet(text string) []string {
+	terms := analyze.Terms(text)
+	if len(terms) == 0 {
+		return nil
+	}
+	seen := make(map[string]struct{}, len(terms))
+	out := terms[:0]
+	for _, t := range terms {
+		if _, ok := seen[t]; ok {
+			continue
+		}
+		seen[t] = struct{}{}
+		out = append(out, t)
+	}
+	sortStrings(out)
+	return out
+}
+
+func joinAll(ss []string) string {
+	n := 0
+	for _, s := range ss {
+		n += len(s) + 1
+	}
+	b := make([]byte, 0, n)
+	for _, s := range ss {
+		b = append(b, s...)
+		b = append(b, '\n')
+	}
+	return string(b)
+}

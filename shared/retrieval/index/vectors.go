@@ -1,0 +1,109 @@
+package index
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+)
+
+// Vectors holds every doc's vectors back to back (its description first,
+// then its examples) and one prototype per doc. Both the memory and the
+// Weaviate index keep it to compute the dense details of a candidate
+// exactly the same way.
+type Vectors struct {
+	Dim  int
+	Vecs []float32
+	// Owner and Example say whose each vector is; Example is -1 for a
+	// description vector.
+	Owner   []int32
+	Example []int32
+	// First[d] is the index of doc d's first vector; First[len(docs)] is
+	// the number of vectors.
+	First []int32
+	// Centroid holds each doc's prototype: the normalised mean of its
+	// example vectors, or its description vector when it has none.
+	Centroid []float32
+}
+
+// NewVectors makes room for docs with total vectors in all.
+func NewVectors(dim, docs, total int) Vectors {
+	return Vectors{
+		Dim:      dim,
+		Vecs:     make([]float32, 0, total*dim),
+		Owner:    make([]int32, 0, total),
+		Example:  make([]int32, 0, total),
+		First:    make([]int32, docs+1),
+		Centroid: make([]float32, 0, docs*dim),
+	}
+}
+
+// AddDoc appends doc's description vector and example vectors, in doc
+// order, and its prototype.
+func (vs *Vectors) AddDoc(doc int, desc []float32, examples [][]float32) {
+	vs.First[doc] = int32(len(vs.Owner))
+	vs.push(doc, -1, desc)
+	cen := make([]float32, vs.Dim)
+	for j, v := range examples {
+		vs.push(doc, j, v)
+		for k := range cen {
+			cen[k] += v[k]
+		}
+	}
+	if len(examples) == 0 {
+		copy(cen, desc)
+	}
+	vs.Centroid = append(vs.Centroid, Normalize(cen)...)
+	vs.First[doc+1] = int32(len(vs.Owner))
+}
+
+func (vs *Vectors) push(doc, example int, v []float32) {
+	if len(v) != vs.Dim {
+		panic(fmt.Sprintf("index: embedder returned %d dims, want %d", len(v), vs.Dim))
+	}
+	vs.Vecs = append(vs.Vecs, v...)
+	vs.Owner = append(vs.Owner, int32(doc))
+	vs.Example = append(vs.Example, int32(example))
+}
+
+// Vec returns vector v.
+func (vs *Vectors) Vec(v int) []float32 { return vs.Vecs[v*vs.Dim : (v+1)*vs.Dim] }
+
+// Detail fills the dense fields of one candidate: the best cosine over its
+// vectors, the description and best example cosines, and the prototype's.
+func (vs *Vectors) Detail(qv []float32, c *Candidate) {
+	c.Dense = -2
+	c.ExampleSim = -1
+	for v := vs.First[c.Doc]; v < vs.First[c.Doc+1]; v++ {
+		s := embed.Cosine(qv, vs.Vec(int(v)))
+		if s > c.Dense {
+			c.Dense = s
+		}
+		if ex := vs.Example[v]; ex < 0 {
+			c.DescSim = s
+		} else if s > c.ExampleSim {
+			c.ExampleSim, c.BestExample = s, int(ex)
+		}
+	}
+	if c.ExampleSim < 0 {
+		c.ExampleSim = c.DescSim
+	}
+	c.CentroidSim = embed.Cosine(qv, vs.Centroid[c.Doc*vs.Dim:(c.Doc+1)*vs.Dim])
+}
+
+// Normalize scales v to unit length in place (the zero vector stays zero)
+// and returns it.
+func Normalize(v []float32) []float32 {
+	var n float32
+	for _, x := range v {
+		n += x * x
+	}
+	if n == 0 {
+		return v
+	}
+	inv := 1 / float32(math.Sqrt(float64(n)))
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
