@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 )
 
 // FuzzParse feeds arbitrary bytes to Parse. Whatever the input: no panic;
@@ -87,7 +89,7 @@ func checkCard(t *testing.T, c *Card, lim Limits) {
 		t.Errorf("%d skills", len(c.Skills))
 	}
 	for _, m := range append(c.DefaultInputModes, c.DefaultOutputModes...) {
-		if got, ok := NormalizeMode(m); !ok || got != m {
+		if got, ok := mediatype.Normalize(m); !ok || got != m {
 			t.Errorf("mode %q not normal", m)
 		}
 	}
@@ -114,7 +116,7 @@ func checkCard(t *testing.T, c *Card, lim Limits) {
 			text("example", ex, lim.MaxExample, true)
 		}
 		for _, m := range append(append([]string{}, s.InputModes...), s.OutputModes...) {
-			if got, ok := NormalizeMode(m); !ok || got != m {
+			if got, ok := mediatype.Normalize(m); !ok || got != m {
 				t.Errorf("mode %q not normal", m)
 			}
 		}

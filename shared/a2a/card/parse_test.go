@@ -332,37 +332,6 @@ func TestSkillModes(t *testing.T) {
 	}
 }
 
-func TestNormalizeMode(t *testing.T) {
-	tests := []struct {
-		in, want string
-		ok       bool
-	}{
-		{"text/plain", "text/plain", true},
-		{"TEXT/HTML;charset=utf-8", "text/html", true},
-		{"text", "text/plain", true},
-		{"data", "application/json", true},
-		{"file", "*/*", true},
-		{"*/*", "*/*", true},
-		{"image/*", "image/*", true},
-		{"application/vnd.openxmlformats-officedocument.wordprocessingml.document", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", true},
-		{"*/json", "", false},
-		{"image", "", false},
-		{"image/", "", false},
-		{"/png", "", false},
-		{"image/png/x", "", false},
-		{"image png", "", false},
-		{"task-status", "", false},
-		{"", "", false},
-		{"a/" + strings.Repeat("b", 300), "", false},
-	}
-	for _, tt := range tests {
-		got, ok := NormalizeMode(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("NormalizeMode(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestSecurity(t *testing.T) {
 	const schemes = `"securitySchemes": {"oauth": {}, "key": {}}`
 	tests := []struct {

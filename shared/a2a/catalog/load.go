@@ -179,23 +179,20 @@ func parseEntry(raw json.RawMessage) (Status, string) {
 		}
 		return Status{}, strings.TrimPrefix(err.Error(), "json: ")
 	}
+	// A missing field takes the default; a present one, even "", is
+	// checked as written.
 	st := DefaultStatus
 	if e.Health != nil {
-		switch *e.Health {
-		case Up, Degraded, Down:
-			st.Health = *e.Health
-		default:
-			return Status{}, fmt.Sprintf("health %q: want up, degraded or down", *e.Health)
-		}
+		st.Health = *e.Health
 	}
 	if e.Clearance != nil {
-		if _, ok := ClassRank(*e.Clearance); !ok {
-			return Status{}, fmt.Sprintf("clearance %q: want public, internal, confidential or restricted", *e.Clearance)
-		}
 		st.Clearance = *e.Clearance
 	}
 	if e.External != nil {
 		st.External = *e.External
+	}
+	if err := st.Validate(); err != nil {
+		return Status{}, err.Error()
 	}
 	return st, ""
 }

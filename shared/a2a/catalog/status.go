@@ -2,7 +2,11 @@
 // registry knows of each agent beyond its card (health, clearance).
 package catalog
 
-import "github.com/skillmatch/skillmatch/shared/a2a/card"
+import (
+	"fmt"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+)
 
 // Health of an agent as the registry sees it.
 type Health string
@@ -100,6 +104,27 @@ func (s Signature) String() string {
 		out += ", flagged"
 	}
 	return out
+}
+
+// Validate is the one check of a status's values, wherever a status is
+// read (registry file, catalog bucket): health up, degraded or down, a
+// known clearance, and a signature verdict that is either absent (not
+// checked, or written before verdicts existed) or one of the known ones.
+// Filling empty fields with DefaultStatus's is the caller's choice, since
+// a registry file and the bucket treat a missing field differently.
+func (s Status) Validate() error {
+	switch s.Health {
+	case Up, Degraded, Down:
+	default:
+		return fmt.Errorf("health %q: want up, degraded or down", s.Health)
+	}
+	if _, ok := ClassRank(s.Clearance); !ok {
+		return fmt.Errorf("clearance %q: want public, internal, confidential or restricted", s.Clearance)
+	}
+	if s.Signature != (Signature{}) && !s.Signature.Status.Valid() {
+		return fmt.Errorf("signature status %q: want verified, unsigned or invalid", s.Signature.Status)
+	}
+	return nil
 }
 
 // DefaultStatus applies to agents the registry does not mention.

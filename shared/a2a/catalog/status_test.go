@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -49,6 +50,33 @@ func TestSignatureString(t *testing.T) {
 	for s, want := range map[SignatureStatus]bool{SignatureVerified: true, SignatureUnsigned: true, SignatureInvalid: true, "": false, "ok": false} {
 		if s.Valid() != want {
 			t.Errorf("%q.Valid() = %v", s, !want)
+		}
+	}
+}
+
+func TestStatusValidate(t *testing.T) {
+	cases := []struct {
+		st   Status
+		want string // "" for valid
+	}{
+		{DefaultStatus, ""},
+		{Status{Health: Degraded, Clearance: Restricted, External: true}, ""},
+		{Status{Health: Down, Clearance: Public, Signature: Signature{Status: SignatureVerified, KeyID: "k"}}, ""},
+		{Status{Health: "healthy", Clearance: Internal}, `health "healthy": want up, degraded or down`},
+		{Status{Health: "", Clearance: Internal}, `health "": want up, degraded or down`},
+		{Status{Health: "UP", Clearance: Internal}, `health "UP": want up, degraded or down`},
+		{Status{Health: Up, Clearance: "secret"}, `clearance "secret": want public, internal, confidential or restricted`},
+		{Status{Health: Up}, `clearance "": want public, internal, confidential or restricted`},
+		// Health is reported before clearance.
+		{Status{Health: "sick", Clearance: "secret"}, `health "sick": want up, degraded or down`},
+		// A verdict with only a reason is still a verdict nobody can read.
+		{Status{Health: Up, Clearance: Internal, Signature: Signature{Reason: "x"}}, `signature status "": want verified, unsigned or invalid`},
+		{Status{Health: Up, Clearance: Internal, Signature: Signature{Status: "ok"}}, `signature status "ok": want verified, unsigned or invalid`},
+	}
+	for _, c := range cases {
+		err := c.st.Validate()
+		if got := fmt.Sprint(err); (c.want == "" && err != nil) || (c.want != "" && got != c.want) {
+			t.Errorf("%+v.Validate() = %v, want %q", c.st, err, c.want)
 		}
 	}
 }

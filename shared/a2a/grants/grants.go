@@ -80,7 +80,6 @@ type File struct {
 // Grants is a validated, indexed grants file. A nil *Grants means no
 // grants file: every method then allows everything.
 type Grants struct {
-	file     File
 	byPrin   map[principal]map[string]*access // principal -> agent id -> access
 	groupsOf map[string][]string              // caller -> groups, sorted
 }
@@ -88,13 +87,6 @@ type Grants struct {
 type principal struct {
 	group bool
 	name  string
-}
-
-func (p principal) String() string {
-	if p.group {
-		return "group " + p.name
-	}
-	return "caller " + p.name
 }
 
 type access struct {
@@ -145,7 +137,6 @@ func New(f File) (*Grants, error) {
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
 	g := &Grants{
-		file:     File{Grants: slices.Clone(f.Grants), Groups: make(map[string][]string, len(f.Groups))},
 		byPrin:   map[principal]map[string]*access{},
 		groupsOf: map[string][]string{},
 	}
@@ -166,7 +157,6 @@ func New(f File) (*Grants, error) {
 			}
 		}
 		members = slices.Compact(slices.Sorted(slices.Values(members)))
-		g.file.Groups[name] = members
 		for _, m := range members {
 			g.groupsOf[m] = append(g.groupsOf[m], name) // names sorted: stays sorted
 		}
@@ -253,14 +243,6 @@ func badSkill(s string) string {
 		return "contains spaces or control characters"
 	}
 	return ""
-}
-
-// File returns the grants as read (groups' members sorted and deduped).
-func (g *Grants) File() File {
-	if g == nil {
-		return File{}
-	}
-	return g.file
 }
 
 // Decision is the outcome of Access.
@@ -359,21 +341,6 @@ func (g *Grants) Access(callerID string, a *catalog.Agent, s *card.Skill) Decisi
 			who, plural(len(others), "skill", "skills"), quoteList(others), c.ID, s.ID)}
 	}
 	return Decision{Reason: fmt.Sprintf("%s has no grant for agent %q (grants are configured: default deny)", who, c.ID)}
-}
-
-// Scoped reports whether the caller reaches the agent only through skill
-// grants (and so must be routed); false when it has a whole-agent grant, no
-// grant at all, or no grants are configured.
-func (g *Grants) Scoped(callerID, agentID string) bool {
-	if g == nil || callerID == "" {
-		return false
-	}
-	whole, skills := false, false
-	g.each(callerID, agentID, func(_ principal, acc *access) {
-		whole = whole || acc.whole
-		skills = skills || len(acc.skills) > 0
-	})
-	return skills && !whole
 }
 
 // each calls fn for every grant entry of the caller, and of its groups, on
@@ -490,36 +457,4 @@ func (g *Grants) ReduceCatalog(cat *catalog.Catalog, callerID string) *catalog.C
 		}
 	}
 	return catalog.New(agents...)
-}
-
-// Warnings lists the grants that allow nothing in this catalog: grants
-// for agents it does not hold, for skills their card does not list, and
-// skill grants on agents that do not advertise the skill-routing extension
-// (which can only be granted whole). They are not errors: the catalog
-// changes under the grants file.
-func (g *Grants) Warnings(cat *catalog.Catalog) []string {
-	if g == nil {
-		return nil
-	}
-	var out []string
-	for i, gr := range g.file.Grants {
-		who := "caller " + fmt.Sprintf("%q", gr.Caller)
-		if gr.Group != "" {
-			who = "group " + fmt.Sprintf("%q", gr.Group)
-		}
-		at := fmt.Sprintf("grants[%d] (%s)", i, who)
-		a, ok := cat.Agent(gr.Agent)
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s: agent %q is not in the catalog", at, gr.Agent))
-		case gr.Skill == "":
-		case !routing.Advertises(a.Card):
-			out = append(out, fmt.Sprintf("%s: agent %q does not advertise the skill-routing extension, so the grant for skill %q allows nothing; grant the whole agent or have it implement %s", at, gr.Agent, gr.Skill, routing.URI))
-		default:
-			if _, ok := a.Card.Skill(gr.Skill); !ok {
-				out = append(out, fmt.Sprintf("%s: agent %q lists no skill %q", at, gr.Agent, gr.Skill))
-			}
-		}
-	}
-	return out
 }

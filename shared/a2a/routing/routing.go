@@ -20,7 +20,6 @@
 package routing
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -56,20 +55,6 @@ const (
 	// list the skill; the request carries no routing.
 	SkillNotListed
 )
-
-func (o Outcome) String() string {
-	switch o {
-	case NoSkill:
-		return "no-skill"
-	case Routed:
-		return "routed"
-	case NotAdvertised:
-		return "not-advertised"
-	case SkillNotListed:
-		return "skill-not-listed"
-	}
-	return fmt.Sprintf("Outcome(%d)", int(o))
-}
 
 // Advertises reports whether the card lists URI in capabilities.extensions.
 func Advertises(c *card.Card) bool {
@@ -124,12 +109,6 @@ func outcome(c *card.Card, skillID string) Outcome {
 // letter case, a trailing slash), so that none of them survives Strip.
 func IsRoutingKey(k string) bool {
 	return strings.EqualFold(strings.TrimRight(strings.TrimSpace(k), "/"), URI)
-}
-
-// Metadata returns the request-level metadata entry for a skill:
-// {URI: {"skillId": id}}.
-func Metadata(skillID string) map[string]any {
-	return map[string]any{URI: map[string]any{SkillIDField: skillID}}
 }
 
 // Strip deletes every routing entry from the request metadata and the
@@ -194,105 +173,4 @@ func Apply(p *a2a.SendMessageRequest, c *card.Card, skillID string) (Outcome, er
 	}
 	p.Metadata[URI] = map[string]any{SkillIDField: skillID}
 	return Routed, nil
-}
-
-// ApplyJSON is Apply on a request that is already JSON: either a JSON-RPC
-// 2.0 envelope ({"jsonrpc": "2.0", ..., "params": {...}}) or the
-// SendMessageRequest itself (the HTTP+JSON and gRPC bodies wire.A2ARequest
-// carries). Members it does not touch keep their values; object members
-// come out in Go's order (sorted), which JSON does not give meaning to.
-func ApplyJSON(body []byte, c *card.Card, skillID string) ([]byte, Outcome, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil || top == nil {
-		return nil, NoSkill, errors.New("routing: body is not a JSON object")
-	}
-	if _, rpc := top["jsonrpc"]; rpc {
-		params, o, err := applyParams(top["params"], c, skillID)
-		if err != nil {
-			return nil, o, err
-		}
-		top["params"] = params
-		out, err := json.Marshal(top)
-		return out, o, err
-	}
-	return applyParams(body, c, skillID)
-}
-
-func applyParams(raw json.RawMessage, c *card.Card, skillID string) ([]byte, Outcome, error) {
-	var params map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &params); err != nil || params == nil {
-		return nil, NoSkill, errors.New("routing: params is not a JSON object")
-	}
-	var msg map[string]json.RawMessage
-	if err := json.Unmarshal(params["message"], &msg); err != nil || msg == nil {
-		return nil, NoSkill, errors.New("routing: request has no message")
-	}
-	var err error
-	if params["metadata"], err = stripRaw(params["metadata"], "metadata"); err != nil {
-		return nil, NoSkill, err
-	}
-	if msg["metadata"], err = stripRaw(msg["metadata"], "message.metadata"); err != nil {
-		return nil, NoSkill, err
-	}
-	var exts []string
-	if r, ok := msg["extensions"]; ok && string(r) != "null" {
-		if err := json.Unmarshal(r, &exts); err != nil {
-			return nil, NoSkill, errors.New("routing: message.extensions is not a list of strings")
-		}
-	}
-	exts = slices.DeleteFunc(exts, IsRoutingKey)
-
-	o := outcome(c, skillID)
-	if o == Routed {
-		exts = append(exts, URI)
-		var md map[string]json.RawMessage
-		if params["metadata"] != nil {
-			_ = json.Unmarshal(params["metadata"], &md) // stripRaw checked it
-		}
-		if md == nil {
-			md = map[string]json.RawMessage{}
-		}
-		entry, _ := json.Marshal(map[string]string{SkillIDField: skillID})
-		md[URI] = entry
-		params["metadata"], _ = json.Marshal(md)
-	}
-	for _, k := range []string{"metadata"} {
-		if params[k] == nil {
-			delete(params, k)
-		}
-		if msg[k] == nil {
-			delete(msg, k)
-		}
-	}
-	if len(exts) == 0 {
-		delete(msg, "extensions")
-	} else {
-		msg["extensions"], _ = json.Marshal(exts)
-	}
-	if params["message"], err = json.Marshal(msg); err != nil {
-		return nil, o, err
-	}
-	out, err := json.Marshal(params)
-	return out, o, err
-}
-
-// stripRaw removes routing keys from a raw metadata object; it returns nil
-// for an absent, null or emptied object.
-func stripRaw(raw json.RawMessage, where string) (json.RawMessage, error) {
-	if raw == nil || string(raw) == "null" {
-		return nil, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("routing: %s is not a JSON object", where)
-	}
-	for k := range m {
-		if IsRoutingKey(k) {
-			delete(m, k)
-		}
-	}
-	if len(m) == 0 {
-		return nil, nil
-	}
-	return json.Marshal(m)
 }

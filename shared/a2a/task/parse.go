@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 )
 
 // Limits bounds what Parse accepts. Tasks come from callers skillmatch does
@@ -355,14 +356,14 @@ func (p *parser) constraints(w *wireConstraints) (Constraints, error) {
 		if err := p.short(f, s); err != nil {
 			return c, err
 		}
-		mt, ok := NormalizeMediaType(s)
+		mt, ok := mediatype.Normalize(s)
 		if !ok {
 			return c, p.fail(f, quote(s)+" is not a media type (type/subtype)")
 		}
 		// A wildcard would say "anything of this kind", which the filter's
 		// "at least one of" rule cannot check against offered wildcards
 		// without guessing; callers who accept anything omit the field.
-		if strings.Contains(mt, "*") {
+		if mediatype.IsWildcard(mt) {
 			return c, p.fail(f, quote(s)+" is a wildcard; list concrete media types, or leave the field out to accept any")
 		}
 		c.AcceptedOutputTypes[i] = s

@@ -231,34 +231,3 @@ func TestPartJSONRoundTrip(t *testing.T) {
 		t.Errorf("json.Unmarshal of a bad part: %v", err)
 	}
 }
-
-func TestNormalizeMediaType(t *testing.T) {
-	tests := []struct {
-		in, want string
-		ok       bool
-	}{
-		{"application/pdf", "application/pdf", true},
-		{" Text/CSV; charset=utf-8 ", "text/csv", true},
-		{"image/*", "image/*", true},
-		{"*/*", "*/*", true},
-		{"text", "text/plain", true},
-		{"DATA", "application/json", true},
-		{"file", "*/*", true},
-		{"image/svg+xml", "image/svg+xml", true},
-		{"*/png", "", false},
-		{"banana", "", false},
-		{"a/b/c", "", false},
-		{"a /b", "", false},
-		{"", "", false},
-		{"/x", "", false},
-		{"-x/y", "", false},
-		{"x/+y", "", false},
-		{"application/" + strings.Repeat("x", 244), "", false},
-	}
-	for _, tt := range tests {
-		got, ok := NormalizeMediaType(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("NormalizeMediaType(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 )
 
 // wirePart is every part shape skillmatch accepts, side by side:
@@ -151,7 +153,7 @@ func decodePart(data []byte) (Part, string) {
 		return Part{}, "file part needs a mediaType or a name"
 	}
 	if f.MediaType != "" {
-		if _, ok := NormalizeMediaType(f.MediaType); !ok {
+		if _, ok := mediatype.Normalize(f.MediaType); !ok {
 			return Part{}, "file mediaType " + quote(f.MediaType) + " is not a media type (type/subtype)"
 		}
 	}

@@ -44,18 +44,6 @@ const (
 	Accept
 )
 
-func (a Action) String() string {
-	switch a {
-	case Refuse:
-		return "refuse"
-	case Flag:
-		return "flag"
-	case Accept:
-		return "accept"
-	}
-	return fmt.Sprintf("Action(%d)", int(a))
-}
-
 // ParseAction reads "refuse", "flag" or "accept" (case-insensitive).
 func ParseAction(s string) (Action, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
@@ -69,25 +57,12 @@ func ParseAction(s string) (Action, error) {
 	return Refuse, fmt.Errorf("signature policy %q: want refuse, flag or accept", s)
 }
 
-// MarshalText implements encoding.TextMarshaler, for config files.
-func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler, for config files.
-func (a *Action) UnmarshalText(b []byte) error {
-	v, err := ParseAction(string(b))
-	if err != nil {
-		return err
-	}
-	*a = v
-	return nil
-}
-
 // Policy says what happens to unsigned cards and to cards that carry
 // signatures none of which verifies with a trusted key. A verified card is
 // always accepted.
 type Policy struct {
-	Unsigned Action `json:"unsigned"`
-	Invalid  Action `json:"invalid"`
+	Unsigned Action
+	Invalid  Action
 }
 
 var (
@@ -409,12 +384,6 @@ var algs = map[string]algSpec{
 	"PS256":   {kind: "PSS", hash: crypto.SHA256},
 	"PS384":   {kind: "PSS", hash: crypto.SHA384},
 	"PS512":   {kind: "PSS", hash: crypto.SHA512},
-}
-
-// Algorithms lists the JWS algorithms Verify supports. "none" and the
-// HMAC algorithms are never accepted.
-func Algorithms() []string {
-	return []string{"ES256", "ES384", "ES512", "EdDSA", "Ed25519", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512"}
 }
 
 // fits reports whether a key can verify signatures of the algorithm.

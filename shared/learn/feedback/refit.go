@@ -44,7 +44,6 @@ type refitConfig struct {
 	holdout   float64
 	bins      int
 	tolerance float64
-	fitOpts   []calibrate.Option
 }
 
 // WithMinLabels sets the fewest labelled decisions a refit needs (default
@@ -62,11 +61,6 @@ func WithBins(n int) RefitOption { return func(c *refitConfig) { c.bins = n } }
 // tol in held-out ECE and Brier score and still be accepted (default 0:
 // no worse on either).
 func WithTolerance(tol float64) RefitOption { return func(c *refitConfig) { c.tolerance = tol } }
-
-// WithFitOptions passes options to calibrate.Fit.
-func WithFitOptions(opts ...calibrate.Option) RefitOption {
-	return func(c *refitConfig) { c.fitOpts = append(c.fitOpts, opts...) }
-}
 
 // RefitResult is the outcome of a refit. Model is the new model whenever
 // one could be fitted, accepted or not; publish it only when Accepted.
@@ -227,7 +221,7 @@ func Refit(decisions []LoggedDecision, outcomes []Outcome, current calibrate.Cal
 		res.Reason = "no labelled decision in the held-out slice"
 		return res, nil
 	}
-	m, err := calibrate.Fit(fitS, fitL, cfg.fitOpts...)
+	m, err := calibrate.Fit(fitS, fitL)
 	if err != nil {
 		res.Reason = fmt.Sprintf("cannot fit on %d labelled decisions: %v", res.NFit, err)
 		return res, nil

@@ -222,19 +222,6 @@ func (p Policy) BreakTies(opts []Option, pri Priors, rng *rand.Rand, cfg TieConf
 	return out, note
 }
 
-// DecideTies is BreakTies followed by Decide: the decision for the
-// options, with its near-ties broken, and what the tie-break did.
-//
-// Near-ties of different agents are closer than any sensible Margin, so
-// Decide asks which one is meant (Clarify, with the near-ties in their new
-// order) rather than delegating; the tie-break picks the skill delegated
-// to among near-ties of one agent, and orders the question and the
-// fallbacks.
-func (p Policy) DecideTies(opts []Option, pri Priors, rng *rand.Rand, cfg TieConfig) (Decision, TieNote) {
-	out, note := p.BreakTies(opts, pri, rng, cfg)
-	return p.Decide(out), note
-}
-
 // TieRand returns a random source for one task's tie-break, seeded from
 // seed and the task id: the same task explores the same way on every
 // replica, redelivery and replay, whatever order tasks come in.

@@ -238,10 +238,17 @@ func TestBreakTiesDeterministic(t *testing.T) {
 	}
 }
 
+// decideTies is what the pipeline does with the tie-break: BreakTies, then
+// Decide on the new order.
+func decideTies(p Policy, opts []Option, pri Priors, rng *rand.Rand, cfg TieConfig) (Decision, TieNote) {
+	out, note := p.BreakTies(opts, pri, rng, cfg)
+	return p.Decide(out), note
+}
+
 func TestDecideTies(t *testing.T) {
 	pri := fakePriors{mean: map[string]float64{"a/x": 0.5, "a/y": 0.95, "b/z": 0.99}}
 	// Near-tie within one agent: the more reliable skill is delegated to.
-	d, note := DefaultPolicy.DecideTies([]Option{opt("a/x", 0.90), opt("a/y", 0.89), opt("b/z", 0.4)}, pri, nil, DefaultTieConfig)
+	d, note := decideTies(DefaultPolicy, []Option{opt("a/x", 0.90), opt("a/y", 0.89), opt("b/z", 0.4)}, pri, nil, DefaultTieConfig)
 	if d.Action != Delegate || d.Chosen.Key != "a/y" || note.Kind != TieSuccess {
 		t.Errorf("same agent near-tie: %s %+v, note %+v", d.Action, d.Chosen, note)
 	}
@@ -249,12 +256,12 @@ func TestDecideTies(t *testing.T) {
 		t.Errorf("fallbacks %s", keys(d.Fallbacks))
 	}
 	// Near-tie across agents: still a question, more reliable first.
-	d, _ = DefaultPolicy.DecideTies([]Option{opt("a/x", 0.90), opt("b/z", 0.89)}, pri, nil, DefaultTieConfig)
+	d, _ = decideTies(DefaultPolicy, []Option{opt("a/x", 0.90), opt("b/z", 0.89)}, pri, nil, DefaultTieConfig)
 	if d.Action != Clarify || d.Candidates[0].Key != "b/z" {
 		t.Errorf("cross-agent near-tie: %s %s", d.Action, keys(d.Candidates))
 	}
 	// Clear winner: delegated whatever its success rate.
-	d, _ = DefaultPolicy.DecideTies([]Option{opt("a/x", 0.95), opt("b/z", 0.5)}, pri, nil, DefaultTieConfig)
+	d, _ = decideTies(DefaultPolicy, []Option{opt("a/x", 0.95), opt("b/z", 0.5)}, pri, nil, DefaultTieConfig)
 	if d.Action != Delegate || d.Chosen.Key != "a/x" {
 		t.Errorf("clear winner: %s %+v", d.Action, d.Chosen)
 	}

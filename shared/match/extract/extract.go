@@ -6,38 +6,19 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
 
-// Defaults for the options.
+// Limits on what a requirement keeps of the task.
 const (
+	// DefaultHistory is how many earlier user turns History keeps.
 	DefaultHistory = 3
+	// DefaultMaxNeed caps Need and each history entry, in characters, cut
+	// at a word boundary: a pasted document must not drown the request
+	// that came with it.
 	DefaultMaxNeed = 2000
 )
-
-// Option configures FromTask and FromText.
-type Option func(*options)
-
-type options struct {
-	history int
-	maxNeed int
-}
-
-// WithHistory keeps the text of the last n earlier user turns (0: none).
-func WithHistory(n int) Option {
-	return func(o *options) { o.history = max(n, 0) }
-}
-
-// WithMaxNeed caps Need and each history entry at n characters, cut at a
-// word boundary. Retrieval and reranking see the need; a cap keeps a pasted
-// document from drowning the request that came with it.
-func WithMaxNeed(n int) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.maxNeed = n
-		}
-	}
-}
 
 // FromTask extracts the requirement of a task with a fixed rule set: the
 // same task always gives the same requirement, so evaluations are
@@ -48,13 +29,9 @@ func WithMaxNeed(n int) Option {
 // Output types and streaming come from the explicit constraints when the
 // task sets them and from the message's own words otherwise; earlier turns
 // never add constraints, since a follow-up may have changed its mind.
-func FromTask(t *task.Task, opts ...Option) Requirement {
+func FromTask(t *task.Task) Requirement {
 	if t == nil {
 		return Requirement{}
-	}
-	o := options{history: DefaultHistory, maxNeed: DefaultMaxNeed}
-	for _, opt := range opts {
-		opt(&o)
 	}
 	r := Requirement{
 		TaskID:    t.ID,
@@ -70,7 +47,7 @@ func FromTask(t *task.Task, opts ...Option) Requirement {
 	// the need stays in the user's words, and structured payloads would
 	// pull retrieval toward whichever skill mentions their field names.
 	text := messageText(&t.Message)
-	r.Need = clean(text, o.maxNeed)
+	r.Need = clean(text, DefaultMaxNeed)
 	r.InputTypes = inputTypes(t.Message.Parts)
 
 	var toks []token
@@ -89,15 +66,8 @@ func FromTask(t *task.Task, opts ...Option) Requirement {
 		}
 		r.Streaming = wantsStreaming(toks)
 	}
-	r.History = history(t.History, o)
+	r.History = history(t.History)
 	return r
-}
-
-// FromText extracts the requirement of a bare text, as the CLI reads it: no
-// files, no caller (so no security or data-policy constraint).
-func FromText(id, text string, opts ...Option) Requirement {
-	t := task.Task{ID: id, Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}}
-	return FromTask(&t, opts...)
 }
 
 // messageText joins the message's text parts.
@@ -118,16 +88,13 @@ func messageText(m *task.Message) string {
 // history returns the text of the last o.history turns that are not the
 // agent's, oldest first. The agent's own turns are left out: the follow-up
 // is the user's, and an agent's question would read as part of the need.
-func history(turns []task.Message, o options) []string {
-	if o.history == 0 {
-		return nil
-	}
+func history(turns []task.Message) []string {
 	var out []string
-	for i := len(turns) - 1; i >= 0 && len(out) < o.history; i-- {
+	for i := len(turns) - 1; i >= 0 && len(out) < DefaultHistory; i-- {
 		if turns[i].Role == "agent" {
 			continue
 		}
-		if s := clean(messageText(&turns[i]), o.maxNeed); s != "" {
+		if s := clean(messageText(&turns[i]), DefaultMaxNeed); s != "" {
 			out = append(out, s)
 		}
 	}
@@ -178,7 +145,7 @@ func clean(s string, max int) string {
 func normalizeTypes(in []string) []string {
 	var out []string
 	for _, s := range in {
-		if mt, ok := task.NormalizeMediaType(s); ok && !strings.Contains(mt, "*") {
+		if mt, ok := mediatype.Concrete(s); ok {
 			out = append(out, mt)
 		}
 	}

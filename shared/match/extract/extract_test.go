@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
 
@@ -15,7 +16,7 @@ const (
 	js   = "application/json"
 	md   = "text/markdown"
 	txt  = "text/plain"
-	xlsx = typeXlsx
+	xlsx = mediatype.Xlsx
 )
 
 func TestOutputTypes(t *testing.T) {
@@ -46,8 +47,8 @@ func TestOutputTypes(t *testing.T) {
 		{"transcribe the interview to text", []string{txt}},
 		{"give me the numbers as CSV, JSON or XML", []string{js, "application/xml", csv}},
 		{"send me a pdf and a csv", []string{pdf, csv}},
-		{"export it to a word document", []string{typeDocx}},
-		{"convert the slides to word", []string{typeDocx}},
+		{"export it to a word document", []string{mediatype.Docx}},
+		{"convert the slides to word", []string{mediatype.Docx}},
 		{"put the results in the form of a table in markdown format", []string{md}},
 		{"generate an image of a lighthouse at dusk", imageTypes},
 		{"get me a csv of the orders", []string{csv}},
@@ -100,7 +101,7 @@ func TestOutputTypes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			got := FromText("t", tt.text).OutputTypes
+			got := fromText("t", tt.text).OutputTypes
 			want := sortedSet(append([]string(nil), tt.want...))
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("OutputTypes(%q) = %q, want %q", tt.text, got, want)
@@ -138,7 +139,7 @@ func TestStreaming(t *testing.T) {
 		{"summarise this pdf", false},
 	}
 	for _, tt := range tests {
-		if got := FromText("t", tt.text).Streaming; got != tt.want {
+		if got := fromText("t", tt.text).Streaming; got != tt.want {
 			t.Errorf("Streaming(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
@@ -161,8 +162,8 @@ func TestInputTypes(t *testing.T) {
 		{"wildcard refined by name", task.File{MediaType: "file", Name: "a.webp"}, "image/webp"},
 		{"uri path", task.File{MediaType: "", URI: "https://x.example/f/clip.mov?sig=abc.pdf"}, "video/quicktime"},
 		{"data uri", task.File{Name: "blob", URI: "data:image/svg+xml;base64,PHN2Zz4="}, "image/svg+xml"},
-		{"unknown extension", task.File{Name: "a.xyz"}, typeOctetStream},
-		{"no extension", task.File{Name: "README"}, typeOctetStream},
+		{"unknown extension", task.File{Name: "a.xyz"}, mediatype.OctetStream},
+		{"no extension", task.File{Name: "README"}, mediatype.OctetStream},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,18 +229,12 @@ func TestFromTask(t *testing.T) {
 	no := false
 	tk.Constraints = task.Constraints{AcceptedOutputTypes: []string{"Application/JSON", "text"}, Streaming: &no}
 	tk.Message.Parts[0].Text = "stream the results"
-	got = FromTask(tk, WithHistory(1))
+	got = FromTask(tk)
 	if w := []string{js, txt}; !reflect.DeepEqual(got.OutputTypes, w) {
 		t.Errorf("explicit output types: got %q, want %q", got.OutputTypes, w)
 	}
 	if got.Streaming {
 		t.Error("explicit streaming false was overridden by the text")
-	}
-	if w := []string{"turn 4"}; !reflect.DeepEqual(got.History, w) {
-		t.Errorf("WithHistory(1): got %q, want %q", got.History, w)
-	}
-	if got := FromTask(tk, WithHistory(0)).History; got != nil {
-		t.Errorf("WithHistory(0): got %q", got)
 	}
 }
 
@@ -263,26 +258,31 @@ func TestScopesNilVersusEmpty(t *testing.T) {
 
 func TestNeedCap(t *testing.T) {
 	text := strings.Repeat("word ", 1000)
-	got := FromText("t", text, WithMaxNeed(23)).Need
-	if got != "word word word word" {
+	if got := clean(text, 23); got != "word word word word" {
 		t.Errorf("Need = %q", got)
 	}
-	if got := FromText("t", "abcdefghij", WithMaxNeed(4)).Need; got != "abcd" {
+	if got := clean("abcdefghij", 4); got != "abcd" {
 		t.Errorf("a single long word is cut: %q", got)
 	}
-	if got := FromText("t", strings.Repeat("é", 3000)).Need; len([]rune(got)) != DefaultMaxNeed {
+	if got := fromText("t", strings.Repeat("é", 3000)).Need; len([]rune(got)) != DefaultMaxNeed {
 		t.Errorf("default cap: %d characters", len([]rune(got)))
 	}
 }
 
+// fromText is the requirement of a bare text: no files, no caller (so no
+// security or data-policy constraint).
+func fromText(id, text string) Requirement {
+	return FromTask(&task.Task{ID: id, Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}})
+}
+
 func TestFromTextDeterministic(t *testing.T) {
 	text := "reconcile these three supplier PDFs against PO-7781 and send me a JSON summary"
-	a, b := FromText("t-1", text), FromText("t-1", text)
+	a, b := fromText("t-1", text), fromText("t-1", text)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("two runs differ")
 	}
 	if a.Need != text || a.Scopes != nil || a.DataClass != "" {
-		t.Errorf("FromText = %+v", a)
+		t.Errorf("fromText = %+v", a)
 	}
 }
 
@@ -290,6 +290,6 @@ func BenchmarkFromText(b *testing.B) {
 	text := strings.Repeat("reconcile these three supplier PDFs against PO-7781 and send me a JSON summary. ", 20)
 	b.ReportAllocs()
 	for b.Loop() {
-		FromText("t", text)
+		fromText("t", text)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 )
 
 // Output types and streaming are read from the words of the request. Both
@@ -122,9 +122,9 @@ var (
 var formats = func() map[string]format {
 	m := map[string]format{
 		"markdown":     {types: []string{"text/markdown"}},
-		"excel":        {types: []string{typeXlsx}},
-		"spreadsheet":  {types: []string{"text/csv", typeXlsx}},
-		"powerpoint":   {types: []string{typePptx}},
+		"excel":        {types: []string{mediatype.Xlsx}},
+		"spreadsheet":  {types: []string{"text/csv", mediatype.Xlsx}},
+		"powerpoint":   {types: []string{mediatype.Pptx}},
 		"image":        {types: imageTypes},
 		"picture":      {types: imageTypes},
 		"photo":        {types: imageTypes},
@@ -132,15 +132,15 @@ var formats = func() map[string]format {
 		"video":        {types: videoTypes},
 		"text":         {types: []string{"text/plain"}, prepOnly: true, bare: true},
 		"speech":       {types: audioTypes, prepOnly: true, bare: true},
-		"word":         {types: []string{typeDocx}, prepOnly: true, noIn: true, bare: true},
+		"word":         {types: []string{mediatype.Docx}, prepOnly: true, noIn: true, bare: true},
 		"plaintext":    {types: []string{"text/plain"}},
-		"slides":       {types: []string{typePptx}},
-		"presentation": {types: []string{typePptx}, prepOnly: true},
+		"slides":       {types: []string{mediatype.Pptx}},
+		"presentation": {types: []string{mediatype.Pptx}, prepOnly: true},
 	}
 	// File extensions that are also names of formats people ask for.
 	for _, ext := range strings.Fields(`pdf csv tsv json txt md html xml yaml yml png jpg jpeg gif
 		webp svg mp3 wav ogg flac m4a mp4 webm mov zip docx xlsx xls pptx ics rtf`) {
-		m[ext] = format{types: []string{byExtension[ext]}}
+		m[ext] = format{types: []string{mediatype.OfExtension(ext)}}
 	}
 	return m
 }()
@@ -148,10 +148,10 @@ var formats = func() map[string]format {
 // phrases are two-word formats, keyed by their first word.
 var phrases = map[string]map[string][]string{
 	"plain":     {"text": {"text/plain"}},
-	"word":      {"document": {typeDocx}, "doc": {typeDocx}, "file": {typeDocx}},
-	"ms":        {"word": {typeDocx}, "excel": {typeXlsx}},
-	"microsoft": {"word": {typeDocx}, "excel": {typeXlsx}, "powerpoint": {typePptx}},
-	"slide":     {"deck": {typePptx}},
+	"word":      {"document": {mediatype.Docx}, "doc": {mediatype.Docx}, "file": {mediatype.Docx}},
+	"ms":        {"word": {mediatype.Docx}, "excel": {mediatype.Xlsx}},
+	"microsoft": {"word": {mediatype.Docx}, "excel": {mediatype.Xlsx}, "powerpoint": {mediatype.Pptx}},
+	"slide":     {"deck": {mediatype.Pptx}},
 }
 
 // topLevelTypes are the registered top-level media types; a word like
@@ -180,7 +180,7 @@ func formatAt(toks []token, i int) (f format, end int, ok bool) {
 		}
 	}
 	if strings.IndexByte(w, '/') > 0 {
-		if mt, ok := task.NormalizeMediaType(w); ok && !strings.Contains(mt, "*") {
+		if mt, ok := mediatype.Concrete(w); ok {
 			if top, _, _ := strings.Cut(mt, "/"); topLevelTypes[top] {
 				return format{types: []string{mt}}, i + 1, true
 			}

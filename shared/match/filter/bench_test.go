@@ -75,7 +75,7 @@ func BenchmarkApply(b *testing.B) {
 			b.ReportAllocs()
 			var res Result
 			for b.Loop() {
-				res = Apply(&r.req, cat)
+				res = apply(&r.req, cat)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(res.Keep)), "ns/skill")
 			b.ReportMetric(float64(res.Kept), "kept")

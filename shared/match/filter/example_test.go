@@ -9,7 +9,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/filter"
 )
 
-func ExampleApply() {
+func ExampleKeep() {
 	cat := &catalog.Catalog{Agents: []catalog.Agent{{
 		Card: &card.Card{
 			ID:                 "docs",
@@ -23,7 +23,8 @@ func ExampleApply() {
 		Status: catalog.DefaultStatus,
 	}}}
 	req := &extract.Requirement{InputTypes: []string{"application/pdf"}, OutputTypes: []string{"application/json"}}
-	res := filter.Apply(req, cat)
+	res := filter.Keep(req, cat)
+	res.Explain(req, cat)
 	fmt.Println(res.Keep, res.Kept)
 	for _, r := range res.Rejections {
 		fmt.Printf("%s/%s %s: %s\n", r.Agent, r.Skill, r.Rule, r.Reason)

@@ -34,6 +34,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 )
 
@@ -120,23 +121,12 @@ func Check(req *extract.Requirement, a *catalog.Agent, s *card.Skill, opts ...Op
 	return Verdict{OK: true, Demoted: c.demoted}
 }
 
-// Apply runs Check over every skill of the catalog. Agent-level rules run
-// once per agent, and skill-level rules run once per agent for the skills
-// that use the card's defaults, so a kept skill costs no allocation.
-//
-// It makes two passes: the first decides every skill without writing a
-// reason, the second writes the reasons of the rejected ones into a slice
-// of exactly the right size. Growing the slice instead costs several times
-// its size in copying when most of a large catalog is rejected.
-func Apply(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) Result {
-	res := Keep(req, cat, opts...)
-	res.Explain(req, cat, opts...)
-	return res
-}
-
-// Keep decides every skill of the catalog without writing reasons: the hot
-// path, which at 100,000 skills cannot afford a sentence per rejection.
-// Explain adds the reasons when someone asks.
+// Keep runs Check over every skill of the catalog without writing
+// reasons: the hot path, which at 100,000 skills cannot afford a sentence
+// per rejection. Explain adds the reasons when someone asks. Agent-level
+// rules run once per agent, and skill-level rules once per agent for the
+// skills that use the card's defaults, so a kept skill costs no
+// allocation.
 func Keep(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) Result {
 	if req == nil {
 		req = &extract.Requirement{}
@@ -323,10 +313,10 @@ func sameSlice[T any](a, b []T) bool {
 // inputsReason checks that the modes accept every wanted type.
 func inputsReason(modes, wanted []string, why bool) string {
 	for i, w := range wanted {
-		if covered(modes, w) {
+		if mediatype.Covers(modes, w) {
 			continue
 		}
-		if !declared(modes) {
+		if !mediatype.Declared(modes) {
 			return ""
 		}
 		if !why {
@@ -335,7 +325,7 @@ func inputsReason(modes, wanted []string, why bool) string {
 		// Name every type that is missing, not just the first.
 		missing := []string{w}
 		for _, w := range wanted[i+1:] {
-			if !covered(modes, w) {
+			if !mediatype.Covers(modes, w) {
 				missing = append(missing, w)
 			}
 		}
@@ -347,11 +337,11 @@ func inputsReason(modes, wanted []string, why bool) string {
 // outputsReason checks that the modes produce at least one wanted type.
 func outputsReason(modes, wanted []string, why bool) string {
 	for _, w := range wanted {
-		if covered(modes, w) {
+		if mediatype.Covers(modes, w) {
 			return ""
 		}
 	}
-	if !declared(modes) {
+	if !mediatype.Declared(modes) {
 		return ""
 	}
 	if !why {

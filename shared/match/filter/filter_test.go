@@ -11,45 +11,6 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 )
 
-func TestMediaTypeMatches(t *testing.T) {
-	tests := []struct {
-		offered, wanted string
-		want            bool
-	}{
-		{"application/pdf", "application/pdf", true},
-		{"Application/PDF", "application/pdf", true},
-		{"text/plain; charset=utf-8", "text/plain", true},
-		{" text/plain ", "TEXT/PLAIN", true},
-		{"image/*", "image/png", true},
-		{"IMAGE/*", "image/png", true},
-		{"image/*", "text/plain", false},
-		{"image/*", "imagex/png", false},
-		{"*/*", "application/pdf", true},
-		{"*/*", "image/svg+xml", true},
-		{"text", "text/plain", true},
-		{"text", "text/csv", false},
-		{"data", "application/json", true},
-		{"file", "application/pdf", true},
-		{"application/json", "text/plain", false},
-		{"text/plain", "text/plain-x", false},
-		// Not media types: ignored, match nothing.
-		{"banana", "banana", false},
-		{"*", "text/plain", false},
-		{"*/png", "image/png", false},
-		{"", "text/plain", false},
-		{"a/b/c", "a/b/c", false},
-		// Wanted wildcards are covered only by an equal or wider offer.
-		{"image/*", "image/*", true},
-		{"*/*", "image/*", true},
-		{"image/png", "image/*", false},
-	}
-	for _, tt := range tests {
-		if got := MediaTypeMatches(tt.offered, tt.wanted); got != tt.want {
-			t.Errorf("MediaTypeMatches(%q, %q) = %v, want %v", tt.offered, tt.wanted, got, tt.want)
-		}
-	}
-}
-
 const (
 	pdf  = "application/pdf"
 	csv  = "text/csv"
@@ -114,7 +75,7 @@ func runChecks(t *testing.T, tests []checkCase) {
 			}
 
 			// Apply over a one-skill catalog must agree with Check.
-			res := Apply(&tt.req, &catalog.Catalog{Agents: []catalog.Agent{*a}})
+			res := apply(&tt.req, &catalog.Catalog{Agents: []catalog.Agent{*a}})
 			if res.Keep[0] != v.OK || res.Demoted[0] != v.Demoted || (res.Kept == 1) != v.OK {
 				t.Errorf("Apply disagrees with Check: %+v vs %+v", res, v)
 			}
@@ -282,6 +243,14 @@ func TestRuleOrder(t *testing.T) {
 	})
 }
 
+// apply is Keep with every rejection explained, as a caller asking why
+// gets it.
+func apply(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) Result {
+	res := Keep(req, cat, opts...)
+	res.Explain(req, cat, opts...)
+	return res
+}
+
 func TestApply(t *testing.T) {
 	cat := &catalog.Catalog{Agents: []catalog.Agent{
 		{Card: &card.Card{ID: "up", DefaultInputModes: strs(pdf), DefaultOutputModes: strs(js), Skills: []card.Skill{
@@ -292,7 +261,7 @@ func TestApply(t *testing.T) {
 		{Card: &card.Card{ID: "slow", DefaultInputModes: strs(anyT), Skills: []card.Skill{{ID: "z"}}}, Status: catalog.Status{Health: catalog.Degraded}},
 		{Card: &card.Card{ID: "empty"}},
 	}}
-	got := Apply(&extract.Requirement{InputTypes: strs(pdf)}, cat)
+	got := apply(&extract.Requirement{InputTypes: strs(pdf)}, cat)
 	want := Result{
 		Keep:    []bool{true, false, true, false, false, true},
 		Demoted: []bool{false, false, false, false, false, true},
@@ -307,10 +276,10 @@ func TestApply(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 
-	if got := Apply(nil, cat); got.Kept != 4 || len(got.Rejections) != 2 {
+	if got := apply(nil, cat); got.Kept != 4 || len(got.Rejections) != 2 {
 		t.Errorf("nil requirement: %+v", got)
 	}
-	if got := Apply(&extract.Requirement{}, nil); got.Kept != 0 || got.Keep != nil {
+	if got := apply(&extract.Requirement{}, nil); got.Kept != 0 || got.Keep != nil {
 		t.Errorf("nil catalog: %+v", got)
 	}
 }
@@ -323,7 +292,7 @@ func TestApplyMatchesCheck(t *testing.T) {
 	for round := range 200 {
 		cat := randomCatalog(rng, 20, 8)
 		req := randomRequirement(rng)
-		res := Apply(&req, cat)
+		res := apply(&req, cat)
 		i, r := 0, 0
 		for ai := range cat.Agents {
 			a := &cat.Agents[ai]
@@ -355,7 +324,7 @@ func TestApplyAllocations(t *testing.T) {
 	}
 	// Nothing constrains: every skill kept, and the only allocation is the
 	// one for Keep and Demoted.
-	if n := testing.AllocsPerRun(10, func() { Apply(&extract.Requirement{}, cat) }); n != 1 {
+	if n := testing.AllocsPerRun(10, func() { apply(&extract.Requirement{}, cat) }); n != 1 {
 		t.Errorf("Apply with every skill kept: %v allocations, want 1", n)
 	}
 	// Reasons for skills on the card's defaults are made once per agent.
@@ -366,7 +335,7 @@ func TestApplyAllocations(t *testing.T) {
 			cat.Agents[ai].Card.Skills[si].InputModes = nil
 		}
 	}
-	if n := testing.AllocsPerRun(10, func() { Apply(req, cat) }); n > 50*2+20 {
+	if n := testing.AllocsPerRun(10, func() { apply(req, cat) }); n > 50*2+20 {
 		t.Errorf("Apply rejecting 1000 skills on defaults: %v allocations", n)
 	}
 }

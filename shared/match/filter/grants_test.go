@@ -32,7 +32,7 @@ func TestGrantsFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		req := &extract.Requirement{CallerID: tt.caller}
-		res := Apply(req, cat, WithGrants(g))
+		res := apply(req, cat, WithGrants(g))
 		var kept []string
 		for i, ref := range cat.Skills() {
 			if res.Keep[i] {
@@ -55,7 +55,7 @@ func TestGrantsFilter(t *testing.T) {
 		}
 	}
 	// Without grants configured every caller gets everything.
-	if res := Apply(&extract.Requirement{CallerID: "mallory"}, cat); res.Kept != 4 {
+	if res := apply(&extract.Requirement{CallerID: "mallory"}, cat); res.Kept != 4 {
 		t.Errorf("no grants: kept %d of 4", res.Kept)
 	}
 }

@@ -140,11 +140,6 @@ func less(a, b *Scored) bool {
 	return a.FusedRank < b.FusedRank
 }
 
-// Sort orders scored candidates best first; ties keep the fused order.
-func Sort(s []Scored) {
-	sort.SliceStable(s, func(i, j int) bool { return less(&s[i], &s[j]) })
-}
-
 // reason names the evidence that moved the score most, in words.
 func (l *Learned) reason(f []float64, s *Scored) string {
 	type contrib struct {

@@ -32,10 +32,6 @@ type trainConfig struct {
 	boost boostConfig
 }
 
-// WithTrees sets how many boosted trees to fit on top of the linear model
-// (default 150; 0 fits the linear model alone).
-func WithTrees(n int) TrainOption { return func(c *trainConfig) { c.boost.trees = n } }
-
 // WithL2 sets the ridge penalty on the standardised weights (default 1).
 func WithL2(l2 float64) TrainOption { return func(c *trainConfig) { c.l2 = l2 } }
 

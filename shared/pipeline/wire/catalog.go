@@ -69,20 +69,8 @@ func DecodeCatalogEntry(id string, data []byte) (catalog.Agent, error) {
 		if st.Clearance == "" {
 			st.Clearance = catalog.DefaultStatus.Clearance
 		}
-		switch st.Health {
-		case catalog.Up, catalog.Degraded, catalog.Down:
-		default:
-			return catalog.Agent{}, fmt.Errorf("%w: catalog entry %q: health %q: want up, degraded or down", ErrBadMessage, id, st.Health)
-		}
-		if _, ok := catalog.ClassRank(st.Clearance); !ok {
-			return catalog.Agent{}, fmt.Errorf("%w: catalog entry %q: clearance %q: want public, internal, confidential or restricted",
-				ErrBadMessage, id, st.Clearance)
-		}
-		// An entry without a verdict (older writers, or no trusted keys)
-		// is fine; a verdict nobody can read is not.
-		if sig := st.Signature; sig != (catalog.Signature{}) && !sig.Status.Valid() {
-			return catalog.Agent{}, fmt.Errorf("%w: catalog entry %q: signature status %q: want verified, unsigned or invalid",
-				ErrBadMessage, id, sig.Status)
+		if err := st.Validate(); err != nil {
+			return catalog.Agent{}, fmt.Errorf("%w: catalog entry %q: %w", ErrBadMessage, id, err)
 		}
 	}
 	return catalog.Agent{Card: c, Status: st}, nil

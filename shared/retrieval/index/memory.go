@@ -22,25 +22,6 @@ type FieldWeights struct {
 // DefaultFieldWeights favour the skill's name and tags.
 var DefaultFieldWeights = FieldWeights{Name: 3, Tags: 2, Description: 1.5, AgentName: 0.5, Examples: 1}
 
-// MemoryOption configures a Memory index.
-type MemoryOption func(*memoryConfig)
-
-type memoryConfig struct {
-	weights FieldWeights
-	workers int
-}
-
-// WithFieldWeights sets the BM25 field weights.
-func WithFieldWeights(w FieldWeights) MemoryOption {
-	return func(c *memoryConfig) { c.weights = w }
-}
-
-// WithWorkers sets how many goroutines scan vectors on large indexes
-// (default GOMAXPROCS).
-func WithWorkers(n int) MemoryOption {
-	return func(c *memoryConfig) { c.workers = n }
-}
-
 // Memory is the embedded in-process index. It is immutable once built and
 // safe for concurrent searches; a catalog change builds a new one.
 type Memory struct {
@@ -55,16 +36,15 @@ type Memory struct {
 }
 
 // NewMemory builds an in-memory index of docs with the embedder.
-func NewMemory(docs []Doc, emb embed.Embedder, opts ...MemoryOption) (*Memory, error) {
-	cfg := memoryConfig{weights: DefaultFieldWeights, workers: runtime.GOMAXPROCS(0)}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	st, err := BuildStats(docs, emb, cfg.weights, cfg.workers)
+// It weighs fields with DefaultFieldWeights and scans with GOMAXPROCS
+// goroutines.
+func NewMemory(docs []Doc, emb embed.Embedder) (*Memory, error) {
+	workers := runtime.GOMAXPROCS(0)
+	st, err := BuildStats(docs, emb, DefaultFieldWeights, workers)
 	if err != nil {
 		return nil, err
 	}
-	m := &Memory{docs: docs, lex: st.Lex, exLex: st.ExLex, vs: st.Vectors, emb: emb, workers: max(cfg.workers, 1)}
+	m := &Memory{docs: docs, lex: st.Lex, exLex: st.ExLex, vs: st.Vectors, emb: emb, workers: max(workers, 1)}
 	return m, nil
 }
 

@@ -23,13 +23,13 @@ const (
 
 func (h *health) up(log *zap.Logger, url string) {
 	if h.set(stateUp) && log != nil {
-		log.Info("weaviate reachable", zap.String("task_id", ""), zap.String("url", url))
+		log.Info("weaviate reachable", zap.String("url", url))
 	}
 }
 
 func (h *health) down(log *zap.Logger, url string, err error) {
 	if h.set(stateDown) && log != nil {
-		log.Error("weaviate unreachable", zap.String("task_id", ""), zap.String("url", url), zap.Error(err))
+		log.Error("weaviate unreachable", zap.String("url", url), zap.Error(err))
 	}
 }
 

@@ -114,8 +114,8 @@ func TestPipelineWeaviateRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := pipeline.StartAll(ctx, js, pipeline.NewStages(m), pipeline.Config{
-		MaxDeliver: 4, BackOff: []time.Duration{time.Second, time.Second, time.Second}, Retry: 2 * time.Second,
+	g, err := pipeline.StartAll(ctx, js, pipeline.NewSnapshots(m), pipeline.Config{
+		MaxDeliver: 4, BackOff: []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second}, Retry: 2 * time.Second,
 		Log: log, Ties: &decide.TieConfig{Epsilon: decide.DefaultTieConfig.Epsilon},
 	})
 	if err != nil {

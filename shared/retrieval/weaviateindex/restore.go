@@ -75,7 +75,7 @@ func (x *Index) startRestore(what string) {
 		return
 	}
 	if x.cfg.Log != nil {
-		x.cfg.Log.Error("weaviate index gone; importing it again", zap.String("task_id", ""), zap.String("missing", what))
+		x.cfg.Log.Error("weaviate index gone; importing it again", zap.String("missing", what))
 	}
 	go func() {
 		defer x.restoring.Store(false)
@@ -87,10 +87,10 @@ func (x *Index) startRestore(what string) {
 			return
 		}
 		if err != nil {
-			x.cfg.Log.Error("weaviate index not restored; will retry on the next search", zap.String("task_id", ""), zap.Error(err))
+			x.cfg.Log.Error("weaviate index not restored; will retry on the next search", zap.Error(err))
 			return
 		}
-		x.cfg.Log.Info("weaviate index restored", zap.String("task_id", ""), zap.Duration("took", time.Since(t0).Round(time.Millisecond)))
+		x.cfg.Log.Info("weaviate index restored", zap.Duration("took", time.Since(t0).Round(time.Millisecond)))
 	}()
 }
 

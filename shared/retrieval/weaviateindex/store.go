@@ -290,11 +290,11 @@ func (x *Index) store(ctx context.Context, vecs [][][]float32, hashes []string, 
 		if !isZero(v) {
 			o["vectors"] = map[string]any{"text": v}
 		}
-		obj, err := decodeAs(argOf((*batch.ObjectsBatcher).WithObject), o)
+		obj, err := decodeAs(argOfVariadic((*batch.ObjectsBatcher).WithObjects), o)
 		if err != nil {
 			return fmt.Errorf("weaviate index: object %s: %w", key, err)
 		}
-		adds = append(adds, func(b *batch.ObjectsBatcher) { b.WithObject(obj) })
+		adds = append(adds, func(b *batch.ObjectsBatcher) { b.WithObjects(obj) })
 		keys = append(keys, key)
 		if len(adds) >= x.cfg.BatchSize {
 			return flush()

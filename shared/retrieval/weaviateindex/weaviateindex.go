@@ -221,10 +221,10 @@ func Builder(cfg Config) func([]index.Doc, embed.Embedder) (index.Index, error) 
 			return
 		}
 		if err != nil {
-			cfg.Log.Warn("stale weaviate collections not dropped", zap.String("task_id", ""), zap.Error(err))
+			cfg.Log.Warn("stale weaviate collections not dropped", zap.Error(err))
 			return
 		}
-		cfg.Log.Info("stale weaviate collections dropped", zap.String("task_id", ""), zap.Stringers("collections", stale),
+		cfg.Log.Info("stale weaviate collections dropped", zap.Stringers("collections", stale),
 			zap.String("serving", x.version))
 	}
 	return func(docs []index.Doc, emb embed.Embedder) (index.Index, error) {
