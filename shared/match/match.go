@@ -21,6 +21,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/filter"
 	"github.com/skillmatch/skillmatch/shared/match/model"
 	"github.com/skillmatch/skillmatch/shared/match/rerank"
+	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
@@ -42,6 +43,7 @@ type config struct {
 	filters   []filter.Option
 	grants    *grants.Grants
 	newIndex  func([]index.Doc, embed.Embedder) (index.Index, error)
+	followups settle.Store
 	log       *zap.Logger
 }
 
@@ -91,6 +93,11 @@ func WithGrants(g *grants.Grants) Option {
 func WithIndex(f func([]index.Doc, embed.Embedder) (index.Index, error)) Option {
 	return func(c *config) { c.newIndex = f }
 }
+
+// WithFollowups records Match's delegations in store, so that a later task
+// continuing one (message.taskId) keeps its agent, skill and context (nil,
+// the default: follow-ups are refused).
+func WithFollowups(store settle.Store) Option { return func(c *config) { c.followups = store } }
 
 // WithLogger sets the logger (default: none).
 func WithLogger(l *zap.Logger) Option { return func(c *config) { c.log = l } }
@@ -189,10 +196,6 @@ func (m *Matcher) Index() index.Index { return m.idx }
 // Policy returns the decision policy.
 func (m *Matcher) Policy() decide.Policy { return m.policy }
 
-// Grants returns the grants the matcher filters with (nil: none
-// configured), for the decider's checks on a skill it did not rank.
-func (m *Matcher) Grants() *grants.Grants { return m.cfg.grants }
-
 // Shortlist is the filter and retrieval answer for a requirement.
 type Shortlist struct {
 	Rejections []filter.Rejection
@@ -215,7 +218,12 @@ type Result struct {
 	Shortlist   *Shortlist
 	Ranked      []Ranked
 	Decision    decide.Decision
-	Timings     Timings
+	// Pinned is true when the task fixed the skill itself (a named skill,
+	// a follow-up) rather than the policy choosing it.
+	Pinned bool
+	// ContextID is the context id a delegation carries ("" for none).
+	ContextID string
+	Timings   Timings
 }
 
 // Timings of each stage.
@@ -263,7 +271,9 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 
 // Rejections says why each filtered-out skill was removed.
 func (m *Matcher) Rejections(req *extract.Requirement) []filter.Rejection {
-	return filter.Apply(req, m.cat, m.cfg.filters...).Rejections
+	fr := filter.Keep(req, m.cat, m.cfg.filters...)
+	fr.Explain(req, m.cat, m.cfg.filters...)
+	return fr.Rejections
 }
 
 // queryText is what the retrievers search with: the need, and for a short
@@ -327,11 +337,21 @@ func (m *Matcher) RankCalibrated(ctx context.Context, req *extract.Requirement, 
 // filters and retrievers did not shortlist.
 var ErrOutsideShortlist = errors.New("reranker chose outside the shortlist")
 
-// Decide is stage 4.
-func (m *Matcher) Decide(ranked []Ranked) decide.Decision {
+// Decide is stage 4: the policy's decision on the ranked candidates, in
+// the order it ranks them.
+func (m *Matcher) Decide(ranked []Ranked) (decide.Decision, []decide.Option) {
 	opts := Options(ranked)
 	m.policy.Order(opts)
-	return m.policy.Decide(opts)
+	return m.policy.Decide(opts), opts
+}
+
+// Settler is the settle step over this matcher's catalog and grants, with
+// the given follow-up store (nil: the matcher's own, see WithFollowups).
+func (m *Matcher) Settler(store settle.Store) *settle.Settler {
+	if store == nil {
+		store = m.cfg.followups
+	}
+	return &settle.Settler{Catalog: m.cat, Grants: m.cfg.grants, Store: store}
 }
 
 // Options converts ranked candidates into the decider's options.
@@ -364,7 +384,12 @@ func (m *Matcher) Match(ctx context.Context, t *task.Task) (*Result, error) {
 		return nil, fmt.Errorf("match task %s: %w", t.ID, err)
 	}
 	t3 := time.Now()
-	res.Decision = m.Decide(res.Ranked)
+	d, opts := m.Decide(res.Ranked)
+	st, err := m.Settler(nil).Settle(ctx, t, d, opts, t.ID)
+	if err != nil {
+		return nil, fmt.Errorf("match task %s: %w", t.ID, err)
+	}
+	res.Decision, res.Pinned, res.ContextID = st.Decision, st.Pinned, st.ContextID
 	t4 := time.Now()
 	res.Timings = Timings{Extract: t1.Sub(t0), Retrieve: t2.Sub(t1), Rerank: t3.Sub(t2), Decide: t4.Sub(t3)}
 	m.log.Debug("matched", zap.String("task_id", t.ID), zap.String("action", string(res.Decision.Action)),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/calibrate"
@@ -285,11 +286,6 @@ func rankedKeys(res *match.Result) []string {
 	return keys
 }
 
-func agentOf(key string) string {
-	a, _, _ := strings.Cut(key, "/")
-	return a
-}
-
 // decisionKeys lists every skill a decision names: chosen, fallbacks and
 // clarify candidates.
 func decisionKeys(d decide.Decision) []string {
@@ -445,7 +441,7 @@ func accepts(modes []string, mediaType string) bool {
 	if len(modes) == 0 {
 		return true // undeclared modes are not filtered on
 	}
-	return slices.ContainsFunc(modes, func(o string) bool { return filter.MediaTypeMatches(o, mediaType) })
+	return slices.ContainsFunc(modes, func(o string) bool { return mediatype.Matches(o, mediaType) })
 }
 
 func rejectionsByKey(sl *match.Shortlist) map[string]filter.Rejection {
@@ -808,7 +804,7 @@ func TestRerankerCannotChooseOutsideShortlist(t *testing.T) {
 			}
 			ranked, err := m.Rank(context.Background(), &req, sl)
 			if err == nil {
-				d := m.Decide(ranked)
+				d, _ := m.Decide(ranked)
 				if tc.bad != "" && slices.Contains(decisionKeys(d), tc.bad) {
 					t.Errorf("decision names %s, which the filters removed or which does not exist", tc.bad)
 				}
@@ -841,9 +837,8 @@ func (reverse) Rerank(_ context.Context, in *rerank.Input) ([]rerank.Scored, err
 	n := len(in.Result.Candidates)
 	out := make([]rerank.Scored, n)
 	for i, c := range in.Result.Candidates {
-		out[i] = rerank.Scored{Candidate: c, Score: float64(i)}
+		out[n-1-i] = rerank.Scored{Candidate: c, Score: float64(i)}
 	}
-	rerank.Sort(out)
 	return out, nil
 }
 

@@ -86,7 +86,7 @@ func BenchmarkPipeline(b *testing.B) {
 		if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_INFLIGHT")); err == nil {
 			cfg.MaxInFlight = v
 		}
-		g, err := StartAll(ctx, js, NewStages(m), cfg)
+		g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func mustJSON(t *task.Task) json.RawMessage {
 // Run: go test -run '^$' -bench 'Stages|MatchInProcess' ./shared/pipeline/
 func BenchmarkStages(b *testing.B) {
 	m := testMatcher(b)
-	s := NewStages(m)
+	s := newTestStages(m)
 	tasks := genTasks(m, 500, 5)
 	msgs := make([][]byte, len(tasks))
 	for i, tk := range tasks {

@@ -45,8 +45,7 @@ func TestRerankerHotReloadsCalibration(t *testing.T) {
 	}
 
 	_, js, ctx := serve(t, 60*time.Second)
-	stages := NewStages(m)
-	g, err := StartAll(ctx, js, stages, testConfig(t))
+	g, err := StartAll(ctx, js, NewSnapshots(m), testConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,9 +93,9 @@ func TestRerankerHotReloadsCalibration(t *testing.T) {
 	waitRev := func(rev uint64) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
-		for stages.CalibrationRevision() < rev {
+		for g.Reranker.CalibrationRevision() < rev {
 			if time.Now().After(deadline) {
-				t.Fatalf("reranker has calibration revision %d, want %d", stages.CalibrationRevision(), rev)
+				t.Fatalf("reranker has calibration revision %d, want %d", g.Reranker.CalibrationRevision(), rev)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
@@ -141,7 +140,7 @@ func TestRerankerHotReloadsCalibration(t *testing.T) {
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
-	if got := stages.CalibrationRevision(); got != lowRev {
+	if got := g.Reranker.CalibrationRevision(); got != lowRev {
 		t.Errorf("calibration revision %d after bad values, want %d", got, lowRev)
 	}
 	abstainAll("bad")
@@ -161,7 +160,7 @@ func TestRerankerHotReloadsCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for stages.Calibrator() != nil {
+	for g.Reranker.Calibrator() != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("calibration not dropped after the key was deleted")
 		}

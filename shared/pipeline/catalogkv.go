@@ -256,7 +256,7 @@ func (s *catalogState) catalog() *catalog.Catalog {
 // fingerprints agree.
 type BuildFunc func(*catalog.Catalog) (*match.Matcher, error)
 
-// CatalogWatch keeps a Stages' matcher built on the catalog bucket.
+// CatalogWatch keeps a Snapshots' matcher built on the catalog bucket.
 type CatalogWatch struct {
 	applied atomic.Uint64
 	cancel  context.CancelFunc
@@ -283,7 +283,7 @@ func (w *CatalogWatch) Stop() {
 // reason (and removes that agent); the stage keeps going. It returns once
 // the bucket's current state is loaded (an empty bucket gives an empty
 // catalog, on which every task is abstained).
-func (s *Stages) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, build BuildFunc, log *zap.Logger) (*CatalogWatch, error) {
+func (s *Snapshots) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, build BuildFunc, log *zap.Logger) (*CatalogWatch, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -298,21 +298,21 @@ func (s *Stages) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, build 
 	ready := make(chan error, 1)
 	rebuild := func() error {
 		for _, e := range st.errs {
-			log.Warn("catalog entry skipped", zap.String("task_id", ""), zap.String("reason", e.Error()))
+			log.Warn("catalog entry skipped", zap.String("reason", e.Error()))
 		}
 		st.errs = nil
 		cat := st.catalog()
 		t0 := time.Now()
 		m, err := build(cat)
 		if err != nil {
-			log.Error("catalog not rebuilt; keeping the previous one", zap.String("task_id", ""), zap.Uint64("revision", st.rev), zap.Error(err))
+			log.Error("catalog not rebuilt; keeping the previous one", zap.Uint64("revision", st.rev), zap.Error(err))
 			return err
 		}
 		old := s.Fingerprint()
 		fp := s.SetMatcher(m)
 		w.applied.Store(st.rev)
 		if fp != old {
-			log.Info("catalog loaded", zap.String("task_id", ""), zap.Uint64("revision", st.rev), zap.Int("agents", len(cat.Agents)),
+			log.Info("catalog loaded", zap.Uint64("revision", st.rev), zap.Int("agents", len(cat.Agents)),
 				zap.Int("skills", len(cat.Skills())), zap.String("fingerprint", fp), zap.Duration("build", time.Since(t0)))
 		}
 		return nil

@@ -68,20 +68,20 @@ func TestCatalogBucketLive(t *testing.T) {
 	}
 
 	core, logs := observer.New(zap.WarnLevel)
-	stages := NewStages(nil)
+	stages := NewSnapshots(nil)
 	w1, err := stages.WatchCatalog(ctx, kv, buildDefault, zap.New(core))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w1.Stop()
-	replica := NewStages(nil)
+	replica := NewSnapshots(nil)
 	w2, err := replica.WatchCatalog(ctx, kv, buildDefault, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w2.Stop()
 	without := stages.Fingerprint()
-	if without == "" || without == NewStages(ref).Fingerprint() {
+	if without == "" || without == NewSnapshots(ref).Fingerprint() {
 		t.Fatalf("fingerprint without %s: %q", agent, without)
 	}
 	if _, ok := stages.Matcher().Catalog().Agent(agent); ok {
@@ -126,7 +126,7 @@ func TestCatalogBucketLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitRevision(t, rev, w1, w2)
-	if got, want := stages.Fingerprint(), NewStages(ref).Fingerprint(); got != want {
+	if got, want := stages.Fingerprint(), NewSnapshots(ref).Fingerprint(); got != want {
 		t.Fatalf("after the add: fingerprint %s, want the full catalog's %s", got, want)
 	}
 	delegated := 0
@@ -223,7 +223,7 @@ func TestStagesKeepRecentSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewStages(ref)
+	s := NewSnapshots(ref)
 	old := s.Fingerprint()
 	if fp := s.SetMatcher(smaller); fp == old || s.snapshotFor(old) == nil || s.snapshotFor(fp) == nil {
 		t.Fatalf("swap: %s -> %s", old, fp)

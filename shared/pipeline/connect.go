@@ -47,11 +47,11 @@ func Connect(cfg ConnectConfig, log *zap.Logger) (*nats.Conn, jetstream.JetStrea
 		nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
-				log.Warn("nats disconnected", zap.String("task_id", ""), zap.Error(err))
+				log.Warn("nats disconnected", zap.Error(err))
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
-			log.Info("nats reconnected", zap.String("task_id", ""), zap.String("url", nc.ConnectedUrlRedacted()))
+			log.Info("nats reconnected", zap.String("url", nc.ConnectedUrlRedacted()))
 		}),
 	}
 	if cfg.Creds != "" {

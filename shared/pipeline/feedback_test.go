@@ -54,8 +54,7 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 	_, js, ctx := serve(t, 60*time.Second)
 	cfg := testConfig(t)
 	cfg.FeedbackInterval = 200 * time.Millisecond
-	stages := NewStages(m)
-	g, err := StartAll(ctx, js, stages, cfg)
+	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +122,13 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 
 	// The decider watches the bucket.
 	deadline = time.Now().Add(10 * time.Second)
-	for stages.PosteriorsRevision() < rev {
+	for g.Decider.PosteriorsRevision() < rev {
 		if time.Now().After(deadline) {
-			t.Fatalf("decider has posteriors revision %d, want %d", stages.PosteriorsRevision(), rev)
+			t.Fatalf("decider has posteriors revision %d, want %d", g.Decider.PosteriorsRevision(), rev)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if mean, _ := stages.Posteriors().Mean("travel-concierge/book-flight"); math.Abs(mean-0.9) > 0.05 {
+	if mean, _ := g.Decider.Posteriors().Mean("travel-concierge/book-flight"); math.Abs(mean-0.9) > 0.05 {
 		t.Errorf("decider's posterior mean of book-flight %.3f", mean)
 	}
 
@@ -166,9 +165,8 @@ func TestDeciderBreaksTiesWithPosteriors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewStages(m)
-	s.SetTies(decide.TieConfig{Epsilon: 0.02}, DefaultTieSeed)
-	w, err := s.WatchModel(ctx, kv, nil)
+	s := newTestStages(m, DeciderConfig{Ties: decide.TieConfig{Epsilon: 0.02}})
+	w, err := WatchModel(ctx, kv, s.de, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,9 +217,9 @@ func TestDeciderBreaksTiesWithPosteriors(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for s.PosteriorsRevision() < rev {
+	for s.de.PosteriorsRevision() < rev {
 		if time.Now().After(deadline) {
-			t.Fatalf("decider has posteriors revision %d, want %d", s.PosteriorsRevision(), rev)
+			t.Fatalf("decider has posteriors revision %d, want %d", s.de.PosteriorsRevision(), rev)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -335,6 +333,7 @@ func TestFeedbackRefitCalibrationDrift(t *testing.T) {
 func TestFeedbackCrashLosesNoOutcome(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.BackOff = []time.Duration{time.Second}
+	cfg.Retry = time.Second
 	js, ctx := embedded(t, cfg)
 	kv, err := ModelKV(ctx, js, "")
 	if err != nil {

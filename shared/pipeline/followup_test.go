@@ -15,37 +15,38 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
-// memFollowups is a FollowupStore in memory; err makes every call fail,
+// memFollowups is a settle.Store in memory; err makes every call fail,
 // as an unreachable store does.
 type memFollowups struct {
 	mu   sync.Mutex
-	recs map[string]wire.TaskRecord
+	recs map[string]settle.Record
 	err  error
 }
 
-func newMemFollowups(recs ...wire.TaskRecord) *memFollowups {
-	f := &memFollowups{recs: map[string]wire.TaskRecord{}}
+func newMemFollowups(recs ...settle.Record) *memFollowups {
+	f := &memFollowups{recs: map[string]settle.Record{}}
 	for _, r := range recs {
 		f.recs[r.TaskID] = r
 	}
 	return f
 }
 
-func (f *memFollowups) Get(_ context.Context, id string) (wire.TaskRecord, bool, error) {
+func (f *memFollowups) Get(_ context.Context, id string) (settle.Record, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, ok := f.recs[id]
 	return r, ok, f.err
 }
 
-func (f *memFollowups) Put(_ context.Context, r wire.TaskRecord) (wire.TaskRecord, error) {
+func (f *memFollowups) Put(_ context.Context, r settle.Record) (settle.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
-		return wire.TaskRecord{}, f.err
+		return settle.Record{}, f.err
 	}
 	if old, ok := f.recs[r.TaskID]; ok {
 		return old, nil
@@ -114,11 +115,11 @@ func TestDecideFollowups(t *testing.T) {
 	// fixes its skill must not follow it.
 	weather := decide.Option{Key: "world-info/weather-forecast", AgentID: "world-info", SkillID: "weather-forecast", Score: 9, Prob: 0.97}
 	triageOpt := decide.Option{Key: triage, AgentID: "support-triage", SkillID: "triage-ticket", Score: 9, Prob: 0.95}
-	rec := func(id, key, ctxID, caller string) wire.TaskRecord {
+	rec := func(id, key, ctxID, caller string) settle.Record {
 		agent, skill, _ := strings.Cut(key, "/")
-		return wire.TaskRecord{TaskID: id, DecisionID: wire.DecisionID(id), AgentID: agent, SkillID: skill, ContextID: ctxID, CallerID: caller}
+		return settle.Record{TaskID: id, DecisionID: wire.DecisionID(id), AgentID: agent, SkillID: skill, ContextID: ctxID, CallerID: caller}
 	}
-	earlier := []wire.TaskRecord{
+	earlier := []settle.Record{
 		rec("t-alice", triage, "", "alice"),
 		rec("t-bob", triage, "agent-ctx", "bob"),
 		rec("t-carol", triage, "", "carol"), // carol's grant on support-triage is gone
@@ -135,19 +136,19 @@ func TestDecideFollowups(t *testing.T) {
 		// wantContext is the request's contextId (nil: none).
 		wantContext any
 		routed      bool
-		record      *wire.TaskRecord
+		record      *settle.Record
 	}{
 		{name: "skill grant, named skill: routed, caller's context dropped",
 			task:       `{"id":"n-1","message":{"contextId":"c-own","parts":[{"text":"triage this ticket"}]},"caller":{"id":"alice"},"constraints":{"skillId":"support-triage/triage-ticket"}}`,
 			candidates: []decide.Option{weather}, want: decide.Delegate, wantSkill: triage, wantReason: "the caller named skill " + triage,
-			routed: true, record: &wire.TaskRecord{TaskID: "n-1", AgentID: "support-triage", SkillID: "triage-ticket", CallerID: "alice"}},
+			routed: true, record: &settle.Record{TaskID: "n-1", AgentID: "support-triage", SkillID: "triage-ticket", CallerID: "alice"}},
 		{name: "skill grant, policy's choice: caller's context dropped",
 			task:       `{"id":"n-2","message":{"contextId":"c-own","parts":[{"text":"triage this ticket"}]},"caller":{"id":"alice"}}`,
 			candidates: []decide.Option{triageOpt}, want: decide.Delegate, wantSkill: triage, routed: true},
 		{name: "whole grant keeps the caller's context",
 			task:       `{"id":"n-3","message":{"contextId":"c-own","parts":[{"text":"draft a reply"}]},"caller":{"id":"bob"},"constraints":{"skillId":"support-triage/draft-reply"}}`,
 			candidates: []decide.Option{weather}, want: decide.Delegate, wantSkill: reply, wantContext: "c-own", routed: true,
-			record: &wire.TaskRecord{TaskID: "n-3", AgentID: "support-triage", SkillID: "draft-reply", ContextID: "c-own", CallerID: "bob"}},
+			record: &settle.Record{TaskID: "n-3", AgentID: "support-triage", SkillID: "draft-reply", ContextID: "c-own", CallerID: "bob"}},
 		{name: "whole grant on a non-routing agent: sent unrouted, context kept",
 			task:       `{"id":"n-4","message":{"contextId":"c-own","parts":[{"text":"book a flight"}]},"caller":{"id":"carol"},"constraints":{"skillId":"travel-concierge/book-flight"}}`,
 			candidates: []decide.Option{weather}, want: decide.Delegate, wantSkill: flight, wantContext: "c-own"},
@@ -167,7 +168,7 @@ func TestDecideFollowups(t *testing.T) {
 			task:       `{"id":"f-1","message":{"taskId":"t-bob","parts":[{"text":"and mark it urgent"}]},"caller":{"id":"bob"}}`,
 			candidates: []decide.Option{weather}, want: decide.Delegate, wantSkill: triage, wantContext: "agent-ctx", routed: true,
 			wantReason: "follow-up of task t-bob keeps its skill " + triage,
-			record:     &wire.TaskRecord{TaskID: "f-1", AgentID: "support-triage", SkillID: "triage-ticket", ContextID: "agent-ctx", CallerID: "bob"}},
+			record:     &settle.Record{TaskID: "f-1", AgentID: "support-triage", SkillID: "triage-ticket", ContextID: "agent-ctx", CallerID: "bob"}},
 		{name: "follow-up naming its own skill",
 			task:       `{"id":"f-2","message":{"taskId":"t-bob","contextId":"agent-ctx","parts":[{"text":"and mark it urgent"}]},"caller":{"id":"bob"},"constraints":{"skillId":"support-triage/triage-ticket"}}`,
 			candidates: []decide.Option{weather}, want: decide.Delegate, wantSkill: triage, wantContext: "agent-ctx", routed: true},
@@ -198,11 +199,12 @@ func TestDecideFollowups(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewStages(m)
 			store := newMemFollowups(earlier...)
-			if !tt.noStore {
-				s.SetFollowups(store)
+			cfg := DeciderConfig{Followups: store}
+			if tt.noStore {
+				cfg.Followups = nil
 			}
+			s := NewDecider(NewSnapshots(m), cfg)
 			var id struct {
 				ID string `json:"id"`
 			}
@@ -260,9 +262,8 @@ func TestDecideFollowupStore(t *testing.T) {
 	triage := decide.Option{Key: "support-triage/triage-ticket", AgentID: "support-triage", SkillID: "triage-ticket", Score: 9, Prob: 0.95}
 	reply := decide.Option{Key: "support-triage/draft-reply", AgentID: "support-triage", SkillID: "draft-reply", Score: 9, Prob: 0.95}
 
-	s := NewStages(m)
 	store := newMemFollowups()
-	s.SetFollowups(store)
+	s := NewDecider(NewSnapshots(m), DeciderConfig{Followups: store})
 	first := decideRanked(t, s, "r-1", taskJSON, []decide.Option{triage})
 	if first.Action != decide.Delegate || first.Chosen.Key != triage.Key {
 		t.Fatalf("first delivery: %+v", first.Decision)
@@ -285,8 +286,8 @@ func TestDecideFollowupStore(t *testing.T) {
 	for _, tk := range []string{taskJSON, `{"id":"r-2","message":{"taskId":"r-1","parts":[{"text":"more"}]},"caller":{"id":"bob"}}`} {
 		var id struct{ ID string }
 		_ = json.Unmarshal([]byte(tk), &id)
-		in, _ := json.Marshal(wire.Ranked{V: wire.Version, TaskID: id.ID, Task: json.RawMessage(tk), Catalog: s.Fingerprint(), Candidates: []decide.Option{triage}})
-		res, err := s.Decide(context.Background(), Msg{Data: in})
+		in, _ := json.Marshal(wire.Ranked{V: wire.Version, TaskID: id.ID, Task: json.RawMessage(tk), Catalog: s.snaps.Fingerprint(), Candidates: []decide.Option{triage}})
+		res, err := s.Handle(context.Background(), Msg{Data: in})
 		if err == nil || errors.Is(err, ErrBadInput) || len(res.Out) != 0 {
 			t.Errorf("%s with the store down: err %v, outputs %d; want a transient error and nothing published", id.ID, err, len(res.Out))
 		}
@@ -294,13 +295,13 @@ func TestDecideFollowupStore(t *testing.T) {
 }
 
 // decideRanked runs the decider on a ranking of the task.
-func decideRanked(t *testing.T, s *Stages, id, taskJSON string, candidates []decide.Option) *wire.Decision {
+func decideRanked(t *testing.T, s *Decider, id, taskJSON string, candidates []decide.Option) *wire.Decision {
 	t.Helper()
-	in, err := json.Marshal(wire.Ranked{V: wire.Version, TaskID: id, Task: json.RawMessage(taskJSON), Catalog: s.Fingerprint(), Candidates: candidates})
+	in, err := json.Marshal(wire.Ranked{V: wire.Version, TaskID: id, Task: json.RawMessage(taskJSON), Catalog: s.snaps.Fingerprint(), Candidates: candidates})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Decide(context.Background(), Msg{Data: in})
+	res, err := s.Handle(context.Background(), Msg{Data: in})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,9 +345,7 @@ func TestPipelineFollowups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stages := NewStages(m)
-	stages.SetFollowups(store)
-	g, err := StartAll(ctx, js, stages, cfg)
+	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

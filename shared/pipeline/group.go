@@ -9,8 +9,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Group runs every stage of the pipeline in one process: the four
-// matching stages, the feedback stage and the dead-letter watcher.
+// Group runs stages of the pipeline in one process: all of them
+// (StartAll, `skillmatch run`) or the one a service runs (Start).
 type Group struct {
 	runner *Runner
 	mu     sync.Mutex
@@ -18,43 +18,97 @@ type Group struct {
 	run    map[string]*Running
 	fb     *FeedbackStage
 	model  *ModelWatch
+
+	// The stages built, nil when not part of the group.
+	Decider  *Decider
+	Reranker *Reranker
 }
 
-// StartAll creates the streams and buckets and starts every stage: the
-// feedback stage restores its posteriors from the model bucket, and the
-// decider watches them (and breaks near-ties as cfg.Ties says).
-func StartAll(ctx context.Context, js jetstream.JetStream, stages *Stages, cfg Config) (*Group, error) {
-	cfg = cfg.withDefaults()
+// StartAll creates the streams and buckets and starts every stage plus
+// the dead-letter watcher.
+func StartAll(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Config) (*Group, error) {
 	if err := SetupStreams(ctx, js, cfg); err != nil {
 		return nil, err
 	}
+	return Start(ctx, js, snaps, cfg, append(slices.Clone(StageNames), StageDeadLetters)...)
+}
+
+// Start builds and starts the named stages (StageNames, and
+// StageDeadLetters for the watcher that dead-letters messages past their
+// max deliveries) with what each needs: the feedback stage restores its
+// posteriors from the model bucket and refits the calibration; the
+// decider opens the follow-up store and, like the reranker, watches the
+// model bucket. The matching stages match on snaps. The streams and
+// buckets must exist (SetupStreams).
+func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Config, names ...string) (g *Group, err error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
 	r := NewRunner(js, cfg)
-	g := &Group{runner: r, run: map[string]*Running{}}
-	stages.SetTies(*cfg.Ties, cfg.TieSeed)
-	fu, err := OpenFollowups(ctx, js, cfg.Followups.Bucket)
-	if err != nil {
-		return nil, err
+	g = &Group{runner: r, run: map[string]*Running{}}
+	defer func() {
+		if err != nil {
+			g.Stop()
+		}
+	}()
+	if snaps == nil {
+		snaps = NewSnapshots(nil)
 	}
-	stages.SetFollowups(fu)
-	mkv, err := ModelKV(ctx, js, cfg.ModelBucket)
-	if err != nil {
-		return nil, err
+	for _, name := range names {
+		var h Handler
+		switch name {
+		case StageExtractor:
+			h = NewExtractor().Handle
+		case StageRetriever:
+			rt := NewRetriever(snaps)
+			st := stageSpec(name, cfg.Streams, rt.Handle)
+			st.Ready = rt.Ready
+			g.specs = append(g.specs, st)
+			continue
+		case StageReranker:
+			g.Reranker = NewReranker(snaps)
+			h = g.Reranker.Handle
+		case StageDecider:
+			store := cfg.Followups.Store
+			if store == nil {
+				if store, err = OpenFollowups(ctx, js, cfg.Followups.Bucket); err != nil {
+					return nil, err
+				}
+			}
+			g.Decider = NewDecider(snaps, DeciderConfig{Ties: *cfg.Ties, TieSeed: cfg.TieSeed, Followups: store})
+			h = g.Decider.Handle
+		case StageFeedback:
+			mkv, err := ModelKV(ctx, js, cfg.ModelBucket)
+			if err != nil {
+				return nil, err
+			}
+			if g.fb, err = NewFeedbackStage(ctx, mkv, cfg.FeedbackEvery, cfg.FeedbackInterval, cfg.Log); err != nil {
+				return nil, err
+			}
+			if cfg.RefitInterval > 0 {
+				g.fb.StartRefit(js, RefitConfig{Streams: cfg.Streams, Interval: cfg.RefitInterval, Window: cfg.RefitWindow})
+			}
+			h = g.fb.Handle
+		case StageDeadLetters:
+			g.specs = append(g.specs, r.DeadLetterStage())
+			continue
+		default:
+			return nil, fmt.Errorf("pipeline: no stage %q", name)
+		}
+		g.specs = append(g.specs, stageSpec(name, cfg.Streams, h))
 	}
-	if g.fb, err = NewFeedbackStage(ctx, mkv, cfg.FeedbackEvery, cfg.FeedbackInterval, cfg.Log); err != nil {
-		return nil, err
+	if g.Decider != nil || g.Reranker != nil {
+		mkv, err := ModelKV(ctx, js, cfg.ModelBucket)
+		if err != nil {
+			return nil, err
+		}
+		if g.model, err = WatchModel(ctx, mkv, g.Decider, g.Reranker, cfg.Log); err != nil {
+			return nil, err
+		}
 	}
-	if cfg.RefitInterval > 0 {
-		g.fb.StartRefit(js, RefitConfig{Streams: cfg.Streams, Interval: cfg.RefitInterval, Window: cfg.RefitWindow})
-	}
-	stages.SetFeedback(g.fb)
-	if g.model, err = stages.WatchModel(ctx, mkv, cfg.Log); err != nil {
-		g.fb.Close()
-		return nil, err
-	}
-	g.specs = append(stages.StageSpecs(cfg.Streams), r.DeadLetterStage())
 	for _, st := range g.specs {
 		if err := g.StartStage(ctx, st.Name); err != nil {
-			g.Stop()
 			return nil, err
 		}
 	}
@@ -93,7 +147,8 @@ func (g *Group) StopStage(name string) {
 	}
 }
 
-// Stop stops every stage.
+// Stop stops every stage, then the feedback stage's publishing and the
+// model watch.
 func (g *Group) Stop() {
 	g.mu.Lock()
 	runs := g.run

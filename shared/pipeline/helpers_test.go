@@ -58,7 +58,7 @@ func testMatcher(t testing.TB) *match.Matcher {
 func testConfig(t testing.TB) Config {
 	return Config{
 		MaxDeliver: 4,
-		BackOff:    []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second},
+		BackOff:    []time.Duration{3 * time.Second, 3 * time.Second, 3 * time.Second},
 		Retry:      5 * time.Second,
 		Log:        zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)),
 		// No exploration: the decisions must equal the in-process core's.
@@ -349,3 +349,34 @@ func serve(t *testing.T, timeout time.Duration) (*nats.Conn, jetstream.JetStream
 	t.Cleanup(cancel)
 	return nc, js, ctx
 }
+
+// testStages are the four matching handlers over one matcher, called in
+// process.
+type testStages struct {
+	snaps *Snapshots
+	ex    *Extractor
+	rt    *Retriever
+	rr    *Reranker
+	de    *Decider
+}
+
+func newTestStages(m *match.Matcher, cfg ...DeciderConfig) *testStages {
+	snaps := NewSnapshots(m)
+	var dc DeciderConfig
+	if len(cfg) > 0 {
+		dc = cfg[0]
+	} else {
+		dc.Ties = decide.DefaultTieConfig
+	}
+	return &testStages{snaps: snaps, ex: NewExtractor(), rt: NewRetriever(snaps), rr: NewReranker(snaps), de: NewDecider(snaps, dc)}
+}
+
+func (s *testStages) Extract(ctx context.Context, in Msg) (Result, error) {
+	return s.ex.Handle(ctx, in)
+}
+func (s *testStages) Retrieve(ctx context.Context, in Msg) (Result, error) {
+	return s.rt.Handle(ctx, in)
+}
+func (s *testStages) Rerank(ctx context.Context, in Msg) (Result, error) { return s.rr.Handle(ctx, in) }
+func (s *testStages) Decide(ctx context.Context, in Msg) (Result, error) { return s.de.Handle(ctx, in) }
+func (s *testStages) Fingerprint() string                                { return s.snaps.Fingerprint() }

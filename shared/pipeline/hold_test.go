@@ -63,10 +63,10 @@ func TestRetrieverHoldsWhileIndexUnavailable(t *testing.T) {
 	// Short backoffs: without the hold, 4 deliveries would be spent (and
 	// the task dead-lettered) within a few seconds of outage.
 	cfg.BackOff = []time.Duration{500 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond}
-	cfg.Retry = time.Second
+	cfg.Retry = 400 * time.Millisecond // inside the ack wait, as runtime.Config.Validate wants
 	core, logs := observer.New(zapcore.InfoLevel)
 	cfg.Log = zap.New(core)
-	g, err := StartAll(ctx, js, NewStages(m), cfg)
+	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, every int, int
 			case <-f.kick:
 			}
 			if err := f.flushTimeout(); err != nil {
-				log.Warn("posteriors not published; retrying", zap.String("task_id", ""), zap.Error(err))
+				log.Warn("posteriors not published; retrying", zap.Error(err))
 			}
 		}
 	}()
@@ -128,7 +128,7 @@ func (f *FeedbackStage) load(ctx context.Context) (*feedback.Posteriors, uint64,
 	if err != nil {
 		return nil, 0, fmt.Errorf("pipeline: feedback: posteriors revision %d: %w", e.Revision(), err)
 	}
-	f.log.Info("posteriors restored", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()),
+	f.log.Info("posteriors restored", zap.Uint64("revision", e.Revision()),
 		zap.Int64("observed", snap.Observed), zap.Int("skills", len(snap.Skills)))
 	return p, e.Revision(), nil
 }
@@ -259,7 +259,7 @@ func (f *FeedbackStage) rebase(ctx context.Context, ws []waiter) error {
 	}
 	f.p, f.rev = p, rev
 	f.pending.Store(n)
-	f.log.Debug("posteriors published by another replica; counting this one's on top", zap.String("task_id", ""),
+	f.log.Debug("posteriors published by another replica; counting this one's on top",
 		zap.Uint64("revision", rev), zap.Int64("outcomes", n))
 	return nil
 }
@@ -304,13 +304,13 @@ func (f *FeedbackStage) Close() {
 			<-f.refitDone
 		}
 		if err := f.flushTimeout(); err != nil {
-			f.log.Warn("posteriors not published at stop", zap.String("task_id", ""), zap.Error(err))
+			f.log.Warn("posteriors not published at stop", zap.Error(err))
 		}
 	})
 }
 
-// ModelWatch keeps a Stages' posteriors and calibration current with the
-// model bucket.
+// ModelWatch keeps a decider's posteriors and a reranker's calibration
+// current with the model bucket.
 type ModelWatch struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -325,17 +325,13 @@ func (w *ModelWatch) Stop() {
 	})
 }
 
-// PosteriorsRevision is the model bucket revision of the posteriors the
-// decider uses (0: none).
-func (s *Stages) PosteriorsRevision() uint64 { return s.postRev.Load() }
-
 // WatchModel loads the model state from the model bucket into the stages
-// and swaps in every new value put there:
+// given (either may be nil) and swaps in every new value put there:
 //
 //   - the posteriors (wire.ModelKeyPosteriors, SetPosteriors), which the
-//     decider breaks near-ties with;
+//     decider breaks near-ties with (Decider.SetPosteriors);
 //   - the calibration (wire.ModelKeyCalibration, the JSON of a
-//     calibrate.Model as the feedback refit puts it, SetCalibrator), which
+//     calibrate.Model as the feedback refit puts it, Reranker.SetCalibrator), which
 //     the reranker applies to the tasks it ranks from then on, whatever
 //     the catalog snapshot.
 //
@@ -343,7 +339,7 @@ func (s *Stages) PosteriorsRevision() uint64 { return s.postRev.Load() }
 // matcher's own). A value that does not decode is skipped with a logged
 // reason and the previous one is kept. It returns once the bucket's
 // current values are loaded.
-func (s *Stages) WatchModel(ctx context.Context, kv jetstream.KeyValue, log *zap.Logger) (*ModelWatch, error) {
+func WatchModel(ctx context.Context, kv jetstream.KeyValue, dec *Decider, rr *Reranker, log *zap.Logger) (*ModelWatch, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -355,38 +351,40 @@ func (s *Stages) WatchModel(ctx context.Context, kv jetstream.KeyValue, log *zap
 	}
 	w := &ModelWatch{cancel: cancel, done: make(chan struct{})}
 	applyPosteriors := func(e jetstream.KeyValueEntry) {
+		if dec == nil {
+			return
+		}
 		if e.Operation() != jetstream.KeyValuePut {
-			s.SetPosteriors(nil)
-			s.postRev.Store(e.Revision())
-			log.Info("posteriors removed", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()))
+			dec.SetPosteriors(nil, e.Revision())
+			log.Info("posteriors removed", zap.Uint64("revision", e.Revision()))
 			return
 		}
 		p, snap, err := decodePosteriors(e.Value())
 		if err != nil {
-			log.Warn("posteriors skipped; keeping the previous ones", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.Error(err))
+			log.Warn("posteriors skipped; keeping the previous ones", zap.Uint64("revision", e.Revision()), zap.Error(err))
 			return
 		}
-		s.SetPosteriors(p)
-		s.postRev.Store(e.Revision())
-		log.Debug("posteriors loaded", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.Int64("observed", snap.Observed))
+		dec.SetPosteriors(p, e.Revision())
+		log.Debug("posteriors loaded", zap.Uint64("revision", e.Revision()), zap.Int64("observed", snap.Observed))
 	}
 	applyCalibration := func(e jetstream.KeyValueEntry) {
+		if rr == nil {
+			return
+		}
 		if e.Operation() != jetstream.KeyValuePut {
-			s.SetCalibrator(nil)
-			s.calRev.Store(e.Revision())
-			log.Info("calibration removed; back to the model's own", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()))
+			rr.SetCalibrator(nil, e.Revision())
+			log.Info("calibration removed; back to the model's own", zap.Uint64("revision", e.Revision()))
 			return
 		}
 		var cal calibrate.Model
 		// UnmarshalJSON validates the model (finite Platt parameters, a
 		// monotone isotonic map of probabilities).
 		if err := json.Unmarshal(e.Value(), &cal); err != nil {
-			log.Warn("calibration skipped; keeping the previous one", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.Error(err))
+			log.Warn("calibration skipped; keeping the previous one", zap.Uint64("revision", e.Revision()), zap.Error(err))
 			return
 		}
-		s.SetCalibrator(cal)
-		s.calRev.Store(e.Revision())
-		log.Info("calibration loaded", zap.String("task_id", ""), zap.Uint64("revision", e.Revision()), zap.String("method", cal.Method()))
+		rr.SetCalibrator(cal, e.Revision())
+		log.Info("calibration loaded", zap.Uint64("revision", e.Revision()), zap.String("method", cal.Method()))
 	}
 	apply := func(e jetstream.KeyValueEntry) {
 		switch e.Key() {

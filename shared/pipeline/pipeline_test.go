@@ -19,10 +19,9 @@ import (
 // The stage functions chained in process decide what Matcher.Match does.
 func TestStagesChainedEqualMatch(t *testing.T) {
 	m := testMatcher(t)
-	s := NewStages(m)
 	// No exploration (the default explores among near-ties) and no
 	// posteriors: the decider orders as the policy does.
-	s.SetTies(decide.TieConfig{Epsilon: decide.DefaultTieConfig.Epsilon}, DefaultTieSeed)
+	s := newTestStages(m, DeciderConfig{Ties: decide.TieConfig{Epsilon: decide.DefaultTieConfig.Epsilon}})
 	tasks := genTasks(m, 200, 1)
 	want := expected(t, m, tasks)
 	ctx := context.Background()
@@ -67,7 +66,7 @@ func TestStagesChainedEqualMatch(t *testing.T) {
 // first interface; the decision is the policy's on the same options.
 func TestDecideDelegation(t *testing.T) {
 	m := testMatcher(t)
-	s := NewStages(m)
+	s := newTestStages(m)
 	raw := json.RawMessage(`{"id":"d-1","message":{"contextId":"c-9","parts":[{"text":"book me on the 7am to Frankfurt"}]},"caller":{"scopes":null,"tenant":"acme"},"constraints":{}}`)
 	opts := []decide.Option{
 		{Key: "travel-concierge/book-hotel", AgentID: "travel-concierge", SkillID: "book-hotel", Score: 4, Prob: 0.3},
@@ -122,9 +121,54 @@ func reflectEqualJSON(a, b any) bool {
 	return string(x) == string(y)
 }
 
+// The decider checks the hard filters again on what it would send: a
+// ranking that names a skill the filters remove for this task (here an
+// external agent for restricted data), as chosen skill or as fallback, is
+// bad input, never a delegation.
+func TestDecideRechecksHardFilters(t *testing.T) {
+	m := testMatcher(t)
+	s := newTestStages(m)
+	weather := decide.Option{Key: "world-info/weather-forecast", AgentID: "world-info", SkillID: "weather-forecast", Score: 9.5, Prob: 0.99}
+	flight := decide.Option{Key: "travel-concierge/book-flight", AgentID: "travel-concierge", SkillID: "book-flight", Score: 9.4, Prob: 0.97}
+	ghost := decide.Option{Key: "nobody/nothing", AgentID: "nobody", SkillID: "nothing", Score: 9.6, Prob: 0.995}
+	cases := []struct {
+		name      string
+		dataClass string
+		opts      []decide.Option
+		want      string // "" for a delegation
+	}{
+		{"external agent for restricted data", "restricted", []decide.Option{weather}, "world-info/weather-forecast"},
+		{"external agent as fallback", "restricted", []decide.Option{flight, weather}, "world-info/weather-forecast"},
+		{"agent not in the catalog", "", []decide.Option{ghost}, "not in the catalog"},
+		{"public data may go out", "public", []decide.Option{weather}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := `{"id":"rf","message":{"parts":[{"text":"weather in Lisbon"}]},"caller":{"dataClass":"` + tc.dataClass + `"}}`
+			if tc.dataClass == "" {
+				raw = `{"id":"rf","message":{"parts":[{"text":"weather in Lisbon"}]}}`
+			}
+			in, _ := json.Marshal(wire.Ranked{V: wire.Version, TaskID: "rf", Task: json.RawMessage(raw), Catalog: s.Fingerprint(), Candidates: tc.opts})
+			res, err := s.Decide(context.Background(), Msg{Data: in})
+			if tc.want == "" {
+				if err != nil || len(res.Out) != 1 {
+					t.Fatalf("err %v, outputs %d", err, len(res.Out))
+				}
+				return
+			}
+			if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tc.want) || len(res.Out) != 0 {
+				t.Fatalf("err %v, outputs %d; want bad input naming %q and nothing published", err, len(res.Out), tc.want)
+			}
+			if res.TaskID != "rf" {
+				t.Errorf("task id %q lost", res.TaskID)
+			}
+		})
+	}
+}
+
 func TestStagesBadInput(t *testing.T) {
 	m := testMatcher(t)
-	s := NewStages(m)
+	s := newTestStages(m)
 	ctx := context.Background()
 	big := `{"id":"big","message":{"parts":[{"text":"` + strings.Repeat("a", 300<<10) + `"}]}}`
 	cases := []struct {
@@ -146,7 +190,6 @@ func TestStagesBadInput(t *testing.T) {
 		{"shortlisted bad doc", s.Rerank, fmt.Sprintf(`{"v":1,"taskId":"x","catalog":%q,"shortlist":{"keys":["a/b"],"retrieval":%s}}`, s.Fingerprint(),
 			mustMarshal(t, &wire.Retrieval{Candidates: []index.Candidate{{Doc: 99999}}})), "x", "outside"},
 		{"ranked wrong version", s.Decide, `{"v":7,"taskId":"x"}`, "", "version"},
-		{"outcome without skill", Feedback, `{"v":1,"decisionId":"d"}`, "", "skill"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -181,7 +224,7 @@ func TestPipelineThousandTasks(t *testing.T) {
 	tasks := genTasks(m, 1000, 2)
 	want := expected(t, m, tasks)
 	_, js, ctx := serve(t, 60*time.Second)
-	g, err := StartAll(ctx, js, NewStages(m), testConfig(t))
+	g, err := StartAll(ctx, js, NewSnapshots(m), testConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,14 +250,18 @@ func TestPipelineThousandTasks(t *testing.T) {
 // their payload; the valid tasks around them are decided.
 func TestPipelineDeadLetters(t *testing.T) {
 	m := testMatcher(t)
-	tasks := genTasks(m, 70, 3)
+	tasks := genTasks(m, 80, 3)
 	want := expected(t, m, tasks)
 	_, js, ctx := serve(t, 30*time.Second)
-	g, err := StartAll(ctx, js, NewStages(m), testConfig(t))
+	snaps := NewSnapshots(m)
+	g, err := StartAll(ctx, js, snaps, testConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Stop()
+	// A ranking no retriever made: restricted data to an external agent.
+	forged := `{"v":1,"taskId":"forged","catalog":"` + snaps.Fingerprint() + `","task":{"id":"forged","message":{"parts":[{"text":"weather in Lisbon"}]},"caller":{"dataClass":"restricted"}},` +
+		`"candidates":[{"key":"world-info/weather-forecast","agentId":"world-info","skillId":"weather-forecast","score":9.5,"prob":0.99}]}`
 	bad := []struct {
 		subject, data, stage, reason string
 	}{
@@ -223,6 +270,7 @@ func TestPipelineDeadLetters(t *testing.T) {
 		{wire.SubjectSubmitted, `{"v":1,"task":{"id":"empty","message":{"parts":[{"text":"   "}]}}}`, StageExtractor, "no part with text"},
 		{wire.SubjectSubmitted, `{"v":9,"task":{"id":"future","message":{"parts":[{"text":"hi"}]}}}`, StageExtractor, "unsupported version"},
 		{wire.SubjectRanked, `{"v":1,"candidates":[]}`, StageDecider, "no taskId"},
+		{wire.SubjectRanked, forged, StageDecider, "fails the hard filters: world-info/weather-forecast"},
 		{wire.SubjectOutcome, `{"v":1,"skill":"a/b"}`, StageFeedback, "no decisionId"},
 		{wire.SubjectOutcome, `{"v":1,"decisionId":"d","skill":"a/b","success":true,"cost":-1}`, StageFeedback, "bad outcome"},
 	}
@@ -286,9 +334,6 @@ func TestPipelineMaxDeliveries(t *testing.T) {
 	flaky, err := r.Start(ctx, Stage{Name: "flaky", Stream: DefaultStreams.Tasks, Filter: "skillmatch.task.flaky",
 		Handle: func(_ context.Context, in Msg) (Result, error) {
 			calls++
-			if calls%2 == 0 {
-				panic("handler bug") // a panic counts as a failed attempt
-			}
 			return Result{TaskID: "f-1"}, errors.New("backend down")
 		}})
 	if err != nil {
@@ -329,7 +374,7 @@ func TestPipelineMaxDeliveries(t *testing.T) {
 func TestSubmit(t *testing.T) {
 	m := testMatcher(t)
 	_, js, ctx := serve(t, 30*time.Second)
-	g, err := StartAll(ctx, js, NewStages(m), testConfig(t))
+	g, err := StartAll(ctx, js, NewSnapshots(m), testConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,10 +95,10 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 	}
 	res, err := feedback.Refit(decisions, outcomes, nil, cfg.Options...)
 	if err != nil {
-		f.log.Warn("calibration refit failed", zap.String("task_id", ""), zap.Error(err))
+		f.log.Warn("calibration refit failed", zap.Error(err))
 		return res, err
 	}
-	lf := []zap.Field{zap.String("task_id", ""), zap.Bool("accepted", res.Accepted), zap.String("reason", res.Reason),
+	lf := []zap.Field{zap.Bool("accepted", res.Accepted), zap.String("reason", res.Reason),
 		zap.Int("decisions", len(decisions)), zap.Int("outcomes", len(outcomes)), zap.Int("labelled", res.N)}
 	if !res.Accepted || res.Model == nil {
 		f.log.Info("calibration refit not published", lf...)

@@ -45,7 +45,7 @@ func TestPipelineRestarts(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	g, err := StartAll(ctx, js, NewStages(m), testConfig(t))
+	g, err := StartAll(ctx, js, NewSnapshots(m), testConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"time"
+
+	"github.com/skillmatch/skillmatch/shared/match/settle"
 )
 
 // BucketTasks is the JetStream KV bucket of delegated tasks: key =
@@ -33,9 +35,18 @@ type TaskRecord struct {
 // SameDelegation reports whether two records say the same thing: the
 // same task delegated to the same skill, in the same context, for the
 // same caller (At and V aside).
-func (r TaskRecord) SameDelegation(o TaskRecord) bool {
-	return r.TaskID == o.TaskID && r.DecisionID == o.DecisionID && r.AgentID == o.AgentID &&
-		r.SkillID == o.SkillID && r.ContextID == o.ContextID && r.CallerID == o.CallerID
+func (r TaskRecord) SameDelegation(o TaskRecord) bool { return r.Record().SameDelegation(o.Record()) }
+
+// NewTaskRecord is the bucket value of a settle.Record.
+func NewTaskRecord(r settle.Record) *TaskRecord {
+	return &TaskRecord{V: Version, TaskID: r.TaskID, DecisionID: r.DecisionID, AgentID: r.AgentID, SkillID: r.SkillID,
+		ContextID: r.ContextID, CallerID: r.CallerID, At: r.At}
+}
+
+// Record is the settle.Record a bucket value holds.
+func (r TaskRecord) Record() settle.Record {
+	return settle.Record{TaskID: r.TaskID, DecisionID: r.DecisionID, AgentID: r.AgentID, SkillID: r.SkillID,
+		ContextID: r.ContextID, CallerID: r.CallerID, At: r.At}
 }
 
 // TaskRecordKey is the bucket key of a task id. Task ids may hold ':',

@@ -139,7 +139,7 @@ func TestSubjects(t *testing.T) {
 	if got := SubjectDeadLetter("decider"); got != "skillmatch.deadletter.decider" {
 		t.Error(got)
 	}
-	if DecisionID("a") == DecisionID("b") || DecisionID("a") != DecisionID("a") {
+	if a, again := DecisionID("a"), DecisionID("a"); a == DecisionID("b") || a != again {
 		t.Error("decision ids must be stable and distinct")
 	}
 }
@@ -195,7 +195,9 @@ func TestShortlistWireIsExact(t *testing.T) {
 		if !reflect.DeepEqual(match.Options(got), match.Options(want)) {
 			t.Errorf("%q: ranking after the wire differs", text)
 		}
-		if !reflect.DeepEqual(m.Decide(got), m.Decide(want)) {
+		dGot, _ := m.Decide(got)
+		dWant, _ := m.Decide(want)
+		if !reflect.DeepEqual(dGot, dWant) {
 			t.Errorf("%q: decision after the wire differs", text)
 		}
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package runtime
 
 import (
 	"context"
@@ -10,10 +10,12 @@ import (
 	"go.uber.org/zap"
 )
 
-// holding is the parked deliveries of a stage whose dependency is
-// unavailable (Stage.Ready). While held, every delivery the consumer hands
-// over is parked instead of handled; the consumer keeps at most
-// MaxAckPending of them outstanding, which bounds the parked set.
+// holding is the gate of a stage whose dependency is unavailable
+// (Stage.Ready): while held, every delivery the consumer hands over is
+// parked instead of handled; the consumer keeps at most MaxAckPending of
+// them outstanding, which bounds the parked set. It parks the JetStream
+// deliveries themselves (to keep them alive and release them in order),
+// so it is a delivery-level gate of the runner, not a Handler middleware.
 type holding struct {
 	mu     sync.Mutex
 	held   bool
@@ -66,25 +68,29 @@ func (h *holding) release() []jetstream.Msg {
 	return msgs
 }
 
+// nakAll releases the parked deliveries to another replica.
+func (h *holding) nakAll() {
+	for _, m := range h.release() {
+		_ = m.Nak()
+	}
+}
+
 // holdFrom holds the stage on m, which failed because a dependency is
 // unavailable, and (if the stage was ready until now) starts the wait for
 // readiness: one log line when the stage stops, one when it resumes.
-func (r *Runner) holdFrom(ctx context.Context, log *zap.Logger, st Stage, run *Running, m jetstream.Msg, err error, lf []zap.Field) {
+func (run *Running) holdFrom(ctx context.Context, m jetstream.Msg, err error, lf []zap.Field) {
 	if !run.hold.hold(m) {
 		return
 	}
 	if !run.enter() {
-		// Stopping: nobody waits for readiness; release the deliveries
-		// for another replica.
-		for _, m := range run.hold.release() {
-			_ = m.Nak()
-		}
+		// Stopping: nobody waits for readiness.
+		run.hold.nakAll()
 		return
 	}
-	log.Error("not ready: holding deliveries until the stage's dependency answers", append(lf, zap.Error(err))...)
+	run.log.Error("not ready: holding deliveries until the stage's dependency answers", append(lf, zap.Error(err))...)
 	go func() {
 		defer run.wg.Done()
-		r.awaitReady(ctx, log, st, run)
+		run.awaitReady(ctx)
 	}()
 }
 
@@ -94,36 +100,33 @@ func (r *Runner) holdFrom(ctx context.Context, log *zap.Logger, st Stage, run *R
 // outage of any length spends none of its MaxDeliver. Once Ready answers,
 // it handles the parked deliveries in the order they came (new ones go
 // to the workers again).
-func (r *Runner) awaitReady(ctx context.Context, log *zap.Logger, st Stage, run *Running) {
+func (run *Running) awaitReady(ctx context.Context) {
 	t0 := time.Now()
 	eb := backoff.NewExponentialBackOff()
 	eb.InitialInterval, eb.MaxInterval, eb.MaxElapsedTime = 100*time.Millisecond, 5*time.Second, 0
-	keepAlive := time.NewTicker(r.keepAliveEvery())
+	keepAlive := time.NewTicker(run.r.cfg.keepAliveEvery())
 	defer keepAlive.Stop()
 	probe := time.NewTimer(eb.NextBackOff())
 	defer probe.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			// Stopping: let another replica have them now.
-			for _, m := range run.hold.release() {
-				_ = m.Nak()
-			}
+			run.hold.nakAll() // stopping: let another replica have them now
 			return
 		case <-keepAlive.C:
 			for _, m := range run.hold.parkedNow() {
 				_ = m.InProgress()
 			}
 		case <-probe.C:
-			pctx, cancel := context.WithTimeout(ctx, r.cfg.Retry)
-			err := st.Ready(pctx)
+			pctx, cancel := context.WithTimeout(ctx, run.r.cfg.Retry)
+			err := run.st.Ready(pctx)
 			cancel()
 			if err != nil {
 				probe.Reset(eb.NextBackOff())
 				continue
 			}
 			msgs := run.hold.release()
-			log.Info("ready again: resuming", zap.String("task_id", ""), zap.Int("held", len(msgs)),
+			run.log.Info("ready again: resuming", zap.Int("held", len(msgs)),
 				zap.Duration("after", time.Since(t0).Round(time.Millisecond)))
 			for len(msgs) > 0 {
 				// Failing again re-holds the stage, and the new wait owns
@@ -133,20 +136,9 @@ func (r *Runner) awaitReady(ctx context.Context, log *zap.Logger, st Stage, run 
 				}
 				m := msgs[0]
 				msgs = msgs[1:]
-				r.handle(ctx, log, st, run, m)
+				run.handle(ctx, m)
 			}
 			return
 		}
 	}
-}
-
-// keepAliveEvery is how often held deliveries are marked in progress: well
-// inside the shortest ack wait (BackOff[0], which JetStream uses as the
-// first delivery's ack wait).
-func (r *Runner) keepAliveEvery() time.Duration {
-	d := 30 * time.Second
-	if len(r.cfg.BackOff) > 0 {
-		d = r.cfg.BackOff[0]
-	}
-	return max(d/4, 50*time.Millisecond)
 }

@@ -1,0 +1,191 @@
+package settle
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+)
+
+func exampleCatalog(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	cat, errs := catalog.LoadDir(filepath.Join("..", "..", "..", "examples", "catalog"))
+	if len(errs) > 0 || cat == nil {
+		t.Fatalf("example catalog: %v", errs)
+	}
+	return cat
+}
+
+func opt(key string, prob float64) decide.Option {
+	agent, skill, _ := strings.Cut(key, "/")
+	return decide.Option{Key: key, AgentID: agent, SkillID: skill, Score: 10 * prob, Prob: prob}
+}
+
+func delegate(o decide.Option, fallbacks ...decide.Option) decide.Decision {
+	return decide.Decision{Action: decide.Delegate, Chosen: &o, Probability: o.Prob, Fallbacks: fallbacks, Reason: "policy"}
+}
+
+func newTask(id, text string, edit func(*task.Task)) *task.Task {
+	t := &task.Task{ID: id, Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}}
+	if edit != nil {
+		edit(t)
+	}
+	return t
+}
+
+func TestSettle(t *testing.T) {
+	cat := exampleCatalog(t)
+	g, err := grants.New(grants.File{Grants: []grants.Grant{
+		{Caller: "alice", Agent: "world-info"},
+		{Caller: "alice", Agent: "diff-reviewer"},
+		{Caller: "bob", Agent: "support-triage", Skill: "triage-ticket"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	weather := opt("world-info/weather-forecast", 0.97)
+	currency := opt("world-info/convert-currency", 0.40)
+	explain := opt("diff-reviewer/explain-code", 0.02)
+	triage := opt("support-triage/triage-ticket", 0.9)
+	tests := []struct {
+		name    string
+		grants  *grants.Grants
+		task    *task.Task
+		d       decide.Decision
+		opts    []decide.Option
+		action  decide.Action
+		chosen  string
+		pinned  bool
+		reason  string // part of the reason
+		errIs   error
+		fallbks int
+	}{
+		{name: "policy choice passes", task: newTask("t1", "weather in Lisbon", nil),
+			d: delegate(weather, currency), opts: []decide.Option{weather, currency},
+			action: decide.Delegate, chosen: weather.Key, fallbks: 1},
+		{name: "named skill wins over the policy", task: newTask("t2", "what's the weather in Lisbon", func(t *task.Task) {
+			t.Constraints.SkillID = "diff-reviewer/explain-code"
+		}), d: delegate(weather), opts: []decide.Option{weather, explain},
+			action: decide.Delegate, chosen: explain.Key, pinned: true, reason: "named skill"},
+		{name: "named skill not in the catalog", task: newTask("t3", "hi", func(t *task.Task) {
+			t.Constraints.SkillID = "nobody/nothing"
+		}), d: delegate(weather), opts: []decide.Option{weather},
+			action: decide.Abstain, pinned: true, reason: "not in the catalog"},
+		{name: "named skill not granted", grants: g, task: newTask("t4", "weather", func(t *task.Task) {
+			t.Caller.ID = "bob"
+			t.Constraints.SkillID = "world-info/weather-forecast"
+		}), d: delegate(weather), opts: []decide.Option{weather},
+			action: decide.Abstain, pinned: true, reason: "grant"},
+		{name: "named skill fails a hard filter", task: newTask("t5", "weather", func(t *task.Task) {
+			t.Caller.DataClass = "restricted"
+			t.Constraints.SkillID = "world-info/weather-forecast"
+		}), d: decide.Decision{Action: decide.Abstain}, action: decide.Abstain, pinned: true, reason: "cannot take the task"},
+		{name: "chosen skill not granted abstains", grants: g, task: newTask("t6", "weather", func(t *task.Task) { t.Caller.ID = "bob" }),
+			d: delegate(weather), opts: []decide.Option{weather}, action: decide.Abstain, reason: "not granted"},
+		{name: "fallback not granted is dropped", grants: g, task: newTask("t7", "triage this ticket", func(t *task.Task) { t.Caller.ID = "bob" }),
+			d: delegate(triage, weather), opts: []decide.Option{triage, weather}, action: decide.Delegate, chosen: triage.Key, fallbks: 0},
+		{name: "forged option for restricted data", task: newTask("t8", "weather", func(t *task.Task) { t.Caller.DataClass = "restricted" }),
+			d: decide.Decision{Action: decide.Clarify, Reason: "two fit"}, opts: []decide.Option{weather}, errIs: ErrRejected},
+		{name: "forged option not in the catalog", task: newTask("t9", "weather", nil),
+			d: delegate(opt("ghost/skill", 0.99)), opts: []decide.Option{opt("ghost/skill", 0.99)}, errIs: ErrRejected},
+		{name: "follow-up without a store", task: newTask("t10", "and tomorrow?", func(t *task.Task) { t.Message.TaskID = "t1" }),
+			d: delegate(weather), opts: []decide.Option{weather}, action: decide.Abstain, pinned: true, reason: "no follow-up store"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Settler{Catalog: cat, Grants: tt.grants}
+			st, err := s.Settle(context.Background(), tt.task, tt.d, tt.opts, tt.task.ID)
+			if tt.errIs != nil {
+				if !errors.Is(err, tt.errIs) {
+					t.Fatalf("err %v, want %v", err, tt.errIs)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := st.Decision
+			if d.Action != tt.action || st.Pinned != tt.pinned || !strings.Contains(d.Reason, tt.reason) {
+				t.Fatalf("got %s pinned=%v %q; want %s pinned=%v with %q", d.Action, st.Pinned, d.Reason, tt.action, tt.pinned, tt.reason)
+			}
+			if tt.action == decide.Delegate {
+				if d.Chosen == nil || d.Chosen.Key != tt.chosen {
+					t.Fatalf("chosen %+v, want %s", d.Chosen, tt.chosen)
+				}
+				if len(d.Fallbacks) != tt.fallbks {
+					t.Errorf("fallbacks %v, want %d", d.Fallbacks, tt.fallbks)
+				}
+			} else if d.Chosen != nil {
+				t.Errorf("%s carries a chosen skill %+v", d.Action, d.Chosen)
+			}
+		})
+	}
+}
+
+// A delegation is recorded; its follow-up keeps the skill for the same
+// caller only, in either store.
+func TestSettleFollowups(t *testing.T) {
+	cat := exampleCatalog(t)
+	weather := opt("world-info/weather-forecast", 0.97)
+	currency := opt("world-info/convert-currency", 0.95)
+	stores := map[string]Store{"memory": NewMemory(), "file": NewFile(filepath.Join(t.TempDir(), "sub", "followups.json"))}
+	for name, store := range stores {
+		t.Run(name, func(t *testing.T) {
+			s := &Settler{Catalog: cat, Store: store}
+			ctx := context.Background()
+			first := newTask("w-1", "weather in Lisbon", func(t *task.Task) { t.Caller.ID = "ana"; t.Message.ContextID = "c-1" })
+			st, err := s.Settle(ctx, first, delegate(weather), []decide.Option{weather}, "d-1")
+			if err != nil || st.Decision.Action != decide.Delegate {
+				t.Fatalf("first: %+v %v", st, err)
+			}
+			// The ranking of the follow-up prefers another skill: the
+			// task's skill is kept, in its context.
+			next := newTask("w-2", "and in euros?", func(t *task.Task) { t.Caller.ID = "ana"; t.Message.TaskID = "w-1" })
+			st, err = s.Settle(ctx, next, delegate(currency), []decide.Option{currency, weather}, "d-2")
+			if err != nil || st.Decision.Action != decide.Delegate || st.Decision.Chosen.Key != weather.Key || st.ContextID != "c-1" || !st.Pinned {
+				t.Fatalf("follow-up: %+v %v", st, err)
+			}
+			if st.Decision.Probability != weather.Prob {
+				t.Errorf("follow-up probability %v, want the ranked %v", st.Decision.Probability, weather.Prob)
+			}
+			// Another caller cannot continue it.
+			eve := newTask("w-3", "and in euros?", func(t *task.Task) { t.Caller.ID = "eve"; t.Message.TaskID = "w-1" })
+			st, err = s.Settle(ctx, eve, delegate(currency), []decide.Option{currency}, "d-3")
+			if err != nil || st.Decision.Action != decide.Abstain || !strings.Contains(st.Decision.Reason, "another caller") {
+				t.Fatalf("other caller: %+v %v", st, err)
+			}
+			// A reused task id from another caller is refused, and does
+			// not replace the record.
+			reuse := newTask("w-1", "convert 10 dollars", func(t *task.Task) { t.Caller.ID = "eve" })
+			st, err = s.Settle(ctx, reuse, delegate(currency), []decide.Option{currency}, "d-4")
+			if err != nil || st.Decision.Action != decide.Abstain || !strings.Contains(st.Decision.Reason, "already recorded") {
+				t.Fatalf("reused id: %+v %v", st, err)
+			}
+			rec, ok, err := store.Get(ctx, "w-1")
+			if err != nil || !ok || rec.CallerID != "ana" || rec.SkillID != "weather-forecast" {
+				t.Fatalf("record %+v %v %v", rec, ok, err)
+			}
+		})
+	}
+}
+
+func TestFileStoreSurvivesReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.json")
+	ctx := context.Background()
+	if _, err := NewFile(path).Put(ctx, Record{TaskID: "a", AgentID: "x", SkillID: "y", CallerID: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := NewFile(path).Get(ctx, "a")
+	if err != nil || !ok || got.SkillID != "y" || got.CallerID != "c" {
+		t.Fatalf("reopened: %+v %v %v", got, ok, err)
+	}
+	if _, ok, _ := NewFile(path).Get(ctx, "b"); ok {
+		t.Error("unknown task found")
+	}
+}

@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/learn/feedback"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/settle"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+)
+
+// DefaultTieSeed seeds the decider's per-task tie-break random source
+// unless configured.
+const DefaultTieSeed = 1
+
+// DeciderConfig configures the decider.
+type DeciderConfig struct {
+	// Ties is the near-tie treatment, TieSeed the seed of its per-task
+	// random source (decide.TieRand(seed, task id): every replica,
+	// redelivery and replay of a task breaks its ties the same way; 0:
+	// DefaultTieSeed).
+	Ties    decide.TieConfig
+	TieSeed uint64
+	// Followups records delegations for follow-ups (nil: none; a task
+	// that continues another is then refused).
+	Followups settle.Store
+	// Now stamps decisions (nil: time.Now).
+	Now func() time.Time
+}
+
+// Decider is the fourth stage: it applies the policy to the ranked
+// candidates, settles the decision (settle: follow-ups, named skills,
+// grants, the hard filters checked again on what is sent) and, for a
+// delegation, builds the A2A request for the chosen agent.
+type Decider struct {
+	snaps   *Snapshots
+	cfg     DeciderConfig
+	post    atomic.Pointer[feedback.Posteriors]
+	postRev atomic.Uint64
+}
+
+// NewDecider returns the decider over snaps.
+func NewDecider(snaps *Snapshots, cfg DeciderConfig) *Decider {
+	if cfg.TieSeed == 0 {
+		cfg.TieSeed = DefaultTieSeed
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Decider{snaps: snaps, cfg: cfg}
+}
+
+// SetPosteriors swaps in the success-rate posteriors near-ties are broken
+// with (nil: none, near-ties keep the policy's order), with their model
+// bucket revision.
+func (d *Decider) SetPosteriors(p *feedback.Posteriors, rev uint64) {
+	d.post.Store(p)
+	d.postRev.Store(rev)
+}
+
+// Posteriors returns the current posteriors (nil if none).
+func (d *Decider) Posteriors() *feedback.Posteriors { return d.post.Load() }
+
+// PosteriorsRevision is the model bucket revision of the posteriors in use
+// (0: none).
+func (d *Decider) PosteriorsRevision() uint64 { return d.postRev.Load() }
+
+// priors is the current posteriors as decide.Priors: an untyped nil when
+// there are none.
+func (d *Decider) priors() decide.Priors {
+	if p := d.post.Load(); p != nil {
+		return p
+	}
+	return nil
+}
+
+// Handle implements Handler.
+func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
+	m, err := wire.DecodeRanked(in.Data)
+	if err != nil {
+		return Result{}, badInput(err)
+	}
+	res := Result{TaskID: m.TaskID}
+	snap := d.snaps.snapshotFor(m.Catalog)
+	if snap == nil {
+		// The A2A request needs the chosen agent's card from the same
+		// catalog the candidates came from.
+		return res, fmt.Errorf("%w: ranked over catalog %s, decider has %s", ErrCatalogMismatch, m.Catalog, d.snaps.Fingerprint())
+	}
+	var t task.Task
+	if err := json.Unmarshal(m.Task, &t); err != nil {
+		return res, badInput(fmt.Errorf("ranked task %s: %w", m.TaskID, err))
+	}
+	p := snap.m.Policy()
+	opts, note := p.BreakTies(m.Candidates, d.priors(), decide.TieRand(d.cfg.TieSeed, m.TaskID), d.cfg.Ties)
+	out := wire.Decision{V: wire.Version, TaskID: m.TaskID, DecisionID: wire.DecisionID(m.TaskID),
+		Catalog: m.Catalog, DecidedAt: d.cfg.Now().UTC()}
+	settler := snap.m.Settler(d.cfg.Followups)
+	settler.Now = d.cfg.Now
+	st, err := settler.Settle(ctx, &t, p.Decide(opts), opts, out.DecisionID)
+	if errors.Is(err, settle.ErrRejected) {
+		return res, badInput(fmt.Errorf("ranked task %s: %w", m.TaskID, err))
+	}
+	if err != nil {
+		return res, err
+	}
+	out.Decision = st.Decision
+	if st.Decision.Action == decide.Delegate && st.Decision.Chosen != nil {
+		if a, ok := snap.m.Catalog().Agent(st.Decision.Chosen.AgentID); ok {
+			if out.Request, err = wire.NewA2ARequest(a.Card, st.Decision.Chosen.SkillID, &t, out.DecisionID, wire.WithContextID(st.ContextID)); err != nil {
+				return res, badInput(err)
+			}
+		}
+	}
+	// Top and Tie describe the policy's choice. A skill the task fixed
+	// is not one, and the calibration refit must not learn from it.
+	if !st.Pinned {
+		if len(opts) > 0 {
+			top := opts[0]
+			out.Top = &top
+		}
+		if len(note.Candidates) > 0 {
+			out.Tie = &note
+		}
+	}
+	return res.Emit(wire.SubjectDecision(string(out.Action)), MsgID(m.TaskID, "decision"), &out)
+}

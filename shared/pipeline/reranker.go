@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+)
+
+// Reranker is the third stage: it scores the shortlist and calibrates each
+// fit, with the calibration from the model bucket when one is loaded
+// (WatchModel) and each matcher's own otherwise.
+type Reranker struct {
+	snaps  *Snapshots
+	cal    atomic.Pointer[calibration]
+	calRev atomic.Uint64
+}
+
+// calibration is a calibrator loaded from the model bucket.
+type calibration struct{ c calibrate.Calibrator }
+
+// NewReranker returns the reranker over snaps.
+func NewReranker(snaps *Snapshots) *Reranker { return &Reranker{snaps: snaps} }
+
+// Handle implements Handler.
+func (r *Reranker) Handle(ctx context.Context, in Msg) (Result, error) {
+	m, err := wire.DecodeShortlisted(in.Data)
+	if err != nil {
+		return Result{}, badInput(err)
+	}
+	res := Result{TaskID: m.TaskID}
+	snap := r.snaps.snapshotFor(m.Catalog)
+	if snap == nil {
+		return res, fmt.Errorf("%w: shortlist over catalog %s, reranker has %s", ErrCatalogMismatch, m.Catalog, r.snaps.Fingerprint())
+	}
+	sl, err := m.Shortlist.Matcher(snap.m.Index())
+	if err != nil {
+		return res, badInput(err)
+	}
+	ranked, err := snap.m.RankCalibrated(ctx, &m.Requirement, sl, r.Calibrator())
+	if err != nil {
+		return res, err
+	}
+	out := wire.Ranked{V: wire.Version, TaskID: m.TaskID, Task: m.Task, Catalog: m.Catalog, Candidates: match.Options(ranked)}
+	if out.Candidates == nil {
+		out.Candidates = []decide.Option{}
+	}
+	return res.Emit(wire.SubjectRanked, MsgID(m.TaskID, "ranked"), &out)
+}
+
+// SetCalibrator swaps in the calibration applied to every catalog
+// snapshot, current and later ones, for the tasks ranked from now on (nil:
+// each matcher's own, as it was built), with its model bucket revision.
+func (r *Reranker) SetCalibrator(c calibrate.Calibrator, rev uint64) {
+	if c == nil {
+		r.cal.Store(nil)
+	} else {
+		r.cal.Store(&calibration{c: c})
+	}
+	r.calRev.Store(rev)
+}
+
+// Calibrator returns the calibration loaded with SetCalibrator (nil: each
+// matcher's own).
+func (r *Reranker) Calibrator() calibrate.Calibrator {
+	if c := r.cal.Load(); c != nil {
+		return c.c
+	}
+	return nil
+}
+
+// CalibrationRevision is the model bucket revision of the calibration
+// applied (0: none loaded, each matcher's own).
+func (r *Reranker) CalibrationRevision() uint64 { return r.calRev.Load() }

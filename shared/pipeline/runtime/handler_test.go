@@ -1,0 +1,93 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestChainOrder(t *testing.T) {
+	var trace []string
+	tag := func(name string) Middleware {
+		return func(next Handler) Handler {
+			return func(ctx context.Context, in Msg) (Result, error) {
+				trace = append(trace, name)
+				return next(ctx, in)
+			}
+		}
+	}
+	h := func(context.Context, Msg) (Result, error) { trace = append(trace, "h"); return Result{}, nil }
+	for _, c := range []struct {
+		mw   []Middleware
+		want string
+	}{
+		{nil, "h"},
+		{[]Middleware{tag("a")}, "a h"},
+		{[]Middleware{tag("a"), tag("b"), tag("c")}, "a b c h"},
+	} {
+		trace = nil
+		if _, err := Chain(h, c.mw...)(context.Background(), Msg{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(trace, " "); got != c.want {
+			t.Errorf("ran %q, want %q", got, c.want)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	cause := errors.New("no task")
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"wraps", cause, "bad input: no task"},
+		{"once", BadInput(cause), "bad input: no task"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := BadInput(c.err)
+			if !errors.Is(err, ErrBadInput) || !errors.Is(err, cause) || err.Error() != c.want {
+				t.Errorf("BadInput = %v", err)
+			}
+		})
+	}
+}
+
+func TestKeepAliveNilSafe(t *testing.T) {
+	Msg{}.KeepAlive() // no InProgress: nothing to call
+	n := 0
+	Msg{InProgress: func() { n++ }}.KeepAlive()
+	if n != 1 {
+		t.Errorf("InProgress called %d times", n)
+	}
+}
+
+func TestResultEmit(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		msg  any
+		want string // the output's data; "" = bad input
+	}{
+		{"encodes", map[string]int{"n": 1}, `{"n":1}`},
+		{"NaN is bad input", map[string]float64{"p": math.NaN()}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Result{TaskID: "t-1", Out: []Output{{Subject: "first"}}}.Emit("s", "t-1/s", c.msg)
+			if res.TaskID != "t-1" {
+				t.Errorf("task id %q", res.TaskID)
+			}
+			if c.want == "" {
+				if !errors.Is(err, ErrBadInput) || len(res.Out) != 1 {
+					t.Errorf("err = %v, %d outputs; want bad input and the first output only", err, len(res.Out))
+				}
+				return
+			}
+			if err != nil || len(res.Out) != 2 || string(res.Out[1].Data) != c.want || res.Out[1].Subject != "s" || res.Out[1].MsgID != "t-1/s" {
+				t.Errorf("err = %v, outputs %+v", err, res.Out)
+			}
+		})
+	}
+}
