@@ -14,32 +14,24 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/discovery/refresh"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // natsFlags are the connection flags of the commands that talk to a
 // running pipeline.
-type natsFlags struct {
-	url, creds, nkey, tlsCA, tlsCert, tlsKey *string
-}
+type natsFlags struct{ app.NATSFlags }
 
 func addNATSFlags(fs *flag.FlagSet) *natsFlags {
-	return &natsFlags{
-		url:     fs.String("nats", "nats://"+natsbox.DefaultListen, "NATS server URL"),
-		creds:   fs.String("creds", "", "NATS credentials file"),
-		nkey:    fs.String("nkey", "", "NATS NKey seed file"),
-		tlsCA:   fs.String("tls-ca", "", "CA file to trust for the NATS server's TLS certificate"),
-		tlsCert: fs.String("tls-cert", "", "client certificate file (mutual TLS)"),
-		tlsKey:  fs.String("tls-key", "", "client key file (mutual TLS)"),
-	}
+	n := &natsFlags{}
+	n.Register(fs)
+	return n
 }
 
 func (f *natsFlags) connect(name string) (*nats.Conn, jetstream.JetStream, error) {
-	return pipeline.Connect(pipeline.ConnectConfig{URL: *f.url, Name: name, Creds: *f.creds, NKey: *f.nkey,
-		TLSCA: *f.tlsCA, TLSCert: *f.tlsCert, TLSKey: *f.tlsKey}, nil)
+	return f.Connect(name, nil)
 }
 
 // connectCatalog connects and opens the catalog bucket; the caller closes
@@ -99,7 +91,8 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	nf := addNATSFlags(fs)
 	bucket := fs.String("bucket", wire.BucketCatalog, "catalog KV bucket")
 	timeout := fs.Duration("timeout", 15*time.Second, "time limit for the whole command")
-	tf := trustFlags(fs)
+	var tf app.TrustFlags
+	tf.Register(fs)
 	as := fs.String("as", "", "list: show the catalog as this caller sees it (with --grants)")
 	grantsFile := fs.String("grants", "", "list --as: grants file (default: no restriction)")
 	pos, err := parse(fs, args)
@@ -131,7 +124,7 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer nc.Close()
 	switch verb {
 	case "add":
-		trust, err := tf.trust(ctx)
+		trust, err := tf.Trust(ctx)
 		if err != nil {
 			return err
 		}
@@ -167,7 +160,7 @@ func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, 
 			refused++
 		}
 		for _, f := range files {
-			rev, changed, sig, err := putChecked(ctx, kv, f, trust)
+			rev, changed, sig, err := app.PutChecked(ctx, kv, f, trust)
 			verdict := ""
 			if sig.Checked() {
 				verdict = ", signature " + sig.String()

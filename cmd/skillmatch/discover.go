@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/discovery/discover"
 )
 
@@ -31,7 +31,8 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 	allowPrivate := fs.Bool("allow-private", false, "allow private, loopback and link-local addresses")
 	out := fs.String("out", "", "write each card as DIR/<id>.json instead of printing a summary")
 	timeout := fs.Duration("timeout", discover.DefaultTimeout, "total time allowed per agent")
-	creds := credentialsFlag(fs)
+	var creds app.CredentialsFlag
+	creds.Register(fs)
 	urls, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -49,7 +50,7 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 
 	opts := []discover.Option{discover.WithAllowPrivate(*allowPrivate), discover.WithTimeout(*timeout)}
-	if opts, err = creds.add(opts); err != nil {
+	if opts, err = creds.Add(opts); err != nil {
 		return err
 	}
 	f := discover.NewFetcher(opts...)
@@ -126,25 +127,4 @@ func writeCard(dir string, got *discover.Fetched) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), filepath.Join(dir, name))
-}
-
-// credsFlag is --agent-credentials: a file of extended card credentials
-// per agent URL (discover.LoadCredentials).
-type credsFlag struct{ path *string }
-
-func credentialsFlag(fs *flag.FlagSet) credsFlag {
-	return credsFlag{fs.String("agent-credentials", "", "JSON file of credentials per agent URL for authenticated extended cards:\n"+
-		`{"https://agent.example.com": {"bearer": "TOKEN"}} or {"...": {"header": {"X-Api-Key": "KEY"}}}`)}
-}
-
-// add appends the credentials option when the flag is set.
-func (c credsFlag) add(opts []discover.Option) ([]discover.Option, error) {
-	if *c.path == "" {
-		return opts, nil
-	}
-	byURL, err := discover.LoadCredentials(*c.path)
-	if err != nil {
-		return nil, fmt.Errorf("--agent-credentials: %w", err)
-	}
-	return append(opts, discover.WithCredentials(byURL)), nil
 }

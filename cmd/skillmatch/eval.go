@@ -38,7 +38,11 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(tasks) == 0 {
 		return fmt.Errorf("%w: split %q of %s has no tasks", errUsage, *split, *set)
 	}
-	m, err := mf.matcher(gs.Catalog)
+	build, err := mf.Builder(nil)
+	if err != nil {
+		return err
+	}
+	m, err := build(gs.Catalog)
 	if err != nil {
 		return err
 	}

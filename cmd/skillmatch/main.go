@@ -86,5 +86,3 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 }
-
-var errUsage = errors.New("usage")

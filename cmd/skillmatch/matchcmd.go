@@ -10,6 +10,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/settle"
 )
 
 // scopesFlag tells "not given" (no security filter) from "given empty" (a
@@ -30,11 +31,17 @@ func (s *scopesFlag) Set(v string) error {
 }
 
 func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("match", `match --cards DIR "task text" [--file x.pdf] [--accept application/json] [--scopes a,b] [--explain]`,
+	fs := newFlags("match", `match --cards DIR "task text" [--file x.pdf] [--accept application/json] [--scopes a,b]
+       [--caller ID] [--skill AGENT/SKILL] [--continue TASK] [--explain] [--json]`,
 		"Matches one task against a folder of agent cards (optionally with registry.json) and\n"+
-			"prints the decision; --explain shows the whole path.", stderr)
+			"prints the decision; --explain shows the whole path. The decision is settled as the\n"+
+			"pipeline's decider settles it: a named skill (--skill) is taken or refused with the reason,\n"+
+			"grants are checked, and a delegation is recorded in --followups so that a later\n"+
+			"`match --continue TASK` keeps that task's agent, skill and context.", stderr)
 	cards := fs.String("cards", "", "folder of agent cards (cards/*.json or *.json, optional registry.json)")
 	tf := newTaskFlags(fs)
+	id := fs.String("id", "", "task id (default: a new random id, printed with the decision)")
+	followups := fs.String("followups", defaultFollowupsFile(), "file recording this command's delegations for --continue; empty: none kept")
 	explain := fs.Bool("explain", false, "show filters, retrieval ranks, rerank scores and probabilities")
 	asJSON := fs.Bool("json", false, "print the decision as JSON")
 	mf := matcherFlags(fs)
@@ -52,12 +59,22 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cat == nil || len(cat.Agents) == 0 {
 		return fmt.Errorf("no usable card in %s", *cards)
 	}
-	mf.explain = *explain
-	m, err := mf.matcher(cat)
+	mf.Explain = *explain
+	if *followups != "" {
+		mf.Followups = settle.NewFile(*followups)
+	}
+	build, err := mf.Builder(nil)
 	if err != nil {
 		return err
 	}
-	t := tf.task("cli", pos)
+	m, err := build(cat)
+	if err != nil {
+		return err
+	}
+	t, err := tf.validTask(*id, pos)
+	if err != nil {
+		return err
+	}
 	res, err := m.Match(ctx, t)
 	if err != nil {
 		return err
@@ -65,9 +82,15 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res.Decision)
+		return enc.Encode(struct {
+			TaskID string `json:"taskId"`
+			decide.Decision
+		}{t.ID, res.Decision})
 	}
 	printDecision(stdout, res.Decision)
+	if res.Decision.Action == decide.Delegate && *followups != "" {
+		fmt.Fprintf(stdout, "task %s (follow it up with --continue %s)\n", t.ID, t.ID)
+	}
 	if *explain {
 		printExplain(stdout, res)
 	}

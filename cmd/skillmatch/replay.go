@@ -68,7 +68,11 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	m, err := mf.matcher(cat)
+	build, err := mf.Builder(nil)
+	if err != nil {
+		return err
+	}
+	m, err := build(cat)
 	if err != nil {
 		return err
 	}

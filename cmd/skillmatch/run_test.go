@@ -76,6 +76,24 @@ func TestRunAndSubmit(t *testing.T) {
 	if err := json.Unmarshal(sout.Bytes(), &d); err != nil || d.V != 1 || !strings.HasPrefix(d.TaskID, "cli-") || d.Action == "" {
 		t.Errorf("submit --json printed %s (%v)", sout.String(), err)
 	}
+	// A named skill: the pipeline settles it as `match` does in process.
+	for _, args := range [][]string{
+		{"--skill", "diff-reviewer/explain-code", "what's the weather in Lisbon"},
+		{"--skill", "world-info/weather-forecast", "--data-class", "restricted", "weather in Lisbon"},
+	} {
+		sout.Reset()
+		if err := cmdSubmit(ctx, append([]string{"--nats", url}, args...), &sout, &serr); err != nil {
+			t.Fatalf("submit %v: %v", args, err)
+		}
+		var mout, merr bytes.Buffer
+		if code := run(ctx, append([]string{"match", "--cards", examplesDir, "--followups", ""}, args...), &mout, &merr); code != 0 {
+			t.Fatalf("match %v: exit %d %s", args, code, merr.String())
+		}
+		want := strings.SplitN(mout.String(), "\n", 3)
+		if !strings.Contains(sout.String(), want[0]+"\n"+want[1]+"\n") {
+			t.Errorf("%v: submit printed\n%s\nmatch printed\n%s", args, sout.String(), mout.String())
+		}
+	}
 	// An invalid task is refused before it is sent.
 	if err := cmdSubmit(ctx, []string{"--nats", url, "--id", "bad id", "x"}, &sout, &serr); !errors.Is(err, errUsage) {
 		t.Errorf("invalid id: %v", err)

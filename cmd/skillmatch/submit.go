@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 )
 
 func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -20,12 +16,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			"decision; a task the pipeline rejects prints the dead letter's reason.", stderr)
 	tf := newTaskFlags(fs)
 	id := fs.String("id", "", "task id (default: a new random id); a repeated id returns the earlier decision")
-	natsURL := fs.String("nats", "nats://"+natsbox.DefaultListen, "NATS server URL")
-	creds := fs.String("creds", "", "NATS credentials file")
-	nkey := fs.String("nkey", "", "NATS NKey seed file")
-	tlsCA := fs.String("tls-ca", "", "CA file to trust for the NATS server's TLS certificate")
-	tlsCert := fs.String("tls-cert", "", "client certificate file (mutual TLS)")
-	tlsKey := fs.String("tls-key", "", "client key file (mutual TLS)")
+	nf := addNATSFlags(fs)
 	timeout := fs.Duration("timeout", 15*time.Second, "how long to wait for the decision")
 	asJSON := fs.Bool("json", false, "print the decision message as JSON")
 	pos, err := parse(fs, args)
@@ -35,23 +26,12 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) == 0 {
 		return fmt.Errorf("%w: submit needs the task text", errUsage)
 	}
-	t := tf.task(*id, pos)
-	if t.ID == "" {
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		t.ID = "cli-" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
-	}
-
-	// Check it here too, for a quick answer; the pipeline checks again.
-	raw, err := json.Marshal(t)
+	// Checked here too, for a quick answer; the pipeline checks again.
+	t, err := tf.validTask(*id, pos)
 	if err != nil {
 		return err
 	}
-	if _, err := task.Parse(raw); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: *natsURL, Name: "skillmatch submit", Creds: *creds,
-		NKey: *nkey, TLSCA: *tlsCA, TLSCert: *tlsCert, TLSKey: *tlsKey}, nil)
+	nc, js, err := nf.connect("skillmatch submit")
 	if err != nil {
 		return err
 	}

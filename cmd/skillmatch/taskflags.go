@@ -1,9 +1,15 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"flag"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
@@ -29,10 +35,44 @@ func newTaskFlags(fs *flag.FlagSet) *taskFlags {
 	tf.caller = fs.String("caller", "", "caller id: what --grants restricts, and who may follow up a task")
 	tf.tenant = fs.String("tenant", "", "caller's tenant (passed on as the A2A request's tenant)")
 	tf.continues = fs.String("continue", "", "id of an earlier delegated task this message follows up (message.taskId): it goes to that task's\n"+
-		"agent and skill, in its context, or is refused (submit only: match keeps no record of tasks and ignores it)")
+		"agent and skill, in its context, for the same caller only, or is refused")
 	tf.skill = fs.String("skill", "", "the skill to send to, as AGENT/SKILL (constraints.skillId): the task goes there or is refused;\n"+
-		"on a follow-up it must be the task's own skill (submit only: match ignores it)")
+		"on a follow-up it must be the task's own skill")
 	return tf
+}
+
+// validTask builds the task the flags describe around the text, with a new
+// random id when id is empty, and checks it as the pipeline's extractor
+// does: a bad field is a usage error naming it.
+func (tf *taskFlags) validTask(id string, text []string) (*task.Task, error) {
+	t := tf.task(id, text)
+	if t.ID == "" {
+		t.ID = newTaskID()
+	}
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := task.Parse(raw); err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return t, nil
+}
+
+// newTaskID is a fresh task id: the time and 48 random bits.
+func newTaskID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "cli-" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// defaultFollowupsFile is where `match` records its delegations.
+func defaultFollowupsFile() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "skillmatch", "followups.json")
 }
 
 // task builds the task the flags describe around the text.

@@ -6,8 +6,8 @@ package main
 import (
 	"os"
 
+	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
-	"github.com/skillmatch/skillmatch/shared/pipeline/service"
 )
 
-func main() { os.Exit(service.Main(pipeline.StageRetriever, os.Args[1:])) }
+func main() { os.Exit(app.ServiceMain(pipeline.StageRetriever, os.Args[1:])) }

@@ -264,7 +264,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // shortlisted reports whether the stages' matcher shortlists key for text.
-func shortlisted(t *testing.T, st *pipeline.Stages, text, key string) bool {
+func shortlisted(t *testing.T, st *pipeline.Snapshots, text, key string) bool {
 	t.Helper()
 	m := st.Matcher()
 	tk := (&golden.Task{ID: "probe", Text: text}).ToTask()
@@ -283,7 +283,7 @@ func shortlisted(t *testing.T, st *pipeline.Stages, text, key string) bool {
 
 func TestRefreshLifecycle(t *testing.T) {
 	fx := newFixture(t, cardJSON(t, "1.0.0", forecast))
-	stages := pipeline.NewStages(nil)
+	stages := pipeline.NewSnapshots(nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	watch, err := stages.WatchCatalog(ctx, fx.kv, func(c *catalog.Catalog) (*match.Matcher, error) { return match.New(c) }, nil)

@@ -1,0 +1,143 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+
+	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/model"
+	"github.com/skillmatch/skillmatch/shared/match/settle"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/weaviateindex"
+)
+
+// MatcherFlags configure the matcher: the model, retrieval, the decision
+// operating point and the grants. Every command and service that matches
+// (match, eval, replay, run, cards refresh, the retriever, reranker and
+// decider) registers exactly these, so a deployment sets them once.
+type MatcherFlags struct {
+	Model          string
+	ModelExamples  bool
+	Shortlist      int
+	RRFK           float64
+	Threshold      float64
+	Margin         float64
+	Grants         string
+	Index          string
+	WeaviateURL    string
+	WeaviateGRPC   string
+	WeaviateName   string
+	WeaviateTenant string
+	// Explain keeps every filter reason (match --explain); not a flag.
+	Explain bool
+	// Followups records in-process delegations (match); not a flag.
+	Followups settle.Store
+}
+
+// MatcherFlagNames are the flags Register defines.
+var MatcherFlagNames = []string{"model", "model-examples", "shortlist", "rrf-k", "threshold", "margin", "grants",
+	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant"}
+
+// Register defines the matcher flags on fs.
+func (m *MatcherFlags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&m.Model, "model", "", "model file from \"skillmatch fit\" (default: the built-in domain-neutral model)")
+	fs.BoolVar(&m.ModelExamples, "model-examples", true, "index the model's extra examples (training texts), when it has them")
+	fs.IntVar(&m.Shortlist, "shortlist", 20, "how many fused candidates the reranker sees (retriever)")
+	fs.Float64Var(&m.RRFK, "rrf-k", 60, "reciprocal rank fusion constant (retriever)")
+	fs.Float64Var(&m.Threshold, "threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at (decider)")
+	fs.Float64Var(&m.Margin, "margin", decide.DefaultPolicy.Margin, "lead over a runner-up of another agent needed to delegate (decider)")
+	fs.StringVar(&m.Grants, "grants", "", "grants file: which callers may use which agents or skills, a hard filter of the retriever\n"+
+		"checked again by the decider (default: no restriction)")
+	fs.StringVar(&m.Index, "index", "memory", "retrieval index: memory (in process) or weaviate")
+	fs.StringVar(&m.WeaviateURL, "weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080")
+	fs.StringVar(&m.WeaviateGRPC, "weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)")
+	fs.StringVar(&m.WeaviateName, "weaviate-catalog", "default", "catalog name: prefixes the Weaviate collections")
+	fs.StringVar(&m.WeaviateTenant, "weaviate-tenant", "", "store the catalog as this tenant of shared multi-tenant collections (one per catalog\n"+
+		"of a multi-tenant deployment); empty: collections of its own")
+}
+
+// Validate checks the flags that need no file.
+func (m *MatcherFlags) Validate() error {
+	switch m.Index {
+	case "memory":
+	case "weaviate":
+		if m.WeaviateURL == "" {
+			return fmt.Errorf("%w: --index weaviate needs --weaviate-url", ErrUsage)
+		}
+	default:
+		return fmt.Errorf("%w: --index %q: want memory or weaviate", ErrUsage, m.Index)
+	}
+	if m.Shortlist < 1 {
+		return fmt.Errorf("%w: --shortlist %d: want at least 1", ErrUsage, m.Shortlist)
+	}
+	if m.RRFK <= 0 {
+		return fmt.Errorf("%w: --rrf-k %v: want a positive constant", ErrUsage, m.RRFK)
+	}
+	if m.Threshold < 0 || m.Threshold > 1 || m.Margin < 0 || m.Margin > 1 {
+		return fmt.Errorf("%w: --threshold and --margin are probabilities (0 to 1)", ErrUsage)
+	}
+	return nil
+}
+
+// BuildFunc builds a matcher for a catalog snapshot.
+type BuildFunc = func(*catalog.Catalog) (*match.Matcher, error)
+
+// Builder validates the flags, loads the model and the grants once and
+// returns the function that builds a matcher for each catalog snapshot.
+// Every process of a deployment given the same flags builds matchers with
+// the same fingerprint.
+func (m *MatcherFlags) Builder(log *zap.Logger) (BuildFunc, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	mdl := model.Default()
+	if m.Model != "" {
+		var err error
+		if mdl, err = model.Load(m.Model); err != nil {
+			return nil, err
+		}
+	}
+	var g *grants.Grants
+	if m.Grants != "" {
+		var err error
+		if g, err = grants.Load(m.Grants); err != nil {
+			return nil, err
+		}
+	}
+	p := decide.DefaultPolicy
+	p.Threshold, p.Margin = m.Threshold, m.Margin
+	opts := []match.Option{match.WithModel(mdl), match.WithModelExamples(m.ModelExamples), match.WithShortlist(m.Shortlist),
+		match.WithRRFK(m.RRFK), match.WithPolicy(p), match.WithExplain(m.Explain), match.WithGrants(g),
+		match.WithFollowups(m.Followups), match.WithLogger(log)}
+	if m.Index == "weaviate" {
+		// One builder for every rebuild: it logs one line per change of
+		// Weaviate's reachability, not one per index.
+		opts = append(opts, match.WithIndex(weaviateindex.Builder(weaviateindex.Config{
+			URL: m.WeaviateURL, GRPC: m.WeaviateGRPC, Catalog: m.WeaviateName, Tenant: m.WeaviateTenant, Log: log})))
+	}
+	return func(cat *catalog.Catalog) (*match.Matcher, error) { return match.New(cat, opts...) }, nil
+}
+
+// ID names what a matcher is made of besides the catalog, for the
+// refresher's evaluations: the embedder and the model.
+func (m *MatcherFlags) ID() string {
+	name := "built-in model"
+	if m.Model != "" {
+		if data, err := os.ReadFile(m.Model); err == nil {
+			sum := sha256.Sum256(data)
+			name = "model " + hex.EncodeToString(sum[:6])
+		}
+	}
+	return embed.Default().ID() + ", " + name
+}

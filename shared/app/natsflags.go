@@ -1,0 +1,39 @@
+package app
+
+import (
+	"flag"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
+)
+
+// NATSFlags say how to reach an external NATS server.
+type NATSFlags struct {
+	URL, Creds, NKey, TLSCA, TLSCert, TLSKey string
+	// ConnectTimeout bounds the first connect (a flag only where
+	// RegisterTimeout is called: services call it --timeout).
+	ConnectTimeout time.Duration
+}
+
+// Register defines --nats (NATS_URL also sets it), --creds, --nkey and the
+// TLS files.
+func (n *NATSFlags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&n.URL, "nats", "nats://"+natsbox.DefaultListen, "NATS server URL(s), comma-separated (environment NATS_URL too)")
+	fs.StringVar(&n.Creds, "creds", "", "NATS credentials file")
+	fs.StringVar(&n.NKey, "nkey", "", "NATS NKey seed file")
+	fs.StringVar(&n.TLSCA, "tls-ca", "", "CA file to trust for the NATS server's TLS certificate")
+	fs.StringVar(&n.TLSCert, "tls-cert", "", "client certificate file (mutual TLS)")
+	fs.StringVar(&n.TLSKey, "tls-key", "", "client key file (mutual TLS)")
+	n.ConnectTimeout = 5 * time.Second
+}
+
+// Connect opens a connection that reconnects forever, and its JetStream.
+func (n *NATSFlags) Connect(name string, log *zap.Logger) (*nats.Conn, jetstream.JetStream, error) {
+	return pipeline.Connect(pipeline.ConnectConfig{URL: n.URL, Name: name, Creds: n.Creds, NKey: n.NKey,
+		TLSCA: n.TLSCA, TLSCert: n.TLSCert, TLSKey: n.TLSKey, Timeout: n.ConnectTimeout}, log)
+}

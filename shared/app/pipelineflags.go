@@ -1,0 +1,114 @@
+package app
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+)
+
+// PipelineFlags configure the stages, streams and buckets: the same flags
+// on `skillmatch run` and on every service.
+type PipelineFlags struct {
+	Streams             pipeline.Streams
+	CatalogBucket       string
+	ModelBucket         string
+	FollowupBucket      string
+	FollowupTTL         time.Duration
+	TasksMaxAge         time.Duration
+	DeadLettersMaxAge   time.Duration
+	DeadLettersMaxBytes int64
+	Workers             int
+	MaxInFlight         int
+	MaxDeliver          int
+	BackOff             string
+	Retry               time.Duration
+	TieEpsilon          float64
+	Explore             float64
+	TieSeed             uint64
+	FeedbackEvery       int
+	FeedbackInterval    time.Duration
+	RefitInterval       time.Duration
+	RefitWindow         int
+	LogLevel            string
+	HealthListen        string
+}
+
+// PipelineFlagNames are the flags Register defines.
+var PipelineFlagNames = []string{"stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
+	"catalog-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
+	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
+	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen"}
+
+// Register defines the pipeline flags on fs.
+func (p *PipelineFlags) Register(fs *flag.FlagSet) {
+	def := pipeline.DefaultStreams
+	fs.StringVar(&p.Streams.Tasks, "stream-tasks", def.Tasks, "tasks stream")
+	fs.StringVar(&p.Streams.Decisions, "stream-decisions", def.Decisions, "decisions stream")
+	fs.StringVar(&p.Streams.Outcomes, "stream-outcomes", def.Outcomes, "outcomes stream")
+	fs.StringVar(&p.Streams.DeadLetters, "stream-deadletters", def.DeadLetters, "dead-letter stream")
+	fs.StringVar(&p.Streams.Advisories, "stream-advisories", def.Advisories, "stream capturing the max-deliveries advisories")
+	fs.StringVar(&p.CatalogBucket, "catalog-bucket", wire.BucketCatalog, "KV bucket of the card catalog the retriever, reranker and decider watch\n"+
+		"(fill it with `skillmatch cards add`)")
+	fs.StringVar(&p.ModelBucket, "model-bucket", wire.BucketModel, "KV bucket of the model state: the feedback stage puts the posteriors and the refitted\n"+
+		"calibration there; the decider and the reranker watch them")
+	fs.StringVar(&p.FollowupBucket, "followup-bucket", wire.BucketTasks, "decider: KV bucket recording delegations, so that a task continuing another\n"+
+		"(message.taskId) keeps its agent, skill and context")
+	fs.DurationVar(&p.FollowupTTL, "followup-ttl", pipeline.DefaultFollowupTTL, "when the streams are set up: how long a delegated task can be continued; negative: forever")
+	fs.DurationVar(&p.TasksMaxAge, "tasks-max-age", pipeline.DefaultTasksMaxAge, "when the streams are set up: how long the tasks stream keeps tasks (the replay range;\n"+
+		"must exceed any backlog); negative: forever")
+	fs.DurationVar(&p.DeadLettersMaxAge, "deadletters-max-age", pipeline.DefaultDeadLettersMaxAge, "when the streams are set up: how long the dead-letter stream keeps dead letters; negative: forever")
+	fs.Int64Var(&p.DeadLettersMaxBytes, "deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "when the streams are set up: size cap of the dead-letter stream, oldest dropped first; negative: none")
+	fs.IntVar(&p.Workers, "workers", 1, "concurrent workers per stage on its durable consumer")
+	fs.IntVar(&p.MaxInFlight, "max-in-flight", 256, "handled messages waiting for the stage's publisher; 1: the workers publish themselves")
+	fs.IntVar(&p.MaxDeliver, "max-deliver", 5, "deliveries before a message is dead-lettered")
+	fs.StringVar(&p.BackOff, "backoff", "30s,1m,2m,5m", "redelivery delays, comma-separated; the first is also the ack wait")
+	fs.DurationVar(&p.Retry, "retry", 2*time.Second, "in-process retry budget for a transient error before a Nak")
+	fs.Float64Var(&p.TieEpsilon, "tie-epsilon", decide.DefaultTieConfig.Epsilon, "decider: candidates within this calibrated probability of the best are near-ties,\n"+
+		"ordered by success rate, latency, cost")
+	fs.Float64Var(&p.Explore, "explore", decide.DefaultTieConfig.Explore, "decider: probability of picking a random near-tie first (recorded on the decision); 0: never")
+	fs.Uint64Var(&p.TieSeed, "tie-seed", pipeline.DefaultTieSeed, "decider: seed of the per-task tie-break random source (same seed and task id, same draw)")
+	fs.IntVar(&p.FeedbackEvery, "feedback-every", pipeline.DefaultFeedbackEvery, "feedback: publish the posteriors after this many counted outcomes")
+	fs.DurationVar(&p.FeedbackInterval, "feedback-interval", pipeline.DefaultFeedbackInterval, "feedback: publish the posteriors this often while outcomes come in")
+	fs.DurationVar(&p.RefitInterval, "refit-interval", pipeline.DefaultRefitInterval, "feedback: refit the calibration this often from the latest decisions and labelled\n"+
+		"outcomes; published only when no worse on a held-out slice, and the reranker loads it at once; negative: never")
+	fs.IntVar(&p.RefitWindow, "refit-window", pipeline.DefaultRefitWindow, "feedback: how many of the latest decisions and outcomes a refit reads")
+	fs.StringVar(&p.LogLevel, "log-level", "info", "log level: debug (one line per message), info, warn, error")
+	fs.StringVar(&p.HealthListen, "health-listen", "", "serve /healthz (running, NATS connected) and /readyz (catalog loaded, no stage\n"+
+		"holding its deliveries) on this address, e.g. :8081; empty: off")
+}
+
+// Config is the pipeline configuration the flags give.
+func (p *PipelineFlags) Config() (pipeline.Config, error) {
+	var bo []time.Duration
+	for _, s := range strings.Split(p.BackOff, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d <= 0 {
+			return pipeline.Config{}, fmt.Errorf("%w: --backoff %q: want positive durations, comma-separated", ErrUsage, p.BackOff)
+		}
+		bo = append(bo, d)
+	}
+	if p.MaxDeliver < 1 {
+		return pipeline.Config{}, fmt.Errorf("%w: --max-deliver %d: want at least 1", ErrUsage, p.MaxDeliver)
+	}
+	if p.Workers < 1 {
+		return pipeline.Config{}, fmt.Errorf("%w: --workers %d: want at least 1", ErrUsage, p.Workers)
+	}
+	if p.Explore < 0 || p.Explore > 1 || p.TieEpsilon < 0 {
+		return pipeline.Config{}, fmt.Errorf("%w: --explore is a probability and --tie-epsilon not negative", ErrUsage)
+	}
+	cfg := pipeline.Config{Streams: p.Streams, MaxDeliver: p.MaxDeliver, BackOff: bo, Workers: p.Workers, Retry: p.Retry,
+		MaxInFlight: p.MaxInFlight, CatalogBucket: p.CatalogBucket, TasksMaxAge: p.TasksMaxAge,
+		DeadLettersMaxAge: p.DeadLettersMaxAge, DeadLettersMaxBytes: p.DeadLettersMaxBytes, ModelBucket: p.ModelBucket,
+		Followups: pipeline.FollowupConfig{Bucket: p.FollowupBucket, TTL: p.FollowupTTL},
+		Ties:      &decide.TieConfig{Epsilon: p.TieEpsilon, Explore: p.Explore}, TieSeed: p.TieSeed,
+		FeedbackEvery: p.FeedbackEvery, FeedbackInterval: p.FeedbackInterval, RefitInterval: p.RefitInterval, RefitWindow: p.RefitWindow}
+	if err := cfg.Validate(); err != nil {
+		return pipeline.Config{}, fmt.Errorf("%w: --backoff, --max-deliver, --retry, --workers, --max-in-flight: %v", ErrUsage, err)
+	}
+	return cfg, nil
+}

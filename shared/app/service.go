@@ -1,0 +1,201 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/health"
+)
+
+// ServiceFlags are every flag of a stage service: the matcher, the
+// pipeline, the connection, and what only a service does.
+type ServiceFlags struct {
+	Stage    string
+	Matcher  MatcherFlags
+	Pipeline PipelineFlags
+	NATS     NATSFlags
+	// Cards is a fixed catalog folder instead of the catalog bucket.
+	Cards        string
+	SetupStreams bool
+	DeadLetters  bool
+}
+
+// NewServiceFlags defines the flags of the named stage's service on a new
+// flag set whose usage is written to out.
+func NewServiceFlags(stage string, out io.Writer) (*flag.FlagSet, *ServiceFlags) {
+	s := &ServiceFlags{Stage: stage}
+	fs := NewFlagSet("skillmatch-"+stage, fmt.Sprintf("Usage: skillmatch-%s [flags]\n\n"+
+		"Runs the %s stage of the skillmatch pipeline on an external NATS JetStream; run more\n"+
+		"replicas to scale out (they share one durable consumer). Every flag can be set from the\n"+
+		"environment as SKILLMATCH_<FLAG> (NATS_URL also sets --nats). The matcher flags matter to\n"+
+		"the retriever, reranker and decider, and must be the same on the three.\n", stage, stage), out)
+	s.NATS.Register(fs)
+	fs.DurationVar(&s.NATS.ConnectTimeout, "timeout", 5*time.Second, "connect timeout")
+	s.Matcher.Register(fs)
+	s.Pipeline.Register(fs)
+	fs.StringVar(&s.Cards, "cards", "", "folder of agent cards: a fixed catalog for the retriever, reranker and decider\n"+
+		"instead of watching --catalog-bucket")
+	fs.BoolVar(&s.SetupStreams, "setup-streams", false, "create or update the streams and buckets at start (otherwise they must exist)")
+	fs.BoolVar(&s.DeadLetters, "dead-letters", stage == pipeline.StageFeedback, "also run the watcher that dead-letters messages past their max deliveries")
+	return fs, s
+}
+
+// ServiceMain runs the named stage's service until SIGINT or SIGTERM and
+// returns the exit code: 0, 2 for a usage error, 1 otherwise.
+func ServiceMain(stage string, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := RunService(ctx, stage, args, os.Stderr)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(ErrReported)):
+		return 2
+	case errors.Is(err, ErrUsage):
+		fmt.Fprintf(os.Stderr, "skillmatch-%s: %v\n", stage, err)
+		return 2
+	default:
+		fmt.Fprintf(os.Stderr, "skillmatch-%s: %v\n", stage, err)
+		return 1
+	}
+}
+
+// RunService runs the named stage (and the dead-letter watcher when asked)
+// until ctx ends.
+func RunService(ctx context.Context, stage string, args []string, stderr io.Writer) error {
+	known := false
+	for _, n := range pipeline.StageNames {
+		known = known || n == stage
+	}
+	if !known {
+		return fmt.Errorf("%w: no stage %q", ErrUsage, stage)
+	}
+	fs, sf := NewServiceFlags(stage, stderr)
+	pos, err := Parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
+	}
+	cfg, err := sf.Pipeline.Config()
+	if err != nil {
+		return err
+	}
+	log, err := NewLogger(sf.Pipeline.LogLevel, stderr, LogJSON)
+	if err != nil {
+		return err
+	}
+	defer log.Sync() //nolint:errcheck
+	log = log.With(zap.String("service", stage))
+	cfg.Log = log
+
+	matching := pipeline.MatchingStages[stage]
+	snaps := pipeline.NewSnapshots(nil)
+	var build BuildFunc
+	if matching {
+		if build, err = sf.Matcher.Builder(log); err != nil {
+			return err
+		}
+		if sf.Cards != "" {
+			cat, errs := catalog.LoadDir(sf.Cards)
+			for _, e := range errs {
+				log.Warn("card skipped", zap.Error(e))
+			}
+			if cat == nil || len(cat.Agents) == 0 {
+				return fmt.Errorf("no usable card in %s", sf.Cards)
+			}
+			m, err := build(cat)
+			if err != nil {
+				return err
+			}
+			snaps.SetMatcher(m)
+		}
+	}
+	nc, js, err := sf.NATS.Connect("skillmatch-"+stage, log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if sf.SetupStreams {
+		if err := pipeline.SetupStreams(sctx, js, cfg); err != nil {
+			return err
+		}
+	}
+	if matching && sf.Cards == "" {
+		kv, err := pipeline.CatalogKV(sctx, js, sf.Pipeline.CatalogBucket)
+		if err != nil {
+			return err
+		}
+		w, err := snaps.WatchCatalog(sctx, kv, build, log)
+		if err != nil {
+			return err
+		}
+		defer w.Stop()
+	}
+	names := []string{stage}
+	if sf.DeadLetters {
+		names = append(names, pipeline.StageDeadLetters)
+	}
+	g, err := pipeline.Start(sctx, js, snaps, cfg, names...)
+	if err != nil {
+		return err
+	}
+	defer g.Stop()
+	if sf.Pipeline.HealthListen != "" {
+		addr, err := serveHealth(ctx, sf.Pipeline.HealthListen, nc, g, snaps, matching)
+		if err != nil {
+			return err
+		}
+		log.Info("health probes", zap.String("addr", addr))
+	}
+	log.Info("ready", zap.String("nats", nc.ConnectedUrlRedacted()), zap.String("catalog", snaps.Fingerprint()))
+	<-ctx.Done()
+	log.Info("stopping")
+	return nil
+}
+
+// serveHealth serves /healthz (NATS connected) and /readyz (catalog loaded
+// when the stage matches, no stage holding its deliveries).
+func serveHealth(ctx context.Context, addr string, nc interface {
+	IsConnected() bool
+}, g *pipeline.Group, snaps *pipeline.Snapshots, matching bool) (string, error) {
+	live := map[string]health.Check{"nats": func(context.Context) error {
+		if !nc.IsConnected() {
+			return errors.New("not connected to NATS")
+		}
+		return nil
+	}}
+	ready := map[string]health.Check{"stages": func(context.Context) error {
+		if held := g.NotReady(); len(held) > 0 {
+			return fmt.Errorf("holding deliveries, a dependency is unavailable: %v", held)
+		}
+		return nil
+	}}
+	if matching {
+		ready["catalog"] = func(context.Context) error {
+			if snaps.Matcher() == nil {
+				return errors.New("no catalog loaded yet")
+			}
+			return nil
+		}
+	}
+	a, err := health.Serve(ctx, addr, health.Handler(live, ready))
+	if err != nil {
+		return "", fmt.Errorf("--health-listen: %w", err)
+	}
+	return a, nil
+}
