@@ -92,7 +92,7 @@ func TestSkillGrantNeedsRouting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range wire.FromShortlist(sl).Keys {
+	for _, c := range shortlistToWire(sl).Keys {
 		if c != "support-triage/triage-ticket" {
 			t.Errorf("candidate %s: alice may only reach support-triage/triage-ticket", c)
 		}

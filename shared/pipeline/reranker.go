@@ -37,7 +37,7 @@ func (r *Reranker) Handle(ctx context.Context, in Msg) (Result, error) {
 	if snap == nil {
 		return res, fmt.Errorf("%w: shortlist over catalog %s, reranker has %s", ErrCatalogMismatch, m.Catalog, r.snaps.Fingerprint())
 	}
-	sl, err := m.Shortlist.Matcher(snap.m.Index())
+	sl, err := shortlistFromWire(&m.Shortlist, snap.m.Index())
 	if err != nil {
 		return res, badInput(err)
 	}

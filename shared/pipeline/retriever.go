@@ -31,7 +31,7 @@ func (r *Retriever) Handle(ctx context.Context, in Msg) (Result, error) {
 		return res, err
 	}
 	out := wire.Shortlisted{V: wire.Version, TaskID: m.TaskID, Requirement: m.Requirement, Task: m.Task,
-		Catalog: snap.fingerprint, Shortlist: wire.FromShortlist(sl)}
+		Catalog: snap.fingerprint, Shortlist: shortlistToWire(sl)}
 	return res.Emit(wire.SubjectShortlisted, MsgID(m.TaskID, "shortlisted"), &out)
 }
 

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/skillmatch/skillmatch/shared/match"
-	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -52,7 +51,7 @@ func NewSnapshots(m *match.Matcher) *Snapshots {
 // fingerprint. Handlers already running finish on the matcher they
 // started with.
 func (s *Snapshots) SetMatcher(m *match.Matcher) string {
-	snap := &snapshot{m: m, fingerprint: wire.SnapshotFingerprint(m)}
+	snap := &snapshot{m: m, fingerprint: SnapshotFingerprint(m)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var list []*snapshot

@@ -1,14 +1,11 @@
 package wire
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
-	"github.com/skillmatch/skillmatch/shared/match"
 )
 
 // BucketCatalog is the JetStream KV bucket of the card catalog: key = agent
@@ -74,21 +71,4 @@ func DecodeCatalogEntry(id string, data []byte) (catalog.Agent, error) {
 		}
 	}
 	return catalog.Agent{Card: c, Status: st}, nil
-}
-
-// SnapshotFingerprint names a matcher's catalog snapshot: its doc numbering
-// (Fingerprint) and the content of every agent (parsed card and status).
-// Two matchers built from the same catalog bucket state get the same
-// fingerprint in any process, so stages use it to check that a message
-// was made over the snapshot they hold; a replaced card with the same
-// skill ids changes it too.
-func SnapshotFingerprint(m *match.Matcher) string {
-	h := sha256.New()
-	h.Write([]byte(Fingerprint(m.Index())))
-	enc := json.NewEncoder(h)
-	for _, a := range m.Catalog().Agents {
-		_ = enc.Encode(a.Card)
-		_ = enc.Encode(a.Status)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -76,72 +75,6 @@ func (f *Floats) UnmarshalJSON(data []byte) error {
 	}
 	*f = v
 	return nil
-}
-
-// FromShortlist converts a matcher's shortlist for the wire.
-func FromShortlist(sl *match.Shortlist) Shortlist {
-	out := Shortlist{Terms: sl.Terms, Vector: sl.Vector, Rejected: len(sl.Rejections)}
-	for i, d := range sl.Demoted {
-		if d {
-			out.Demoted = append(out.Demoted, i)
-		}
-	}
-	if r := sl.Retrieval; r != nil {
-		res := *r
-		res.Candidates = make([]index.Candidate, len(r.Candidates))
-		out.Keys = make([]string, len(r.Candidates))
-		for i, c := range r.Candidates {
-			if c.Entry != nil {
-				out.Keys[i] = c.Entry.Key
-			}
-			c.Entry = nil
-			res.Candidates[i] = c
-		}
-		out.Retrieval = (*Retrieval)(&res)
-	}
-	return out
-}
-
-// Matcher converts the wire shortlist back for idx, checking that every doc
-// number exists there under the same key. The result's Rejections is nil.
-func (s *Shortlist) Matcher(idx index.Index) (*match.Shortlist, error) {
-	n := idx.Len()
-	sl := &match.Shortlist{Terms: s.Terms, Vector: s.Vector, Retrieval: (*index.Result)(s.Retrieval)}
-	if sl.Retrieval == nil {
-		sl.Retrieval = &index.Result{}
-	}
-	if len(s.Demoted) > 0 {
-		sl.Demoted = make([]bool, n)
-		for _, d := range s.Demoted {
-			if d < 0 || d >= n {
-				return nil, fmt.Errorf("wire: shortlist: demoted doc %d outside the index (%d docs)", d, n)
-			}
-			sl.Demoted[d] = true
-		}
-	}
-	cands := sl.Retrieval.Candidates
-	if len(s.Keys) != len(cands) {
-		return nil, fmt.Errorf("wire: shortlist: %d keys for %d candidates", len(s.Keys), len(cands))
-	}
-	for i := range cands {
-		c := &cands[i]
-		if c.Doc < 0 || c.Doc >= n {
-			return nil, fmt.Errorf("wire: shortlist: doc %d outside the index (%d docs)", c.Doc, n)
-		}
-		e := idx.Doc(c.Doc)
-		if e.Key != s.Keys[i] {
-			return nil, fmt.Errorf("wire: shortlist: doc %d is %q here, %q in the message", c.Doc, e.Key, s.Keys[i])
-		}
-		c.Entry = e
-	}
-	for _, nbs := range [][]index.Neighbor{sl.Retrieval.Neighbors, sl.Retrieval.LexNeighbors} {
-		for _, nb := range nbs {
-			if nb.Doc < 0 || nb.Doc >= n {
-				return nil, fmt.Errorf("wire: shortlist: neighbour doc %d outside the index (%d docs)", nb.Doc, n)
-			}
-		}
-	}
-	return sl, nil
 }
 
 // Fingerprint names an index's doc numbering: stages that pass doc numbers

@@ -1,19 +1,15 @@
 package wire
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"math"
-	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
-	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -141,80 +137,6 @@ func TestSubjects(t *testing.T) {
 	}
 	if a, again := DecisionID("a"), DecisionID("a"); a == DecisionID("b") || a != again {
 		t.Error("decision ids must be stable and distinct")
-	}
-}
-
-func exampleCatalog(t testing.TB) *catalog.Catalog {
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "examples", "catalog")
-	cat, errs := catalog.LoadDir(dir)
-	if len(errs) > 0 {
-		t.Fatalf("load example catalog: %v", errs)
-	}
-	return cat
-}
-
-// The shortlist survives the wire exactly: ranking the decoded shortlist
-// gives the in-process ranking.
-func TestShortlistWireIsExact(t *testing.T) {
-	cat := exampleCatalog(t)
-	m, err := match.New(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	texts := []string{"book me a flight to Lisbon next Tuesday", "reset my password", "what's the weather in Oslo",
-		"summarise this contract and flag risky clauses", "xyzzy plugh"}
-	for _, text := range texts {
-		tk := &task.Task{ID: "t", Message: task.Message{Parts: []task.Part{{Text: text}}}}
-		req := m.Extract(tk)
-		sl, err := m.Shortlist(ctx, &req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := m.Rank(ctx, &req, sl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := json.Marshal(FromShortlist(sl))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ws Shortlist
-		if err := json.Unmarshal(b, &ws); err != nil {
-			t.Fatal(err)
-		}
-		sl2, err := ws.Matcher(m.Index())
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := m.Rank(ctx, &req, sl2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(match.Options(got), match.Options(want)) {
-			t.Errorf("%q: ranking after the wire differs", text)
-		}
-		dGot, _ := m.Decide(got)
-		dWant, _ := m.Decide(want)
-		if !reflect.DeepEqual(dGot, dWant) {
-			t.Errorf("%q: decision after the wire differs", text)
-		}
-	}
-	// A shortlist naming a doc the index does not have is refused.
-	for name, bad := range map[string]Shortlist{
-		"key mismatch":     {Keys: []string{"no/such"}, Retrieval: &Retrieval{Candidates: []index.Candidate{{Doc: 0}}}},
-		"doc out of range": {Keys: []string{""}, Retrieval: &Retrieval{Candidates: []index.Candidate{{Doc: m.Index().Len()}}}},
-		"keys missing":     {Retrieval: &Retrieval{Candidates: []index.Candidate{{Doc: 0}}}},
-		"neighbour out":    {Retrieval: &Retrieval{Neighbors: []index.Neighbor{{Doc: -1}}}},
-		"demoted out":      {Demoted: []int{m.Index().Len()}},
-	} {
-		if _, err := bad.Matcher(m.Index()); err == nil {
-			t.Errorf("%s accepted", name)
-		}
-	}
-	if Fingerprint(m.Index()) == "" {
-		t.Error("empty fingerprint")
 	}
 }
 

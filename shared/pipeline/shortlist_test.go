@@ -1,0 +1,73 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// The shortlist survives the wire exactly: ranking the decoded shortlist
+// gives the in-process ranking.
+func TestShortlistWireIsExact(t *testing.T) {
+	m := testMatcher(t)
+	ctx := context.Background()
+	texts := []string{"book me a flight to Lisbon next Tuesday", "reset my password", "what's the weather in Oslo",
+		"summarise this contract and flag risky clauses", "xyzzy plugh"}
+	for _, text := range texts {
+		tk := &task.Task{ID: "t", Message: task.Message{Parts: []task.Part{{Text: text}}}}
+		req := m.Extract(tk)
+		sl, err := m.Shortlist(ctx, &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := m.Rank(ctx, &req, sl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(shortlistToWire(sl))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ws wire.Shortlist
+		if err := json.Unmarshal(b, &ws); err != nil {
+			t.Fatal(err)
+		}
+		sl2, err := shortlistFromWire(&ws, m.Index())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Rank(ctx, &req, sl2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(match.Options(got), match.Options(want)) {
+			t.Errorf("%q: ranking after the wire differs", text)
+		}
+		dGot, _ := m.Decide(got)
+		dWant, _ := m.Decide(want)
+		if !reflect.DeepEqual(dGot, dWant) {
+			t.Errorf("%q: decision after the wire differs", text)
+		}
+	}
+	// A shortlist naming a doc the index does not have is refused.
+	for name, bad := range map[string]wire.Shortlist{
+		"key mismatch":     {Keys: []string{"no/such"}, Retrieval: &wire.Retrieval{Candidates: []index.Candidate{{Doc: 0}}}},
+		"doc out of range": {Keys: []string{""}, Retrieval: &wire.Retrieval{Candidates: []index.Candidate{{Doc: m.Index().Len()}}}},
+		"keys missing":     {Retrieval: &wire.Retrieval{Candidates: []index.Candidate{{Doc: 0}}}},
+		"neighbour out":    {Retrieval: &wire.Retrieval{Neighbors: []index.Neighbor{{Doc: -1}}}},
+		"demoted out":      {Demoted: []int{m.Index().Len()}},
+	} {
+		if _, err := shortlistFromWire(&bad, m.Index()); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if wire.Fingerprint(m.Index()) == "" {
+		t.Error("empty fingerprint")
+	}
+}
