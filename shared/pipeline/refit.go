@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -73,7 +72,7 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 		cfg.Window = DefaultRefitWindow
 	}
 	var decisions []feedback.LoggedDecision
-	err := readLatest(ctx, js, cfg.Streams.Decisions, cfg.Window, func(data []byte) {
+	err := ReadStream(ctx, js, cfg.Streams.Decisions, Range{Latest: cfg.Window}, func(_ *jetstream.MsgMetadata, data []byte) {
 		d, err := wire.DecodeDecision(data)
 		if err != nil || d.Top == nil {
 			return // not decodable, or decided before Top was recorded
@@ -85,7 +84,7 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 		return feedback.RefitResult{}, err
 	}
 	var outcomes []feedback.Outcome
-	err = readLatest(ctx, js, cfg.Streams.Outcomes, cfg.Window, func(data []byte) {
+	err = ReadStream(ctx, js, cfg.Streams.Outcomes, Range{Latest: cfg.Window}, func(_ *jetstream.MsgMetadata, data []byte) {
 		if o, err := wire.DecodeOutcome(data); err == nil {
 			outcomes = append(outcomes, toFeedback(o))
 		}
@@ -114,62 +113,6 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 	}
 	f.log.Info("calibration refit published", append(lf, zap.Uint64("revision", rev))...)
 	return res, nil
-}
-
-// readLatest calls fn with each of the last n messages of a stream, oldest
-// first, up to the last one when it started.
-func readLatest(ctx context.Context, js jetstream.JetStream, stream string, n int, fn func([]byte)) error {
-	s, err := js.Stream(ctx, stream)
-	if err != nil {
-		return fmt.Errorf("pipeline: refit: stream %s: %w", stream, err)
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("pipeline: refit: stream %s: %w", stream, err)
-	}
-	first, last := info.State.FirstSeq, info.State.LastSeq
-	if info.State.Msgs == 0 || last == 0 {
-		return nil
-	}
-	start := first
-	if last >= uint64(n) && last-uint64(n)+1 > start {
-		start = last - uint64(n) + 1
-	}
-	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: start})
-	if err != nil {
-		return fmt.Errorf("pipeline: refit: read %s: %w", stream, err)
-	}
-	for {
-		batch, err := cons.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
-		if err != nil {
-			return fmt.Errorf("pipeline: refit: read %s: %w", stream, err)
-		}
-		got := 0
-		for m := range batch.Messages() {
-			got++
-			md, err := m.Metadata()
-			if err != nil {
-				continue
-			}
-			if md.Sequence.Stream > last {
-				return nil
-			}
-			fn(m.Data())
-			if md.Sequence.Stream == last {
-				return nil
-			}
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			return fmt.Errorf("pipeline: refit: read %s: %w", stream, err)
-		}
-		if got == 0 {
-			return nil // the rest were deleted meanwhile
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
 }
 
 // toFeedback converts a wire outcome.
