@@ -59,29 +59,47 @@ func (p *publisherPool) close() {
 }
 
 // publishRetry publishes outs, retrying for up to cfg.Retry and telling
-// the server m is in progress before each new attempt.
-func (r *Runner) publishRetry(ctx context.Context, m jetstream.Msg, outs []Output, log *zap.Logger, lf []zap.Field) error {
+// the server m is in progress before each new attempt. It returns the
+// outputs whose first store the stream reported as a duplicate (an
+// earlier message holds their Nats-Msg-Id); an output stored on an
+// earlier attempt is not published again.
+func (r *Runner) publishRetry(ctx context.Context, m jetstream.Msg, outs []Output, log *zap.Logger, lf []zap.Field) (dups []Output, err error) {
 	if len(outs) == 0 {
-		return nil
+		return nil, nil
 	}
-	return retry(ctx, r.cfg.Retry, func() error { return r.publish(ctx, outs) }, func(err error) {
+	stored := make([]bool, len(outs))
+	err = retry(ctx, r.cfg.Retry, func() error {
+		d, err := r.publish(ctx, outs, stored)
+		dups = append(dups, d...)
+		return err
+	}, func(err error) {
 		_ = m.InProgress()
 		log.Warn("retrying", append(lf, zap.Error(err))...)
 	})
+	return dups, err
 }
 
-// publish publishes outputs, each attempt bounded to a quarter of the
-// retry budget so that an attempt lost in a reconnect leaves time to retry.
-func (r *Runner) publish(ctx context.Context, outs []Output) error {
-	for _, o := range outs {
+// publish publishes the outputs not stored yet, each attempt bounded to a
+// quarter of the retry budget so that an attempt lost in a reconnect
+// leaves time to retry, and marks them stored. It returns those the
+// stream already held.
+func (r *Runner) publish(ctx context.Context, outs []Output, stored []bool) (dups []Output, err error) {
+	for i, o := range outs {
+		if stored[i] {
+			continue
+		}
 		pctx, cancel := context.WithTimeout(ctx, r.attemptTimeout())
-		_, err := r.js.Publish(pctx, o.Subject, o.Data, jetstream.WithMsgID(o.MsgID))
+		ack, err := r.js.Publish(pctx, o.Subject, o.Data, jetstream.WithMsgID(o.MsgID))
 		cancel()
 		if err != nil {
-			return fmt.Errorf("publish %s: %w", o.Subject, err)
+			return dups, fmt.Errorf("publish %s: %w", o.Subject, err)
+		}
+		stored[i] = true
+		if ack.Duplicate {
+			dups = append(dups, o)
 		}
 	}
-	return nil
+	return dups, nil
 }
 
 // attemptTimeout bounds one round trip to the server.

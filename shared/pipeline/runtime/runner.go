@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -240,7 +241,18 @@ func (run *Running) fail(ctx context.Context, d delivery, err error) {
 // republishes them under the same Nats-Msg-Ids (the stream drops what it
 // already has). confirm waits, briefly, for the server to confirm the ack.
 func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bool) {
-	if err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf); err != nil {
+	dups, err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf)
+	if err == nil && d.n == 1 && d.res.poison == "" && len(dups) > 0 {
+		// A first delivery whose output the stream already holds: no
+		// redelivery of this input published it, so the id was taken by
+		// another message (a reused task id, or a publisher that set
+		// our message id). Nothing new reached the next stage; say so.
+		d, err = run.duplicate(d, dups[0])
+		if err == nil {
+			_, err = run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf)
+		}
+	}
+	if err != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			_ = d.m.Nak() // stopping: let another worker have it now
 			return
@@ -261,7 +273,6 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 		run.log.Warn("dead-lettered", append(d.lf, zap.String("reason", d.res.poison))...)
 		return
 	}
-	var err error
 	if confirm {
 		// Bounded: a lost ack only means a redelivery, which the stream
 		// deduplicates, so do not hold the worker for long.
@@ -286,11 +297,30 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 	}
 }
 
+// duplicate turns d into the dead letter of its input, saying which
+// output the stream already held.
+func (run *Running) duplicate(d delivery, dup Output) (delivery, error) {
+	md, err := d.m.Metadata()
+	if err != nil {
+		return d, err
+	}
+	reason := fmt.Sprintf("duplicate: the stream already holds %s under message id %q from an earlier message, "+
+		"so this one reached no further stage: the task id was used before, or another publisher set that id", dup.Subject, dup.MsgID)
+	dl := wire.NewDeadLetter(run.st.Name, reason, d.m.Subject(), d.m.Data(), run.r.now().UTC())
+	dl.TaskID, dl.Stream, dl.StreamSeq, dl.Deliveries = d.res.TaskID, md.Stream, md.Sequence.Stream, md.NumDelivered
+	out, err := deadLetterOutput(dl)
+	if err != nil {
+		return d, err
+	}
+	d.res = Result{TaskID: d.res.TaskID, Out: []Output{out}, poison: reason}
+	return d, nil
+}
+
 // deferAck publishes d's outputs, if any, and leaves its ack to
 // ackDeferred; the worker goes on.
 func (run *Running) deferAck(ctx context.Context, d delivery) {
 	if len(d.res.Out) > 0 {
-		if err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf); err != nil {
+		if _, err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf); err != nil {
 			delay := run.r.cfg.delay(d.n)
 			run.log.Error("failed; redelivering", append(d.lf, zap.Duration("after", delay), zap.Error(err))...)
 			_ = d.m.NakWithDelay(delay)

@@ -365,3 +365,40 @@ func TestRunnerDeadLetterStage(t *testing.T) {
 		t.Errorf("handler ran %d times, want at least 3 (one per delivery)", n)
 	}
 }
+
+// A first delivery whose output id the stream already holds (here a
+// message published with the id the stage would use) is dead-lettered
+// with the reason, not dropped in silence; a redelivery's duplicate is
+// the normal exactly-once path and is acked.
+func TestRunnerDuplicateOnFirstDelivery(t *testing.T) {
+	for _, inFlight := range []int{-1, 0} {
+		t.Run(fmt.Sprintf("MaxInFlight=%d", inFlight), func(t *testing.T) {
+			js, ctx := embedded(t, 30*time.Second)
+			cfg := quick(zap.NewNop())
+			cfg.MaxInFlight = inFlight
+			run, err := NewRunner(js, cfg).Start(ctx, Stage{Name: "s", Stream: streamIn, Handle: echo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Stop()
+			// A squatter takes the victim's output id.
+			if _, err := js.Publish(ctx, subjectOut, []byte("junk"), jetstream.WithMsgID("out/victim")); err != nil {
+				t.Fatal(err)
+			}
+			publishIn(ctx, t, js, "victim", "other")
+			waitFor(t, 10*time.Second, "a dead letter and the other output", func() bool {
+				return count(ctx, js, streamDL) == 1 && count(ctx, js, streamOut) == 2
+			})
+			dl, err := wire.DecodeDeadLetter(streamMsgs(t, js, streamDL)[0].Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dl.TaskID != "victim" || !strings.Contains(dl.Reason, "duplicate") || !strings.Contains(dl.Reason, "out/victim") {
+				t.Errorf("dead letter %+v", dl)
+			}
+			waitFor(t, 5*time.Second, "every input settled", func() bool {
+				return consumerInfo(ctx, t, js, streamIn, "s").NumAckPending == 0
+			})
+		})
+	}
+}
