@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
@@ -36,13 +37,14 @@ type PipelineFlags struct {
 	RefitWindow         int
 	LogLevel            string
 	HealthListen        string
+	Callers             string
 }
 
 // PipelineFlagNames are the flags Register defines.
 var PipelineFlagNames = []string{"stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
 	"catalog-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
 	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
-	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen"}
+	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen", "callers"}
 
 // Register defines the pipeline flags on fs.
 func (p *PipelineFlags) Register(fs *flag.FlagSet) {
@@ -78,6 +80,9 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 		"outcomes; published only when no worse on a held-out slice, and the reranker loads it at once; negative: never")
 	fs.IntVar(&p.RefitWindow, "refit-window", pipeline.DefaultRefitWindow, "feedback: how many of the latest decisions and outcomes a refit reads")
 	fs.StringVar(&p.LogLevel, "log-level", "info", "log level: debug (one line per message), info, warn, error")
+	fs.StringVar(&p.Callers, "callers", "", "extractor: directory of callers (JSON: tenant, scopes, data-class floor, trusted per caller id):\n"+
+		"a task's caller is the subject it arrived on, and its payload may only narrow these; empty: payload claims\n"+
+		"other than the caller id are taken as given (loopback development)")
 	fs.StringVar(&p.HealthListen, "health-listen", "", "serve /healthz (running, NATS connected) and /readyz (catalog loaded, no stage\n"+
 		"holding its deliveries) on this address, e.g. :8081; empty: off")
 }
@@ -109,6 +114,13 @@ func (p *PipelineFlags) Config() (pipeline.Config, error) {
 		FeedbackEvery: p.FeedbackEvery, FeedbackInterval: p.FeedbackInterval, RefitInterval: p.RefitInterval, RefitWindow: p.RefitWindow}
 	if err := cfg.Validate(); err != nil {
 		return pipeline.Config{}, fmt.Errorf("%w: --backoff, --max-deliver, --retry, --workers, --max-in-flight: %v", ErrUsage, err)
+	}
+	if p.Callers != "" {
+		dir, err := identity.Load(p.Callers)
+		if err != nil {
+			return pipeline.Config{}, fmt.Errorf("--callers: %w", err)
+		}
+		cfg.Callers = dir
 	}
 	return cfg, nil
 }

@@ -41,6 +41,7 @@ type config struct {
 	examples  bool
 	explain   bool
 	filters   []filter.Option
+	strict    bool
 	grants    *grants.Grants
 	newIndex  func([]index.Doc, embed.Embedder) (index.Index, error)
 	followups settle.Store
@@ -85,6 +86,17 @@ func WithGrants(g *grants.Grants) Option {
 		if g != nil {
 			c.filters = append(c.filters, filter.WithGrants(g))
 			c.grants = g
+		}
+	}
+}
+
+// WithStrict makes the hard filters fail closed where a task or card is
+// silent: no scopes, no data class, no declared modes (filter.WithStrict).
+func WithStrict(on bool) Option {
+	return func(c *config) {
+		if on && !c.strict {
+			c.strict = true
+			c.filters = append(c.filters, filter.WithStrict(true))
 		}
 	}
 }
@@ -351,7 +363,11 @@ func (m *Matcher) Settler(store settle.Store) *settle.Settler {
 	if store == nil {
 		store = m.cfg.followups
 	}
-	return &settle.Settler{Catalog: m.cat, Grants: m.cfg.grants, Store: store}
+	s := &settle.Settler{Catalog: m.cat, Grants: m.cfg.grants, Store: store}
+	if m.cfg.strict {
+		s.Filters = []filter.Option{filter.WithStrict(true)}
+	}
+	return s
 }
 
 // Options converts ranked candidates into the decider's options.

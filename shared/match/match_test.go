@@ -50,7 +50,7 @@ type agentSpec struct {
 	// Scopes, when set, is the card-level oauth requirement.
 	Scopes []string
 	Skills []skillSpec
-	Status catalog.Status // zero: catalog.DefaultStatus
+	Status catalog.Status // zero: catalog.EntryDefault (a vetted agent)
 }
 
 func oauth(scopes []string) []any {
@@ -114,7 +114,9 @@ func parseAgent(t testing.TB, a agentSpec) catalog.Agent {
 	}
 	st := a.Status
 	if st == (catalog.Status{}) {
-		st = catalog.DefaultStatus
+		// The invented fleet is vetted, as agents with a registry entry
+		// are: internal clearance, not external.
+		st = catalog.EntryDefault
 	}
 	return catalog.Agent{Card: c, Status: st}
 }

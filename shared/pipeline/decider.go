@@ -113,7 +113,8 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 	out.Decision = st.Decision
 	if st.Decision.Action == decide.Delegate && st.Decision.Chosen != nil {
 		if a, ok := snap.m.Catalog().Agent(st.Decision.Chosen.AgentID); ok {
-			if out.Request, err = wire.NewA2ARequest(a.Card, st.Decision.Chosen.SkillID, &t, out.DecisionID, wire.WithContextID(st.ContextID)); err != nil {
+			if out.Request, err = wire.NewA2ARequest(a.Card, st.Decision.Chosen.SkillID, &t, out.DecisionID,
+				wire.WithContextID(st.ContextID), wire.WithAllowPrivate(a.Status.AllowPrivate)); err != nil {
 				return res, badInput(err)
 			}
 		}
@@ -129,5 +130,5 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 			out.Tie = &note
 		}
 	}
-	return res.Emit(wire.SubjectDecision(string(out.Action)), MsgID(m.TaskID, "decision"), &out)
+	return res.Emit(wire.SubjectDecision(t.Caller.ID, string(out.Action)), MsgID(m.TaskID, "decision"), &out)
 }

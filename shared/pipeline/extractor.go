@@ -5,20 +5,26 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
-// Extractor is the first stage: it validates a submitted task and extracts
-// its requirement. It needs no catalog.
+// Extractor is the first stage: it validates a submitted task, makes the
+// caller it arrived under (its subject) the task's caller, narrowed by the
+// directory, and extracts its requirement. It needs no catalog.
 type Extractor struct {
-	limits []task.Option
+	callers *identity.Directory
+	limits  []task.Option
 }
 
-// NewExtractor returns the extractor; task limits are task.DefaultLimits
-// unless given.
-func NewExtractor(limits ...task.Option) *Extractor { return &Extractor{limits: limits} }
+// NewExtractor returns the extractor over a caller directory (nil: the
+// zero-configuration mode, see identity.Directory); task limits are
+// task.DefaultLimits unless given.
+func NewExtractor(callers *identity.Directory, limits ...task.Option) *Extractor {
+	return &Extractor{callers: callers, limits: limits}
+}
 
 // Handle implements Handler.
 func (e *Extractor) Handle(_ context.Context, in Msg) (Result, error) {
@@ -41,6 +47,13 @@ func (e *Extractor) Handle(_ context.Context, in Msg) (Result, error) {
 		return r, badInput(err)
 	}
 	res := Result{TaskID: t.ID}
+	caller, err := wire.CallerOf(wire.SubjectSubmitted, in.Subject)
+	if err != nil {
+		return res, badInput(err)
+	}
+	// Who is asking is the subject's caller; the payload's caller id, a
+	// claim, is replaced, and its tenant and scopes only narrowed.
+	e.callers.Stamp(t, caller)
 	raw, err := json.Marshal(t)
 	if err != nil {
 		return res, badInput(err)

@@ -312,7 +312,7 @@ func decideRanked(t *testing.T, s *Decider, id, taskJSON string, candidates []de
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Out[0].Subject != wire.SubjectDecision(string(d.Action)) {
+	if !strings.HasPrefix(res.Out[0].Subject, wire.SubjectDecisionPrefix) || !strings.HasSuffix(res.Out[0].Subject, "."+string(d.Action)) {
 		t.Errorf("%s decision on %s", d.Action, res.Out[0].Subject)
 	}
 	return d

@@ -40,16 +40,16 @@ func StartAll(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg
 // decider opens the follow-up store and, like the reranker, watches the
 // model bucket. The matching stages match on snaps. The streams and
 // buckets must exist (SetupStreams).
-func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Config, names ...string) (g *Group, err error) {
+func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Config, names ...string) (_ *Group, err error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("pipeline: %w", err)
 	}
 	r := NewRunner(js, cfg)
-	g = &Group{runner: r, run: map[string]*Running{}}
+	g := &Group{runner: r, run: map[string]*Running{}}
 	defer func() {
 		if err != nil {
-			g.Stop()
+			g.Stop() // what started before the failure
 		}
 	}()
 	if snaps == nil {
@@ -59,7 +59,7 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 		var h Handler
 		switch name {
 		case StageExtractor:
-			h = NewExtractor().Handle
+			h = NewExtractor(cfg.Callers).Handle
 		case StageRetriever:
 			rt := NewRetriever(snaps)
 			st := stageSpec(name, cfg.Streams, rt.Handle)

@@ -72,7 +72,8 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 		cfg.Window = DefaultRefitWindow
 	}
 	var decisions []feedback.LoggedDecision
-	err := ReadStream(ctx, js, cfg.Streams.Decisions, Range{Latest: cfg.Window}, func(_ *jetstream.MsgMetadata, data []byte) {
+	err := ReadStream(ctx, js, cfg.Streams.Decisions, Range{Latest: cfg.Window}, func(m jetstream.Msg, _ *jetstream.MsgMetadata) {
+		data := m.Data()
 		d, err := wire.DecodeDecision(data)
 		if err != nil || d.Top == nil {
 			return // not decodable, or decided before Top was recorded
@@ -84,7 +85,8 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 		return feedback.RefitResult{}, err
 	}
 	var outcomes []feedback.Outcome
-	err = ReadStream(ctx, js, cfg.Streams.Outcomes, Range{Latest: cfg.Window}, func(_ *jetstream.MsgMetadata, data []byte) {
+	err = ReadStream(ctx, js, cfg.Streams.Outcomes, Range{Latest: cfg.Window}, func(m jetstream.Msg, _ *jetstream.MsgMetadata) {
+		data := m.Data()
 		if o, err := wire.DecodeOutcome(data); err == nil {
 			outcomes = append(outcomes, toFeedback(o))
 		}

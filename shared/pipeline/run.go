@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline/runtime"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
@@ -99,6 +100,10 @@ type Config struct {
 	// slice.
 	RefitInterval time.Duration
 	RefitWindow   int
+	// Callers is the directory of callers the extractor narrows each
+	// task's claims with (nil: the zero-configuration mode, where only
+	// the caller id comes from the subject).
+	Callers *identity.Directory
 	// Log receives one line per event, each with the task id.
 	Log *zap.Logger
 }
@@ -183,7 +188,7 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 		{Name: s.Tasks, Subjects: []string{wire.SubjectTasks}, Description: "skillmatch tasks: submitted, extracted, shortlisted, ranked",
 			MaxAge: limit(cfg.TasksMaxAge)},
 		{Name: s.Decisions, Subjects: []string{wire.SubjectDecisions}, Description: "skillmatch decisions"},
-		{Name: s.Outcomes, Subjects: []string{wire.SubjectOutcome}, Description: "skillmatch outcomes reported by callers"},
+		{Name: s.Outcomes, Subjects: wire.SubjectsOutcome, Description: "skillmatch outcomes reported by callers"},
 		{Name: s.DeadLetters, Subjects: []string{wire.SubjectDeadLetters}, Description: "skillmatch messages a stage could not process",
 			MaxAge: limit(cfg.DeadLettersMaxAge), MaxBytes: limit(cfg.DeadLettersMaxBytes), Discard: jetstream.DiscardOld},
 		{Name: s.Advisories, Subjects: []string{advisory(s.Tasks), advisory(s.Outcomes)},

@@ -44,7 +44,7 @@ func stageSpec(name string, streams Streams, h Handler) Stage {
 	st := Stage{Name: name, Stream: streams.Tasks, Handle: h}
 	switch name {
 	case StageExtractor:
-		st.Filter = wire.SubjectSubmitted
+		st.Filters = wire.SubjectsSubmitted
 	case StageRetriever:
 		st.Filter = wire.SubjectExtracted
 	case StageReranker:
@@ -52,7 +52,7 @@ func stageSpec(name string, streams Streams, h Handler) Stage {
 	case StageDecider:
 		st.Filter = wire.SubjectRanked
 	case StageFeedback:
-		st.Stream, st.Filter = streams.Outcomes, wire.SubjectOutcome
+		st.Stream, st.Filters = streams.Outcomes, wire.SubjectsOutcome
 	}
 	return st
 }

@@ -30,7 +30,7 @@ type Range struct {
 // up to the stream's last message when it started: a stream that keeps
 // growing still ends. The feedback refit and `skillmatch replay` both read
 // with it.
-func ReadStream(ctx context.Context, js jetstream.JetStream, stream string, r Range, fn func(md *jetstream.MsgMetadata, data []byte)) error {
+func ReadStream(ctx context.Context, js jetstream.JetStream, stream string, r Range, fn func(m jetstream.Msg, md *jetstream.MsgMetadata)) error {
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
 		return fmt.Errorf("pipeline: read stream %s: %w", stream, err)
@@ -84,7 +84,7 @@ func ReadStream(ctx context.Context, js jetstream.JetStream, stream string, r Ra
 				done = true
 				continue
 			}
-			fn(md, m.Data())
+			fn(m, md)
 			if seq == last || md.NumPending == 0 {
 				done = true
 			}

@@ -40,7 +40,7 @@ func TestReadStream(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			err := ReadStream(ctx, js, "R", tt.r, func(_ *jetstream.MsgMetadata, data []byte) { got = append(got, string(data)) })
+			err := ReadStream(ctx, js, "R", tt.r, func(m jetstream.Msg, _ *jetstream.MsgMetadata) { got = append(got, string(m.Data())) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func TestReadStream(t *testing.T) {
 			}
 		})
 	}
-	if err := ReadStream(ctx, js, "NOPE", Range{}, func(*jetstream.MsgMetadata, []byte) {}); err == nil {
+	if err := ReadStream(ctx, js, "NOPE", Range{}, func(jetstream.Msg, *jetstream.MsgMetadata) {}); err == nil {
 		t.Error("a missing stream read without error")
 	}
 }

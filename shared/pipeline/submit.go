@@ -20,7 +20,9 @@ type Answer struct {
 	DeadLetter *wire.DeadLetter
 }
 
-// Publish publishes a task on SubjectSubmitted with its Nats-Msg-Id. It
+// Publish publishes a task on the submission subject of its caller
+// (wire.SubjectSubmittedBy: the server decides whether this connection
+// may speak for that caller) with its Nats-Msg-Id. It
 // reports whether the stream had already seen the task (a duplicate
 // publish within the dedup window stores nothing).
 func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplicate bool, err error) {
@@ -32,7 +34,7 @@ func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplica
 	if err != nil {
 		return false, err
 	}
-	ack, err := js.Publish(ctx, wire.SubjectSubmitted, data, jetstream.WithMsgID(MsgID(t.ID, "submitted")))
+	ack, err := js.Publish(ctx, wire.SubjectSubmittedBy(t.Caller.ID), data, jetstream.WithMsgID(MsgID(t.ID, "submitted")))
 	if err != nil {
 		return false, fmt.Errorf("pipeline: publish task %s: %w", t.ID, err)
 	}
@@ -54,15 +56,18 @@ func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *tas
 	start := func(all bool) error {
 		for _, w := range []struct {
 			stream string
+			filter []string
 			read   func([]byte) *Answer
 		}{
-			{streams.Decisions, func(b []byte) *Answer {
+			// Only this caller's decisions: another caller's are not
+			// ours to read (and server permissions may forbid them).
+			{streams.Decisions, []string{wire.SubjectDecisionsOf(t.Caller.ID)}, func(b []byte) *Answer {
 				if d, err := wire.DecodeDecision(b); err == nil && d.TaskID == t.ID {
 					return &Answer{Decision: d}
 				}
 				return nil
 			}},
-			{streams.DeadLetters, func(b []byte) *Answer {
+			{streams.DeadLetters, nil, func(b []byte) *Answer {
 				if d, err := wire.DecodeDeadLetter(b); err == nil && d.TaskID == t.ID {
 					return &Answer{DeadLetter: d}
 				}
@@ -73,7 +78,7 @@ func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *tas
 			if all {
 				policy = jetstream.DeliverAllPolicy
 			}
-			c, err := js.OrderedConsumer(ctx, w.stream, jetstream.OrderedConsumerConfig{DeliverPolicy: policy})
+			c, err := js.OrderedConsumer(ctx, w.stream, jetstream.OrderedConsumerConfig{DeliverPolicy: policy, FilterSubjects: w.filter})
 			if err != nil {
 				return fmt.Errorf("pipeline: watch %s: %w", w.stream, err)
 			}

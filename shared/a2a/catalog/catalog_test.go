@@ -161,9 +161,29 @@ func TestLoadDirRegistry(t *testing.T) {
 			},
 		},
 		{
-			name:     "empty entry is the default",
+			// Listed means vetted: an empty entry is internal, not the
+			// external default of an agent the registry does not know.
+			name:     "empty entry is the entry default",
 			registry: `{"alpha": {}}`,
-			status:   map[string]Status{"alpha": DefaultStatus, "beta": DefaultStatus, "gamma": DefaultStatus},
+			status:   map[string]Status{"alpha": EntryDefault, "beta": DefaultStatus, "gamma": DefaultStatus},
+		},
+		{
+			name:     "unlisted agents are external and public",
+			registry: `{"alpha": {"clearance": "confidential"}}`,
+			status: map[string]Status{
+				"alpha": {Health: Up, Clearance: Confidential},
+				"beta":  {Health: Up, Clearance: Public, External: true},
+				"gamma": {Health: Up, Clearance: Public, External: true},
+			},
+		},
+		{
+			name:     "allowPrivate",
+			registry: `{"alpha": {"allowPrivate": true}, "beta": {"allowPrivate": false, "external": true}}`,
+			status: map[string]Status{
+				"alpha": {Health: Up, Clearance: Internal, AllowPrivate: true},
+				"beta":  {Health: Up, Clearance: Internal, External: true},
+				"gamma": DefaultStatus,
+			},
 		},
 		{
 			name:     "invalid entries drop their agent",
@@ -177,13 +197,14 @@ func TestLoadDirRegistry(t *testing.T) {
 		},
 		{
 			name:     "wrong types",
-			registry: `{"alpha": {"external": "yes"}, "beta": null, "gamma": ["up"], "delta": {"health": 1}}`,
+			registry: `{"alpha": {"external": "yes"}, "beta": null, "gamma": ["up"], "delta": {"health": 1}, "epsilon": {"allowPrivate": "true"}}`,
 			status:   map[string]Status{},
 			errs: []string{
 				`agent "alpha": external: want a boolean, got string; agent not loaded`,
 				`agent "beta": want an object; agent not loaded`,
 				`agent "gamma": want an object; agent not loaded`,
 				`agent "delta": health: want a string, got number; agent not loaded`,
+				`agent "epsilon": allowPrivate: want a boolean, got string; agent not loaded`,
 			},
 		},
 		{

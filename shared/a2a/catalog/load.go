@@ -30,11 +30,13 @@ const maxRegistryBytes = 16 << 20
 // dir/registry.json. Files that are not .json, dot files and registry.json
 // itself are not cards.
 //
+// An agent without a registry entry gets DefaultStatus (external, public
+// data only); the fields an entry leaves out take EntryDefault's.
+//
 // A bad card costs only that card: LoadDir returns the agents that loaded
 // and one error per failure, each naming its file. A registry entry that
 // is invalid drops its agent rather than defaulting it, because a default
-// status (up, internal clearance) could send data to an agent the registry
-// meant to restrict. A registry that cannot be read at all drops every
+// status could send data to an agent the registry meant to restrict. A registry that cannot be read at all drops every
 // agent for the same reason. The catalog is never nil.
 func LoadDir(dir string, opts ...card.Option) (*Catalog, []error) {
 	var errs []error
@@ -154,14 +156,16 @@ func readRegistry(path string) (map[string]entry, error) {
 	return out, nil
 }
 
-// parseEntry reads {"health", "clearance", "external"}; a missing field
-// takes its DefaultStatus value, an unknown field is an error (a typo such
-// as "clearence" must not silently become the default clearance).
+// parseEntry reads {"health", "clearance", "external", "allowPrivate"}; a
+// missing field takes its EntryDefault value, an unknown field is an error
+// (a typo such as "clearence" must not silently become the default
+// clearance).
 func parseEntry(raw json.RawMessage) (Status, string) {
 	var e struct {
-		Health    *Health `json:"health"`
-		Clearance *string `json:"clearance"`
-		External  *bool   `json:"external"`
+		Health       *Health `json:"health"`
+		Clearance    *string `json:"clearance"`
+		External     *bool   `json:"external"`
+		AllowPrivate *bool   `json:"allowPrivate"`
 	}
 	if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
 		return Status{}, "want an object"
@@ -181,7 +185,7 @@ func parseEntry(raw json.RawMessage) (Status, string) {
 	}
 	// A missing field takes the default; a present one, even "", is
 	// checked as written.
-	st := DefaultStatus
+	st := EntryDefault
 	if e.Health != nil {
 		st.Health = *e.Health
 	}
@@ -190,6 +194,9 @@ func parseEntry(raw json.RawMessage) (Status, string) {
 	}
 	if e.External != nil {
 		st.External = *e.External
+	}
+	if e.AllowPrivate != nil {
+		st.AllowPrivate = *e.AllowPrivate
 	}
 	if err := st.Validate(); err != nil {
 		return Status{}, err.Error()

@@ -46,6 +46,12 @@ type Status struct {
 	Health    Health `json:"health"`
 	Clearance string `json:"clearance"`
 	External  bool   `json:"external"`
+	// AllowPrivate lets delegations go to the agent's interfaces at
+	// private, loopback and similar addresses (package endpoint), for an
+	// agent the registry knows runs inside the network. Off by default:
+	// a card must not be able to aim the caller's data at the metadata
+	// service or a local port.
+	AllowPrivate bool `json:"allowPrivate,omitempty"`
 	// Signature is the verdict on the card's signatures when it entered
 	// the catalog; zero when they were not checked (no trusted keys
 	// configured), which is also what entries written before verdicts
@@ -110,8 +116,9 @@ func (s Signature) String() string {
 // read (registry file, catalog bucket): health up, degraded or down, a
 // known clearance, and a signature verdict that is either absent (not
 // checked, or written before verdicts existed) or one of the known ones.
-// Filling empty fields with DefaultStatus's is the caller's choice, since
-// a registry file and the bucket treat a missing field differently.
+// Filling empty fields (with EntryDefault's or DefaultStatus's) is the
+// caller's choice, since a registry file and the bucket treat a missing
+// field differently.
 func (s Status) Validate() error {
 	switch s.Health {
 	case Up, Degraded, Down:
@@ -127,8 +134,16 @@ func (s Status) Validate() error {
 	return nil
 }
 
-// DefaultStatus applies to agents the registry does not mention.
-var DefaultStatus = Status{Health: Up, Clearance: Internal}
+// DefaultStatus applies to agents the registry does not mention: a card
+// nobody vetted (found by discovery, added without a registry entry) is
+// treated as external and receives public data only, so that a card
+// fetched from anywhere cannot draw internal tasks.
+var DefaultStatus = Status{Health: Up, Clearance: Public, External: true}
+
+// EntryDefault fills the fields a registry entry leaves out: the registry
+// lists the agent, so it is vetted, and an entry such as {"clearance":
+// "confidential"} must not be overridden by an external default.
+var EntryDefault = Status{Health: Up, Clearance: Internal}
 
 // Agent is a card with its registry status.
 type Agent struct {

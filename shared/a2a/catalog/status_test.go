@@ -14,8 +14,11 @@ func TestStatusSignatureEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"health":"up","clearance":"internal","external":false}`; string(got) != want {
+	if want := `{"health":"up","clearance":"public","external":true}`; string(got) != want {
 		t.Errorf("status without verdict: %s, want %s", got, want)
+	}
+	if got, _ := json.Marshal(EntryDefault); string(got) != `{"health":"up","clearance":"internal","external":false}` {
+		t.Errorf("entry default: %s", got)
 	}
 	var st Status
 	if err := json.Unmarshal([]byte(`{"health":"down","clearance":"public"}`), &st); err != nil {
@@ -29,6 +32,26 @@ func TestStatusSignatureEncoding(t *testing.T) {
 	var back Status
 	if err := json.Unmarshal(data, &back); err != nil || back != st {
 		t.Errorf("round trip: %+v (%v), want %+v", back, err, st)
+	}
+	st.AllowPrivate = true
+	data, _ = json.Marshal(st)
+	if back = (Status{}); json.Unmarshal(data, &back) != nil || back != st || !json.Valid(data) {
+		t.Errorf("allowPrivate round trip: %s -> %+v", data, back)
+	}
+}
+
+// An agent nobody vetted must not draw internal data: the default is
+// external with public clearance, and healthy.
+func TestDefaultStatusIsUnvetted(t *testing.T) {
+	want := Status{Health: Up, Clearance: Public, External: true}
+	if DefaultStatus != want {
+		t.Errorf("DefaultStatus = %+v, want %+v", DefaultStatus, want)
+	}
+	if DefaultStatus.AllowPrivate {
+		t.Error("DefaultStatus allows private addresses")
+	}
+	if err := DefaultStatus.Validate(); err != nil {
+		t.Error(err)
 	}
 }
 

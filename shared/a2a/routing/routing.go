@@ -22,6 +22,7 @@ package routing
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -105,10 +106,43 @@ func outcome(c *card.Card, skillID string) Outcome {
 }
 
 // IsRoutingKey reports whether a metadata key names the extension. Besides
-// URI itself it matches the variants an agent might also read (other
-// letter case, a trailing slash), so that none of them survives Strip.
+// URI itself it matches every variant an agent might also read as it
+// (normalise), so that a caller cannot forge the route under one of them
+// and have it survive Strip.
 func IsRoutingKey(k string) bool {
-	return strings.EqualFold(strings.TrimRight(strings.TrimSpace(k), "/"), URI)
+	return normalise(k) == routingKey
+}
+
+// routingKey is URI in the form normalise gives.
+var routingKey = normalise(URI)
+
+// normalise folds what an agent's URI handling may treat as the same
+// extension: surrounding space, percent-encoding (even repeated: "%252D"),
+// letter case, the scheme (http, https or none), a default port, a
+// trailing dot on the host, and trailing "/", "#" and "?".
+func normalise(k string) string {
+	s := strings.TrimSpace(k)
+	for range 3 { // an agent may decode more than once
+		if !strings.Contains(s, "%") {
+			break
+		}
+		d, err := url.PathUnescape(s)
+		if err != nil {
+			break
+		}
+		s = d
+	}
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, p := range []string{"https://", "http://", "//"} {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			s = rest
+			break
+		}
+	}
+	host, path, _ := strings.Cut(s, "/")
+	host = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(host, ":443"), ":80"), ".")
+	path = strings.TrimRight(path, "/#? \t")
+	return host + "/" + path
 }
 
 // Strip deletes every routing entry from the request metadata and the

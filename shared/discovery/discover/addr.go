@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"syscall"
 	"time"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/endpoint"
 )
 
 // ErrAddressRefused is wrapped by the error for a connection refused
@@ -32,48 +34,11 @@ func (e *AddrError) Error() string {
 
 func (e *AddrError) Unwrap() error { return ErrAddressRefused }
 
-var (
-	cgnat     = netip.MustParsePrefix("100.64.0.0/10")
-	thisNet   = netip.MustParsePrefix("0.0.0.0/8")
-	reserved  = netip.MustParsePrefix("240.0.0.0/4") // includes broadcast
-	siteLoc   = netip.MustParsePrefix("fec0::/10")
-	nat64     = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour = netip.MustParsePrefix("2002::/16")
-)
-
 // AddrClass says why ip may not be connected to without allowing private
-// addresses: "loopback", "private", "link-local", "unspecified",
-// "multicast", "carrier-grade NAT" or "reserved"; "" means it may be.
-// IPv4 addresses embedded in IPv4-mapped, NAT64 and 6to4 IPv6 addresses
-// are checked as IPv4.
-func AddrClass(ip netip.Addr) string {
-	ip = ip.Unmap()
-	switch {
-	case !ip.IsValid():
-		return "invalid"
-	case ip.IsUnspecified() || thisNet.Contains(ip):
-		return "unspecified"
-	case ip.IsLoopback():
-		return "loopback"
-	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
-		return "link-local"
-	case ip.IsMulticast() || ip.IsInterfaceLocalMulticast():
-		return "multicast"
-	case ip.IsPrivate() || siteLoc.Contains(ip):
-		return "private"
-	case cgnat.Contains(ip):
-		return "carrier-grade NAT"
-	case reserved.Contains(ip):
-		return "reserved"
-	case nat64.Contains(ip):
-		b := ip.As16()
-		return AddrClass(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-	case sixToFour.Contains(ip):
-		b := ip.As16()
-		return AddrClass(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))
-	}
-	return ""
-}
+// addresses ("" means it may be). It is endpoint.AddrClass, the one
+// policy shared with the delegation check, kept here for callers of this
+// package.
+func AddrClass(ip netip.Addr) string { return endpoint.AddrClass(ip) }
 
 // Resolver looks up a host's addresses. *net.Resolver is one.
 type Resolver interface {
@@ -121,7 +86,7 @@ func (g *guard) DialContext(ctx context.Context, network, address string) (net.C
 	for _, ip := range ips {
 		ap := netip.AddrPortFrom(ip.Unmap(), pn)
 		if !g.allowPrivate {
-			if class := AddrClass(ip); class != "" {
+			if class := endpoint.AddrClass(ip); class != "" {
 				if refused == nil {
 					refused = &AddrError{Host: name, Addr: ap, Class: class}
 				}
@@ -156,7 +121,7 @@ func (g *guard) dialer() DialFunc {
 			if err != nil {
 				return err
 			}
-			if class := AddrClass(ap.Addr()); class != "" {
+			if class := endpoint.AddrClass(ap.Addr()); class != "" {
 				return &AddrError{Addr: ap, Class: class}
 			}
 			return nil

@@ -17,7 +17,10 @@
 //     time, on the address actually connected to, so a name that resolves
 //     to a public address when it is checked and a private one when it is
 //     used (DNS rebinding) is still refused. Environment proxies are not
-//     used, since a proxy would hide the address.
+//     used, since a proxy would hide the address. The classification is
+//     package endpoint's, the same one a delegation's interface URL must
+//     pass (IPv4 embedded in IPv6 included), so a card cannot send a
+//     delegation where its own fetch would be refused.
 //
 // The card is read from <base>/.well-known/agent-card.json, or from the
 // legacy <base>/.well-known/agent.json when the first answers 404. A

@@ -293,10 +293,29 @@ func TestAddrClass(t *testing.T) {
 		"239.1.1.1": "multicast", "ff02::1": "link-local", "ff05::1": "multicast", "100.64.0.1": "carrier-grade NAT",
 		"100.127.255.255": "carrier-grade NAT", "255.255.255.255": "reserved", "::ffff:127.0.0.1": "loopback",
 		"64:ff9b::a00:1": "private", "2002:7f00:1::": "loopback",
+		// IPv4-compatible (::/96) and IPv4-translated forms: the endpoint policy.
+		"::127.0.0.1": "loopback", "::a9fe:a9fe": "link-local", "::ffff:0:10.0.0.1": "private",
 		"8.8.8.8": "", "100.128.0.1": "", "2001:4860:4860::8888": "", "203.0.113.7": "",
 	} {
 		if got := AddrClass(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("AddrClass(%s) = %q, want %q", addr, got, want)
+		}
+	}
+}
+
+// A name resolving to an IPv4-compatible IPv6 address (::/96) of loopback
+// or the metadata service is refused at dial time like the IPv4 address,
+// and the dialer is never asked.
+func TestEmbeddedIPv4Refused(t *testing.T) {
+	for _, addr := range []string{"::7f00:1", "::a9fe:a9fe", "::ffff:0:a00:1"} {
+		f := NewFetcher(WithResolver(mapResolver{"compat.example": {netip.MustParseAddr(addr)}}),
+			WithDialer(func(ctx context.Context, network, a string) (netConn, error) {
+				t.Errorf("%s: dialled %s", addr, a)
+				return nil, errors.New("no")
+			}))
+		_, err := f.Fetch(t.Context(), Agent{URL: "http://compat.example:8080"}, nil)
+		if !errors.Is(err, ErrAddressRefused) {
+			t.Errorf("%s: err = %v, want ErrAddressRefused", addr, err)
 		}
 	}
 }

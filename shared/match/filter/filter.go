@@ -10,10 +10,14 @@
 //  1. health       the agent is down (degraded agents are kept and Demoted)
 //  2. data-policy  the task's data class is above the agent's clearance, or
 //     the agent is external and the data is not public
-//  3. streaming    the task needs streaming and the agent does not offer it
-//  4. input-type   the skill does not accept every type the task attaches
-//  5. output-type  the skill produces none of the types the task accepts
-//  6. security     no entry of the skill's security requirements is
+//  3. endpoint     an interface of the card is at a URL the address policy
+//     refuses (package endpoint: not http(s), or a private, loopback,
+//     link-local... literal address), unless the agent's status allows
+//     private addresses; a delegation would carry the caller's data there
+//  4. streaming    the task needs streaming and the agent does not offer it
+//  5. input-type   the skill does not accept every type the task attaches
+//  6. output-type  the skill produces none of the types the task accepts
+//  7. security     no entry of the skill's security requirements is
 //     satisfied by the caller's scopes
 //
 // Decisions FORMAT.md leaves open, made here:
@@ -25,6 +29,11 @@
 //   - An unknown health value demotes (health never filters but for down).
 //   - An unknown task data class rejects every agent, and an unknown agent
 //     clearance reads as public: a policy check must fail closed.
+//
+// WithStrict(true) closes what is open by default: a task without caller
+// scopes is checked as a caller with none, a task without a data class as
+// restricted data, and a skill that declares no modes accepts and produces
+// nothing a task asks for.
 package filter
 
 import (
@@ -44,6 +53,7 @@ type Rule string
 const (
 	RuleHealth     Rule = "health"
 	RuleDataPolicy Rule = "data-policy"
+	RuleEndpoint   Rule = "endpoint"
 	RuleStreaming  Rule = "streaming"
 	RuleInputType  Rule = "input-type"
 	RuleOutputType Rule = "output-type"
@@ -57,11 +67,18 @@ type Option func(*options)
 
 type options struct {
 	grants *grants.Grants
+	strict bool
 }
 
 // WithGrants restricts callers to the agents and skills granted to them.
 // Nil (no grants configured) allows every caller everything.
 func WithGrants(g *grants.Grants) Option { return func(o *options) { o.grants = g } }
+
+// WithStrict makes the rules that pass on missing information fail
+// closed instead (see the package doc), each with its reason. For
+// deployments where every task states its caller and data class and
+// every card its modes.
+func WithStrict(strict bool) Option { return func(o *options) { o.strict = strict } }
 
 func collect(opts []Option) options {
 	if len(opts) == 0 {
@@ -233,8 +250,12 @@ func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool) {
 	default: // degraded, or a value we do not know: keep, rank lower
 		c.demoted = true
 	}
-	if reason := dataPolicy(req.DataClass, st); reason != "" {
+	if reason := dataPolicy(req.DataClass, st, c.opts.strict); reason != "" {
 		c.rule, c.reason = RuleDataPolicy, reason
+		return
+	}
+	if reason := endpointReason(cd, st); reason != "" {
+		c.rule, c.reason = RuleEndpoint, reason
 		return
 	}
 	if req.Streaming && !cd.Streaming {
@@ -259,6 +280,11 @@ func (c *checker) check(req *extract.Requirement, s *card.Skill) (Rule, string) 
 	}
 	if len(req.InputTypes) > 0 {
 		modes := c.card.EffectiveInputModes(s)
+		if c.opts.strict && !mediatype.Declared(modes) {
+			return RuleInputType, c.say(func() string {
+				return "skill declares no input modes (strict policy); task attaches " + list(req.InputTypes, " and ")
+			})
+		}
 		reason := c.cached(&c.in, sameSlice(modes, c.card.DefaultInputModes), modes, req.InputTypes, inputsReason)
 		if reason != "" {
 			return RuleInputType, reason
@@ -266,6 +292,11 @@ func (c *checker) check(req *extract.Requirement, s *card.Skill) (Rule, string) 
 	}
 	if len(req.OutputTypes) > 0 {
 		modes := c.card.EffectiveOutputModes(s)
+		if c.opts.strict && !mediatype.Declared(modes) {
+			return RuleOutputType, c.say(func() string {
+				return "skill declares no output modes (strict policy); task wants " + list(req.OutputTypes, " or ")
+			})
+		}
 		reason := c.cached(&c.out, sameSlice(modes, c.card.DefaultOutputModes), modes, req.OutputTypes, outputsReason)
 		if reason != "" {
 			return RuleOutputType, reason
@@ -285,8 +316,26 @@ func (c *checker) check(req *extract.Requirement, s *card.Skill) (Rule, string) 
 		if reason != "" {
 			return RuleSecurity, reason
 		}
+	} else if c.opts.strict {
+		// No scopes stated: checked as a caller that holds none, so
+		// only open skills and scope-less schemes pass.
+		if reason := securityReason(c.card.EffectiveSecurity(s), nil, c.why); reason != "" {
+			if c.why {
+				reason = "task states no caller scopes (strict policy): " + reason
+			}
+			return RuleSecurity, reason
+		}
 	}
 	return "", ""
+}
+
+// say returns the reason when asked why, else the placeholder without
+// building the sentence.
+func (c *checker) say(reason func() string) string {
+	if !c.why {
+		return failed
+	}
+	return reason()
 }
 
 // cached returns f(modes, wanted, c.why), through m when the modes are the

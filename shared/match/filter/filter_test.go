@@ -30,6 +30,7 @@ type checkCase struct {
 	skill   card.Skill
 	status  catalog.Status
 	req     extract.Requirement
+	opts    []Option
 	rule    Rule   // "" for kept
 	demoted bool   // kept and demoted
 	reason  string // checked when non-empty
@@ -49,7 +50,7 @@ func runChecks(t *testing.T, tests []checkCase) {
 			}
 			c.Skills = []card.Skill{s}
 			a := &catalog.Agent{Card: c, Status: tt.status}
-			v := Check(&tt.req, a, &c.Skills[0])
+			v := Check(&tt.req, a, &c.Skills[0], tt.opts...)
 
 			if tt.rule == "" {
 				if !v.OK || v.Rejection != nil {
@@ -75,7 +76,7 @@ func runChecks(t *testing.T, tests []checkCase) {
 			}
 
 			// Apply over a one-skill catalog must agree with Check.
-			res := apply(&tt.req, &catalog.Catalog{Agents: []catalog.Agent{*a}})
+			res := apply(&tt.req, &catalog.Catalog{Agents: []catalog.Agent{*a}}, tt.opts...)
 			if res.Keep[0] != v.OK || res.Demoted[0] != v.Demoted || (res.Kept == 1) != v.OK {
 				t.Errorf("Apply disagrees with Check: %+v vs %+v", res, v)
 			}
@@ -182,9 +183,14 @@ func TestDataPolicy(t *testing.T) {
 		{name: "external, public data", status: catalog.Status{External: true, Clearance: catalog.Restricted}, req: extract.Requirement{DataClass: "public"}},
 		{name: "external, internal data", status: catalog.Status{External: true, Clearance: catalog.Restricted}, req: extract.Requirement{DataClass: "internal"},
 			rule: RuleDataPolicy, reason: "agent is external and receives public data only; task data is internal"},
-		{name: "default clearance is internal: internal ok", req: extract.Requirement{DataClass: "internal"}},
-		{name: "default clearance is internal: confidential refused", req: extract.Requirement{DataClass: "confidential"},
+		// An empty clearance is the unvetted default's: public.
+		{name: "empty clearance is public: public ok", req: extract.Requirement{DataClass: "public"}},
+		{name: "empty clearance is public: internal refused", req: extract.Requirement{DataClass: "internal"},
+			rule: RuleDataPolicy, reason: "task data is internal; agent is cleared for public only"},
+		{name: "internal clearance: confidential refused", status: catalog.Status{Clearance: catalog.Internal}, req: extract.Requirement{DataClass: "confidential"},
 			rule: RuleDataPolicy, reason: "task data is confidential; agent is cleared for internal only"},
+		{name: "the default status gets public data only", status: catalog.DefaultStatus, req: extract.Requirement{DataClass: "internal"},
+			rule: RuleDataPolicy, reason: "agent is external and receives public data only; task data is internal"},
 		{name: "unknown task class fails closed", status: catalog.Status{Clearance: catalog.Restricted}, req: extract.Requirement{DataClass: "secret"}, rule: RuleDataPolicy},
 		{name: "unknown clearance reads as public", status: catalog.Status{Clearance: "top"}, req: extract.Requirement{DataClass: "internal"},
 			rule: RuleDataPolicy, reason: `agent clearance "top" is unknown, so it receives public data only; task data is internal`},

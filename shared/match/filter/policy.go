@@ -7,13 +7,26 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/endpoint"
 )
 
 // dataPolicy returns why the agent may not receive data of the class, or "".
-func dataPolicy(class string, st catalog.Status) string {
+// Under the strict policy a task without a class is restricted data.
+func dataPolicy(class string, st catalog.Status, strict bool) string {
+	unstated := ""
 	if class == "" {
-		return "" // the task states no class: no constraint
+		if !strict {
+			return "" // the task states no class: no constraint
+		}
+		class, unstated = catalog.Restricted, "task states no data class, read as restricted (strict policy); "
 	}
+	if r := dataPolicyOf(class, st); r != "" {
+		return unstated + r
+	}
+	return ""
+}
+
+func dataPolicyOf(class string, st catalog.Status) string {
 	class = strings.ToLower(strings.TrimSpace(class)) // no allocation when already clean
 	rank, ok := catalog.ClassRank(class)
 	if !ok {
@@ -111,4 +124,17 @@ func hasScopes(scopes []string) string {
 		return "no scopes"
 	}
 	return list(scopes, ", ")
+}
+
+// endpointReason returns why the card's interfaces may not be delegated
+// to, or "": any interface at a URL the address policy refuses removes the
+// agent, since a client may pick any of them. The registry can allow
+// private addresses for an agent it knows (Status.AllowPrivate).
+func endpointReason(c *card.Card, st catalog.Status) string {
+	for i := range c.Interfaces {
+		if err := endpoint.CheckURL(c.Interfaces[i].URL, st.AllowPrivate); err != nil {
+			return "card interface " + err.Error()
+		}
+	}
+	return ""
 }

@@ -72,6 +72,9 @@ type Settler struct {
 	// Store records delegations for follow-ups (nil: none are recorded,
 	// and a task that continues another is refused).
 	Store Store
+	// Filters are the hard filters' options besides the grants, which
+	// Settle checks itself (filter.WithStrict).
+	Filters []filter.Option
 	// Now stamps records (nil: time.Now).
 	Now func() time.Time
 }
@@ -191,7 +194,7 @@ func (s *Settler) pin(t *task.Task, agentID, skillID, taskSkill, contextID strin
 		return refuse("%s, but %s", why, acc.Reason)
 	}
 	req := extract.FromTask(t)
-	v := filter.Check(&req, a, sk)
+	v := filter.Check(&req, a, sk, s.Filters...)
 	if !v.OK {
 		return refuse("%s, but it cannot take the task: %s", why, v.Rejection.Reason)
 	}
@@ -261,7 +264,7 @@ func (s *Settler) check(req *extract.Requirement, t *task.Task, o *decide.Option
 	if !ok {
 		return grants.Decision{}, fmt.Errorf("%w: %s: agent %q lists no skill %q", ErrRejected, o.Key, o.AgentID, o.SkillID)
 	}
-	if v := filter.Check(req, a, sk); !v.OK {
+	if v := filter.Check(req, a, sk, s.Filters...); !v.OK {
 		return grants.Decision{}, fmt.Errorf("%w: %s: %s: %s", ErrRejected, o.Key, v.Rejection.Rule, v.Rejection.Reason)
 	}
 	return s.Grants.Access(t.Caller.ID, a, sk), nil

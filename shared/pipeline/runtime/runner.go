@@ -19,9 +19,11 @@ type Stage struct {
 	// Name is the durable consumer name and the dead-letter suffix.
 	Name   string
 	Stream string
-	// Filter is the consumer's filter subject ("" = the whole stream).
-	Filter string
-	Handle Handler
+	// Filter is the consumer's filter subject ("" = the whole stream);
+	// Filters, when set, are several instead.
+	Filter  string
+	Filters []string
+	Handle  Handler
 	// Ready, when set, says whether the stage's dependencies can serve
 	// (the retriever's index). A delivery that fails with an error
 	// wrapping index.ErrUnavailable is then held: not retried, not Nak'd
@@ -128,7 +130,7 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		return nil, fmt.Errorf("runtime: stage %s: stream %s: %w", st.Name, st.Stream, err)
 	}
 	cc := jetstream.ConsumerConfig{
-		Durable: st.Name, Description: "skillmatch " + st.Name, FilterSubject: st.Filter,
+		Durable: st.Name, Description: "skillmatch " + st.Name, FilterSubject: st.Filter, FilterSubjects: st.Filters,
 		AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxDeliver: r.cfg.MaxDeliver, BackOff: r.cfg.BackOff, MaxAckPending: r.cfg.MaxAckPending,
 	}
@@ -173,7 +175,7 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		}
 		run.ccs = append(run.ccs, c)
 	}
-	log.Info("stage started", zap.String("stream", st.Stream), zap.String("filter", st.Filter),
+	log.Info("stage started", zap.String("stream", st.Stream), zap.String("filter", st.Filter), zap.Strings("filters", st.Filters),
 		zap.Int("workers", r.cfg.Workers))
 	return run, nil
 }

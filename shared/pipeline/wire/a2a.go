@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/endpoint"
 	"github.com/skillmatch/skillmatch/shared/a2a/routing"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
@@ -41,7 +42,15 @@ type A2ARequest struct {
 type RequestOption func(*requestOptions)
 
 type requestOptions struct {
-	contextID string
+	contextID    string
+	allowPrivate bool
+}
+
+// WithAllowPrivate lets the request go to an interface at a private,
+// loopback or similar address: pass the agent's registry status
+// (catalog.Status.AllowPrivate). Without it such a URL is refused.
+func WithAllowPrivate(allow bool) RequestOption {
+	return func(o *requestOptions) { o.allowPrivate = allow }
 }
 
 // WithContextID makes the request carry this context id instead of the
@@ -69,6 +78,11 @@ func DecisionID(taskID string) string {
 // when the card advertises the extension and lists skillID; a routing
 // entry the caller put in the message metadata never survives, and an
 // empty skillID carries no routing.
+//
+// The interface URL must pass the address policy (endpoint.CheckURL): an
+// error wrapping endpoint.ErrRefused says why not. The hard filter already
+// removes such agents; this is the last check before the caller's data is
+// addressed to a URL the card chose.
 func NewA2ARequest(c *card.Card, skillID string, t *task.Task, decisionID string, opts ...RequestOption) (*A2ARequest, error) {
 	if len(c.Interfaces) == 0 {
 		return nil, nil
@@ -78,6 +92,9 @@ func NewA2ARequest(c *card.Card, skillID string, t *task.Task, decisionID string
 		opt(&o)
 	}
 	itf := c.Interfaces[0]
+	if err := endpoint.CheckURL(itf.URL, o.allowPrivate); err != nil {
+		return nil, fmt.Errorf("wire: a2a request for agent %q: %w", c.ID, err)
+	}
 	md := map[string]any{}
 	if len(t.Message.Metadata) > 0 {
 		if err := json.Unmarshal(t.Message.Metadata, &md); err != nil {

@@ -3,9 +3,16 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
@@ -175,19 +182,124 @@ type Outcome struct {
 	At         time.Time `json:"at,omitzero"`
 }
 
-// DecodeOutcome reads and checks an Outcome message.
+// Limits of an Outcome. Outcomes come from callers and their fields end
+// up in the feedback snapshot, which must stay under the server's max
+// payload: an oversized or malformed one is refused (and dead-lettered)
+// rather than counted, so that it cannot wedge feedback.
+const (
+	MaxOutcomeBytes     = 64 << 10
+	MaxOutcomeIDLen     = 128                  // decisionId, taskId
+	MaxOutcomeLatencyMS = 7 * 24 * 3600 * 1000 // a week, TASKS' retention
+	MaxOutcomeCost      = 1e9                  // any currency unit
+	maxOutcomeKeyHalf   = 128                  // agent and skill id, as the card parser allows
+	outcomeNoSkill      = "none"               // RightSkill: no skill fits (feedback.NoSkill)
+)
+
+// DecodeOutcome reads and checks an Outcome message: decisionId 1-128
+// printable ASCII characters, taskId (optional) a task id, skill and
+// rightSkill (optional, or "none") "<agent>/<skill>" keys with ids the
+// card parser accepts, latency and cost finite, non-negative and bounded.
+// Anything else is ErrBadMessage.
 func DecodeOutcome(data []byte) (*Outcome, error) {
+	if len(data) > MaxOutcomeBytes {
+		return nil, fmt.Errorf("%w: outcome: %d bytes, more than %d", ErrBadMessage, len(data), MaxOutcomeBytes)
+	}
 	var m Outcome
 	if err := decode(data, "outcome", &m); err != nil {
 		return nil, err
 	}
-	if m.DecisionID == "" {
-		return nil, fmt.Errorf("%w: outcome: no decisionId", ErrBadMessage)
-	}
-	if m.Skill == "" {
-		return nil, fmt.Errorf("%w: outcome: no skill", ErrBadMessage)
+	if err := m.check(); err != nil {
+		// "bad outcome", as the feedback package words what it refuses.
+		return nil, fmt.Errorf("%w: bad outcome: %s", ErrBadMessage, err)
 	}
 	return &m, nil
+}
+
+// check returns what is wrong with the outcome's fields, or nil. Messages
+// quote at most a prefix of a bad value.
+func (m *Outcome) check() error {
+	switch {
+	case m.DecisionID == "":
+		return errors.New("no decisionId")
+	case !printableID(m.DecisionID, MaxOutcomeIDLen):
+		return fmt.Errorf("decisionId %s: want 1-%d printable ASCII characters", clip(m.DecisionID), MaxOutcomeIDLen)
+	case m.TaskID != "" && !taskIDChars(m.TaskID):
+		return fmt.Errorf("taskId %s: want 1-%d characters of A-Z a-z 0-9 . _ : -", clip(m.TaskID), task.MaxIDLen)
+	case m.Skill == "":
+		return errors.New("no skill")
+	case !skillKey(m.Skill):
+		return fmt.Errorf("skill %s: want \"<agent>/<skill>\", each 1-%d bytes of a card id", clip(m.Skill), maxOutcomeKeyHalf)
+	case m.RightSkill != "" && m.RightSkill != outcomeNoSkill && !skillKey(m.RightSkill):
+		return fmt.Errorf("rightSkill %s: want \"<agent>/<skill>\" or %q", clip(m.RightSkill), outcomeNoSkill)
+	}
+	if err := bounded("latencyMs", m.LatencyMS, MaxOutcomeLatencyMS); err != nil {
+		return err
+	}
+	return bounded("cost", m.Cost, MaxOutcomeCost)
+}
+
+func bounded(field string, v, max float64) error {
+	if math.IsNaN(v) || v < 0 || v > max { // also ±Inf
+		return fmt.Errorf("%s %g: want 0 to %g", field, v, max)
+	}
+	return nil
+}
+
+// printableID: 1-max bytes of visible ASCII, no spaces.
+func printableID(s string, max int) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// taskIDChars mirrors task.Parse's id rule.
+func taskIDChars(s string) bool {
+	if len(s) > task.MaxIDLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// skillKey checks "<agent>/<skill>": the agent a card id (card.ValidID),
+// the skill 1-128 bytes of visible characters without '/' or spaces, as
+// the card parser requires of skill ids.
+func skillKey(k string) bool {
+	agent, skill, ok := strings.Cut(k, "/")
+	if !ok || !card.ValidID(agent) || skill == "" || len(skill) > maxOutcomeKeyHalf || !utf8.ValidString(skill) {
+		return false
+	}
+	for _, r := range skill {
+		if r == '/' || r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// clip quotes s cut to 40 bytes, so that an error about a 900 KB field
+// is not itself 900 KB.
+func clip(s string) string {
+	const n = 40
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // MaxDeadLetterPayload caps the original payload a dead letter carries;

@@ -6,15 +6,19 @@
 // deployment fails loudly on the dead letters instead of deciding wrongly.
 // Fields may be added within a version; readers ignore unknown fields.
 //
-// The path of one task:
+// The path of one task (<caller> is the caller's subject token, which
+// server permissions tie to its connection; "_" is anonymous):
 //
-//	skillmatch.task.submitted   TaskSubmitted  (caller → extractor)
-//	skillmatch.task.extracted   Extracted      (extractor → retriever)
-//	skillmatch.task.shortlisted Shortlisted    (retriever → reranker)
-//	skillmatch.task.ranked      Ranked         (reranker → decider)
-//	skillmatch.decision.<action> Decision      (decider → caller)
-//	skillmatch.outcome          Outcome        (caller → feedback)
-//	skillmatch.deadletter.<stage> DeadLetter   (any stage)
+//	skillmatch.task.submitted.<caller>   TaskSubmitted (caller → extractor)
+//	skillmatch.task.extracted            Extracted     (extractor → retriever)
+//	skillmatch.task.shortlisted          Shortlisted   (retriever → reranker)
+//	skillmatch.task.ranked               Ranked        (reranker → decider)
+//	skillmatch.decision.<caller>.<action> Decision     (decider → caller)
+//	skillmatch.outcome.<caller>          Outcome       (caller → feedback)
+//	skillmatch.deadletter.<stage>        DeadLetter    (any stage)
+//
+// skillmatch.task.submitted and skillmatch.outcome without a token are
+// anonymous.
 package wire
 
 import (
@@ -23,6 +27,9 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 )
 
 // Version is the message version this package writes and reads.
@@ -49,8 +56,62 @@ const (
 	SubjectDeadLetters = Prefix + ".deadletter.>"
 )
 
-// SubjectDecision is the subject of a decision with the given action.
-func SubjectDecision(action string) string { return SubjectDecisionPrefix + action }
+// SubjectDecision is the subject of a decision with the given action for
+// the caller (identity.Token: "" is anonymous).
+func SubjectDecision(caller, action string) string {
+	return SubjectDecisionPrefix + identity.Token(caller) + "." + action
+}
+
+// SubjectDecisionsOf is every decision subject of a caller.
+func SubjectDecisionsOf(caller string) string {
+	return SubjectDecisionPrefix + identity.Token(caller) + ".>"
+}
+
+// SubjectSubmittedBy is where caller submits tasks ("": anonymous).
+func SubjectSubmittedBy(caller string) string {
+	if caller == "" {
+		return SubjectSubmitted
+	}
+	return SubjectSubmitted + "." + caller
+}
+
+// SubjectOutcomeBy is where caller reports outcomes ("": anonymous).
+func SubjectOutcomeBy(caller string) string {
+	if caller == "" {
+		return SubjectOutcome
+	}
+	return SubjectOutcome + "." + caller
+}
+
+// Subject filters of the submissions and of the outcomes, anonymous and
+// per caller.
+var (
+	SubjectsSubmitted = []string{SubjectSubmitted, SubjectSubmitted + ".*"}
+	SubjectsOutcome   = []string{SubjectOutcome, SubjectOutcome + ".*"}
+)
+
+// ErrCallerSubject marks a subject whose caller token is not a caller id.
+var ErrCallerSubject = errors.New("bad caller subject")
+
+// CallerOf is the caller a message on base or base.<caller> comes from:
+// "" for base itself (anonymous). The caller is whoever the server let
+// publish there, so this, not the payload, says who is asking.
+func CallerOf(base, subject string) (string, error) {
+	if subject == base {
+		return "", nil
+	}
+	tok, ok := strings.CutPrefix(subject, base+".")
+	if !ok {
+		return "", fmt.Errorf("%w: %q is not %s or %s.<caller>", ErrCallerSubject, subject, base, base)
+	}
+	if tok == identity.Anonymous {
+		return "", nil
+	}
+	if err := identity.Valid(tok); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrCallerSubject, err)
+	}
+	return tok, nil
+}
 
 // SubjectDeadLetter is the dead-letter subject of a stage.
 func SubjectDeadLetter(stage string) string { return SubjectDeadLetterPrefix + stage }

@@ -129,7 +129,27 @@ func TestDeadLetterTruncates(t *testing.T) {
 }
 
 func TestSubjects(t *testing.T) {
-	if got := SubjectDecision(string(decide.Clarify)); got != "skillmatch.decision.clarify" {
+	for _, tc := range []struct{ base, subject, caller, err string }{
+		{SubjectSubmitted, "skillmatch.task.submitted", "", ""},
+		{SubjectSubmitted, "skillmatch.task.submitted.alice", "alice", ""},
+		{SubjectSubmitted, "skillmatch.task.submitted._", "", ""},
+		{SubjectSubmitted, "skillmatch.task.submitted.-x", "", "bad caller"},
+		{SubjectSubmitted, "skillmatch.task.extracted", "", "not skillmatch.task.submitted"},
+		{SubjectOutcome, SubjectOutcomeBy("bob"), "bob", ""},
+		{SubjectOutcome, SubjectOutcomeBy(""), "", ""},
+	} {
+		got, err := CallerOf(tc.base, tc.subject)
+		if got != tc.caller || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("CallerOf(%s): %q, %v", tc.subject, got, err)
+		}
+	}
+	if got := SubjectSubmittedBy("alice"); got != "skillmatch.task.submitted.alice" {
+		t.Error(got)
+	}
+	if got := SubjectDecisionsOf("alice"); got != "skillmatch.decision.alice.>" {
+		t.Error(got)
+	}
+	if got := SubjectDecision("", string(decide.Clarify)); got != "skillmatch.decision._.clarify" {
 		t.Error(got)
 	}
 	if got := SubjectDeadLetter("decider"); got != "skillmatch.deadletter.decider" {
