@@ -37,6 +37,9 @@ type MatcherFlags struct {
 	WeaviateName   string
 	WeaviateTenant string
 	Strict         bool
+	// PrivateEndpoints lets agents be at private, loopback or link-local
+	// addresses (match.WithPrivateEndpoints).
+	PrivateEndpoints bool
 	// Explain keeps every filter reason (match --explain); not a flag.
 	Explain bool
 	// Followups records in-process delegations (match); not a flag.
@@ -45,7 +48,7 @@ type MatcherFlags struct {
 
 // MatcherFlagNames are the flags Register defines.
 var MatcherFlagNames = []string{"model", "model-examples", "shortlist", "rrf-k", "threshold", "margin", "grants",
-	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict"}
+	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict", "allow-private-endpoints"}
 
 // Register defines the matcher flags on fs.
 func (m *MatcherFlags) Register(fs *flag.FlagSet) {
@@ -59,6 +62,8 @@ func (m *MatcherFlags) Register(fs *flag.FlagSet) {
 		"checked again by the decider (default: no restriction)")
 	fs.BoolVar(&m.Strict, "strict", false, "hard filters fail closed where a task or card is silent: a task without scopes is a caller\n"+
 		"with none, without a data class is restricted data, a skill without declared modes takes no typed input or output")
+	fs.BoolVar(&m.PrivateEndpoints, "allow-private-endpoints", false, "let every agent's interfaces be at private, loopback or link-local addresses (development\n"+
+		"catalogs on localhost); otherwise only agents whose registry entry says allowPrivate may be")
 	fs.StringVar(&m.Index, "index", "memory", "retrieval index: memory (in process) or weaviate")
 	fs.StringVar(&m.WeaviateURL, "weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080")
 	fs.StringVar(&m.WeaviateGRPC, "weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)")
@@ -122,7 +127,7 @@ func (m *MatcherFlags) Builder(log *zap.Logger) (BuildFunc, error) {
 	p.Threshold, p.Margin = m.Threshold, m.Margin
 	opts := []match.Option{match.WithModel(mdl), match.WithModelExamples(m.ModelExamples), match.WithShortlist(m.Shortlist),
 		match.WithRRFK(m.RRFK), match.WithPolicy(p), match.WithExplain(m.Explain), match.WithGrants(g),
-		match.WithFollowups(m.Followups), match.WithStrict(m.Strict), match.WithLogger(log)}
+		match.WithFollowups(m.Followups), match.WithStrict(m.Strict), match.WithPrivateEndpoints(m.PrivateEndpoints), match.WithLogger(log)}
 	if m.Index == "weaviate" {
 		// One builder for every rebuild: it logs one line per change of
 		// Weaviate's reachability, not one per index.

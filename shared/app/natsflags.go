@@ -15,6 +15,7 @@ import (
 // NATSFlags say how to reach an external NATS server.
 type NATSFlags struct {
 	URL, Creds, NKey, TLSCA, TLSCert, TLSKey string
+	InboxPrefix                              string
 	// ConnectTimeout bounds the first connect (a flag only where
 	// RegisterTimeout is called: services call it --timeout).
 	ConnectTimeout time.Duration
@@ -29,11 +30,12 @@ func (n *NATSFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&n.TLSCA, "tls-ca", "", "CA file to trust for the NATS server's TLS certificate")
 	fs.StringVar(&n.TLSCert, "tls-cert", "", "client certificate file (mutual TLS)")
 	fs.StringVar(&n.TLSKey, "tls-key", "", "client key file (mutual TLS)")
+	fs.StringVar(&n.InboxPrefix, "inbox-prefix", "_INBOX", "prefix of this connection's reply subjects; deploy/nats gives each user its own, _INBOX_<user>")
 	n.ConnectTimeout = 5 * time.Second
 }
 
 // Connect opens a connection that reconnects forever, and its JetStream.
 func (n *NATSFlags) Connect(name string, log *zap.Logger) (*nats.Conn, jetstream.JetStream, error) {
 	return pipeline.Connect(pipeline.ConnectConfig{URL: n.URL, Name: name, Creds: n.Creds, NKey: n.NKey,
-		TLSCA: n.TLSCA, TLSCert: n.TLSCert, TLSKey: n.TLSKey, Timeout: n.ConnectTimeout}, log)
+		TLSCA: n.TLSCA, TLSCert: n.TLSCert, TLSKey: n.TLSKey, Timeout: n.ConnectTimeout, InboxPrefix: n.InboxPrefix}, log)
 }

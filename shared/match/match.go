@@ -42,6 +42,7 @@ type config struct {
 	explain   bool
 	filters   []filter.Option
 	strict    bool
+	private   bool
 	grants    *grants.Grants
 	newIndex  func([]index.Doc, embed.Embedder) (index.Index, error)
 	followups settle.Store
@@ -100,6 +101,22 @@ func WithStrict(on bool) Option {
 		}
 	}
 }
+
+// WithPrivateEndpoints lets agents' interfaces be at private, loopback or
+// link-local addresses (filter.WithPrivateEndpoints), in the filters and in
+// the A2A requests a decider builds: for development catalogs and for
+// evaluating golden sets.
+func WithPrivateEndpoints(on bool) Option {
+	return func(c *config) {
+		if on && !c.private {
+			c.private = true
+			c.filters = append(c.filters, filter.WithPrivateEndpoints(true))
+		}
+	}
+}
+
+// PrivateEndpoints says whether the matcher allows private endpoints.
+func (m *Matcher) PrivateEndpoints() bool { return m.cfg.private }
 
 // WithIndex builds the index with f instead of the in-memory index.
 func WithIndex(f func([]index.Doc, embed.Embedder) (index.Index, error)) Option {
@@ -365,7 +382,10 @@ func (m *Matcher) Settler(store settle.Store) *settle.Settler {
 	}
 	s := &settle.Settler{Catalog: m.cat, Grants: m.cfg.grants, Store: store}
 	if m.cfg.strict {
-		s.Filters = []filter.Option{filter.WithStrict(true)}
+		s.Filters = append(s.Filters, filter.WithStrict(true))
+	}
+	if m.cfg.private {
+		s.Filters = append(s.Filters, filter.WithPrivateEndpoints(true))
 	}
 	return s
 }

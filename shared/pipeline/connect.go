@@ -25,6 +25,11 @@ type ConnectConfig struct {
 	TLSCA, TLSCert, TLSKey string
 	// Timeout bounds the initial connect (default 5 s).
 	Timeout time.Duration
+	// InboxPrefix replaces "_INBOX" as the prefix of the connection's
+	// reply subjects, so that server permissions can give each user its
+	// own inboxes (deploy/nats: _INBOX_<user>.>) and nobody may listen to
+	// another's replies.
+	InboxPrefix string
 }
 
 // Connect opens a connection that reconnects forever, and its JetStream
@@ -53,6 +58,9 @@ func Connect(cfg ConnectConfig, log *zap.Logger) (*nats.Conn, jetstream.JetStrea
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			log.Info("nats reconnected", zap.String("url", nc.ConnectedUrlRedacted()))
 		}),
+	}
+	if cfg.InboxPrefix != "" && cfg.InboxPrefix != nats.InboxPrefix[:len(nats.InboxPrefix)-1] {
+		opts = append(opts, nats.CustomInboxPrefix(cfg.InboxPrefix))
 	}
 	if cfg.Creds != "" {
 		opts = append(opts, nats.UserCredentials(cfg.Creds))

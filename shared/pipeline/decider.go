@@ -114,7 +114,7 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 	if st.Decision.Action == decide.Delegate && st.Decision.Chosen != nil {
 		if a, ok := snap.m.Catalog().Agent(st.Decision.Chosen.AgentID); ok {
 			if out.Request, err = wire.NewA2ARequest(a.Card, st.Decision.Chosen.SkillID, &t, out.DecisionID,
-				wire.WithContextID(st.ContextID), wire.WithAllowPrivate(a.Status.AllowPrivate)); err != nil {
+				wire.WithContextID(st.ContextID), wire.WithAllowPrivate(a.Status.AllowPrivate || snap.m.PrivateEndpoints())); err != nil {
 				return res, badInput(err)
 			}
 		}

@@ -67,7 +67,7 @@ func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *tas
 				}
 				return nil
 			}},
-			{streams.DeadLetters, nil, func(b []byte) *Answer {
+			{streams.DeadLetters, []string{wire.SubjectDeadLettersOf(t.Caller.ID)}, func(b []byte) *Answer {
 				if d, err := wire.DecodeDeadLetter(b); err == nil && d.TaskID == t.ID {
 					return &Answer{DeadLetter: d}
 				}

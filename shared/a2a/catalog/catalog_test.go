@@ -355,3 +355,34 @@ func TestNewPanics(t *testing.T) {
 		})
 	}
 }
+
+// Cards the registry does not list are unvetted (external, public) in a
+// product catalog, and vetted (EntryDefault) in a golden set's spec.
+func TestLoadDirUnlisted(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"cards/tide-tables.json": cardJSON("Tide Tables", "high-tide"),
+		"cards/atlas-maps.json":  cardJSON("Atlas Maps", "route"),
+		"registry.json":          `{"atlas-maps": {"clearance": "confidential"}}`,
+	})
+	for _, tc := range []struct {
+		name     string
+		load     func() (*Catalog, []error)
+		unlisted Status
+	}{
+		{"product", func() (*Catalog, []error) { return LoadDir(dir) }, DefaultStatus},
+		{"golden", func() (*Catalog, []error) { return LoadDirUnlisted(dir, EntryDefault) }, EntryDefault},
+	} {
+		cat, errs := tc.load()
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		tide, _ := cat.Agent("tide-tables")
+		atlas, _ := cat.Agent("atlas-maps")
+		if tide.Status != tc.unlisted {
+			t.Errorf("%s: unlisted agent %+v, want %+v", tc.name, tide.Status, tc.unlisted)
+		}
+		if atlas.Status.Clearance != Confidential || atlas.Status.External {
+			t.Errorf("%s: listed agent %+v", tc.name, atlas.Status)
+		}
+	}
+}

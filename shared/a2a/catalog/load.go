@@ -39,6 +39,14 @@ const maxRegistryBytes = 16 << 20
 // status could send data to an agent the registry meant to restrict. A registry that cannot be read at all drops every
 // agent for the same reason. The catalog is never nil.
 func LoadDir(dir string, opts ...card.Option) (*Catalog, []error) {
+	return LoadDirUnlisted(dir, DefaultStatus, opts...)
+}
+
+// LoadDirUnlisted is LoadDir giving agents without a registry entry the
+// status unlisted instead: a golden set's specification (FORMAT.md) has
+// them up, internal and not external (EntryDefault), because a labelled
+// set describes a vetted catalog, not cards fetched from anywhere.
+func LoadDirUnlisted(dir string, unlisted Status, opts ...card.Option) (*Catalog, []error) {
 	var errs []error
 	registry, err := readRegistry(filepath.Join(dir, RegistryFile))
 	if err != nil {
@@ -76,7 +84,7 @@ func LoadDir(dir string, opts ...card.Option) (*Catalog, []error) {
 		st, ok := registry[c.ID]
 		switch {
 		case !ok:
-			st = entry{Status: DefaultStatus}
+			st = entry{Status: unlisted}
 		case st.err != nil:
 			errs = append(errs, st.err)
 			continue

@@ -22,6 +22,7 @@ package endpoint
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -234,6 +235,26 @@ func checkParsed(raw string, allowPrivate bool) error {
 	}
 	if class := HostClass(u.Hostname()); class != "" {
 		return refuse(class, "%s address; private addresses must be allowed for the agent (allowPrivate)", class)
+	}
+	return nil
+}
+
+// CheckInterface checks a card interface's URL for its protocol binding:
+// a gRPC target is host:port (no scheme), whose host must pass the same
+// address policy; every other binding takes CheckURL.
+func CheckInterface(binding, raw string, allowPrivate bool) error {
+	if !strings.EqualFold(binding, "GRPC") || strings.Contains(raw, "://") {
+		return CheckURL(raw, allowPrivate)
+	}
+	host, _, err := net.SplitHostPort(strings.TrimSpace(raw))
+	if err != nil || host == "" {
+		return &Error{URL: raw, Reason: "gRPC target is not host:port"}
+	}
+	if allowPrivate {
+		return nil
+	}
+	if class := HostClass(host); class != "" {
+		return &Error{URL: raw, Class: class, Reason: fmt.Sprintf("%s address; private addresses must be allowed for the agent (allowPrivate)", class)}
 	}
 	return nil
 }

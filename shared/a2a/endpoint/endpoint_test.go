@@ -130,3 +130,29 @@ func TestPlainNameAgrees(t *testing.T) {
 		t.Errorf("CheckURL of a plain name allocates %v times", n)
 	}
 }
+
+func TestCheckInterface(t *testing.T) {
+	tests := []struct {
+		binding, url string
+		private, ok  bool
+	}{
+		{"GRPC", "agents.example.com:443", false, true},
+		{"GRPC", "localhost:11001", false, false},
+		{"GRPC", "localhost:11001", true, true},
+		{"GRPC", "10.0.0.7:50051", false, false},
+		{"GRPC", "no-port", true, false},
+		{"grpc", "https://agents.example.com", false, true},
+		{"JSONRPC", "agents.example.com:443", false, false}, // not a URL
+		{"HTTP+JSON", "http://localhost:1/", true, true},
+		{"", "http://169.254.169.254/", false, false},
+	}
+	for _, tt := range tests {
+		err := CheckInterface(tt.binding, tt.url, tt.private)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s %s private=%v: %v", tt.binding, tt.url, tt.private, err)
+		}
+		if err != nil && !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: error %v does not wrap ErrRefused", tt.url, err)
+		}
+	}
+}

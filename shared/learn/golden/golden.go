@@ -29,6 +29,10 @@ type Task struct {
 	// Expected is "<agent>/<skillId>", or "" when no skill should take it.
 	Expected   string   `json:"-"`
 	Acceptable []string `json:"acceptable,omitempty"`
+	// Category is an optional free label ("injection", "vague") that
+	// evaluations break their figures down by; the format allows extra
+	// fields, and a set without it reads as before.
+	Category string `json:"category,omitempty"`
 }
 
 // NoMatch reports whether the right outcome is to abstain or clarify.
@@ -101,7 +105,9 @@ var ErrInvalidSet = errors.New("invalid golden set")
 
 // Load reads a golden set folder.
 func Load(dir string) (*Set, error) {
-	cat, cardErrs := catalog.LoadDir(dir)
+	// FORMAT.md: agents the registry does not list are up, internal and
+	// not external.
+	cat, cardErrs := catalog.LoadDirUnlisted(dir, catalog.EntryDefault)
 	if cat == nil || len(cat.Agents) == 0 {
 		return nil, fmt.Errorf("%w: %s: no card could be loaded (%v)", ErrInvalidSet, dir, errors.Join(cardErrs...))
 	}

@@ -66,9 +66,16 @@ const (
 type Option func(*options)
 
 type options struct {
-	grants *grants.Grants
-	strict bool
+	grants           *grants.Grants
+	strict           bool
+	privateEndpoints bool
 }
+
+// WithPrivateEndpoints lets every agent's interfaces be at private,
+// loopback or link-local addresses, as Status.AllowPrivate does for one:
+// for a catalog of development cards (localhost URLs) and for evaluating
+// matching on golden sets. Schemes other than http(s) stay refused.
+func WithPrivateEndpoints(on bool) Option { return func(o *options) { o.privateEndpoints = on } }
 
 // WithGrants restricts callers to the agents and skills granted to them.
 // Nil (no grants configured) allows every caller everything.
@@ -254,7 +261,7 @@ func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool) {
 		c.rule, c.reason = RuleDataPolicy, reason
 		return
 	}
-	if reason := endpointReason(cd, st); reason != "" {
+	if reason := endpointReason(cd, st.AllowPrivate || c.opts.privateEndpoints); reason != "" {
 		c.rule, c.reason = RuleEndpoint, reason
 		return
 	}

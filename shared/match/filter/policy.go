@@ -126,15 +126,24 @@ func hasScopes(scopes []string) string {
 	return list(scopes, ", ")
 }
 
-// endpointReason returns why the card's interfaces may not be delegated
-// to, or "": any interface at a URL the address policy refuses removes the
-// agent, since a client may pick any of them. The registry can allow
-// private addresses for an agent it knows (Status.AllowPrivate).
-func endpointReason(c *card.Card, st catalog.Status) string {
+// endpointReason returns why none of the card's interfaces may be
+// delegated to, or "": a delegation goes to the first interface the
+// address policy accepts (wire.NewA2ARequest picks the same), so the agent
+// is removed only when it has none. The registry can allow private
+// addresses for an agent it knows (Status.AllowPrivate).
+func endpointReason(c *card.Card, allowPrivate bool) string {
+	var first error
 	for i := range c.Interfaces {
-		if err := endpoint.CheckURL(c.Interfaces[i].URL, st.AllowPrivate); err != nil {
-			return "card interface " + err.Error()
+		err := endpoint.CheckInterface(c.Interfaces[i].Binding, c.Interfaces[i].URL, allowPrivate)
+		if err == nil {
+			return ""
+		}
+		if first == nil {
+			first = err
 		}
 	}
-	return ""
+	if first == nil {
+		return ""
+	}
+	return "card interface " + first.Error()
 }

@@ -36,7 +36,11 @@ func TestEndpoint(t *testing.T) {
 		{name: "private network", card: at("https://10.0.0.7/a2a"), rule: RuleEndpoint},
 		{name: "localhost name", card: at("http://localhost:8080/"), rule: RuleEndpoint},
 		{name: "integer IPv4", card: at("http://2130706433/"), rule: RuleEndpoint},
-		{name: "any interface refused removes the agent", card: at("https://agents.example.com/a2a", "http://127.0.0.1:9/"), rule: RuleEndpoint,
+		// A delegation goes to the first acceptable interface (the
+		// request builder picks the same one): a refused one beside it
+		// does not remove the agent; refused ones only do.
+		{name: "one acceptable interface keeps the agent", card: at("http://127.0.0.1:9/", "https://agents.example.com/a2a")},
+		{name: "every interface refused removes the agent", card: at("http://127.0.0.1:9/", "http://10.0.0.1/"), rule: RuleEndpoint,
 			reason: "card interface http://127.0.0.1:9/: loopback address" + hint},
 		{name: "credentials in the URL", card: at("https://u:pw@agents.example.com/"), rule: RuleEndpoint,
 			reason: "card interface https://u:xxxxx@agents.example.com/: credentials in the URL are refused"},

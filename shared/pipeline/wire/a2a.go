@@ -79,8 +79,9 @@ func DecisionID(taskID string) string {
 // entry the caller put in the message metadata never survives, and an
 // empty skillID carries no routing.
 //
-// The interface URL must pass the address policy (endpoint.CheckURL): an
-// error wrapping endpoint.ErrRefused says why not. The hard filter already
+// The request goes to the first interface whose URL passes the address
+// policy (endpoint.CheckInterface); when none does, an error wrapping
+// endpoint.ErrRefused says why. The hard filter already
 // removes such agents; this is the last check before the caller's data is
 // addressed to a URL the card chose.
 func NewA2ARequest(c *card.Card, skillID string, t *task.Task, decisionID string, opts ...RequestOption) (*A2ARequest, error) {
@@ -91,9 +92,22 @@ func NewA2ARequest(c *card.Card, skillID string, t *task.Task, decisionID string
 	for _, opt := range opts {
 		opt(&o)
 	}
-	itf := c.Interfaces[0]
-	if err := endpoint.CheckURL(itf.URL, o.allowPrivate); err != nil {
-		return nil, fmt.Errorf("wire: a2a request for agent %q: %w", c.ID, err)
+	// The first interface the address policy accepts, as the hard
+	// filter's endpoint rule assumes.
+	var itf card.Interface
+	var refused error
+	for _, cand := range c.Interfaces {
+		err := endpoint.CheckInterface(cand.Binding, cand.URL, o.allowPrivate)
+		if err == nil {
+			itf, refused = cand, nil
+			break
+		}
+		if refused == nil {
+			refused = err
+		}
+	}
+	if refused != nil {
+		return nil, fmt.Errorf("wire: a2a request for agent %q: %w", c.ID, refused)
 	}
 	md := map[string]any{}
 	if len(t.Message.Metadata) > 0 {

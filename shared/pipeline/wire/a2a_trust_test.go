@@ -47,3 +47,15 @@ func TestA2ARequestEndpointPolicy(t *testing.T) {
 		}
 	}
 }
+
+// The request goes to the first interface the policy accepts, the one the
+// hard filter's endpoint rule counted on.
+func TestA2ARequestPicksAcceptableInterface(t *testing.T) {
+	tk := &task.Task{ID: "t-1", Message: task.Message{Parts: []task.Part{{Text: "hi"}}}}
+	cd := &card.Card{ID: "a", Interfaces: []card.Interface{{URL: "http://127.0.0.1:9/", Binding: "JSONRPC"},
+		{URL: "https://agents.example.com/a2a", Binding: "JSONRPC"}}}
+	r, err := NewA2ARequest(cd, "s", tk, "d-1")
+	if err != nil || !strings.HasPrefix(r.URL, "https://agents.example.com/a2a") {
+		t.Fatalf("%+v %v", r, err)
+	}
+}

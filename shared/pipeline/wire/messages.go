@@ -315,7 +315,11 @@ type DeadLetter struct {
 	// Subject is where the original was published.
 	Subject string `json:"subject"`
 	// TaskID is set when the stage could read it.
-	TaskID      string `json:"taskId,omitempty"`
+	TaskID string `json:"taskId,omitempty"`
+	// Caller is whom the original came from (CallerOfMessage; "" for an
+	// anonymous or unreadable one): the dead letter is published on that
+	// caller's subject, so each caller reads only its own.
+	Caller      string `json:"caller,omitempty"`
 	Payload     []byte `json:"payload"`
 	PayloadSize int    `json:"payloadSize"`
 	Truncated   bool   `json:"truncated,omitempty"`
@@ -329,7 +333,8 @@ type DeadLetter struct {
 // NewDeadLetter builds a dead letter, cutting the payload to
 // MaxDeadLetterPayload.
 func NewDeadLetter(stage, reason, subject string, payload []byte, at time.Time) *DeadLetter {
-	d := &DeadLetter{V: Version, Stage: stage, Reason: reason, Subject: subject, PayloadSize: len(payload), At: at}
+	d := &DeadLetter{V: Version, Stage: stage, Reason: reason, Subject: subject, Caller: CallerOfMessage(subject, payload),
+		PayloadSize: len(payload), At: at}
 	if len(payload) > MaxDeadLetterPayload {
 		payload, d.Truncated = payload[:MaxDeadLetterPayload], true
 	}

@@ -15,7 +15,7 @@
 //	skillmatch.task.ranked               Ranked        (reranker → decider)
 //	skillmatch.decision.<caller>.<action> Decision     (decider → caller)
 //	skillmatch.outcome.<caller>          Outcome       (caller → feedback)
-//	skillmatch.deadletter.<stage>        DeadLetter    (any stage)
+//	skillmatch.deadletter.<stage>.<caller> DeadLetter  (any stage)
 //
 // skillmatch.task.submitted and skillmatch.outcome without a token are
 // anonymous.
@@ -113,8 +113,40 @@ func CallerOf(base, subject string) (string, error) {
 	return tok, nil
 }
 
-// SubjectDeadLetter is the dead-letter subject of a stage.
-func SubjectDeadLetter(stage string) string { return SubjectDeadLetterPrefix + stage }
+// SubjectDeadLetter is the subject of a stage's dead letter of a message
+// from caller ("": anonymous or unknown).
+func SubjectDeadLetter(stage, caller string) string {
+	return SubjectDeadLetterPrefix + stage + "." + identity.Token(caller)
+}
+
+// SubjectDeadLettersOf is every dead-letter subject of a caller.
+func SubjectDeadLettersOf(caller string) string {
+	return SubjectDeadLetterPrefix + "*." + identity.Token(caller)
+}
+
+// CallerOfMessage is whom a pipeline message comes from: the caller token
+// of a submission or outcome subject (the server's word, not the
+// payload's), or the caller the extractor stamped into a stage message's
+// task (only stages may publish those). "" when there is none.
+func CallerOfMessage(subject string, data []byte) string {
+	for _, base := range []string{SubjectSubmitted, SubjectOutcome} {
+		if subject == base || strings.HasPrefix(subject, base+".") {
+			c, _ := CallerOf(base, subject)
+			return c
+		}
+	}
+	var m struct {
+		Task struct {
+			Caller struct {
+				ID string `json:"id"`
+			} `json:"caller"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(data, &m) != nil || identity.Valid(m.Task.Caller.ID) != nil {
+		return ""
+	}
+	return m.Task.Caller.ID
+}
 
 var (
 	// ErrBadMessage is wrapped by every decoding error: the payload can

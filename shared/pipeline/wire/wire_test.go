@@ -152,7 +152,19 @@ func TestSubjects(t *testing.T) {
 	if got := SubjectDecision("", string(decide.Clarify)); got != "skillmatch.decision._.clarify" {
 		t.Error(got)
 	}
-	if got := SubjectDeadLetter("decider"); got != "skillmatch.deadletter.decider" {
+	if got := SubjectDeadLetter("decider", "bob"); got != "skillmatch.deadletter.decider.bob" {
+		t.Error(got)
+	}
+	if got := CallerOfMessage("skillmatch.task.ranked", []byte(`{"task":{"caller":{"id":"bob"}}}`)); got != "bob" {
+		t.Error("stage message caller", got)
+	}
+	if got := CallerOfMessage("skillmatch.task.submitted.eve", []byte(`{"task":{"caller":{"id":"bob"}}}`)); got != "eve" {
+		t.Error("submission caller", got)
+	}
+	if got := CallerOfMessage("skillmatch.task.ranked", []byte(`{"task":{"caller":{"id":"a.b"}}}`)); got != "" {
+		t.Error("bad caller id", got)
+	}
+	if got := SubjectDeadLetter("decider", ""); got != "skillmatch.deadletter.decider._" {
 		t.Error(got)
 	}
 	if a, again := DecisionID("a"), DecisionID("a"); a == DecisionID("b") || a != again {
