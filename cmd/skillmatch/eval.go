@@ -13,13 +13,22 @@ import (
 )
 
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("eval", "eval --set DIR [--split dev] [--model FILE] [--json FILE]",
+	fs := newFlags("eval", "eval --set DIR [--split dev] [--model FILE] [--json FILE] [--pertask FILE] [--plot FILE]",
 		"Matches every task of a golden set's split and prints the figures: recall@20, top-1,\n"+
-			"MRR, delegation precision, coverage, no-match refusal, ECE and per-task latency.", stderr)
+			"MRR, delegation precision, coverage, no-match refusal, ECE and per-task latency,\n"+
+			"beside the top-1, recall@20 and MRR of plain BM25 over the same filtered catalog.", stderr)
 	set := fs.String("set", "", "golden set folder (cards/, optional registry.json, tasks.jsonl)")
 	split := fs.String("split", "dev", "split to evaluate: train, dev, test or all")
 	mf := matcherFlags(fs)
+	// Evaluation measures matching: golden sets are specifications, often
+	// of development agents on localhost, not a deployment to guard.
+	if f := fs.Lookup("allow-private-endpoints"); f != nil {
+		f.DefValue = "true"
+		_ = f.Value.Set("true")
+	}
 	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
+	perTask := fs.String("pertask", "", "also write one JSON line per task to this file: id, expected, acceptable,\ntop, decision, chosen, probability, rank, bm25_rank, category")
+	plot := fs.String("plot", "", "also write an SVG to this file: the reliability diagram and the\nprecision/coverage curve over the delegation threshold")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -50,27 +59,72 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !*quiet {
 		prog = newProgress(stderr, "eval").update
 	}
-	rep, _, err := eval.Run(ctx, m, tasks, prog)
+	rep, outs, err := eval.Run(ctx, m, tasks, prog)
 	if err != nil {
 		return err
 	}
 	printReport(stdout, *set, *split, len(gs.Catalog.Agents), countSkills(m), rep)
 	if *jsonOut != "" {
-		data, _ := json.Marshal(struct {
-			Tasks     int     `json:"tasks"`
-			RecallAt  float64 `json:"recall_at_20"`
-			Top1      float64 `json:"top1"`
-			MRR       float64 `json:"mrr"`
-			Precision float64 `json:"precision"`
-			Coverage  float64 `json:"coverage"`
-			Refusal   float64 `json:"refusal"`
-			ECE       float64 `json:"ece"`
-			P50       float64 `json:"p50_us"`
-			P99       float64 `json:"p99_us"`
-		}{rep.Tasks, rep.RecallAt, rep.Top1, rep.MRR, rep.Precision, rep.Coverage, rep.Refusal, rep.ECE, rep.P50us, rep.P99us})
-		if err := os.WriteFile(*jsonOut, append(data, '\n'), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", *jsonOut, err)
+		if err := writeOutput(*jsonOut, func(w io.Writer) error { return writeReportJSON(w, rep) }); err != nil {
+			return err
 		}
+	}
+	if *perTask != "" {
+		if err := writeOutput(*perTask, func(w io.Writer) error { return eval.WritePerTask(w, outs) }); err != nil {
+			return err
+		}
+	}
+	if *plot != "" {
+		title := fmt.Sprintf("%s, split %s: %d tasks", *set, *split, rep.Tasks)
+		if err := writeOutput(*plot, func(w io.Writer) error { return eval.WritePlot(w, title, outs, m.Policy()) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reportJSON is the documented shape of eval --json. Refusal is null when
+// the set has no no-match tasks: 0 would read as "never refused".
+type reportJSON struct {
+	Tasks     int            `json:"tasks"`
+	RecallAt  float64        `json:"recall_at_20"`
+	Top1      float64        `json:"top1"`
+	MRR       float64        `json:"mrr"`
+	Precision float64        `json:"precision"`
+	Coverage  float64        `json:"coverage"`
+	Refusal   *float64       `json:"refusal"`
+	ECE       float64        `json:"ece"`
+	P50       float64        `json:"p50_us"`
+	P99       float64        `json:"p99_us"`
+	BM25      *eval.Baseline `json:"bm25,omitempty"`
+}
+
+func writeReportJSON(w io.Writer, r *eval.Report) error {
+	out := reportJSON{r.Tasks, r.RecallAt, r.Top1, r.MRR, r.Precision, r.Coverage, nil, r.ECE, r.P50us, r.P99us, r.BM25}
+	if r.NoMatch > 0 {
+		out.Refusal = &r.Refusal
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// writeOutput creates path and writes it with write, reporting either error
+// with the path.
+func writeOutput(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
@@ -93,4 +147,12 @@ func printReport(w io.Writer, set, split string, agents, skills int, r *eval.Rep
 	fmt.Fprintf(w, "  ECE (10 bins)        %.3f\n", r.ECE)
 	fmt.Fprintf(w, "  decisions            %d delegate, %d clarify, %d abstain\n", r.Delegated, r.Clarified, r.Abstained)
 	fmt.Fprintf(w, "  latency per task     p50 %.0f µs, p99 %.0f µs\n", r.P50us, r.P99us)
+	if r.BM25 != nil {
+		// The same tasks ranked by BM25 alone over the same filtered
+		// catalog: what the model and the dense retriever add.
+		fmt.Fprintf(w, "plain BM25 (same tasks, same filtered catalog, no model):\n")
+		fmt.Fprintf(w, "  recall@20            %.3f  (skillmatch %.3f)\n", r.BM25.RecallAt, r.RecallAt)
+		fmt.Fprintf(w, "  top-1                %.3f  (skillmatch %.3f)\n", r.BM25.Top1, r.Top1)
+		fmt.Fprintf(w, "  MRR                  %.3f  (skillmatch %.3f)\n", r.BM25.MRR, r.MRR)
+	}
 }

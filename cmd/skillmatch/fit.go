@@ -4,16 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/learn/fit"
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 )
 
 func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fit", "fit --set DIR [--split train] -o model.json",
+	fs := newFlags("fit", "fit --set DIR [--set DIR...] [--split train] -o model.json",
 		"Fits the reranker's weights and the calibration of its top score on a golden set's\n"+
-			"training split, and writes a model file for eval, match and run (--model).", stderr)
-	set := fs.String("set", "", "golden set folder")
+			"training split, and writes a model file for eval, match and run (--model). Several\n"+
+			"--set fit one model on all their training tasks, each matched against its own catalog.", stderr)
+	var sets listFlag
+	fs.Var(&sets, "set", "golden set folder (repeatable: one model across several sets)")
 	split := fs.String("split", "train", "split to fit on")
 	out := fs.String("o", "model.json", "model file to write")
 	examples := fs.Bool("examples", true, "keep the training texts in the model as extra examples of their skills\n(turn off for a domain-neutral model: weights and calibration only)")
@@ -24,22 +27,26 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	if *set == "" {
+	if len(sets) == 0 {
 		return fmt.Errorf("%w: fit needs --set DIR", errUsage)
 	}
-	gs, err := golden.Load(*set)
-	if err != nil {
-		return err
-	}
-	for _, e := range gs.CardErrors {
-		fmt.Fprintln(stderr, "warning:", e)
+	var gss []*golden.Set
+	for _, dir := range sets {
+		gs, err := golden.Load(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range gs.CardErrors {
+			fmt.Fprintln(stderr, "warning:", e)
+		}
+		gss = append(gss, gs)
 	}
 	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch}
 	if !*quiet {
 		p := newProgress(stderr, "fit")
 		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }
 	}
-	m, err := fit.Fit(ctx, gs, cfg)
+	m, err := fit.FitSets(ctx, gss, cfg)
 	if err != nil {
 		return err
 	}
@@ -47,6 +54,6 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	fmt.Fprintf(stdout, "fitted on %d tasks of %s (split %s, %d folds, examples %v): wrote %s\n",
-		m.Fitted.Tasks, *set, *split, m.Fitted.Folds, *examples, *out)
+		m.Fitted.Tasks, strings.Join(sets, ", "), *split, m.Fitted.Folds, *examples, *out)
 	return nil
 }

@@ -316,7 +316,7 @@ func writeGolden(t *testing.T) string {
 var reportLabels = []string{"recall@20", "top-1", "MRR", "delegation precision", "coverage",
 	"no-match refusal", "ECE (10 bins)", "decisions", "latency per task"}
 
-var jsonKeys = []string{"tasks", "recall_at_20", "top1", "mrr", "precision", "coverage", "refusal", "ece", "p50_us", "p99_us"}
+var jsonKeys = []string{"tasks", "recall_at_20", "top1", "mrr", "precision", "coverage", "refusal", "ece", "p50_us", "p99_us", "bm25"}
 
 func TestEval(t *testing.T) {
 	set := writeGolden(t)
@@ -340,9 +340,26 @@ func TestEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var figs map[string]float64
-	if err := json.Unmarshal(data, &figs); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatalf("--json file: %v\n%s", err, data)
+	}
+	// The figures are numbers; "bm25" is the plain-BM25 row's object.
+	figs := map[string]float64{}
+	for k, v := range raw {
+		var f float64
+		if k != "bm25" {
+			if err := json.Unmarshal(v, &f); err != nil {
+				t.Fatalf("--json %s = %s: %v", k, v, err)
+			}
+		}
+		figs[k] = f
+	}
+	var bm struct {
+		Top1 *float64 `json:"top1"`
+	}
+	if err := json.Unmarshal(raw["bm25"], &bm); err != nil || bm.Top1 == nil || *bm.Top1 < 0 || *bm.Top1 > 1 {
+		t.Errorf("--json bm25 = %s (%v)", raw["bm25"], err)
 	}
 	var keys []string
 	for k := range figs {

@@ -34,6 +34,17 @@ type Report struct {
 	Delegated    int `json:"delegated"`
 	Clarified    int `json:"clarified"`
 	Abstained    int `json:"abstained"`
+
+	// BM25 ranks the same filtered catalog by BM25 alone, for scale: what
+	// skillmatch adds over the plainest retriever. Nil when not computed.
+	BM25 *Baseline `json:"bm25,omitempty"`
+}
+
+// Baseline holds the ranking figures of a retriever with no model.
+type Baseline struct {
+	RecallAt float64 `json:"recall_at_20"`
+	Top1     float64 `json:"top1"`
+	MRR      float64 `json:"mrr"`
 }
 
 // Outcome is what the matcher did with one labelled task.
@@ -46,13 +57,23 @@ type Outcome struct {
 	TopKey   string  // top-ranked skill key
 	Prob     float64 // calibrated probability of the top candidate
 	TopScore float64 // reranker fit of the top candidate
-	Latency  time.Duration
+	// Lead says whether the top candidate passes the margin rule (it leads
+	// the runner-up by the margin, or the runner-up is the same agent), so
+	// that a threshold sweep can replay the decision.
+	Lead    bool
+	Latency time.Duration
+	// BM25Rank is the 1-based rank of the first right skill when the
+	// filtered catalog is ranked by BM25 alone, 0 if absent; BM25Ranked
+	// says it was computed.
+	BM25Rank   int
+	BM25Ranked bool
 }
 
 // Run matches every task and scores the outcomes. progress, when not nil,
 // is called after each task.
 func Run(ctx context.Context, m *match.Matcher, tasks []golden.Task, progress func(done, total int)) (*Report, []Outcome, error) {
 	outs := make([]Outcome, 0, len(tasks))
+	base := NewPlainBM25(m)
 	for i := range tasks {
 		gt := &tasks[i]
 		start := time.Now()
@@ -61,6 +82,7 @@ func Run(ctx context.Context, m *match.Matcher, tasks []golden.Task, progress fu
 			return nil, nil, fmt.Errorf("eval task %s: %w", gt.ID, err)
 		}
 		o := OutcomeOf(m.Policy(), gt, res, time.Since(start))
+		o.BM25Rank, o.BM25Ranked = base.Rank(&res.Requirement, res.Shortlist, gt), true
 		outs = append(outs, o)
 		if progress != nil {
 			progress(i+1, len(tasks))
@@ -91,6 +113,7 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 		opts := match.Options(res.Ranked)
 		policy.Order(opts)
 		o.TopKey, o.Prob, o.TopScore = opts[0].Key, opts[0].Prob, opts[0].Score
+		o.Lead = len(opts) < 2 || opts[0].Prob-opts[1].Prob >= policy.Margin || opts[1].AgentID == opts[0].AgentID
 	}
 	if res.Decision.Chosen != nil {
 		o.Chosen = res.Decision.Chosen.Key
@@ -103,6 +126,8 @@ func Score(outs []Outcome) *Report {
 	r := &Report{Tasks: len(outs)}
 	var inList, top1, delegatedRight int
 	var rr float64
+	var bm Baseline
+	bmRanked := false
 	var probs []float64
 	var labels []bool
 	lat := make([]float64, 0, len(outs))
@@ -135,6 +160,18 @@ func Score(outs []Outcome) *Report {
 			continue
 		}
 		r.WithExpected++
+		if o.BM25Ranked {
+			bmRanked = true
+			if o.BM25Rank == 1 {
+				bm.Top1++
+			}
+			if o.BM25Rank > 0 && o.BM25Rank <= 20 {
+				bm.RecallAt++
+			}
+			if o.BM25Rank > 0 {
+				bm.MRR += 1 / float64(o.BM25Rank)
+			}
+		}
 		if o.InList {
 			inList++
 		}
@@ -156,6 +193,10 @@ func Score(outs []Outcome) *Report {
 	r.Refusal = share(r.Refusal, r.NoMatch)
 	r.ECE = calibrate.ECE(probs, labels, 10)
 	r.P50us, r.P99us = percentile(lat, 50), percentile(lat, 99)
+	if bmRanked {
+		r.BM25 = &Baseline{RecallAt: share(bm.RecallAt, r.WithExpected), Top1: share(bm.Top1, r.WithExpected),
+			MRR: share(bm.MRR, r.WithExpected)}
+	}
 	return r
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
@@ -39,6 +40,17 @@ type Config struct {
 
 // Fit learns a model from the set.
 func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error) {
+	return FitSets(ctx, []*golden.Set{set}, cfg)
+}
+
+// FitSets learns one model across several sets: their training tasks are
+// concatenated, while each set's tasks keep their own catalog for feature
+// computation (a task is only ever matched against the skills it was
+// labelled for). With one set it is exactly Fit.
+func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model, error) {
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("fit: no set")
+	}
 	if cfg.Folds <= 0 {
 		cfg.Folds = 5
 	}
@@ -51,9 +63,14 @@ func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error)
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.Default()
 	}
-	tasks := set.Split(cfg.Split)
-	if len(tasks) == 0 {
-		return nil, fmt.Errorf("fit: split %q of %s has no tasks", cfg.Split, set.Dir)
+	perSet := make([][]golden.Task, len(sets))
+	total := 0
+	for si, set := range sets {
+		perSet[si] = set.Split(cfg.Split)
+		if len(perSet[si]) == 0 {
+			return nil, fmt.Errorf("fit: split %q of %s has no tasks", cfg.Split, set.Dir)
+		}
+		total += len(perSet[si])
 	}
 	folds := 1
 	if cfg.Examples {
@@ -62,49 +79,56 @@ func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error)
 	fold := func(t *golden.Task) int { return int(hash(t.ID) % uint32(folds)) }
 	// A neutral model: features are the same whatever the weights.
 	probe := neutral(cfg.Embedder.ID())
-	groups := make([]rerank.Group, 0, len(tasks))
+	groups := make([]rerank.Group, 0, total)
 	var correct [][]bool
 	var ids []uint32 // a hash of each group's task id, for cross-fitting
 	done := 0
-	for f := 0; f < folds; f++ {
-		extra := map[string][]string{}
-		if cfg.Examples {
-			for i := range tasks {
-				if t := &tasks[i]; fold(t) != f && t.Expected != "" {
-					extra[t.Expected] = append(extra[t.Expected], t.Text)
+	for si, set := range sets {
+		tasks := perSet[si]
+		for f := 0; f < folds; f++ {
+			// Extra examples come from the set's own other folds: its
+			// keys name its own catalog's skills.
+			extra := map[string][]string{}
+			if cfg.Examples {
+				for i := range tasks {
+					if t := &tasks[i]; fold(t) != f && t.Expected != "" {
+						extra[t.Expected] = append(extra[t.Expected], t.Text)
+					}
 				}
 			}
-		}
-		probe.Examples = extra
-		m, err := match.New(set.Catalog, match.WithModel(probe), match.WithEmbedder(cfg.Embedder))
-		if err != nil {
-			return nil, fmt.Errorf("fit fold %d: %w", f, err)
-		}
-		for i := range tasks {
-			t := &tasks[i]
-			if fold(t) != f {
-				continue
-			}
-			tt := t.ToTask()
-			req := m.Extract(tt)
-			sl, err := m.Shortlist(ctx, &req)
+			probe.Examples = extra
+			m, err := match.New(set.Catalog, match.WithModel(probe), match.WithEmbedder(cfg.Embedder),
+				// Fitting learns matching: where a golden set's agents run does not matter.
+				match.WithPrivateEndpoints(true))
 			if err != nil {
-				return nil, fmt.Errorf("fit task %s: %w", t.ID, err)
+				return nil, fmt.Errorf("fit %s fold %d: %w", set.Dir, f, err)
 			}
-			in := &rerank.Input{Req: &req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval}
-			g := rerank.Group{Features: rerank.Features(in)}
-			if t.NoMatch() {
-				g.Weight = cfg.NoMatchWeight
-			}
-			for _, c := range sl.Retrieval.Candidates {
-				g.Labels = append(g.Labels, t.Correct(c.Entry.Key))
-			}
-			groups = append(groups, g)
-			correct = append(correct, g.Labels)
-			ids = append(ids, hash(t.ID+"/cross"))
-			done++
-			if cfg.Progress != nil {
-				cfg.Progress("features", done, len(tasks))
+			for i := range tasks {
+				t := &tasks[i]
+				if fold(t) != f {
+					continue
+				}
+				tt := t.ToTask()
+				req := m.Extract(tt)
+				sl, err := m.Shortlist(ctx, &req)
+				if err != nil {
+					return nil, fmt.Errorf("fit %s task %s: %w", set.Dir, t.ID, err)
+				}
+				in := &rerank.Input{Req: &req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval}
+				g := rerank.Group{Features: rerank.Features(in)}
+				if t.NoMatch() {
+					g.Weight = cfg.NoMatchWeight
+				}
+				for _, c := range sl.Retrieval.Candidates {
+					g.Labels = append(g.Labels, t.Correct(c.Entry.Key))
+				}
+				groups = append(groups, g)
+				correct = append(correct, g.Labels)
+				ids = append(ids, hash(t.ID+"/cross"))
+				done++
+				if cfg.Progress != nil {
+					cfg.Progress("features", done, total)
+				}
 			}
 		}
 	}
@@ -113,6 +137,7 @@ func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error)
 	// tasks are overconfident): cross-fit the reranker over three parts,
 	// then train the final reranker on everything.
 	const parts = 3
+	startStage(cfg, "reranker", parts+1)
 	logits := make([][]float64, len(groups))
 	for k := 0; k < parts; k++ {
 		var train []rerank.Group
@@ -177,15 +202,21 @@ func Fit(ctx context.Context, set *golden.Set, cfg Config) (*model.Model, error)
 	if err != nil {
 		return nil, fmt.Errorf("fit calibration: %w", err)
 	}
+	dirs := make([]string, len(sets))
+	for si, set := range sets {
+		dirs[si] = set.Dir
+	}
 	out := &model.Model{
 		Format: model.FormatVersion, Embedder: cfg.Embedder.ID(), Reranker: w, Calibration: cal,
-		Fitted: model.FitInfo{Set: set.Dir, Split: cfg.Split, Tasks: len(tasks), Folds: folds, Examples: cfg.Examples},
+		Fitted: model.FitInfo{Set: strings.Join(dirs, ","), Split: cfg.Split, Tasks: total, Folds: folds, Examples: cfg.Examples},
 	}
 	if cfg.Examples {
 		out.Examples = map[string][]string{}
-		for i := range tasks {
-			if t := &tasks[i]; t.Expected != "" {
-				out.Examples[t.Expected] = append(out.Examples[t.Expected], t.Text)
+		for _, tasks := range perSet {
+			for i := range tasks {
+				if t := &tasks[i]; t.Expected != "" {
+					out.Examples[t.Expected] = append(out.Examples[t.Expected], t.Text)
+				}
 			}
 		}
 	}
@@ -217,4 +248,13 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// startStage tells the progress callback that a stage has begun, so that
+// a long stage (the reranker's, minutes on a large set) shows before its
+// first step ends.
+func startStage(cfg Config, stage string, total int) {
+	if cfg.Progress != nil {
+		cfg.Progress(stage, 0, total)
+	}
 }

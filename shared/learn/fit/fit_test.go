@@ -1,8 +1,11 @@
 package fit
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/learn/eval"
@@ -64,5 +67,69 @@ func TestFitAndEvaluate(t *testing.T) {
 func TestFitEmptySplit(t *testing.T) {
 	if _, err := Fit(context.Background(), loadSet(t), Config{Split: "test"}); err == nil {
 		t.Error("fitting on an empty split should fail")
+	}
+}
+
+// Several sets fit one model on all their training tasks, each matched
+// against its own catalog; one set is exactly Fit.
+func TestFitSets(t *testing.T) {
+	a := loadSet(t)
+	b, err := golden.Load("../eval/testdata/hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cfg := Config{Split: "train", Examples: true, Folds: 3}
+	tests := []struct {
+		name string
+		sets []*golden.Set
+	}{{"one", []*golden.Set{a}}, {"two", []*golden.Set{a, b}}}
+	for _, tc := range tests {
+		m, err := FitSets(ctx, tc.sets, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		tasks, dirs := 0, []string{}
+		for _, s := range tc.sets {
+			tasks += len(s.Split("train"))
+			dirs = append(dirs, s.Dir)
+			// Every set's training texts become examples of its skills.
+			for _, gt := range s.Split("train") {
+				if gt.Expected != "" && len(m.Examples[gt.Expected]) == 0 {
+					t.Errorf("%s: no examples for %s", tc.name, gt.Expected)
+				}
+			}
+			mt, err := match.New(s.Catalog, match.WithModel(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := eval.Run(ctx, mt, s.Split("dev"), nil); err != nil {
+				t.Fatalf("%s: eval %s: %v", tc.name, s.Dir, err)
+			}
+		}
+		if m.Fitted.Tasks != tasks || m.Fitted.Set != strings.Join(dirs, ",") {
+			t.Errorf("%s: fitted %+v, want %d tasks of %v", tc.name, m.Fitted, tasks, dirs)
+		}
+	}
+	// One set through FitSets is byte for byte the model Fit writes.
+	one, err := Fit(ctx, a, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := FitSets(ctx, []*golden.Set{a}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j1, _ := json.Marshal(one)
+	j2, _ := json.Marshal(same)
+	if !bytes.Equal(j1, j2) {
+		t.Error("FitSets of one set differs from Fit")
+	}
+	if _, err := FitSets(ctx, []*golden.Set{a, {Dir: "empty", Catalog: a.Catalog}}, cfg); err == nil ||
+		!strings.Contains(err.Error(), "empty") {
+		t.Errorf("a set without training tasks: %v", err)
+	}
+	if _, err := FitSets(ctx, nil, cfg); err == nil {
+		t.Error("no set should fail")
 	}
 }

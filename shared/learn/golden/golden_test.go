@@ -78,3 +78,23 @@ func TestSplit(t *testing.T) {
 		t.Error("split counts wrong")
 	}
 }
+
+func TestLoadTasksCategory(t *testing.T) {
+	tests := []struct {
+		name, line, want string
+	}{
+		{"given", `{"id":"a","text":"x","expected":null,"category":"vague"}`, "vague"},
+		{"absent", `{"id":"a","text":"x","expected":null}`, ""},
+		// Other extra fields stay allowed and ignored.
+		{"with other extra fields", `{"id":"a","text":"x","expected":null,"category":"twins","note":"n"}`, "twins"},
+	}
+	for _, tc := range tests {
+		tasks, err := LoadTasks(writeTasks(t, tc.line))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if tasks[0].Category != tc.want {
+			t.Errorf("%s: category %q, want %q", tc.name, tasks[0].Category, tc.want)
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package eval
+
+import (
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/filter"
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// PlainBM25 ranks a matcher's catalog by BM25 alone: the same docs the
+// matcher indexes (with any extra examples of its model), the same field
+// weights and the same hard filters, but no dense retrieval, fusion, model
+// or calibration. It is the baseline a user compares skillmatch with.
+type PlainBM25 struct {
+	m  *match.Matcher
+	ix *bm25.Index
+}
+
+// NewPlainBM25 indexes the matcher's docs in a BM25 index of their own.
+func NewPlainBM25(m *match.Matcher) *PlainBM25 {
+	src := m.Index()
+	ix := bm25.New()
+	w := index.DefaultFieldWeights
+	for i := 0; i < src.Len(); i++ {
+		d := src.Doc(i)
+		ix.Add(i,
+			bm25.Field{Text: d.Name, Weight: w.Name},
+			bm25.Field{Text: strings.Join(d.Tags, "\n"), Weight: w.Tags},
+			bm25.Field{Text: d.Description, Weight: w.Description},
+			bm25.Field{Text: d.AgentName, Weight: w.AgentName},
+			bm25.Field{Text: strings.Join(d.Examples, "\n"), Weight: w.Examples},
+		)
+	}
+	return &PlainBM25{m: m, ix: ix}
+}
+
+// Rank returns the 1-based rank of the first right skill of gt in the BM25
+// ranking of the skills the filters keep for req, 0 when it is absent (no
+// query term in it, or filtered out). It searches with the shortlist's
+// terms when given, so that both rank the same query.
+func (p *PlainBM25) Rank(req *extract.Requirement, sl *match.Shortlist, gt *golden.Task) int {
+	if gt.NoMatch() {
+		return 0
+	}
+	var terms []string
+	if sl != nil && sl.Terms != nil {
+		terms = sl.Terms
+	} else {
+		terms = analyze.Terms(req.Need)
+	}
+	keep := filter.Keep(req, p.m.Catalog()).Keep
+	hits := p.ix.Search(terms, 0, func(d int) bool { return keep == nil || keep[d] })
+	for i, h := range hits {
+		if gt.Correct(p.m.Index().Doc(h.Doc).Key) {
+			return i + 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,260 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+)
+
+// hostileKind names the attacking cards of testdata/hostile by agent.
+func hostileKind(agent string) string {
+	switch {
+	case agent == "promptjack":
+		return "injected"
+	case agent == "omniskill":
+		return "stuffed"
+	case agent == "copycat-travel":
+		return "cloned"
+	case agent == "weather-spam":
+		return "spam"
+	case strings.HasPrefix(agent, "fileconv-"):
+		return "flood"
+	}
+	return ""
+}
+
+func agentOf(key string) string { a, _, _ := strings.Cut(key, "/"); return a }
+
+// external agents of the hostile set's registry: public data only.
+var externalAgents = map[string]bool{"lingo-cloud": true, "talentbridge": true}
+
+type hostileRun struct {
+	Outcome
+	fallbacks []string
+	ranked    []string
+}
+
+// TestHostileSet runs the built-in model on the hand-written hostile set
+// and reports, per category and per kind of attacking card, how the
+// matcher fares. It asserts only the properties that hold today (the
+// figures are in the log: go test -v -run Hostile) so that a regression on
+// them fails, while the open weaknesses stay visible without failing.
+func TestHostileSet(t *testing.T) {
+	set, err := golden.Load("testdata/hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.CardErrors) > 0 {
+		t.Fatalf("hostile cards must all load: %v", set.CardErrors)
+	}
+	if len(set.Tasks) < 60 {
+		t.Fatalf("hostile set has %d tasks, want at least 60", len(set.Tasks))
+	}
+	m, err := match.New(set.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var runs []hostileRun
+	for i := range set.Tasks {
+		gt := &set.Tasks[i]
+		if gt.Category == "" {
+			t.Errorf("task %s has no category", gt.ID)
+		}
+		res, err := m.Match(ctx, gt.ToTask())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := hostileRun{Outcome: OutcomeOf(m.Policy(), gt, res, time.Duration(0))}
+		for _, f := range res.Decision.Fallbacks {
+			r.fallbacks = append(r.fallbacks, f.Key)
+		}
+		for _, c := range res.Ranked {
+			r.ranked = append(r.ranked, c.Entry.Key)
+		}
+		runs = append(runs, r)
+	}
+
+	// Per category: decisions and top-1.
+	type catFig struct{ tasks, withExp, top1, del, delRight, clar, abst int }
+	cats := map[string]*catFig{}
+	for _, r := range runs {
+		c := cats[r.Task.Category]
+		if c == nil {
+			c = &catFig{}
+			cats[r.Task.Category] = c
+		}
+		c.tasks++
+		if !r.Task.NoMatch() {
+			c.withExp++
+			if r.Rank == 1 {
+				c.top1++
+			}
+		}
+		switch r.Action {
+		case decide.Delegate:
+			c.del++
+			if r.Task.Correct(r.Chosen) {
+				c.delRight++
+			}
+		case decide.Clarify:
+			c.clar++
+		default:
+			c.abst++
+		}
+	}
+	names := make([]string, 0, len(cats))
+	for n := range cats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := cats[n]
+		t.Logf("category %-11s %2d tasks: top-1 %d/%d, delegated %d (%d right), clarified %d, abstained %d",
+			n, c.tasks, c.top1, c.withExp, c.del, c.delRight, c.clar, c.abst)
+	}
+
+	// Per kind of attacking card: how often it is ranked first, and
+	// delegated to, on a task it does not fit (no attacking card is ever
+	// the right skill of a task of the set).
+	type kindFig struct {
+		top, del int
+		where    []string
+	}
+	kinds := map[string]*kindFig{}
+	for _, k := range []string{"injected", "stuffed", "cloned", "spam", "flood"} {
+		kinds[k] = &kindFig{}
+	}
+	for _, r := range runs {
+		if k := hostileKind(agentOf(r.TopKey)); k != "" && !r.Task.Correct(r.TopKey) {
+			kinds[k].top++
+			tag := r.Task.ID + "(" + r.Task.Category + ")"
+			if r.Action == decide.Delegate && r.Chosen == r.TopKey {
+				kinds[k].del++
+				tag += "*"
+			}
+			kinds[k].where = append(kinds[k].where, tag)
+		}
+	}
+	for _, k := range []string{"injected", "stuffed", "cloned", "spam", "flood"} {
+		f := kinds[k]
+		t.Logf("%-8s card ranked first on %2d/%d tasks it does not fit, delegated to on %d (* = delegated): %s",
+			k, f.top, len(runs), f.del, strings.Join(f.where, " "))
+	}
+
+	// Look-alike pairs where either side is right (no data class forces
+	// one): does the matcher ask, or pick one of the two?
+	var amb, ambClar, ambDelRight int
+	for _, r := range runs {
+		if (r.Task.Category == "translation" || r.Task.Category == "hr") && len(r.Task.Acceptable) > 0 {
+			amb++
+			if r.Action == decide.Clarify {
+				ambClar++
+			}
+			if r.Action == decide.Delegate && r.Task.Correct(r.Chosen) {
+				ambDelRight++
+			}
+		}
+	}
+	t.Logf("ambiguous look-alikes: %d tasks, clarified %d, delegated to a right one %d", amb, ambClar, ambDelRight)
+
+	// True twins: the ideal is a delegation with the twin as fallback.
+	var twins, twinDel, twinFallback int
+	for _, r := range runs {
+		if r.Task.Category != "twins" {
+			continue
+		}
+		twins++
+		if r.Action == decide.Delegate && r.Task.Correct(r.Chosen) {
+			twinDel++
+			for _, f := range r.fallbacks {
+				if f != r.Chosen && r.Task.Correct(f) {
+					twinFallback++
+					break
+				}
+			}
+		}
+	}
+	t.Logf("twins: %d tasks, delegated to a twin %d, of which with the other twin as fallback %d", twins, twinDel, twinFallback)
+
+	var vague, vagueDel int
+	var vagueWhere []string
+	for _, r := range runs {
+		if r.Task.Category == "vague" {
+			vague++
+			if r.Action == decide.Delegate {
+				vagueDel++
+				vagueWhere = append(vagueWhere, fmt.Sprintf("%s->%s", r.Task.ID, r.Chosen))
+			}
+		}
+	}
+	t.Logf("vague: %d tasks, delegated %d %v", vague, vagueDel, vagueWhere)
+
+	// What holds today, asserted.
+	for _, r := range runs {
+		// The data policy is a hard filter: an external agent never even
+		// ranks for a task above public data.
+		if dc := r.Task.DataClass; dc != "" && dc != "public" {
+			for _, k := range r.ranked {
+				if externalAgents[agentOf(k)] {
+					t.Errorf("task %s (%s data) ranked external %s", r.Task.ID, dc, k)
+				}
+			}
+		}
+		if r.Action != decide.Delegate {
+			continue
+		}
+		switch hostileKind(agentOf(r.Chosen)) {
+		case "cloned":
+			// A verbatim clone ties its original: close, different
+			// agents, so never a delegation.
+			t.Errorf("task %s delegated to the clone %s", r.Task.ID, r.Chosen)
+		case "flood":
+			t.Errorf("task %s delegated to flood card %s", r.Task.ID, r.Chosen)
+		case "stuffed":
+			// The stuffed card wins only requests no single skill
+			// serves; a single need goes to its own skill.
+			if !r.Task.NoMatch() {
+				t.Errorf("task %s (%s) delegated to the stuffed card", r.Task.ID, r.Task.Category)
+			}
+		}
+	}
+}
+
+// TestHostileTasksShape keeps the hostile set in the documented shape: a
+// split and a category on every task, and every expected skill in the
+// catalog.
+func TestHostileTasksShape(t *testing.T) {
+	set, err := golden.Load("testdata/hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, a := range set.Catalog.Agents {
+		for _, s := range a.Card.Skills {
+			keys[a.Card.ID+"/"+s.ID] = true
+		}
+	}
+	splits := map[string]int{}
+	for _, gt := range set.Tasks {
+		splits[gt.Split]++
+		for _, k := range append([]string{gt.Expected}, gt.Acceptable...) {
+			if k != "" && !keys[k] {
+				t.Errorf("task %s names %s, not in the catalog", gt.ID, k)
+			}
+		}
+		if hostileKind(agentOf(gt.Expected)) != "" {
+			t.Errorf("task %s expects an attacking card", gt.ID)
+		}
+	}
+	if splits["train"] == 0 || splits["dev"] == 0 || len(splits) != 2 {
+		t.Errorf("splits %v, want train and dev only", splits)
+	}
+}

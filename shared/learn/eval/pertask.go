@@ -1,0 +1,57 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// PerTask is one line of a per-task file: what a user needs to find the
+// tasks that went wrong and why.
+type PerTask struct {
+	ID         string   `json:"id"`
+	Expected   *string  `json:"expected"` // null: no skill should take it
+	Acceptable []string `json:"acceptable"`
+	Top        string   `json:"top"`
+	Decision   string   `json:"decision"`
+	Chosen     string   `json:"chosen"`
+	Prob       float64  `json:"probability"`
+	Rank       int      `json:"rank"`
+	BM25Rank   *int     `json:"bm25_rank,omitempty"`
+	Category   string   `json:"category,omitempty"`
+}
+
+// PerTaskOf turns an outcome into its per-task line.
+func PerTaskOf(o *Outcome) PerTask {
+	p := PerTask{ID: o.Task.ID, Acceptable: o.Task.Acceptable, Top: o.TopKey, Decision: string(o.Action),
+		Chosen: o.Chosen, Prob: o.Prob, Rank: o.Rank, Category: o.Task.Category}
+	if !o.Task.NoMatch() {
+		e := o.Task.Expected
+		p.Expected = &e
+	}
+	if p.Acceptable == nil {
+		p.Acceptable = []string{} // a list either way, easier to read with jq
+	}
+	if o.BM25Ranked {
+		r := o.BM25Rank
+		p.BM25Rank = &r
+	}
+	return p
+}
+
+// WritePerTask writes one JSON line per outcome.
+func WritePerTask(w io.Writer, outs []Outcome) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for i := range outs {
+		if err := enc.Encode(PerTaskOf(&outs[i])); err != nil {
+			return fmt.Errorf("write per-task line %s: %w", outs[i].Task.ID, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write per-task lines: %w", err)
+	}
+	return nil
+}
