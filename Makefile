@@ -9,7 +9,7 @@ GOLDEN    ?= ../shared/golden
 MODEL     ?= bin/clinc150.model.json
 WEAVIATE_VERSION ?= v1.35.2
 
-.PHONY: all build run test vet bench fuzz eval-clinc eval-a2a default-model weaviate-build clean help
+.PHONY: all build run test vet check-modules bench fuzz eval-clinc eval-a2a eval-transfer default-model weaviate-build clean help
 
 all: build
 
@@ -24,6 +24,13 @@ run: build ## run the pipeline on the embedded NATS server with the example cata
 
 vet:
 	$(GO) vet $(MODULES)
+
+# Each module on its own (GOWORK=off), from its own go.mod and go.sum: what
+# `go install` of a service outside this repo needs. About 30 s with a warm
+# build cache; the module cache must hold the requirements (the proxy is
+# asked otherwise).
+check-modules: ## build every module alone, without go.work
+	scripts/check-modules.sh
 
 # The Weaviate integration tests run a real server built from source into
 # ~/.cache/skillmatch (about 6 min the first time, then reused).
@@ -52,6 +59,9 @@ eval-clinc: $(MODEL) ## fit on clinc150 train, evaluate on dev (needs the team's
 
 eval-a2a: build ## evaluate the built-in model on a2a-samples (needs the golden sets)
 	$(BIN) eval --set $(GOLDEN)/a2a-samples --split dev
+
+eval-transfer: build ## fit on the other golden sets, evaluate on each dev set, beside the built-in model and plain BM25
+	GOLDEN=$(GOLDEN) BIN=$(BIN) scripts/eval-transfer.sh
 
 default-model: build ## refit the built-in domain-neutral model (weights and calibration only) on clinc150 train
 	$(BIN) fit --set $(GOLDEN)/clinc150 --split train --examples=false -o shared/match/model/default.json

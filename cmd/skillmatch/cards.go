@@ -95,6 +95,8 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tf.Register(fs)
 	as := fs.String("as", "", "list: show the catalog as this caller sees it (with --grants)")
 	grantsFile := fs.String("grants", "", "list --as: grants file (default: no restriction)")
+	var asJSON jsonFlag
+	asJSON.Register(fs, "list: print the listing")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -145,10 +147,10 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	case "list":
 		if *as != "" {
-			return cardsListAs(ctx, kv, *as, *grantsFile, stdout)
+			return cardsListAs(ctx, kv, *as, *grantsFile, &asJSON, stdout)
 		}
 	}
-	return cardsList(ctx, kv, stdout)
+	return cardsList(ctx, kv, &asJSON, stdout)
 }
 
 func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, paths []string, stdout, stderr io.Writer) error {
@@ -184,10 +186,57 @@ func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, 
 	return nil
 }
 
-func cardsList(ctx context.Context, kv jetstream.KeyValue, stdout io.Writer) error {
+// listing is `cards list --json`: one document for the whole listing.
+type listing struct {
+	// Caller is --as; with it Agents are those the caller sees, each with
+	// its granted skills only, and the totals count the whole catalog.
+	Caller      string         `json:"caller,omitempty"`
+	Agents      []listingAgent `json:"agents"`
+	Skipped     []string       `json:"skipped,omitempty"`
+	Revision    uint64         `json:"revision"`
+	TotalAgents int            `json:"totalAgents"`
+	TotalSkills int            `json:"totalSkills"`
+}
+
+type listingAgent struct {
+	ID     string         `json:"id"`
+	Name   string         `json:"name"`
+	Status catalog.Status `json:"status"`
+	Skills []listingSkill `json:"skills"`
+}
+
+type listingSkill struct {
+	Key  string `json:"key"`
+	Name string `json:"name"`
+}
+
+func newListing(cat *catalog.Catalog, rev uint64, errs []error) *listing {
+	l := &listing{Agents: []listingAgent{}, Revision: rev, TotalAgents: len(cat.Agents), TotalSkills: len(cat.Skills())}
+	for _, e := range errs {
+		l.Skipped = append(l.Skipped, e.Error())
+	}
+	return l
+}
+
+func (l *listing) add(a catalog.Agent) {
+	la := listingAgent{ID: a.Card.ID, Name: a.Card.Name, Status: a.Status, Skills: []listingSkill{}}
+	for _, s := range a.Card.Skills {
+		la.Skills = append(la.Skills, listingSkill{card.Key(a.Card.ID, s.ID), s.Name})
+	}
+	l.Agents = append(l.Agents, la)
+}
+
+func cardsList(ctx context.Context, kv jetstream.KeyValue, asJSON *jsonFlag, stdout io.Writer) error {
 	cat, rev, errs := pipeline.LoadCatalogKV(ctx, kv)
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if asJSON.On() {
+		l := newListing(cat, rev, errs)
+		for _, a := range cat.Agents {
+			l.add(a)
+		}
+		return asJSON.Write(stdout, l)
 	}
 	for _, a := range cat.Agents {
 		printAgent(stdout, a)
@@ -208,7 +257,7 @@ func printAgent(w io.Writer, a catalog.Agent) {
 
 // cardsListAs lists the catalog as a caller sees it: the agents it may be
 // matched to, each with only the skills granted to it.
-func cardsListAs(ctx context.Context, kv jetstream.KeyValue, caller, grantsFile string, stdout io.Writer) error {
+func cardsListAs(ctx context.Context, kv jetstream.KeyValue, caller, grantsFile string, asJSON *jsonFlag, stdout io.Writer) error {
 	var g *grants.Grants
 	if grantsFile != "" {
 		var err error
@@ -216,11 +265,19 @@ func cardsListAs(ctx context.Context, kv jetstream.KeyValue, caller, grantsFile 
 			return err
 		}
 	}
-	cat, rev, _ := pipeline.LoadCatalogKV(ctx, kv)
+	cat, rev, errs := pipeline.LoadCatalogKV(ctx, kv)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	seen := g.ReduceCatalog(cat, caller)
+	if asJSON.On() {
+		l := newListing(cat, rev, errs)
+		l.Caller = caller
+		for _, a := range seen.Agents {
+			l.add(a)
+		}
+		return asJSON.Write(stdout, l)
+	}
 	for _, a := range seen.Agents {
 		printAgent(stdout, a)
 		for _, s := range a.Card.Skills {

@@ -33,6 +33,8 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 	timeout := fs.Duration("timeout", discover.DefaultTimeout, "total time allowed per agent")
 	var creds app.CredentialsFlag
 	creds.Register(fs)
+	var asJSON jsonFlag
+	asJSON.Register(fs, "print one entry per agent (the errors too)")
 	urls, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -57,6 +59,7 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 	defer f.CloseIdleConnections()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	failed := 0
+	doc := discovered{Agents: []discoveredAgent{}}
 	for _, u := range urls {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -65,10 +68,18 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 		if err == nil && *out != "" {
 			err = writeCard(*out, got)
 		}
+		if asJSON.On() {
+			doc.add(u, *out, got, err)
+		}
 		if err != nil {
 			failed++
-			tw.Flush()
-			fmt.Fprintf(stderr, "%s\terror: %v\n", u, err)
+			if !asJSON.On() {
+				tw.Flush()
+				fmt.Fprintf(stderr, "%s\terror: %v\n", u, err)
+			}
+			continue
+		}
+		if asJSON.On() {
 			continue
 		}
 		note := ""
@@ -86,10 +97,46 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if asJSON.On() {
+		if err := asJSON.Write(stdout, doc); err != nil {
+			return err
+		}
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d agents failed", failed, len(urls))
 	}
 	return nil
+}
+
+// discovered is `cards discover --json`: an entry per URL, in order.
+type discovered struct {
+	Agents []discoveredAgent `json:"agents"`
+}
+
+type discoveredAgent struct {
+	URL      string `json:"url"`
+	ID       string `json:"id,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Version  string `json:"version,omitempty"`
+	Skills   int    `json:"skills"`
+	Legacy   bool   `json:"legacy,omitempty"`
+	Extended bool   `json:"extended,omitempty"`
+	File     string `json:"file,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+func (d *discovered) add(url, dir string, got *discover.Fetched, err error) {
+	a := discoveredAgent{URL: url}
+	if err != nil {
+		a.Error = err.Error()
+	} else {
+		a.ID, a.Name, a.Version, a.Skills = got.ID, got.Card.Name, got.Card.Version, len(got.Card.Skills)
+		a.Legacy, a.Extended = got.Legacy, got.Extended
+		if dir != "" {
+			a.File = filepath.Join(dir, got.ID+".json")
+		}
+	}
+	d.Agents = append(d.Agents, a)
 }
 
 func orDash(s string) string {

@@ -11,8 +11,8 @@ import (
 // errUsage marks a command-line error (exit 2).
 var errUsage = app.ErrUsage
 
-// errReported is a usage error already shown to the user.
-type errReported = app.ErrReported
+// jsonFlag is --json: stdout (--json, --json=-) or --json=FILE.
+type jsonFlag = app.JSONFlag
 
 // newFlags makes a flag set whose --help explains the command.
 func newFlags(name, synopsis, about string, out io.Writer) *flag.FlagSet {

@@ -4,13 +4,14 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/skillmatch/skillmatch/shared/app"
 )
 
 const usage = `skillmatch turns a task into a ranked, calibrated choice of A2A agent skill,
@@ -30,11 +31,9 @@ Commands:
   replay  replay the tasks stream through the current catalog; eval figures from labelled outcomes
   version print the version
 
-Run "skillmatch <command> --help" for a command's flags. Every flag can also be
+Run "skillmatch <command> --help" or "skillmatch help <command>" for a command's flags. Every flag can also be
 set from the environment as SKILLMATCH_<FLAG> (e.g. SKILLMATCH_MODEL=model.json).
 `
-
-var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -63,26 +62,44 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdCards(ctx, args[1:], stdout, stderr)
 	case "replay":
 		err = cmdReplay(ctx, args[1:], stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, "skillmatch", version)
-	case "help", "-h", "--help":
+	case "version", "--version", "-version":
+		err = cmdVersion(args[1:], stdout)
+	case "help", "-h", "--help", "-help":
+		// `help CMD [SUB]` is `CMD [SUB] --help`, as in the nats CLI.
+		if len(args) > 1 && args[1] != "help" {
+			return run(ctx, append(append([]string(nil), args[1:]...), "--help"), stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 	default:
-		fmt.Fprintf(stderr, "skillmatch: unknown command %q\n\n%s", args[0], usage)
-		return 2
+		err = fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+		return app.ReportError("skillmatch", err, stdout, stderr)
 	}
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, new(errReported)):
-		return 2
-	case errors.Is(err, errUsage):
-		fmt.Fprintln(stderr, "skillmatch:", err)
-		return 2
-	default:
-		fmt.Fprintln(stderr, "skillmatch:", err)
-		return 1
+	return app.ReportError(commandName(args), err, stdout, stderr)
+}
+
+// commandName is the command the arguments run, as its help names it:
+// "skillmatch match", "skillmatch cards discover".
+func commandName(args []string) string {
+	name := "skillmatch " + args[0]
+	if args[0] == "cards" && len(args) > 1 && (args[1] == "discover" || args[1] == "refresh") {
+		name += " " + args[1]
 	}
+	if strings.HasPrefix(args[0], "-") {
+		name = "skillmatch"
+	}
+	return name
+}
+
+func cmdVersion(args []string, stdout io.Writer) error {
+	fs := newFlags("version", "version", "Prints the version (from the build info: the module version, else the VCS\n"+
+		"revision, else devel), the Go toolchain and the platform.", io.Discard)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: version takes no arguments (got %q)", errUsage, pos[0])
+	}
+	fmt.Fprintln(stdout, app.VersionLine("skillmatch"))
+	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -43,7 +42,8 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	id := fs.String("id", "", "task id (default: a new random id, printed with the decision)")
 	followups := fs.String("followups", defaultFollowupsFile(), "file recording this command's delegations for --continue; empty: none kept")
 	explain := fs.Bool("explain", false, "show filters, retrieval ranks, rerank scores and probabilities")
-	asJSON := fs.Bool("json", false, "print the decision as JSON")
+	var asJSON jsonFlag
+	asJSON.Register(fs, "print the decision")
 	mf := matcherFlags(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -51,6 +51,12 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *cards == "" || len(pos) == 0 {
 		return fmt.Errorf("%w: match needs --cards DIR and the task text", errUsage)
+	}
+	// Checked first, as submit checks it, so that both refuse a bad task
+	// the same way before any work.
+	t, err := tf.validTask(*id, pos)
+	if err != nil {
+		return err
 	}
 	cat, errs := catalog.LoadDir(*cards)
 	for _, e := range errs {
@@ -71,18 +77,12 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	t, err := tf.validTask(*id, pos)
-	if err != nil {
-		return err
-	}
 	res, err := m.Match(ctx, t)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+	if asJSON.On() {
+		return asJSON.Write(stdout, struct {
 			TaskID string `json:"taskId"`
 			decide.Decision
 		}{t.ID, res.Decision})

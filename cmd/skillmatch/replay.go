@@ -38,6 +38,8 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	bucket := fs.String("bucket", wire.BucketCatalog, "catalog KV bucket")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for the whole replay")
 	mf := matcherFlags(fs)
+	var asJSON jsonFlag
+	asJSON.Register(fs, "print the catalog, counts and eval figures")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -76,13 +78,49 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "catalog: bucket %s revision %d, %d agents, %d skills\n", *bucket, rev, len(cat.Agents), len(cat.Skills()))
+	if !asJSON.On() {
+		fmt.Fprintf(stdout, "catalog: bucket %s revision %d, %d agents, %d skills\n", *bucket, rev, len(cat.Agents), len(cat.Skills()))
+	}
 	res, err := replay(ctx, js, m, *tasksStream, *outcomesStream, lo, hi)
 	if err != nil {
 		return err
 	}
+	if asJSON.On() {
+		return asJSON.Write(stdout, res.document(*bucket, rev))
+	}
 	res.print(stdout)
 	return nil
+}
+
+// replayDocument is `replay --json`.
+type replayDocument struct {
+	Catalog struct {
+		Bucket   string `json:"bucket"`
+		Revision uint64 `json:"revision"`
+		Agents   int    `json:"agents"`
+		Skills   int    `json:"skills"`
+	} `json:"catalog"`
+	FirstSeq  uint64                `json:"firstSeq"`
+	LastSeq   uint64                `json:"lastSeq"`
+	Tasks     int                   `json:"tasks"`
+	Invalid   int                   `json:"invalid"`
+	Repeated  int                   `json:"repeated"`
+	Decisions map[decide.Action]int `json:"decisions"`
+	Labelled  int                   `json:"labelled"`
+	Failures  int                   `json:"failures"`
+	// Report has eval --json's figures; null without labelled outcomes.
+	Report *eval.Report `json:"report"`
+}
+
+func (r *replayResult) document(bucket string, rev uint64) *replayDocument {
+	d := &replayDocument{FirstSeq: r.FirstSeq, LastSeq: r.LastSeq, Tasks: r.Tasks, Invalid: r.Invalid, Repeated: r.Repeated,
+		Decisions: map[decide.Action]int{decide.Delegate: 0, decide.Clarify: 0, decide.Abstain: 0},
+		Labelled:  r.Labelled, Failures: r.Failures, Report: r.Report}
+	d.Catalog.Bucket, d.Catalog.Revision, d.Catalog.Agents, d.Catalog.Skills = bucket, rev, r.Agents, r.Skills
+	for a, n := range r.Actions {
+		d.Decisions[a] = n
+	}
+	return d
 }
 
 // bound is one end of a replay range: a sequence or a time (zero: open).
@@ -169,7 +207,8 @@ type label struct {
 func readLabels(ctx context.Context, js jetstream.JetStream, stream string) (map[string]*label, error) {
 	out := map[string]*label{}
 	fromRight := map[string]bool{}
-	err := readStream(ctx, js, stream, nil, bound{}, bound{}, func(_ jetstream.MsgMetadata, data []byte) {
+	err := readStream(ctx, js, stream, nil, bound{}, bound{}, func(m jetstream.Msg, _ *jetstream.MsgMetadata) {
+		data := m.Data()
 		o, err := wire.DecodeOutcome(data)
 		if err != nil {
 			return
@@ -199,68 +238,10 @@ func readLabels(ctx context.Context, js jetstream.JetStream, stream string) (map
 	return out, err
 }
 
-// readStream calls fn for each message of the stream (filtered) in the
-// range, with an ordered consumer, up to the stream's last message at the
-// start.
+// readStream reads the stream in the range with pipeline.ReadStream.
 func readStream(ctx context.Context, js jetstream.JetStream, name string, filter []string, lo, hi bound,
-	fn func(jetstream.MsgMetadata, []byte)) error {
-	s, err := js.Stream(ctx, name)
-	if err != nil {
-		return fmt.Errorf("stream %s: %w", name, err)
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("stream %s: %w", name, err)
-	}
-	last := info.State.LastSeq
-	if hi.seq > 0 {
-		last = min(last, hi.seq)
-	}
-	if info.State.Msgs == 0 || last < info.State.FirstSeq || (lo.seq > 0 && lo.seq > last) {
-		return nil
-	}
-	occ := jetstream.OrderedConsumerConfig{FilterSubjects: filter}
-	switch {
-	case lo.seq > 0:
-		occ.DeliverPolicy, occ.OptStartSeq = jetstream.DeliverByStartSequencePolicy, lo.seq
-	case !lo.at.IsZero():
-		t := lo.at
-		occ.DeliverPolicy, occ.OptStartTime = jetstream.DeliverByStartTimePolicy, &t
-	}
-	c, err := js.OrderedConsumer(ctx, name, occ)
-	if err != nil {
-		return fmt.Errorf("stream %s: %w", name, err)
-	}
-	for {
-		batch, err := c.FetchNoWait(500)
-		if err != nil {
-			return fmt.Errorf("stream %s: %w", name, err)
-		}
-		n := 0
-		done := false
-		for msg := range batch.Messages() {
-			n++
-			md, err := msg.Metadata()
-			if err != nil {
-				continue
-			}
-			seq := md.Sequence.Stream
-			if seq > last || (!hi.at.IsZero() && md.Timestamp.After(hi.at)) {
-				done = true
-				continue
-			}
-			fn(*md, msg.Data())
-			if seq == last || md.NumPending == 0 {
-				done = true
-			}
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("stream %s: %w", name, err)
-		}
-		if done || n == 0 {
-			return ctx.Err()
-		}
-	}
+	fn func(jetstream.Msg, *jetstream.MsgMetadata)) error {
+	return pipeline.ReadStream(ctx, js, name, pipeline.Range{Subjects: filter, FromSeq: lo.seq, FromTime: lo.at, ToSeq: hi.seq, ToTime: hi.at}, fn)
 }
 
 // replay runs the submitted tasks in the range through m and scores the
@@ -274,7 +255,8 @@ func replay(ctx context.Context, js jetstream.JetStream, m *match.Matcher, tasks
 	seen := map[string]bool{}
 	var outs []eval.Outcome
 	var matchErr error
-	err = readStream(ctx, js, tasksStream, []string{wire.SubjectSubmitted}, lo, hi, func(md jetstream.MsgMetadata, data []byte) {
+	err = readStream(ctx, js, tasksStream, wire.SubjectsSubmitted, lo, hi, func(msg jetstream.Msg, md *jetstream.MsgMetadata) {
+		data := msg.Data()
 		if matchErr != nil {
 			return
 		}
@@ -292,6 +274,13 @@ func replay(ctx context.Context, js jetstream.JetStream, m *match.Matcher, tasks
 			r.Invalid++
 			return
 		}
+		// As the extractor does: the caller is the subject's.
+		caller, err := wire.CallerOf(wire.SubjectSubmitted, msg.Subject())
+		if err != nil {
+			r.Invalid++
+			return
+		}
+		t.Caller.ID = caller
 		if seen[t.ID] {
 			r.Repeated++
 			return

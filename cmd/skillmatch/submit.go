@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -18,7 +17,8 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	id := fs.String("id", "", "task id (default: a new random id); a repeated id returns the earlier decision")
 	nf := addNATSFlags(fs)
 	timeout := fs.Duration("timeout", 15*time.Second, "how long to wait for the decision")
-	asJSON := fs.Bool("json", false, "print the decision message as JSON")
+	var asJSON jsonFlag
+	asJSON.Register(fs, "print the decision message (or the dead letter)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -42,13 +42,11 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
+	if asJSON.On() {
 		if a.DeadLetter != nil {
-			return enc.Encode(a.DeadLetter)
+			return asJSON.Write(stdout, a.DeadLetter)
 		}
-		return enc.Encode(a.Decision)
+		return asJSON.Write(stdout, a.Decision)
 	}
 	if dl := a.DeadLetter; dl != nil {
 		return fmt.Errorf("task %s rejected by the %s: %s", t.ID, dl.Stage, dl.Reason)

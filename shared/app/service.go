@@ -29,6 +29,8 @@ type ServiceFlags struct {
 	Cards        string
 	SetupStreams bool
 	DeadLetters  bool
+	// Version prints the version instead of running (see ServiceMain).
+	Version bool
 }
 
 // NewServiceFlags defines the flags of the named stage's service on a new
@@ -48,27 +50,38 @@ func NewServiceFlags(stage string, out io.Writer) (*flag.FlagSet, *ServiceFlags)
 		"instead of watching --catalog-bucket")
 	fs.BoolVar(&s.SetupStreams, "setup-streams", false, "create or update the streams and buckets at start (otherwise they must exist)")
 	fs.BoolVar(&s.DeadLetters, "dead-letters", stage == pipeline.StageFeedback, "also run the watcher that dead-letters messages past their max deliveries")
+	fs.BoolVar(&s.Version, "version", false, "print the version and exit")
 	return fs, s
 }
 
 // ServiceMain runs the named stage's service until SIGINT or SIGTERM and
-// returns the exit code: 0, 2 for a usage error, 1 otherwise.
+// returns the exit code: 0 (also after --help, on stdout, and --version),
+// 2 for a usage error (two short lines on stderr), 1 otherwise.
 func ServiceMain(stage string, args []string) int {
+	return serviceMain(stage, args, os.Stdout, os.Stderr, RunService)
+}
+
+// serviceMain is ServiceMain with its streams and runner given, for tests.
+// It parses once on its own so that help, version and flag errors are
+// answered before anything starts.
+func serviceMain(stage string, args []string, stdout, stderr io.Writer,
+	run func(context.Context, string, []string, io.Writer) error) int {
+	name := "skillmatch-" + stage
+	fs, sf := NewServiceFlags(stage, io.Discard)
+	pos, err := Parse(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
+	}
+	if err != nil {
+		return ReportError(name, err, stdout, stderr)
+	}
+	if sf.Version {
+		fmt.Fprintln(stdout, VersionLine(name))
+		return 0
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := RunService(ctx, stage, args, os.Stderr)
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, new(ErrReported)):
-		return 2
-	case errors.Is(err, ErrUsage):
-		fmt.Fprintf(os.Stderr, "skillmatch-%s: %v\n", stage, err)
-		return 2
-	default:
-		fmt.Fprintf(os.Stderr, "skillmatch-%s: %v\n", stage, err)
-		return 1
-	}
+	return ReportError(name, run(ctx, stage, args, stderr), stdout, stderr)
 }
 
 // RunService runs the named stage (and the dead-letter watcher when asked)
@@ -83,6 +96,9 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 	}
 	fs, sf := NewServiceFlags(stage, stderr)
 	pos, err := Parse(fs, args)
+	if h := (*HelpError)(nil); errors.As(err, &h) {
+		fmt.Fprint(stderr, h.Text) // a direct caller has only stderr
+	}
 	if err != nil {
 		return err
 	}

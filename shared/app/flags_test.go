@@ -1,0 +1,112 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseReportsWithoutPrinting(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int // from ReportError
+		out  string
+		err  string
+	}{
+		{[]string{"--help"}, 0, "Usage: x\n", ""},
+		{[]string{"-h"}, 0, "-n int", ""},
+		{[]string{"--nope"}, 2, "", "x: flag provided but not defined: -nope\nsee 'x --help'\n"},
+		{[]string{"-n", "two"}, 2, "", "x: invalid value \"two\" for flag -n: parse error\nsee 'x --help'\n"},
+	}
+	for _, tc := range cases {
+		var written bytes.Buffer
+		fs := NewFlagSet("x", "Usage: x", &written)
+		fs.Int("n", 1, "a number")
+		_, err := Parse(fs, tc.args)
+		if written.Len() > 0 {
+			t.Errorf("%v: Parse printed %q", tc.args, written.String())
+		}
+		var stdout, stderr bytes.Buffer
+		if code := ReportError("x", err, &stdout, &stderr); code != tc.code {
+			t.Errorf("%v: exit %d, want %d", tc.args, code, tc.code)
+		}
+		if !strings.Contains(stdout.String(), tc.out) || (tc.out == "") != (stdout.Len() == 0) || stderr.String() != tc.err {
+			t.Errorf("%v: stdout %q, stderr %q; want %q, %q", tc.args, stdout.String(), stderr.String(), tc.out, tc.err)
+		}
+		if tc.code == 0 && !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%v: %v is not flag.ErrHelp", tc.args, err)
+		}
+		if tc.code == 2 && !errors.Is(err, ErrUsage) {
+			t.Errorf("%v: %v is not ErrUsage", tc.args, err)
+		}
+	}
+	// An explicit Usage() still writes where the flag set was made to.
+	var written bytes.Buffer
+	fs := NewFlagSet("x", "Usage: x", &written)
+	fs.Usage()
+	if !strings.HasPrefix(written.String(), "Usage: x") {
+		t.Errorf("Usage() wrote %q", written.String())
+	}
+}
+
+// SKILLMATCH_VERSION is likely an image tag; it must not turn into
+// --version (or a usage error) for a service.
+func TestApplyEnvSkipsVersion(t *testing.T) {
+	t.Setenv("SKILLMATCH_VERSION", "v1.2.3")
+	fs, sf := NewServiceFlags("retriever", io.Discard)
+	if _, err := Parse(fs, nil); err != nil || sf.Version {
+		t.Errorf("err %v, version %v", err, sf.Version)
+	}
+}
+
+func TestJSONFlag(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	file := filepath.Join(dir, "out.json")
+	cases := []struct {
+		args []string
+		path string
+	}{
+		{nil, ""},
+		{[]string{"--json"}, "-"},
+		{[]string{"--json=-"}, "-"},
+		{[]string{"--json=true"}, "-"},
+		{[]string{"--json=false"}, ""},
+		{[]string{"--json=" + file}, file},
+		{[]string{"--json", "pos"}, "-"}, // never swallows the next argument
+	}
+	for _, tc := range cases {
+		fs := NewFlagSet("x", "Usage: x", io.Discard)
+		var j JSONFlag
+		j.Register(fs, "print it")
+		if _, err := Parse(fs, tc.args); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if j.Path != tc.path || j.On() != (tc.path != "") {
+			t.Errorf("%v: path %q, want %q", tc.args, j.Path, tc.path)
+		}
+		if !j.On() {
+			continue
+		}
+		var stdout bytes.Buffer
+		if err := j.Write(&stdout, map[string]int{"a": 1}); err != nil {
+			t.Fatal(err)
+		}
+		got := stdout.String()
+		if j.Path == file {
+			data, _ := os.ReadFile(file)
+			got = string(data)
+		}
+		if got != "{\n  \"a\": 1\n}\n" {
+			t.Errorf("%v: wrote %q", tc.args, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+		t.Error(`a file named "-" was created`)
+	}
+}
