@@ -15,7 +15,7 @@ import (
 // free loopback ports, without its cluster peers) and checks that each
 // service user may publish its own output and nothing else.
 func TestDeployConfig(t *testing.T) {
-	users := []string{"SKILLMATCH_ADMIN", "CLIENT", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"}
+	users := []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"}
 	for _, u := range users {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
@@ -49,12 +49,14 @@ func TestDeployConfig(t *testing.T) {
 		allowed []string
 		denied  []string
 	}{
-		{"client", []string{"skillmatch.task.submitted", "skillmatch.outcome"}, []string{"skillmatch.decision.delegate", "skillmatch.task.ranked"}},
-		{"extractor", []string{"skillmatch.task.extracted", "skillmatch.deadletter.extractor"}, []string{"skillmatch.task.ranked", "skillmatch.decision.delegate", "skillmatch.deadletter.decider"}},
-		{"retriever", []string{"skillmatch.task.shortlisted"}, []string{"skillmatch.task.extracted", "skillmatch.decision.abstain", "$KV.skillmatch_tasks.dGFzaw"}},
-		{"reranker", []string{"skillmatch.task.ranked"}, []string{"skillmatch.task.shortlisted", "skillmatch.decision.delegate"}},
-		{"decider", []string{"skillmatch.decision.delegate", "skillmatch.decision.abstain", "$KV.skillmatch_tasks.dGFzaw"}, []string{"skillmatch.task.submitted", "skillmatch.outcome", "$KV.skillmatch_model.x"}},
-		{"feedback", []string{"skillmatch.deadletter.retriever"}, []string{"skillmatch.decision.delegate", "skillmatch.task.submitted"}},
+		{"alice", []string{"skillmatch.task.submitted.alice", "skillmatch.outcome.alice"},
+			[]string{"skillmatch.task.submitted.bob", "skillmatch.task.submitted", "skillmatch.outcome.bob", "skillmatch.decision.alice.delegate", "skillmatch.task.ranked"}},
+		{"bob", []string{"skillmatch.task.submitted.bob"}, []string{"skillmatch.task.submitted.alice", "skillmatch.outcome.alice"}},
+		{"extractor", []string{"skillmatch.task.extracted", "skillmatch.deadletter.extractor.alice"}, []string{"skillmatch.task.ranked", "skillmatch.decision.alice.delegate", "skillmatch.deadletter.decider.alice"}},
+		{"retriever", []string{"skillmatch.task.shortlisted"}, []string{"skillmatch.task.extracted", "skillmatch.decision.alice.abstain", "$KV.skillmatch_tasks.dGFzaw"}},
+		{"reranker", []string{"skillmatch.task.ranked"}, []string{"skillmatch.task.shortlisted", "skillmatch.decision.bob.delegate"}},
+		{"decider", []string{"skillmatch.decision.alice.delegate", "skillmatch.decision._.abstain", "$KV.skillmatch_tasks.dGFzaw"}, []string{"skillmatch.task.submitted.alice", "skillmatch.outcome", "$KV.skillmatch_model.x"}},
+		{"feedback", []string{"skillmatch.deadletter.retriever.bob"}, []string{"skillmatch.decision.alice.delegate", "skillmatch.task.submitted.bob"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.user, func(t *testing.T) {

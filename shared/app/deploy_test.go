@@ -1,0 +1,189 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+)
+
+// The five services against a real server started from deploy/nats (its
+// cluster block aside), each as its own user: a caller's identity is its
+// user, whatever its payload claims, and no caller reads another's
+// decisions or replies.
+func TestDeployedCallersAreIsolated(t *testing.T) {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"} {
+		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
+	}
+	t.Setenv("SERVER_NAME", "nats-test")
+	opts, err := server.ProcessConfigFile(filepath.Join("..", "..", "deploy", "nats", "nats.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Host, opts.Port, opts.HTTPPort = "127.0.0.1", -1, 0
+	opts.Cluster.Port, opts.Routes, opts.Cluster.Name = 0, nil, ""
+	opts.StoreDir = t.TempDir()
+	opts.NoLog, opts.NoSigs = true, true
+	opts.SyncAlways = false // the test's own disk; the file's setting is checked by TestDeployConfig
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	defer ns.Shutdown()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	url := func(user string) string {
+		return strings.Replace(ns.ClientURL(), "nats://", "nats://"+user+":"+user+"-secret@", 1)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	// The operator creates the streams.
+	anc, ajs, err := pipeline.Connect(pipeline.ConnectConfig{URL: strings.Replace(url("skillmatch_admin"), "skillmatch_admin:", "admin:", 1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anc.Close()
+	if err := pipeline.SetupStreams(ctx, ajs, pipeline.Config{}); err != nil {
+		t.Fatal(err)
+	}
+
+	sctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for _, stage := range pipeline.StageNames {
+		args := []string{"--nats", url(stage), "--inbox-prefix", "_INBOX_" + stage, "--log-level", "error",
+			"--backoff", "2s", "--max-deliver", "3"}
+		if pipeline.MatchingStages[stage] {
+			args = append(args, "--cards", exampleDir())
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var stderr bytes.Buffer
+			if err := RunService(sctx, stage, args, &stderr); err != nil {
+				errs <- fmt.Errorf("%s: %w\n%s", stage, err, stderr.String())
+			}
+		}()
+	}
+	defer func() {
+		stop()
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+	}()
+
+	caller := func(name string) (*nats.Conn, jetstream.JetStream) {
+		t.Helper()
+		nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: url(name), InboxPrefix: "_INBOX_" + name}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc, js
+	}
+	_, alice := caller("alice")
+	bobNC, bob := caller("bob")
+
+	// Alice submits as herself; then a task whose payload claims to be
+	// bob, on her subject: it is decided as hers, on her subject.
+	tk := &task.Task{ID: "iso-1", Caller: task.Caller{ID: "alice"},
+		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}}
+	a, err := pipeline.Submit(ctx, alice, pipeline.Streams{}, tk)
+	if err != nil {
+		select {
+		case e := <-errs:
+			t.Fatal(e)
+		default:
+		}
+		t.Fatalf("alice's submit: %v", err)
+	}
+	if a.Decision == nil || a.Decision.Action != decide.Delegate {
+		t.Fatalf("alice's decision: %+v", a)
+	}
+	claim := &task.Task{ID: "iso-claim", Caller: task.Caller{ID: "bob"},
+		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}}
+	sub, _ := wire.NewTaskSubmitted(claim, time.Now())
+	data, _ := json.Marshal(sub)
+	if _, err := alice.Publish(ctx, wire.SubjectSubmittedBy("alice"), data); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := alice.OrderedConsumer(ctx, pipeline.DefaultStreams.Decisions, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{wire.SubjectDecisionsOf("alice")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for deadline := time.Now().Add(20 * time.Second); !found && time.Now().Before(deadline); {
+		batch, err := mine.Fetch(10, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range batch.Messages() {
+			if d, err := wire.DecodeDecision(m.Data()); err == nil && d.TaskID == "iso-claim" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the task claiming to be bob was not decided on alice's subject")
+	}
+
+	// Bob cannot read alice's decisions: neither by subscribing nor
+	// through a consumer filtered on her subject, nor her replies.
+	denied := make(chan error, 4)
+	bobNC.SetErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { denied <- err })
+	for _, subj := range []string{wire.SubjectDecisionsOf("alice"), "_INBOX_alice.>", "_INBOX.>"} {
+		if _, err := bobNC.SubscribeSync(subj); err != nil {
+			t.Fatal(err)
+		}
+		_ = bobNC.Flush()
+		select {
+		case err := <-denied:
+			if !strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+				t.Errorf("subscribe %s: %v", subj, err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Errorf("bob subscribed to %s", subj)
+		}
+	}
+	cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
+	defer ccancel()
+	if c, err := bob.OrderedConsumer(cctx, pipeline.DefaultStreams.Decisions, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{wire.SubjectDecisionsOf("alice")}}); err == nil {
+		if _, err := c.Fetch(1, jetstream.FetchMaxWait(time.Second)); err == nil {
+			t.Error("bob read alice's decisions through a consumer")
+		}
+	}
+	// Nor publish as alice.
+	if _, err := bob.Publish(cctx, wire.SubjectSubmittedBy("alice"), []byte(`{"id":"x","message":{"parts":[{"text":"hi"}]}}`)); err == nil {
+		t.Error("bob published on alice's subject")
+	} else if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrNoResponders) && !strings.Contains(strings.ToLower(err.Error()), "permission") {
+		t.Logf("bob's publish as alice: %v", err)
+	}
+	// Bob's own task works under his permissions, dead letters included.
+	b, err := pipeline.Submit(ctx, bob, pipeline.Streams{}, &task.Task{ID: "iso-2", Caller: task.Caller{ID: "bob"},
+		Message: task.Message{Parts: []task.Part{{Text: "write me a poem about cats"}}}})
+	if err != nil || b.Decision == nil {
+		t.Fatalf("bob's submit: %+v %v", b, err)
+	}
+}
