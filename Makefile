@@ -40,7 +40,7 @@ weaviate-build: ## build the Weaviate server for the integration tests
 # The Weaviate tests run on their own, after the rest: a Weaviate import
 # keeps both cores busy, and the pipeline tests restart a NATS server on a
 # timetable.
-test: vet weaviate-build ## run every test
+test: vet check-modules weaviate-build ## run every test (every module also builds on its own)
 	$(GO) test -count=1 -timeout 20m $$($(GO) list $(MODULES) | grep -v /weaviateindex)
 	$(GO) test -count=1 -timeout 20m ./shared/retrieval/weaviateindex/...
 
