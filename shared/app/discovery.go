@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -76,31 +75,17 @@ func (o *TrustFlags) Trust(ctx context.Context) (*refresh.Trust, error) {
 	return &refresh.Trust{Keys: ks, Policy: p}, nil
 }
 
-// PutChecked puts a card after the signature check. The verdict joins the
-// card's status: the file's, else the agent's current one, so a re-added
-// card keeps what the registry or an operator set.
+// PutChecked puts a card file after the signature check
+// (refresh.PutVerified, as the refresher does): with the file's status,
+// else the agent's current one, so a re-added card keeps what the
+// registry or an operator set.
 func PutChecked(ctx context.Context, kv jetstream.KeyValue, f pipeline.CardFile, trust *refresh.Trust) (rev uint64, changed bool, sig catalog.Signature, err error) {
-	if trust == nil {
-		rev, changed, err = pipeline.PutCard(ctx, kv, f.ID, f.Data, f.Status)
-		return rev, changed, sig, err
-	}
-	if sig, err = trust.Check(f.Data); err != nil {
-		return 0, false, sig, err
-	}
-	st := catalog.DefaultStatus
-	if f.Status != nil {
-		st = *f.Status
-	} else {
-		_, cur, err := pipeline.GetCard(ctx, kv, f.ID)
-		switch {
-		case err != nil && !errors.Is(err, pipeline.ErrNoAgent):
-			return 0, false, sig, err
-		case cur != nil:
-			st = *cur
+	rev, changed, _, sig, err = refresh.PutVerified(ctx, refresh.KV(kv), trust, f.ID, f.Data, func(cur catalog.Status, _ bool) catalog.Status {
+		if f.Status != nil {
+			return *f.Status
 		}
-	}
-	st.Signature = sig
-	rev, changed, err = pipeline.PutCard(ctx, kv, f.ID, f.Data, &st)
+		return cur
+	})
 	return rev, changed, sig, err
 }
 

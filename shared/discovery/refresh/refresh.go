@@ -297,8 +297,13 @@ func (r *Refresher) putCard(ctx context.Context, res discover.Result, sum *Summa
 		log.Warn("changed card not read again; retrying next refresh", zap.Error(err))
 		return nil
 	}
-	sig, err := r.cfg.trust.Check(raw)
-	if err != nil {
+	// A refresh keeps what an operator set (the clearance, say); the
+	// agent answered, so it is up.
+	rev, changed, isNew, sig, err := PutVerified(ctx, r.cat, r.cfg.trust, res.ID, raw, func(cur catalog.Status, _ bool) catalog.Status {
+		cur.Health = catalog.Up
+		return cur
+	})
+	if errors.Is(err, ErrRefused) {
 		// The tracker now holds this content, so it is refused once, not
 		// on every refresh; the catalog keeps whatever it had.
 		delete(r.stale, res.URL)
@@ -307,16 +312,9 @@ func (r *Refresher) putCard(ctx context.Context, res discover.Result, sum *Summa
 			zap.String("signature", string(sig.Status)), zap.String("reason", sig.Reason))
 		return nil
 	}
-	st, isNew, err := r.current(ctx, res.ID)
 	if err != nil {
 		r.stale[res.URL] = true
 		return err
-	}
-	st.Health, st.Signature = catalog.Up, sig
-	rev, changed, err := r.cat.Put(ctx, res.ID, raw, &st)
-	if err != nil {
-		r.stale[res.URL] = true
-		return fmt.Errorf("refresh: put %s: %w", res.ID, err)
 	}
 	delete(r.stale, res.URL)
 	if !changed {
@@ -354,22 +352,6 @@ func (r *Refresher) raw(ctx context.Context, res discover.Result) ([]byte, error
 		r.logger(res.ID, res.URL).Debug("card changed again since the refresh; storing the newer one")
 	}
 	return f.Raw, nil
-}
-
-// current returns the agent's status in the catalog (the default for an
-// agent it does not hold yet, which is then new), so that a refresh keeps
-// what an operator set, such as the clearance.
-func (r *Refresher) current(ctx context.Context, id string) (catalog.Status, bool, error) {
-	_, st, err := r.cat.Get(ctx, id)
-	switch {
-	case errors.Is(err, pipeline.ErrNoAgent):
-		return catalog.DefaultStatus, true, nil
-	case err != nil:
-		return catalog.Status{}, false, fmt.Errorf("refresh: get %s: %w", id, err)
-	case st == nil:
-		return catalog.DefaultStatus, false, nil
-	}
-	return *st, false, nil
 }
 
 // putHealth stores the tracker's health for an agent whose card did not
