@@ -78,6 +78,15 @@ func TestServicesAgainstExternalNATS(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	// The model bucket comes last; the reranker and decider need it.
+	for {
+		if _, err := pipeline.ModelKV(sctx, js, ""); err == nil {
+			break
+		} else if sctx.Err() != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	files, rerrs := pipeline.ReadCards(exampleDir())
 	if len(rerrs) > 0 {
 		t.Fatal(rerrs)
@@ -233,8 +242,9 @@ func TestServiceDeciderGrants(t *testing.T) {
 	defer nc.Close()
 	sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
 	defer scancel()
+	// The model bucket is the last thing --setup-streams creates.
 	for {
-		if _, err := js.Stream(sctx, pipeline.DefaultStreams.Tasks); err == nil {
+		if _, err := pipeline.ModelKV(sctx, js, ""); err == nil {
 			break
 		} else if sctx.Err() != nil {
 			t.Fatal(err)

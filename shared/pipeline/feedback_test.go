@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/learn/feedback"
 	"github.com/skillmatch/skillmatch/shared/match/calibrate"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -54,6 +56,9 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 	_, js, ctx := serve(t, 60*time.Second)
 	cfg := testConfig(t)
 	cfg.FeedbackInterval = 200 * time.Millisecond
+	// Outcomes are counted only for delegations the decider recorded.
+	delegations := newMemFollowups()
+	cfg.Followups.Store = delegations
 	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +80,12 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 	for i := range perSkill {
 		for _, skill := range skills {
 			rate := rates[skill]
-			o := wire.Outcome{V: wire.Version, DecisionID: fmt.Sprintf("dec-%d", i), TaskID: fmt.Sprintf("t-%d", i),
+			id := fmt.Sprintf("t-%d-%s", i, strings.ReplaceAll(skill, "/", "-"))
+			agent, sk, _ := strings.Cut(skill, "/")
+			if _, err := delegations.Put(ctx, settle.Record{TaskID: id, DecisionID: wire.DecisionID(id), AgentID: agent, SkillID: sk}); err != nil {
+				t.Fatal(err)
+			}
+			o := wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID(id), TaskID: id,
 				Skill: skill, Success: rng.Float64() < rate, LatencyMS: 100 + 50*rate, Cost: rate}
 			data, _ := json.Marshal(o)
 			if _, err := js.Publish(ctx, wire.SubjectOutcome, data); err != nil {
@@ -134,7 +144,7 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 
 	// A feedback stage started afresh restores them.
 	g.Stop()
-	fb, err := NewFeedbackStage(ctx, kv, 0, 0, nil)
+	fb, err := NewFeedbackStage(ctx, kv, FeedbackConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +153,8 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 		t.Errorf("restored %d outcomes, want %d", got, n)
 	}
 	// A redelivery of an outcome counted before the restart is dropped.
-	data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: fmt.Sprintf("dec-%d", perSkill-1), Skill: "world-info/time-zones"})
+	last := fmt.Sprintf("t-%d-world-info-time-zones", perSkill-1)
+	data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID(last), TaskID: last, Skill: "world-info/time-zones"})
 	if _, err := fb.Handle(ctx, Msg{Subject: wire.SubjectOutcome, Data: data}); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +276,7 @@ func TestFeedbackRefitCalibrationDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err := NewFeedbackStage(ctx, kv, 0, 0, nil)
+	fb, err := NewFeedbackStage(ctx, kv, FeedbackConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +317,20 @@ func TestFeedbackRefitCalibrationDrift(t *testing.T) {
 		t.Fatalf("calibration published by a refused refit: %v", err)
 	}
 
-	res, err = fb.Refit(ctx, js, RefitConfig{})
+	// The drift is 0.25: a refit that corrects it moves probabilities by
+	// more than a tighter bound allows, and is then not published.
+	res, err = fb.Refit(ctx, js, RefitConfig{MaxStep: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Accepted || !strings.Contains(res.Reason, "bounded step") {
+		t.Fatalf("refit past the bounded step: %+v", res)
+	}
+	if _, err := kv.Get(ctx, wire.ModelKeyCalibration); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Fatalf("calibration published past the bounded step: %v", err)
+	}
+
+	res, err = fb.Refit(ctx, js, RefitConfig{MaxStep: 0.4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +386,7 @@ func TestFeedbackCrashLosesNoOutcome(t *testing.T) {
 
 	// First process: counts everything, never publishes (a long interval
 	// and batch), then dies.
-	fb1, err := NewFeedbackStage(ctx, kv, 1000, time.Hour, nil)
+	fb1, err := NewFeedbackStage(ctx, kv, FeedbackConfig{Every: 1000, Interval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +406,7 @@ func TestFeedbackCrashLosesNoOutcome(t *testing.T) {
 	}
 
 	// Second process: gets them again and publishes.
-	fb2, err := NewFeedbackStage(ctx, kv, 10, 100*time.Millisecond, nil)
+	fb2, err := NewFeedbackStage(ctx, kv, FeedbackConfig{Every: 10, Interval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +439,7 @@ func TestFeedbackReplicas(t *testing.T) {
 	r := NewRunner(js, cfg)
 	core, logs := observer.New(zapcore.DebugLevel)
 	for range 2 {
-		fb, err := NewFeedbackStage(ctx, kv, 7, 50*time.Millisecond, zap.New(core))
+		fb, err := NewFeedbackStage(ctx, kv, FeedbackConfig{Every: 7, Interval: 50 * time.Millisecond, Log: zap.New(core)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/skillmatch/skillmatch/shared/match/settle"
 )
 
 // Group runs stages of the pipeline in one process: all of them
@@ -55,6 +57,19 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 	if snaps == nil {
 		snaps = NewSnapshots(nil)
 	}
+	// The decider records delegations, the feedback stage checks outcomes
+	// against them: one store for both.
+	store := cfg.Followups.Store
+	delegations := func() (settle.Store, error) {
+		if store == nil {
+			kvs, err := OpenFollowups(ctx, js, cfg.Followups.Bucket)
+			if err != nil {
+				return nil, err
+			}
+			store = kvs
+		}
+		return store, nil
+	}
 	for _, name := range names {
 		var h Handler
 		switch name {
@@ -70,20 +85,23 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 			g.Reranker = NewReranker(snaps)
 			h = g.Reranker.Handle
 		case StageDecider:
-			store := cfg.Followups.Store
-			if store == nil {
-				if store, err = OpenFollowups(ctx, js, cfg.Followups.Bucket); err != nil {
-					return nil, err
-				}
+			fu, err := delegations()
+			if err != nil {
+				return nil, err
 			}
-			g.Decider = NewDecider(snaps, DeciderConfig{Ties: *cfg.Ties, TieSeed: cfg.TieSeed, Followups: store})
+			g.Decider = NewDecider(snaps, DeciderConfig{Ties: *cfg.Ties, TieSeed: cfg.TieSeed, Followups: fu})
 			h = g.Decider.Handle
 		case StageFeedback:
 			mkv, err := ModelKV(ctx, js, cfg.ModelBucket)
 			if err != nil {
 				return nil, err
 			}
-			if g.fb, err = NewFeedbackStage(ctx, mkv, cfg.FeedbackEvery, cfg.FeedbackInterval, cfg.Log); err != nil {
+			fu, err := delegations()
+			if err != nil {
+				return nil, err
+			}
+			if g.fb, err = NewFeedbackStage(ctx, mkv, FeedbackConfig{Every: cfg.FeedbackEvery, Interval: cfg.FeedbackInterval,
+				Delegations: fu, Callers: cfg.Callers, Log: cfg.Log}); err != nil {
 				return nil, err
 			}
 			if cfg.RefitInterval > 0 {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +110,107 @@ func TestStartFailsCleanly(t *testing.T) {
 	bad.Retry = 10 * bad.BackOff[0]
 	if _, err := Start(ctx, js, nil, bad, StageExtractor); err == nil {
 		t.Fatal("an invalid schedule started")
+	}
+}
+
+// Outcomes are evidence, not commands: one from a caller the decision was
+// not delivered to is dead-lettered; a flood of forged outcomes from an
+// untrusted caller (10,000) counts into no posterior and no refit, and
+// changes no decision of another caller.
+func TestPipelineForgedOutcomes(t *testing.T) {
+	m := grantsMatcher(t) // bob is granted support-triage
+	cfg := testConfig(t)
+	cfg.FeedbackInterval = 100 * time.Millisecond
+	cfg.RefitInterval = -1 // refits run by hand below
+	dir, err := identity.New(identity.File{Callers: map[string]identity.Identity{
+		"bob": {Scopes: []string{"support.tickets"}, Trusted: true},
+		"eve": {},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Callers = dir
+	js, ctx := embedded(t, cfg)
+	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	text := task.Message{Parts: []task.Part{{Text: "triage this support ticket: the login page is down"}}}
+	decide1 := func(id string) *wire.Decision {
+		t.Helper()
+		a, err := Submit(ctx, js, Streams{}, &task.Task{ID: id, Message: text, Caller: task.Caller{ID: "bob"}})
+		if err != nil || a.Decision == nil || a.Decision.Action != decide.Delegate {
+			t.Fatalf("bob's %s: %+v %v", id, a, err)
+		}
+		return a.Decision
+	}
+	before := decide1("bob-1")
+	report := func(as, taskID, skill string) {
+		t.Helper()
+		data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID(taskID), TaskID: taskID, Skill: skill,
+			Success: false, RightSkill: "none"})
+		if _, err := js.PublishAsync(wire.SubjectOutcomeBy(as), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// bob's own outcome counts.
+	report("bob", "bob-1", before.Chosen.Key)
+	// eve reports on bob's decision: dead-lettered.
+	report("eve", "bob-1", before.Chosen.Key)
+	// eve floods outcomes for tasks that were never hers.
+	const flood = 10_000
+	for i := range flood {
+		report("eve", fmt.Sprintf("forged-%d", i), before.Chosen.Key)
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-time.After(30 * time.Second):
+		t.Fatal("flood not published")
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !ok(); {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor("the flood handled", func() bool {
+		c, err := js.Consumer(ctx, DefaultStreams.Outcomes, StageFeedback)
+		if err != nil {
+			return false
+		}
+		info, err := c.Info(ctx)
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	})
+	waitCount(t, js, DefaultStreams.DeadLetters, 1, 10*time.Second)
+	dl, err := wire.DecodeDeadLetter(readAll(t, js, DefaultStreams.DeadLetters)[0].Data())
+	if err != nil || !strings.Contains(dl.Reason, "delivered to another caller") || dl.Caller != "eve" {
+		t.Errorf("dead letter %+v %v", dl, err)
+	}
+	waitFor("bob's outcome published", func() bool {
+		p := g.Decider.Posteriors()
+		return p != nil && p.Snapshot().Observed >= 1
+	})
+	if got := g.Decider.Posteriors().Snapshot().Observed; got != 1 {
+		t.Errorf("posteriors count %d outcomes, want bob's 1", got)
+	}
+	// A refit learns only from bob's label.
+	res, err := g.fb.Refit(ctx, js, RefitConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.N > 1 || res.Accepted {
+		t.Errorf("refit on eve's flood: %+v", res)
+	}
+	kv, _ := ModelKV(ctx, js, "")
+	if _, err := kv.Get(ctx, wire.ModelKeyCalibration); err == nil {
+		t.Error("a calibration was published")
+	}
+	after := decide1("bob-2")
+	if after.Action != before.Action || after.Chosen.Key != before.Chosen.Key || after.Probability != before.Probability {
+		t.Errorf("bob's decision moved: %+v, before %+v", after.Decision, before.Decision)
 	}
 }

@@ -12,8 +12,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/learn/feedback"
 	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -49,6 +51,7 @@ func ModelKV(ctx context.Context, js jetstream.JetStream, bucket string) (jetstr
 // replica's are recognised as seen) and publishes that.
 type FeedbackStage struct {
 	kv   jetstream.KeyValue
+	cfg  FeedbackConfig
 	opts []feedback.PosteriorOption
 	// mu guards p and rev: Handle counts under the read lock, a reload
 	// after a conflict swaps them under the write lock.
@@ -72,22 +75,47 @@ type FeedbackStage struct {
 	refitDone   chan struct{}
 }
 
+// FeedbackConfig configures the feedback stage.
+type FeedbackConfig struct {
+	// Every: publish the posteriors after this many counted outcomes
+	// (default DefaultFeedbackEvery); Interval: this often while outcomes
+	// come in (default DefaultFeedbackInterval).
+	Every    int
+	Interval time.Duration
+	// Delegations is the decider's record of delegations: an outcome
+	// teaches the posteriors only when it reports on the skill its task
+	// was delegated to, from the caller it was delegated for (the
+	// outcome's subject), and one from any other caller is dead-lettered.
+	// Nil: outcomes are counted unverified (offline tools and tests).
+	Delegations settle.Store
+	// Callers says whose outcomes are trusted (identity.Directory.Trusted);
+	// nil, the zero-configuration mode, trusts every verified outcome.
+	Callers *identity.Directory
+	// Posteriors are the posteriors' options.
+	Posteriors []feedback.PosteriorOption
+	Log        *zap.Logger
+}
+
+// trusted says whether a caller's verified outcomes may teach the model.
+func (c FeedbackConfig) trusted(caller string) bool {
+	return c.Callers == nil || c.Callers.Trusted(caller)
+}
+
 // NewFeedbackStage restores the posteriors from the model bucket (empty
 // ones when it holds none) and starts publishing them every interval
-// while some outcome was counted since the last publish. every ≤ 0 and
-// interval ≤ 0 take the defaults. Close stops it.
-func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, every int, interval time.Duration, log *zap.Logger,
-	opts ...feedback.PosteriorOption) (*FeedbackStage, error) {
-	if every <= 0 {
-		every = DefaultFeedbackEvery
+// while some outcome was counted since the last publish. Close stops it.
+func NewFeedbackStage(ctx context.Context, kv jetstream.KeyValue, cfg FeedbackConfig) (*FeedbackStage, error) {
+	if cfg.Every <= 0 {
+		cfg.Every = DefaultFeedbackEvery
 	}
-	if interval <= 0 {
-		interval = DefaultFeedbackInterval
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultFeedbackInterval
 	}
-	if log == nil {
-		log = zap.NewNop()
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
 	}
-	f := &FeedbackStage{kv: kv, opts: opts, every: int64(every), log: log, done: make(chan struct{}),
+	interval, log := cfg.Interval, cfg.Log
+	f := &FeedbackStage{kv: kv, cfg: cfg, opts: cfg.Posteriors, every: int64(cfg.Every), log: log, done: make(chan struct{}),
 		kick: make(chan struct{}, 1)}
 	var err error
 	if f.p, f.rev, err = f.load(ctx); err != nil {
@@ -161,15 +189,25 @@ func (f *FeedbackStage) Posteriors() *feedback.Posteriors {
 
 // Handle counts one outcome and defers its ack to the next publish of the
 // posteriors (every `every` counted outcomes, or the interval). An outcome
-// that does not decode or that the posteriors refuse
-// (feedback.ErrBadOutcome) is bad input: dead-lettered. A redelivered
-// outcome (same decision and skill) is not counted again.
-func (f *FeedbackStage) Handle(_ context.Context, in Msg) (Result, error) {
+// that does not decode, that the posteriors refuse
+// (feedback.ErrBadOutcome) or that comes from a caller its decision was
+// not delivered to is bad input: dead-lettered. A verified outcome from an
+// untrusted caller, or about a skill its task was not delegated to, is
+// kept as evidence (in the stream) and not counted. A redelivered outcome
+// (same decision and skill) is not counted again.
+func (f *FeedbackStage) Handle(ctx context.Context, in Msg) (Result, error) {
+	caller, err := wire.CallerOf(wire.SubjectOutcome, in.Subject)
+	if err != nil {
+		return Result{}, badInput(err)
+	}
 	o, err := wire.DecodeOutcome(in.Data)
 	if err != nil {
 		return Result{}, badInput(err)
 	}
 	res := Result{TaskID: o.TaskID}
+	if count, err := f.verify(ctx, caller, o); err != nil || !count {
+		return res, err
+	}
 	fo := toFeedback(o)
 	f.mu.RLock()
 	counted, err := f.p.Observe(fo)
@@ -197,6 +235,36 @@ func (f *FeedbackStage) Handle(_ context.Context, in Msg) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// verify says whether an outcome from caller may be counted: it must
+// name its task, whose decision id it carries, and when the task was
+// delegated, come from the caller it was delegated for (else it is bad
+// input) and report on that skill; the caller must be trusted.
+func (f *FeedbackStage) verify(ctx context.Context, caller string, o *wire.Outcome) (bool, error) {
+	if f.cfg.Delegations == nil {
+		return true, nil
+	}
+	if o.TaskID == "" {
+		return false, badInput(fmt.Errorf("%w: outcome %s names no taskId, so it cannot be checked against its decision", wire.ErrBadMessage, o.DecisionID))
+	}
+	if o.DecisionID != wire.DecisionID(o.TaskID) {
+		return false, badInput(fmt.Errorf("%w: outcome %s is not the decision of task %s", wire.ErrBadMessage, o.DecisionID, o.TaskID))
+	}
+	rec, ok, err := f.cfg.Delegations.Get(ctx, o.TaskID)
+	switch {
+	case err != nil:
+		return false, err
+	case !ok:
+		// Not a delegation (or expired): nothing was tried to count; the
+		// refit checks the label against the decision stream.
+		return false, nil
+	case rec.CallerID != caller:
+		return false, badInput(fmt.Errorf("outcome for task %s from caller %q: its decision was delivered to another caller", o.TaskID, identity.Token(caller)))
+	case o.Skill != rec.AgentID+"/"+rec.SkillID:
+		return false, nil // a fallback or another skill: not what was delegated
+	}
+	return f.cfg.trusted(caller), nil
 }
 
 // Flush publishes the posteriors if an outcome was handled since the last

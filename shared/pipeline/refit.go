@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/learn/feedback"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -30,7 +32,15 @@ type RefitConfig struct {
 	Window int
 	// Options of feedback.Refit (min labels, held-out share, tolerance).
 	Options []feedback.RefitOption
+	// MaxStep bounds how far one refit may move the calibration: a new
+	// model whose probability for some logged decision's score differs by
+	// more from the probability that decision was given is not published
+	// (default DefaultRefitMaxStep; negative: no bound).
+	MaxStep float64
 }
+
+// DefaultRefitMaxStep is the refit's bounded step unless configured.
+const DefaultRefitMaxStep = 0.25
 
 // StartRefit refits the calibration every cfg.Interval (until Close) from
 // the latest decisions joined with their labelled outcomes; see Refit.
@@ -71,25 +81,45 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultRefitWindow
 	}
+	if cfg.MaxStep == 0 {
+		cfg.MaxStep = DefaultRefitMaxStep
+	}
 	var decisions []feedback.LoggedDecision
+	// Whose each decision was: the caller token of its subject, which
+	// only the decider may publish on.
+	owner := map[string]string{}
 	err := ReadStream(ctx, js, cfg.Streams.Decisions, Range{Latest: cfg.Window}, func(m jetstream.Msg, _ *jetstream.MsgMetadata) {
-		data := m.Data()
-		d, err := wire.DecodeDecision(data)
+		d, err := wire.DecodeDecision(m.Data())
 		if err != nil || d.Top == nil {
 			return // not decodable, or decided before Top was recorded
 		}
+		caller, ok := wire.CallerOfDecision(m.Subject())
+		if !ok {
+			return
+		}
+		owner[d.DecisionID] = caller
 		decisions = append(decisions, feedback.LoggedDecision{DecisionID: d.DecisionID, TaskID: d.TaskID,
 			TopKey: d.Top.Key, TopScore: d.Top.Score, Prob: d.Top.Prob, At: d.DecidedAt})
 	})
 	if err != nil {
 		return feedback.RefitResult{}, err
 	}
+	// Labels the operator trusts only: an outcome counts when it comes
+	// from the caller its decision was delivered to, and that caller is
+	// trusted (FeedbackConfig.Callers). Anyone else's are evidence.
 	var outcomes []feedback.Outcome
+	untrusted := 0
 	err = ReadStream(ctx, js, cfg.Streams.Outcomes, Range{Latest: cfg.Window}, func(m jetstream.Msg, _ *jetstream.MsgMetadata) {
-		data := m.Data()
-		if o, err := wire.DecodeOutcome(data); err == nil {
-			outcomes = append(outcomes, toFeedback(o))
+		o, err := wire.DecodeOutcome(m.Data())
+		if err != nil {
+			return
 		}
+		caller, err := wire.CallerOf(wire.SubjectOutcome, m.Subject())
+		if mine, ok := owner[o.DecisionID]; err != nil || !ok || mine != caller || !f.cfg.trusted(caller) {
+			untrusted++
+			return
+		}
+		outcomes = append(outcomes, toFeedback(o))
 	})
 	if err != nil {
 		return feedback.RefitResult{}, err
@@ -99,8 +129,15 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 		f.log.Warn("calibration refit failed", zap.Error(err))
 		return res, err
 	}
+	if res.Accepted && res.Model != nil && cfg.MaxStep > 0 {
+		if step := maxStep(res.Model, decisions); step > cfg.MaxStep {
+			res.Accepted = false
+			res.Reason = fmt.Sprintf("moves a probability by %.2f, more than the bounded step %.2f per refit", step, cfg.MaxStep)
+		}
+	}
 	lf := []zap.Field{zap.Bool("accepted", res.Accepted), zap.String("reason", res.Reason),
-		zap.Int("decisions", len(decisions)), zap.Int("outcomes", len(outcomes)), zap.Int("labelled", res.N)}
+		zap.Int("decisions", len(decisions)), zap.Int("outcomes", len(outcomes)), zap.Int("untrusted outcomes", untrusted),
+		zap.Int("labelled", res.N)}
 	if !res.Accepted || res.Model == nil {
 		f.log.Info("calibration refit not published", lf...)
 		return res, nil
@@ -115,6 +152,16 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 	}
 	f.log.Info("calibration refit published", append(lf, zap.Uint64("revision", rev))...)
 	return res, nil
+}
+
+// maxStep is the largest difference between the probability model gives a
+// logged decision's top score and the probability it was given.
+func maxStep(model calibrate.Calibrator, decisions []feedback.LoggedDecision) float64 {
+	step := 0.0
+	for _, d := range decisions {
+		step = max(step, math.Abs(model.Prob(d.TopScore)-d.Prob))
+	}
+	return step
 }
 
 // toFeedback converts a wire outcome.

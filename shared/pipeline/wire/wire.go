@@ -67,6 +67,23 @@ func SubjectDecisionsOf(caller string) string {
 	return SubjectDecisionPrefix + identity.Token(caller) + ".>"
 }
 
+// CallerOfDecision is the caller of a decision subject; ok is false for
+// a subject that is not one.
+func CallerOfDecision(subject string) (caller string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, SubjectDecisionPrefix)
+	if !ok {
+		return "", false
+	}
+	tok, action, ok := strings.Cut(rest, ".")
+	if !ok || action == "" || strings.Contains(action, ".") {
+		return "", false
+	}
+	if tok == identity.Anonymous {
+		return "", true
+	}
+	return tok, identity.Valid(tok) == nil
+}
+
 // SubjectSubmittedBy is where caller submits tasks ("": anonymous).
 func SubjectSubmittedBy(caller string) string {
 	if caller == "" {
