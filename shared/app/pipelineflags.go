@@ -23,6 +23,9 @@ type PipelineFlags struct {
 	TasksMaxAge         time.Duration
 	DeadLettersMaxAge   time.Duration
 	DeadLettersMaxBytes int64
+	TasksMaxBytes       int64
+	DecisionsMaxBytes   int64
+	OutcomesMaxBytes    int64
 	Workers             int
 	MaxInFlight         int
 	MaxDeliver          int
@@ -43,6 +46,7 @@ type PipelineFlags struct {
 // PipelineFlagNames are the flags Register defines.
 var PipelineFlagNames = []string{"stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
 	"catalog-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
+	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes",
 	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
 	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen", "callers"}
 
@@ -65,6 +69,10 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 		"must exceed any backlog); negative: forever")
 	fs.DurationVar(&p.DeadLettersMaxAge, "deadletters-max-age", pipeline.DefaultDeadLettersMaxAge, "when the streams are set up: how long the dead-letter stream keeps dead letters; negative: forever")
 	fs.Int64Var(&p.DeadLettersMaxBytes, "deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "when the streams are set up: size cap of the dead-letter stream, oldest dropped first; negative: none")
+	fs.Int64Var(&p.TasksMaxBytes, "tasks-max-bytes", pipeline.DefaultTasksMaxBytes, "when the streams are set up: size cap of the tasks stream; when full, new tasks are refused\n"+
+		"(the publisher gets the error), never old ones dropped; negative: none")
+	fs.Int64Var(&p.DecisionsMaxBytes, "decisions-max-bytes", pipeline.DefaultDecisionsMaxBytes, "when the streams are set up: size cap of the decisions stream (full: refuses new); negative: none")
+	fs.Int64Var(&p.OutcomesMaxBytes, "outcomes-max-bytes", pipeline.DefaultOutcomesMaxBytes, "when the streams are set up: size cap of the outcomes stream (full: refuses new); negative: none")
 	fs.IntVar(&p.Workers, "workers", 1, "concurrent workers per stage on its durable consumer")
 	fs.IntVar(&p.MaxInFlight, "max-in-flight", 256, "handled messages waiting for the stage's publisher; 1: the workers publish themselves")
 	fs.IntVar(&p.MaxDeliver, "max-deliver", 5, "deliveries before a message is dead-lettered")
@@ -109,6 +117,7 @@ func (p *PipelineFlags) Config() (pipeline.Config, error) {
 	cfg := pipeline.Config{Streams: p.Streams, MaxDeliver: p.MaxDeliver, BackOff: bo, Workers: p.Workers, Retry: p.Retry,
 		MaxInFlight: p.MaxInFlight, CatalogBucket: p.CatalogBucket, TasksMaxAge: p.TasksMaxAge,
 		DeadLettersMaxAge: p.DeadLettersMaxAge, DeadLettersMaxBytes: p.DeadLettersMaxBytes, ModelBucket: p.ModelBucket,
+		TasksMaxBytes: p.TasksMaxBytes, DecisionsMaxBytes: p.DecisionsMaxBytes, OutcomesMaxBytes: p.OutcomesMaxBytes,
 		Followups: pipeline.FollowupConfig{Bucket: p.FollowupBucket, TTL: p.FollowupTTL},
 		Ties:      &decide.TieConfig{Epsilon: p.TieEpsilon, Explore: p.Explore}, TieSeed: p.TieSeed,
 		FeedbackEvery: p.FeedbackEvery, FeedbackInterval: p.FeedbackInterval, RefitInterval: p.RefitInterval, RefitWindow: p.RefitWindow}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // The tasks and dead-letter streams are bounded (defaults, or as
@@ -32,10 +34,29 @@ func TestRetention(t *testing.T) {
 	if c := cfgOf(DefaultStreams.DeadLetters); c.MaxAge != DefaultDeadLettersMaxAge || c.MaxBytes != DefaultDeadLettersMaxBytes || c.Discard != jetstream.DiscardOld {
 		t.Errorf("dead letters: max age %v, max bytes %d, discard %v", c.MaxAge, c.MaxBytes, c.Discard)
 	}
-	for _, name := range []string{DefaultStreams.Decisions, DefaultStreams.Outcomes} {
-		if c := cfgOf(name); c.MaxAge != 0 || c.MaxBytes != -1 {
-			t.Errorf("%s: max age %v, max bytes %d", name, c.MaxAge, c.MaxBytes)
+	// Decisions and outcomes are kept as long as they fit; every stream
+	// callers feed is capped in size, refusing new messages when full
+	// (never dropping acknowledged ones), and per message.
+	for _, tc := range []struct {
+		name    string
+		bytes   int64
+		message int32
+	}{
+		{DefaultStreams.Tasks, DefaultTasksMaxBytes, MaxMessageBytes},
+		{DefaultStreams.Decisions, DefaultDecisionsMaxBytes, MaxMessageBytes},
+		{DefaultStreams.Outcomes, DefaultOutcomesMaxBytes, wire.MaxOutcomeBytes},
+	} {
+		c := cfgOf(tc.name)
+		if tc.name != DefaultStreams.Tasks && c.MaxAge != 0 {
+			t.Errorf("%s: max age %v", tc.name, c.MaxAge)
 		}
+		if c.MaxBytes != tc.bytes || c.Discard != jetstream.DiscardNew || c.MaxMsgSize != tc.message {
+			t.Errorf("%s: max bytes %d, discard %v, max message %d", tc.name, c.MaxBytes, c.Discard, c.MaxMsgSize)
+		}
+	}
+	// An outcome over its cap is refused to the publisher, not stored.
+	if _, err := js.Publish(ctx, wire.SubjectOutcomeBy("bob"), make([]byte, wire.MaxOutcomeBytes+1)); err == nil {
+		t.Error("an oversized outcome was stored")
 	}
 	// Configured, on the existing streams: a short max age also shortens
 	// the dedup window (the server refuses a longer one); negative = none.

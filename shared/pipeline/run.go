@@ -76,6 +76,15 @@ type Config struct {
 	TasksMaxAge         time.Duration
 	DeadLettersMaxAge   time.Duration
 	DeadLettersMaxBytes int64
+	// Size caps of the streams callers publish into, directly or through
+	// the stages (defaults DefaultTasksMaxBytes, DefaultDecisionsMaxBytes,
+	// DefaultOutcomesMaxBytes; negative: none). A full stream refuses new
+	// messages (the publisher gets the error) rather than dropping old
+	// ones, so nothing acknowledged is lost; one message may be at most
+	// MaxMessageBytes (MaxOutcomeBytes for outcomes).
+	TasksMaxBytes     int64
+	DecisionsMaxBytes int64
+	OutcomesMaxBytes  int64
 	// ModelBucket is the KV bucket of the model state (default
 	// wire.BucketModel), created with the streams: the feedback stage
 	// puts the posteriors there, the decider watches them.
@@ -132,6 +141,15 @@ func (c Config) withDefaults() Config {
 	if c.DeadLettersMaxBytes == 0 {
 		c.DeadLettersMaxBytes = DefaultDeadLettersMaxBytes
 	}
+	if c.TasksMaxBytes == 0 {
+		c.TasksMaxBytes = DefaultTasksMaxBytes
+	}
+	if c.DecisionsMaxBytes == 0 {
+		c.DecisionsMaxBytes = DefaultDecisionsMaxBytes
+	}
+	if c.OutcomesMaxBytes == 0 {
+		c.OutcomesMaxBytes = DefaultOutcomesMaxBytes
+	}
 	if c.ModelBucket == "" {
 		c.ModelBucket = wire.BucketModel
 	}
@@ -165,6 +183,15 @@ const (
 	DefaultTasksMaxAge         = 7 * 24 * time.Hour
 	DefaultDeadLettersMaxAge   = 30 * 24 * time.Hour
 	DefaultDeadLettersMaxBytes = 1 << 30
+	DefaultTasksMaxBytes       = 4 << 30
+	DefaultDecisionsMaxBytes   = 4 << 30
+	DefaultOutcomesMaxBytes    = 1 << 30
+	// The caps reserve store space: with the dead letters' they total
+	// 10 GiB, half of deploy/nats' max_file_store.
+	// MaxMessageBytes bounds one message of the tasks, decisions and dead
+	// letters: a task is at most 256 KiB (task.DefaultLimits), a dead
+	// letter carries at most 512 KiB of it.
+	MaxMessageBytes = 1 << 20
 )
 
 // limit turns a configured retention (negative = none) into the stream's
@@ -186,11 +213,13 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 	}
 	streams := []jetstream.StreamConfig{
 		{Name: s.Tasks, Subjects: []string{wire.SubjectTasks}, Description: "skillmatch tasks: submitted, extracted, shortlisted, ranked",
-			MaxAge: limit(cfg.TasksMaxAge)},
-		{Name: s.Decisions, Subjects: []string{wire.SubjectDecisions}, Description: "skillmatch decisions"},
-		{Name: s.Outcomes, Subjects: wire.SubjectsOutcome, Description: "skillmatch outcomes reported by callers"},
+			MaxAge: limit(cfg.TasksMaxAge), MaxBytes: limit(cfg.TasksMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: MaxMessageBytes},
+		{Name: s.Decisions, Subjects: []string{wire.SubjectDecisions}, Description: "skillmatch decisions",
+			MaxBytes: limit(cfg.DecisionsMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: MaxMessageBytes},
+		{Name: s.Outcomes, Subjects: wire.SubjectsOutcome, Description: "skillmatch outcomes reported by callers",
+			MaxBytes: limit(cfg.OutcomesMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: wire.MaxOutcomeBytes},
 		{Name: s.DeadLetters, Subjects: []string{wire.SubjectDeadLetters}, Description: "skillmatch messages a stage could not process",
-			MaxAge: limit(cfg.DeadLettersMaxAge), MaxBytes: limit(cfg.DeadLettersMaxBytes), Discard: jetstream.DiscardOld},
+			MaxAge: limit(cfg.DeadLettersMaxAge), MaxBytes: limit(cfg.DeadLettersMaxBytes), Discard: jetstream.DiscardOld, MaxMsgSize: MaxMessageBytes},
 		{Name: s.Advisories, Subjects: []string{advisory(s.Tasks), advisory(s.Outcomes)},
 			Description: "max-deliveries advisories of the skillmatch stages", MaxAge: 7 * 24 * time.Hour},
 	}

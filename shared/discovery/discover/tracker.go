@@ -87,6 +87,20 @@ func WithFailureThreshold(n int) TrackerOption {
 	}
 }
 
+// DefaultParallel is how many agents RefreshAll fetches at once unless
+// configured: a slow agent holds up only its own slot.
+const DefaultParallel = 8
+
+// WithParallel sets how many agents RefreshAll fetches at once (default
+// DefaultParallel).
+func WithParallel(n int) TrackerOption {
+	return func(t *Tracker) {
+		if n > 0 {
+			t.parallel = n
+		}
+	}
+}
+
 // WithGracePeriod sets how long after its first consecutive failure a down
 // agent is removed (default 24 h).
 func WithGracePeriod(d time.Duration) TrackerOption {
@@ -104,6 +118,7 @@ type Tracker struct {
 	f         *Fetcher
 	threshold int
 	grace     time.Duration
+	parallel  int
 
 	mu     sync.Mutex
 	agents map[string]*entry // by normalised URL
@@ -230,15 +245,39 @@ func (t *Tracker) URLs() []string {
 
 // RefreshAll refreshes every tracked agent in turn, in URL order.
 func (t *Tracker) RefreshAll(ctx context.Context) []Result {
-	var out []Result
-	for _, u := range t.URLs() {
+	urls := t.URLs()
+	out := make([]Result, len(urls))
+	done := make([]bool, len(urls))
+	n := t.parallel
+	if n <= 0 {
+		n = DefaultParallel
+	}
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
 		if ctx.Err() != nil {
 			break
 		}
-		r, _ := t.Refresh(ctx, u)
-		out = append(out, r)
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], _ = t.Refresh(ctx, u)
+			done[i] = true
+		}()
 	}
-	return out
+	wg.Wait()
+	// In the URLs' order; agents not reached before ctx ended are left out.
+	kept := out[:0]
+	for i := range out {
+		if done[i] {
+			kept = append(kept, out[i])
+		}
+	}
+	return kept
 }
 
 // Refresh fetches one agent's card (tracking it first if needed, with the

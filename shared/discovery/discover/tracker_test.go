@@ -3,7 +3,10 @@ package discover
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -236,4 +239,60 @@ func TestTrackRegistry(t *testing.T) {
 	if err != nil || len(gone) != 1 || gone[0] != b.URL {
 		t.Errorf("gone = %v, %v; want [%s]", gone, err, b.URL)
 	}
+}
+
+// RefreshAll fetches several agents at once, up to WithParallel: three
+// agents that each answer only once all three are being fetched are all
+// refreshed with three slots, and none waits for the others' answers.
+func TestRefreshAllInParallel(t *testing.T) {
+	const n = 3
+	var inFlight sync.WaitGroup
+	inFlight.Add(n)
+	release := make(chan struct{})
+	var once sync.Once
+	go func() { inFlight.Wait(); once.Do(func() { close(release) }) }()
+	tr := NewTracker(testFetcher(), WithParallel(n))
+	var waited sync.Map // agents that gave up waiting for the others
+	for i := range n {
+		body := testCard{Name: fmt.Sprintf("P%d", i), Version: "1", Skills: []string{"s"}}.JSON(t)
+		var arrived sync.Once
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			arrived.Do(inFlight.Done)
+			select {
+			case <-release:
+			case <-time.After(5 * time.Second): // the others were not being fetched
+				waited.Store(r.Host, true)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(body)
+		}))
+		t.Cleanup(srv.Close)
+		if _, err := tr.TrackRegistry(&Registry{Agents: append(registryOf(tr), Agent{URL: srv.URL, AllowPrivate: true})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := tr.RefreshAll(t.Context())
+	waited.Range(func(host, _ any) bool {
+		t.Errorf("agent %s answered alone: the agents were not fetched at the same time", host)
+		return true
+	})
+	if len(res) != n {
+		t.Fatalf("%d results", len(res))
+	}
+	for _, r := range res {
+		if r.Outcome != Changed {
+			t.Errorf("%s: %+v", r.URL, r)
+		}
+	}
+}
+
+// registryOf lists the agents a tracker follows, for adding one more.
+func registryOf(tr *Tracker) []Agent {
+	var out []Agent
+	for _, u := range tr.URLs() {
+		if st, ok := tr.State(u); ok {
+			out = append(out, st.Agent)
+		}
+	}
+	return out
 }
