@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -212,5 +214,29 @@ func TestPipelineForgedOutcomes(t *testing.T) {
 	after := decide1("bob-2")
 	if after.Action != before.Action || after.Chosen.Key != before.Chosen.Key || after.Probability != before.Probability {
 		t.Errorf("bob's decision moved: %+v, before %+v", after.Decision, before.Decision)
+	}
+}
+
+// A message that squats a task's internal message id (Nats-Msg-Id
+// <victim>/extracted) no longer makes the victim's task vanish: the
+// victim's submission is dead-lettered with the reason.
+func TestPipelineSquattedTaskID(t *testing.T) {
+	m := testMatcher(t)
+	cfg := testConfig(t)
+	js, ctx := embedded(t, cfg)
+	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	if _, err := js.Publish(ctx, wire.SubjectSubmittedBy("eve"), []byte(`junk`), jetstream.WithMsgID(MsgID("victim", "extracted"))); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Submit(ctx, js, Streams{}, &task.Task{ID: "victim", Message: task.Message{Parts: []task.Part{{Text: "book a flight to Lisbon"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.DeadLetter == nil || !strings.Contains(a.DeadLetter.Reason, "duplicate") || a.DeadLetter.TaskID != "victim" {
+		t.Fatalf("victim's answer: %+v", a)
 	}
 }

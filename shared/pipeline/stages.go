@@ -44,7 +44,7 @@ func stageSpec(name string, streams Streams, h Handler) Stage {
 	st := Stage{Name: name, Stream: streams.Tasks, Handle: h}
 	switch name {
 	case StageExtractor:
-		st.Filters = wire.SubjectsSubmitted
+		st.Filters, st.FromCallers = wire.SubjectsSubmitted, true
 	case StageRetriever:
 		st.Filter = wire.SubjectExtracted
 	case StageReranker:

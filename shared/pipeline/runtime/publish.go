@@ -60,16 +60,18 @@ func (p *publisherPool) close() {
 
 // publishRetry publishes outs, retrying for up to cfg.Retry and telling
 // the server m is in progress before each new attempt. It returns the
-// outputs whose first store the stream reported as a duplicate (an
-// earlier message holds their Nats-Msg-Id); an output stored on an
-// earlier attempt is not published again.
+// outputs the stream reported as duplicates on their first attempt (an
+// earlier message holds their Nats-Msg-Id); a duplicate on a later
+// attempt is this delivery's own earlier attempt, stored although its
+// acknowledgement was lost. An output stored on an earlier attempt is not
+// published again.
 func (r *Runner) publishRetry(ctx context.Context, m jetstream.Msg, outs []Output, log *zap.Logger, lf []zap.Field) (dups []Output, err error) {
 	if len(outs) == 0 {
 		return nil, nil
 	}
-	stored := make([]bool, len(outs))
+	tries := make([]int, len(outs)) // -1 once stored
 	err = retry(ctx, r.cfg.Retry, func() error {
-		d, err := r.publish(ctx, outs, stored)
+		d, err := r.publish(ctx, outs, tries)
 		dups = append(dups, d...)
 		return err
 	}, func(err error) {
@@ -81,23 +83,24 @@ func (r *Runner) publishRetry(ctx context.Context, m jetstream.Msg, outs []Outpu
 
 // publish publishes the outputs not stored yet, each attempt bounded to a
 // quarter of the retry budget so that an attempt lost in a reconnect
-// leaves time to retry, and marks them stored. It returns those the
-// stream already held.
-func (r *Runner) publish(ctx context.Context, outs []Output, stored []bool) (dups []Output, err error) {
+// leaves time to retry, counting attempts in tries (-1 once stored). It
+// returns those the stream already held on their first attempt.
+func (r *Runner) publish(ctx context.Context, outs []Output, tries []int) (dups []Output, err error) {
 	for i, o := range outs {
-		if stored[i] {
+		if tries[i] < 0 {
 			continue
 		}
+		tries[i]++
 		pctx, cancel := context.WithTimeout(ctx, r.attemptTimeout())
 		ack, err := r.js.Publish(pctx, o.Subject, o.Data, jetstream.WithMsgID(o.MsgID))
 		cancel()
 		if err != nil {
 			return dups, fmt.Errorf("publish %s: %w", o.Subject, err)
 		}
-		stored[i] = true
-		if ack.Duplicate {
+		if ack.Duplicate && tries[i] == 1 {
 			dups = append(dups, o)
 		}
+		tries[i] = -1
 	}
 	return dups, nil
 }

@@ -23,7 +23,15 @@ type Stage struct {
 	// Filters, when set, are several instead.
 	Filter  string
 	Filters []string
-	Handle  Handler
+	// FromCallers marks a stage whose input callers publish (the
+	// extractor): a first delivery whose output id the stream already
+	// holds means the id was used before, or squatted, and the input is
+	// dead-lettered with that reason. Later stages' inputs come from
+	// stages, where such a duplicate is a redelivery that overtook an
+	// earlier delivery still being handled (a held one, say), and is
+	// acked as one.
+	FromCallers bool
+	Handle      Handler
 	// Ready, when set, says whether the stage's dependencies can serve
 	// (the retriever's index). A delivery that fails with an error
 	// wrapping index.ErrUnavailable is then held: not retried, not Nak'd
@@ -244,7 +252,7 @@ func (run *Running) fail(ctx context.Context, d delivery, err error) {
 // already has). confirm waits, briefly, for the server to confirm the ack.
 func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bool) {
 	dups, err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf)
-	if err == nil && d.n == 1 && d.res.poison == "" && len(dups) > 0 {
+	if err == nil && run.st.FromCallers && d.n == 1 && d.res.poison == "" && len(dups) > 0 {
 		// A first delivery whose output the stream already holds: no
 		// redelivery of this input published it, so the id was taken by
 		// another message (a reused task id, or a publisher that set

@@ -376,7 +376,7 @@ func TestRunnerDuplicateOnFirstDelivery(t *testing.T) {
 			js, ctx := embedded(t, 30*time.Second)
 			cfg := quick(zap.NewNop())
 			cfg.MaxInFlight = inFlight
-			run, err := NewRunner(js, cfg).Start(ctx, Stage{Name: "s", Stream: streamIn, Handle: echo})
+			run, err := NewRunner(js, cfg).Start(ctx, Stage{Name: "s", Stream: streamIn, Handle: echo, FromCallers: true})
 			if err != nil {
 				t.Fatal(err)
 			}

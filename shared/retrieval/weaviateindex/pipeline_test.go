@@ -170,6 +170,13 @@ func TestPipelineWeaviateRestart(t *testing.T) {
 	}
 	if n := count(ctx, t, js, pipeline.DefaultStreams.DeadLetters); n != 0 {
 		t.Errorf("%d dead letters, want none", n)
+		if s, err := js.Stream(ctx, pipeline.DefaultStreams.DeadLetters); err == nil {
+			for seq := uint64(1); seq <= 3; seq++ {
+				if m, err := s.GetMsg(ctx, seq); err == nil {
+					t.Logf("dead letter on %s: %.300s", m.Subject, m.Data)
+				}
+			}
+		}
 	}
 	s, err := js.Stream(ctx, pipeline.DefaultStreams.Decisions)
 	if err != nil {
