@@ -141,7 +141,7 @@ func TestReplay(t *testing.T) {
 	var labelled []golden.Task
 	failures := 0
 	for i, gt := range gts {
-		o := wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID(gt.ID), Skill: "world-info/time-zones"}
+		o := wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID("", gt.ID), Skill: "world-info/time-zones"}
 		switch i % 4 {
 		case 0:
 			o.RightSkill = gt.Expected

@@ -215,7 +215,8 @@ func readLabels(ctx context.Context, js jetstream.JetStream, stream string) (map
 		}
 		id := o.DecisionID
 		if o.TaskID != "" && id == "" {
-			id = wire.DecisionID(o.TaskID)
+			caller, _ := wire.CallerOf(wire.SubjectOutcome, m.Subject())
+			id = wire.DecisionID(caller, o.TaskID)
 		}
 		l := out[id]
 		if l == nil {
@@ -295,7 +296,7 @@ func replay(ctx context.Context, js jetstream.JetStream, m *match.Matcher, tasks
 		lat := time.Since(start)
 		r.Tasks++
 		r.Actions[res.Decision.Action]++
-		l := labels[wire.DecisionID(t.ID)]
+		l := labels[wire.DecisionID(caller, t.ID)]
 		switch {
 		case l == nil:
 			return

@@ -58,7 +58,7 @@ func TestMatchContinue(t *testing.T) {
 		t.Errorf("follow-up: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = runCmd(t, "match", "--cards", examplesDir, "--followups", file, "--caller", "eve", "--continue", "w-1", "and tomorrow?")
-	if code != 0 || !strings.HasPrefix(stdout, "abstain\n") || !strings.Contains(stdout, "another caller") {
+	if code != 0 || !strings.HasPrefix(stdout, "abstain\n") || !strings.Contains(stdout, "unknown to this caller") {
 		t.Errorf("other caller: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = runCmd(t, "match", "--cards", examplesDir, "--followups", "", "--caller", "ana", "--continue", "w-1", "and tomorrow?")

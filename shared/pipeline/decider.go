@@ -99,7 +99,7 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 	}
 	p := snap.m.Policy()
 	opts, note := p.BreakTies(m.Candidates, d.priors(), decide.TieRand(d.cfg.TieSeed, m.TaskID), d.cfg.Ties)
-	out := wire.Decision{V: wire.Version, TaskID: m.TaskID, DecisionID: wire.DecisionID(m.TaskID),
+	out := wire.Decision{V: wire.Version, TaskID: m.TaskID, DecisionID: wire.DecisionID(t.Caller.ID, m.TaskID),
 		Catalog: m.Catalog, DecidedAt: d.cfg.Now().UTC()}
 	settler := snap.m.Settler(d.cfg.Followups)
 	settler.Now = d.cfg.Now
@@ -130,5 +130,5 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 			out.Tie = &note
 		}
 	}
-	return res.Emit(wire.SubjectDecision(t.Caller.ID, string(out.Action)), MsgID(m.TaskID, "decision"), &out)
+	return res.Emit(wire.SubjectDecision(t.Caller.ID, string(out.Action)), MsgID(t.Caller.ID, m.TaskID, "decision"), &out)
 }

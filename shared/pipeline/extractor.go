@@ -59,6 +59,6 @@ func (e *Extractor) Handle(_ context.Context, in Msg) (Result, error) {
 		return res, badInput(err)
 	}
 	// The requirement does not depend on the catalog.
-	out := wire.Extracted{V: wire.Version, TaskID: t.ID, Requirement: extract.FromTask(t), Task: raw}
-	return res.Emit(wire.SubjectExtracted, MsgID(t.ID, "extracted"), &out)
+	out := wire.Extracted{V: wire.Version, TaskID: t.ID, Caller: caller, Requirement: extract.FromTask(t), Task: raw}
+	return res.Emit(wire.SubjectExtracted, MsgID(caller, t.ID, "extracted"), &out)
 }

@@ -82,10 +82,10 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 			rate := rates[skill]
 			id := fmt.Sprintf("t-%d-%s", i, strings.ReplaceAll(skill, "/", "-"))
 			agent, sk, _ := strings.Cut(skill, "/")
-			if _, err := delegations.Put(ctx, settle.Record{TaskID: id, DecisionID: wire.DecisionID(id), AgentID: agent, SkillID: sk}); err != nil {
+			if _, err := delegations.Put(ctx, settle.Record{TaskID: id, DecisionID: wire.DecisionID("", id), AgentID: agent, SkillID: sk}); err != nil {
 				t.Fatal(err)
 			}
-			o := wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID(id), TaskID: id,
+			o := wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID("", id), TaskID: id,
 				Skill: skill, Success: rng.Float64() < rate, LatencyMS: 100 + 50*rate, Cost: rate}
 			data, _ := json.Marshal(o)
 			if _, err := js.Publish(ctx, wire.SubjectOutcome, data); err != nil {
@@ -154,7 +154,7 @@ func TestFeedbackPosteriorsConverge(t *testing.T) {
 	}
 	// A redelivery of an outcome counted before the restart is dropped.
 	last := fmt.Sprintf("t-%d-world-info-time-zones", perSkill-1)
-	data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID(last), TaskID: last, Skill: "world-info/time-zones"})
+	data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID("", last), TaskID: last, Skill: "world-info/time-zones"})
 	if _, err := fb.Handle(ctx, Msg{Subject: wire.SubjectOutcome, Data: data}); err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestFeedbackRefitCalibrationDrift(t *testing.T) {
 		top := decide.Option{Key: "travel-concierge/book-flight", AgentID: "travel-concierge", SkillID: "book-flight",
 			Score: score, Prob: min(0.99, truth+0.25)}
 		id := fmt.Sprintf("drift-%d", i)
-		d := wire.Decision{V: wire.Version, TaskID: id, DecisionID: wire.DecisionID(id),
+		d := wire.Decision{V: wire.Version, TaskID: id, DecisionID: wire.DecisionID("", id),
 			Decision: decide.Decision{Action: decide.Abstain, Probability: top.Prob, Reason: "test"}, Top: &top}
 		data, _ := json.Marshal(d)
 		if _, err := js.Publish(ctx, wire.SubjectDecision("", string(decide.Abstain)), data); err != nil {

@@ -65,8 +65,8 @@ type KVFollowups struct{ kv jetstream.KeyValue }
 
 // Get implements settle.Store. A record that does not decode is bad
 // input: no retry can make it readable, and guessing would decide wrongly.
-func (f *KVFollowups) Get(ctx context.Context, taskID string) (settle.Record, bool, error) {
-	e, err := f.kv.Get(ctx, wire.TaskRecordKey(taskID))
+func (f *KVFollowups) Get(ctx context.Context, caller, taskID string) (settle.Record, bool, error) {
+	e, err := f.kv.Get(ctx, wire.TaskRecordKey(caller, taskID))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return settle.Record{}, false, nil
@@ -74,8 +74,8 @@ func (f *KVFollowups) Get(ctx context.Context, taskID string) (settle.Record, bo
 		return settle.Record{}, false, fmt.Errorf("follow-up store: get task %s: %w", taskID, err)
 	}
 	r, err := wire.DecodeTaskRecord(e.Value())
-	if err == nil && r.TaskID != taskID {
-		err = fmt.Errorf("%w: record under the key of task %s is for task %s", wire.ErrBadMessage, taskID, r.TaskID)
+	if err == nil && (r.TaskID != taskID || r.CallerID != caller) {
+		err = fmt.Errorf("%w: record under the key of task %s is for task %s of another caller", wire.ErrBadMessage, taskID, r.TaskID)
 	}
 	if err != nil {
 		return settle.Record{}, false, badInput(fmt.Errorf("follow-up store: %w", err))
@@ -90,14 +90,14 @@ func (f *KVFollowups) Put(ctx context.Context, rec settle.Record) (settle.Record
 	if err != nil {
 		return settle.Record{}, badInput(fmt.Errorf("follow-up store: task %s: %w", rec.TaskID, err))
 	}
-	_, err = f.kv.Create(ctx, wire.TaskRecordKey(rec.TaskID), data)
+	_, err = f.kv.Create(ctx, wire.TaskRecordKey(rec.CallerID, rec.TaskID), data)
 	if err == nil {
 		return rec, nil
 	}
 	if !errors.Is(err, jetstream.ErrKeyExists) {
 		return settle.Record{}, fmt.Errorf("follow-up store: put task %s: %w", rec.TaskID, err)
 	}
-	old, ok, err := f.Get(ctx, rec.TaskID)
+	old, ok, err := f.Get(ctx, rec.CallerID, rec.TaskID)
 	if err != nil {
 		return settle.Record{}, err
 	}

@@ -30,15 +30,18 @@ type memFollowups struct {
 func newMemFollowups(recs ...settle.Record) *memFollowups {
 	f := &memFollowups{recs: map[string]settle.Record{}}
 	for _, r := range recs {
-		f.recs[r.TaskID] = r
+		f.recs[memKey(r.CallerID, r.TaskID)] = r
 	}
 	return f
 }
 
-func (f *memFollowups) Get(_ context.Context, id string) (settle.Record, bool, error) {
+// memKey is a record's key: task ids are per caller.
+func memKey(caller, taskID string) string { return caller + "/" + taskID }
+
+func (f *memFollowups) Get(_ context.Context, caller, id string) (settle.Record, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	r, ok := f.recs[id]
+	r, ok := f.recs[memKey(caller, id)]
 	return r, ok, f.err
 }
 
@@ -48,10 +51,10 @@ func (f *memFollowups) Put(_ context.Context, r settle.Record) (settle.Record, e
 	if f.err != nil {
 		return settle.Record{}, f.err
 	}
-	if old, ok := f.recs[r.TaskID]; ok {
+	if old, ok := f.recs[memKey(r.CallerID, r.TaskID)]; ok {
 		return old, nil
 	}
-	f.recs[r.TaskID] = r
+	f.recs[memKey(r.CallerID, r.TaskID)] = r
 	return r, nil
 }
 
@@ -117,7 +120,7 @@ func TestDecideFollowups(t *testing.T) {
 	triageOpt := decide.Option{Key: triage, AgentID: "support-triage", SkillID: "triage-ticket", Score: 9, Prob: 0.95}
 	rec := func(id, key, ctxID, caller string) settle.Record {
 		agent, skill, _ := strings.Cut(key, "/")
-		return settle.Record{TaskID: id, DecisionID: wire.DecisionID(id), AgentID: agent, SkillID: skill, ContextID: ctxID, CallerID: caller}
+		return settle.Record{TaskID: id, DecisionID: wire.DecisionID(caller, id), AgentID: agent, SkillID: skill, ContextID: ctxID, CallerID: caller}
 	}
 	earlier := []settle.Record{
 		rec("t-alice", triage, "", "alice"),
@@ -183,7 +186,7 @@ func TestDecideFollowups(t *testing.T) {
 			candidates: []decide.Option{weather}, want: decide.Abstain, wantReason: "task skill cannot be changed"},
 		{name: "follow-up from another caller is refused",
 			task:       `{"id":"f-6","message":{"taskId":"t-bob","parts":[{"text":"and mark it urgent"}]},"caller":{"id":"alice"}}`,
-			candidates: []decide.Option{triageOpt}, want: decide.Abstain, wantReason: "delegated for another caller"},
+			candidates: []decide.Option{triageOpt}, want: decide.Abstain, wantReason: "unknown to this caller"},
 		{name: "follow-up in another context is refused",
 			task:       `{"id":"f-7","message":{"taskId":"t-bob","contextId":"elsewhere","parts":[{"text":"and mark it urgent"}]},"caller":{"id":"bob"}}`,
 			candidates: []decide.Option{triageOpt}, want: decide.Abstain, wantReason: `names context "elsewhere"`},
@@ -206,14 +209,17 @@ func TestDecideFollowups(t *testing.T) {
 			}
 			s := NewDecider(NewSnapshots(m), cfg)
 			var id struct {
-				ID string `json:"id"`
+				ID     string `json:"id"`
+				Caller struct {
+					ID string `json:"id"`
+				} `json:"caller"`
 			}
 			_ = json.Unmarshal([]byte(tt.task), &id)
 			d := decideRanked(t, s, id.ID, tt.task, tt.candidates)
 			if d.Action != tt.want || !strings.Contains(d.Reason, tt.wantReason) {
 				t.Fatalf("decision %s %q, want %s with %q", d.Action, d.Reason, tt.want, tt.wantReason)
 			}
-			got, stored := store.recs[id.ID]
+			got, stored := store.recs[memKey(id.Caller.ID, id.ID)]
 			if tt.want != decide.Delegate {
 				if d.Request != nil || d.Chosen != nil || len(d.Fallbacks) > 0 {
 					t.Errorf("refused task carries a choice: %+v", d)
@@ -241,7 +247,7 @@ func TestDecideFollowups(t *testing.T) {
 			}
 			if tt.record != nil {
 				want := *tt.record
-				want.DecisionID = wire.DecisionID(want.TaskID)
+				want.DecisionID = wire.DecisionID(want.CallerID, want.TaskID)
 				if !got.SameDelegation(want) {
 					t.Errorf("record %+v, want %+v", got, want)
 				}
@@ -273,13 +279,17 @@ func TestDecideFollowupStore(t *testing.T) {
 	if again.Action != decide.Delegate || again.Chosen.Key != triage.Key || !strings.Contains(again.Reason, "earlier delivery") {
 		t.Errorf("redelivery: %+v", again.Decision)
 	}
-	if len(store.recs) != 1 || store.recs["r-1"].SkillID != "triage-ticket" {
+	if len(store.recs) != 1 || store.recs[memKey("bob", "r-1")].SkillID != "triage-ticket" {
 		t.Errorf("records %+v", store.recs)
 	}
-	// The same task id from another caller does not take the record over.
+	// The same task id from another caller is that caller's own task: it
+	// is decided on its own and leaves bob's record alone.
 	other := strings.Replace(taskJSON, `"bob"`, `"alice"`, 1)
-	if d := decideRanked(t, s, "r-1", other, []decide.Option{triage}); d.Action != decide.Abstain || !strings.Contains(d.Reason, "another caller") {
-		t.Errorf("reused id: %+v", d.Decision)
+	if d := decideRanked(t, s, "r-1", other, []decide.Option{triage}); d.Action != decide.Delegate || d.DecisionID == first.DecisionID {
+		t.Errorf("alice's r-1: %+v", d)
+	}
+	if len(store.recs) != 2 || store.recs[memKey("bob", "r-1")].DecisionID != first.DecisionID {
+		t.Errorf("records %+v", store.recs)
 	}
 
 	store.err = errors.New("nats: timeout")
@@ -369,7 +379,7 @@ func TestPipelineFollowups(t *testing.T) {
 	if first.Action != decide.Delegate || first.Chosen.Key != "support-triage/triage-ticket" {
 		t.Fatalf("first task: %+v", first.Decision)
 	}
-	rec, ok, err := store.Get(ctx, "p-1")
+	rec, ok, err := store.Get(ctx, "alice", "p-1")
 	if err != nil || !ok || rec.AgentID != "support-triage" || rec.SkillID != "triage-ticket" || rec.ContextID != "c-1" ||
 		rec.CallerID != "alice" || rec.DecisionID != first.DecisionID {
 		t.Fatalf("record %+v, %v, %v", rec, ok, err)
@@ -396,10 +406,10 @@ func TestPipelineFollowups(t *testing.T) {
 	if kept.Request.Headers["A2A-Extensions"] != routing.URI {
 		t.Errorf("follow-up request not routed: headers %v", kept.Request.Headers)
 	}
-	if rec, ok, err := store.Get(ctx, "p-3"); err != nil || !ok || rec.SkillID != "triage-ticket" || rec.ContextID != "c-1" {
+	if rec, ok, err := store.Get(ctx, "alice", "p-3"); err != nil || !ok || rec.SkillID != "triage-ticket" || rec.ContextID != "c-1" {
 		t.Errorf("follow-up record %+v, %v, %v", rec, ok, err)
 	}
-	if _, ok, _ := store.Get(ctx, "p-2"); ok {
+	if _, ok, _ := store.Get(ctx, "alice", "p-2"); ok {
 		t.Error("refused follow-up recorded")
 	}
 }

@@ -312,7 +312,8 @@ func checkDecisions(t *testing.T, js jetstream.JetStream, want map[string]string
 			mismatches++
 			t.Errorf("task %s: pipeline decided\n  %s\nin-process:\n  %s", d.TaskID, got, w)
 		}
-		if d.DecisionID != wire.DecisionID(d.TaskID) {
+		caller, _ := wire.CallerOfDecision(m.Subject())
+		if d.DecisionID != wire.DecisionID(caller, d.TaskID) {
 			t.Errorf("task %s: decision id %s", d.TaskID, d.DecisionID)
 		}
 	}

@@ -148,22 +148,23 @@ func TestPipelineForgedOutcomes(t *testing.T) {
 		return a.Decision
 	}
 	before := decide1("bob-1")
-	report := func(as, taskID, skill string) {
+	// report publishes, as caller as, an outcome of owner's task.
+	report := func(as, owner, taskID, skill string) {
 		t.Helper()
-		data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID(taskID), TaskID: taskID, Skill: skill,
+		data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: wire.DecisionID(owner, taskID), TaskID: taskID, Skill: skill,
 			Success: false, RightSkill: "none"})
 		if _, err := js.PublishAsync(wire.SubjectOutcomeBy(as), data); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// bob's own outcome counts.
-	report("bob", "bob-1", before.Chosen.Key)
+	report("bob", "bob", "bob-1", before.Chosen.Key)
 	// eve reports on bob's decision: dead-lettered.
-	report("eve", "bob-1", before.Chosen.Key)
+	report("eve", "bob", "bob-1", before.Chosen.Key)
 	// eve floods outcomes for tasks that were never hers.
 	const flood = 10_000
 	for i := range flood {
-		report("eve", fmt.Sprintf("forged-%d", i), before.Chosen.Key)
+		report("eve", "eve", fmt.Sprintf("forged-%d", i), before.Chosen.Key)
 	}
 	select {
 	case <-js.PublishAsyncComplete():
@@ -189,7 +190,7 @@ func TestPipelineForgedOutcomes(t *testing.T) {
 	})
 	waitCount(t, js, DefaultStreams.DeadLetters, 1, 10*time.Second)
 	dl, err := wire.DecodeDeadLetter(readAll(t, js, DefaultStreams.DeadLetters)[0].Data())
-	if err != nil || !strings.Contains(dl.Reason, "delivered to another caller") || dl.Caller != "eve" {
+	if err != nil || !strings.Contains(dl.Reason, "or delivered to another caller") || dl.Caller != "eve" {
 		t.Errorf("dead letter %+v %v", dl, err)
 	}
 	waitFor("bob's outcome published", func() bool {
@@ -229,7 +230,7 @@ func TestPipelineSquattedTaskID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Stop()
-	if _, err := js.Publish(ctx, wire.SubjectSubmittedBy("eve"), []byte(`junk`), jetstream.WithMsgID(MsgID("victim", "extracted"))); err != nil {
+	if _, err := js.Publish(ctx, wire.SubjectSubmittedBy("eve"), []byte(`junk`), jetstream.WithMsgID(MsgID("", "victim", "extracted"))); err != nil {
 		t.Fatal(err)
 	}
 	a, err := Submit(ctx, js, Streams{}, &task.Task{ID: "victim", Message: task.Message{Parts: []task.Part{{Text: "book a flight to Lisbon"}}}})
@@ -238,5 +239,31 @@ func TestPipelineSquattedTaskID(t *testing.T) {
 	}
 	if a.DeadLetter == nil || !strings.Contains(a.DeadLetter.Reason, "duplicate") || a.DeadLetter.TaskID != "victim" {
 		t.Fatalf("victim's answer: %+v", a)
+	}
+}
+
+// Task ids are the callers' own: two callers using one id are two tasks,
+// each decided once on its own subject, neither a duplicate of the other.
+func TestPipelineTaskIDsPerCaller(t *testing.T) {
+	m := testMatcher(t)
+	cfg := testConfig(t)
+	js, ctx := embedded(t, cfg)
+	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	for _, caller := range []string{"alice", "bob"} {
+		a, err := Submit(ctx, js, Streams{}, &task.Task{ID: "same-1", Caller: task.Caller{ID: caller},
+			Message: task.Message{Parts: []task.Part{{Text: "book a flight to Lisbon on Friday"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Decision == nil || a.Decision.DecisionID != wire.DecisionID(caller, "same-1") {
+			t.Fatalf("%s: %+v (dead letter %+v)", caller, a.Decision, a.DeadLetter)
+		}
+	}
+	if n, _ := streamCount(ctx, js, DefaultStreams.DeadLetters); n != 0 {
+		t.Errorf("%d dead letters", n)
 	}
 }

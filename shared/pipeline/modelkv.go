@@ -248,10 +248,13 @@ func (f *FeedbackStage) verify(ctx context.Context, caller string, o *wire.Outco
 	if o.TaskID == "" {
 		return false, badInput(fmt.Errorf("%w: outcome %s names no taskId, so it cannot be checked against its decision", wire.ErrBadMessage, o.DecisionID))
 	}
-	if o.DecisionID != wire.DecisionID(o.TaskID) {
-		return false, badInput(fmt.Errorf("%w: outcome %s is not the decision of task %s", wire.ErrBadMessage, o.DecisionID, o.TaskID))
+	if o.DecisionID != wire.DecisionID(caller, o.TaskID) {
+		// Decision ids are bound to their caller: an outcome naming
+		// another caller's decision, or none, is refused.
+		return false, badInput(fmt.Errorf("%w: outcome %s from caller %q: not the decision of its task %s, or delivered to another caller",
+			wire.ErrBadMessage, o.DecisionID, identity.Token(caller), o.TaskID))
 	}
-	rec, ok, err := f.cfg.Delegations.Get(ctx, o.TaskID)
+	rec, ok, err := f.cfg.Delegations.Get(ctx, caller, o.TaskID)
 	switch {
 	case err != nil:
 		return false, err

@@ -45,11 +45,11 @@ func (r *Reranker) Handle(ctx context.Context, in Msg) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	out := wire.Ranked{V: wire.Version, TaskID: m.TaskID, Task: m.Task, Catalog: m.Catalog, Candidates: match.Options(ranked)}
+	out := wire.Ranked{V: wire.Version, TaskID: m.TaskID, Caller: m.Caller, Task: m.Task, Catalog: m.Catalog, Candidates: match.Options(ranked)}
 	if out.Candidates == nil {
 		out.Candidates = []decide.Option{}
 	}
-	return res.Emit(wire.SubjectRanked, MsgID(m.TaskID, "ranked"), &out)
+	return res.Emit(wire.SubjectRanked, MsgID(m.Caller, m.TaskID, "ranked"), &out)
 }
 
 // SetCalibrator swaps in the calibration applied to every catalog

@@ -30,9 +30,9 @@ func (r *Retriever) Handle(ctx context.Context, in Msg) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	out := wire.Shortlisted{V: wire.Version, TaskID: m.TaskID, Requirement: m.Requirement, Task: m.Task,
+	out := wire.Shortlisted{V: wire.Version, TaskID: m.TaskID, Caller: m.Caller, Requirement: m.Requirement, Task: m.Task,
 		Catalog: snap.fingerprint, Shortlist: shortlistToWire(sl)}
-	return res.Emit(wire.SubjectShortlisted, MsgID(m.TaskID, "shortlisted"), &out)
+	return res.Emit(wire.SubjectShortlisted, MsgID(m.Caller, m.TaskID, "shortlisted"), &out)
 }
 
 // Ready is the stage's readiness (Stage.Ready): its index answers.

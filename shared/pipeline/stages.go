@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -57,8 +58,12 @@ func stageSpec(name string, streams Streams, h Handler) Stage {
 	return st
 }
 
-// MsgID is the Nats-Msg-Id of a stage's output for a task.
-func MsgID(taskID, step string) string { return taskID + "/" + step }
+// MsgID is the Nats-Msg-Id of a stage's output for a caller's task: task
+// ids are the callers' own, so one caller's id never collides with
+// another's.
+func MsgID(caller, taskID, step string) string {
+	return identity.Token(caller) + "/" + taskID + "/" + step
+}
 
 // printable returns s if it is valid UTF-8 without control characters,
 // else "".

@@ -34,7 +34,7 @@ func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplica
 	if err != nil {
 		return false, err
 	}
-	ack, err := js.Publish(ctx, wire.SubjectSubmittedBy(t.Caller.ID), data, jetstream.WithMsgID(MsgID(t.ID, "submitted")))
+	ack, err := js.Publish(ctx, wire.SubjectSubmittedBy(t.Caller.ID), data, jetstream.WithMsgID(MsgID(t.Caller.ID, t.ID, "submitted")))
 	if err != nil {
 		return false, fmt.Errorf("pipeline: publish task %s: %w", t.ID, err)
 	}

@@ -45,15 +45,18 @@ func (r Record) SameDelegation(o Record) bool {
 
 // Store remembers delegations, so that a message that continues a task
 // (task.Message.TaskID) goes to the same agent and skill, in the same
-// context, for the same caller only.
+// context, for the same caller only. Task ids are the callers' own: a
+// record is kept per caller and task id, and one caller never sees
+// another's.
 type Store interface {
-	// Get returns the record of a task; ok is false when there is none
-	// (never delegated, or expired).
-	Get(ctx context.Context, taskID string) (rec Record, ok bool, err error)
+	// Get returns the record of a caller's task; ok is false when there
+	// is none (never delegated, expired, or another caller's).
+	Get(ctx context.Context, caller, taskID string) (rec Record, ok bool, err error)
 	// Put records a delegation unless the store already holds a record
-	// for its task id, and returns the record the store holds afterwards:
-	// rec, or the earlier one (a redelivered task, or a reused task id).
-	// Records are never replaced, so a redelivery cannot move a task.
+	// for its caller and task id, and returns the record the store holds
+	// afterwards: rec, or the earlier one (a redelivered task, or a
+	// reused task id). Records are never replaced, so a redelivery cannot
+	// move a task.
 	Put(ctx context.Context, rec Record) (Record, error)
 }
 
@@ -109,8 +112,6 @@ func (s *Settler) Settle(ctx context.Context, t *task.Task, d decide.Decision, o
 		return st, err
 	case stored.SameDelegation(rec):
 		return st, nil
-	case stored.CallerID != rec.CallerID:
-		return refuse("task id %s is already recorded for another caller: task ids must be unique", t.ID), nil
 	}
 	// An earlier delivery of this task recorded, and may have published,
 	// another delegation (the near-tie posteriors moved in between): the
@@ -148,12 +149,12 @@ func (s *Settler) followup(ctx context.Context, t *task.Task, prev string, opts 
 	if s.Store == nil {
 		return refuse("task %s continues task %s, but no record of delegated tasks is kept here (no follow-up store)", t.ID, prev), nil
 	}
-	rec, ok, err := s.Store.Get(ctx, prev)
+	rec, ok, err := s.Store.Get(ctx, t.Caller.ID, prev)
 	switch {
 	case err != nil:
 		return Settled{}, err
 	case !ok:
-		return refuse("task %s continues task %s, which is unknown: it was never delegated, or its record expired", t.ID, prev), nil
+		return refuse("task %s continues task %s, which is unknown to this caller: it was never delegated for it, or its record expired", t.ID, prev), nil
 	case rec.CallerID != t.Caller.ID:
 		return refuse("task %s continues task %s, which was delegated for another caller: only that caller can continue it", t.ID, prev), nil
 	}

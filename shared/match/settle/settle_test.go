@@ -157,17 +157,20 @@ func TestSettleFollowups(t *testing.T) {
 			// Another caller cannot continue it.
 			eve := newTask("w-3", "and in euros?", func(t *task.Task) { t.Caller.ID = "eve"; t.Message.TaskID = "w-1" })
 			st, err = s.Settle(ctx, eve, delegate(currency), []decide.Option{currency}, "d-3")
-			if err != nil || st.Decision.Action != decide.Abstain || !strings.Contains(st.Decision.Reason, "another caller") {
+			if err != nil || st.Decision.Action != decide.Abstain || !strings.Contains(st.Decision.Reason, "unknown to this caller") {
 				t.Fatalf("other caller: %+v %v", st, err)
 			}
-			// A reused task id from another caller is refused, and does
-			// not replace the record.
+			// Task ids are per caller: another caller's w-1 is its own
+			// task, and does not touch ana's record.
 			reuse := newTask("w-1", "convert 10 dollars", func(t *task.Task) { t.Caller.ID = "eve" })
 			st, err = s.Settle(ctx, reuse, delegate(currency), []decide.Option{currency}, "d-4")
-			if err != nil || st.Decision.Action != decide.Abstain || !strings.Contains(st.Decision.Reason, "already recorded") {
-				t.Fatalf("reused id: %+v %v", st, err)
+			if err != nil || st.Decision.Action != decide.Delegate || st.Decision.Chosen.Key != currency.Key {
+				t.Fatalf("eve's own w-1: %+v %v", st, err)
 			}
-			rec, ok, err := store.Get(ctx, "w-1")
+			if rec, ok, _ := store.Get(ctx, "eve", "w-1"); !ok || rec.SkillID != "convert-currency" {
+				t.Fatalf("eve's record %+v", rec)
+			}
+			rec, ok, err := store.Get(ctx, "ana", "w-1")
 			if err != nil || !ok || rec.CallerID != "ana" || rec.SkillID != "weather-forecast" {
 				t.Fatalf("record %+v %v %v", rec, ok, err)
 			}
@@ -181,11 +184,11 @@ func TestFileStoreSurvivesReopen(t *testing.T) {
 	if _, err := NewFile(path).Put(ctx, Record{TaskID: "a", AgentID: "x", SkillID: "y", CallerID: "c"}); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := NewFile(path).Get(ctx, "a")
+	got, ok, err := NewFile(path).Get(ctx, "c", "a")
 	if err != nil || !ok || got.SkillID != "y" || got.CallerID != "c" {
 		t.Fatalf("reopened: %+v %v %v", got, ok, err)
 	}
-	if _, ok, _ := NewFile(path).Get(ctx, "b"); ok {
+	if _, ok, _ := NewFile(path).Get(ctx, "c", "b"); ok {
 		t.Error("unknown task found")
 	}
 }

@@ -22,21 +22,25 @@ type Memory struct {
 func NewMemory() *Memory { return &Memory{recs: map[string]Record{}} }
 
 // Get implements Store.
-func (m *Memory) Get(_ context.Context, taskID string) (Record, bool, error) {
+func (m *Memory) Get(_ context.Context, caller, taskID string) (Record, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r, ok := m.recs[taskID]
+	r, ok := m.recs[key(caller, taskID)]
 	return r, ok, nil
 }
+
+// key is a record's key: task ids are per caller.
+func key(caller, taskID string) string { return caller + "\x00" + taskID }
 
 // Put implements Store.
 func (m *Memory) Put(_ context.Context, rec Record) (Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if old, ok := m.recs[rec.TaskID]; ok {
+	k := key(rec.CallerID, rec.TaskID)
+	if old, ok := m.recs[k]; ok {
 		return old, nil
 	}
-	m.recs[rec.TaskID] = rec
+	m.recs[k] = rec
 	return rec, nil
 }
 
@@ -75,7 +79,7 @@ func (f *File) load() ([]Record, error) {
 }
 
 // Get implements Store.
-func (f *File) Get(_ context.Context, taskID string) (Record, bool, error) {
+func (f *File) Get(_ context.Context, caller, taskID string) (Record, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	recs, err := f.load()
@@ -83,7 +87,7 @@ func (f *File) Get(_ context.Context, taskID string) (Record, bool, error) {
 		return Record{}, false, err
 	}
 	for _, r := range recs {
-		if r.TaskID == taskID {
+		if r.TaskID == taskID && r.CallerID == caller {
 			return r, true, nil
 		}
 	}
@@ -99,7 +103,7 @@ func (f *File) Put(_ context.Context, rec Record) (Record, error) {
 		return Record{}, err
 	}
 	for _, r := range recs {
-		if r.TaskID == rec.TaskID {
+		if r.TaskID == rec.TaskID && r.CallerID == rec.CallerID {
 			return r, nil
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/endpoint"
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/a2a/routing"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
@@ -61,10 +62,13 @@ func WithContextID(id string) RequestOption {
 	return func(o *requestOptions) { o.contextID = id }
 }
 
-// DecisionID is the id of the decision for a task: stable across
-// redeliveries, so a repeated decision is recognisably the same one.
-func DecisionID(taskID string) string {
-	sum := sha256.Sum256([]byte("skillmatch/decision/v1/" + taskID))
+// DecisionID is the id of the decision for a caller's task: stable
+// across redeliveries, so a repeated decision is recognisably the same
+// one, and bound to the caller, so that an outcome naming it can be
+// checked against who reports it (task ids are the callers' own: two
+// callers may use the same one).
+func DecisionID(caller, taskID string) string {
+	sum := sha256.Sum256([]byte("skillmatch/decision/v2/" + identity.Token(caller) + "/" + taskID))
 	return "d-" + hex.EncodeToString(sum[:10])
 }
 

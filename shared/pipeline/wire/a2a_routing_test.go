@@ -118,10 +118,10 @@ func requestParams(t *testing.T, r *A2ARequest) map[string]any {
 }
 
 func TestTaskRecord(t *testing.T) {
-	if k := TaskRecordKey("a:b.c"); k != "YTpiLmM" {
+	if k := TaskRecordKey("", "a:b.c"); k != "Xy9hOmIuYw" {
 		t.Errorf("key %q", k)
 	}
-	if TaskRecordKey("a") == TaskRecordKey("b") {
+	if TaskRecordKey("", "a") == TaskRecordKey("", "b") || TaskRecordKey("alice", "a") == TaskRecordKey("bob", "a") {
 		t.Error("keys collide")
 	}
 	r, err := DecodeTaskRecord([]byte(`{"v":1,"taskId":"t-1","decisionId":"d","agentId":"a","skillId":"s","contextId":"c","callerId":"alice"}`))

@@ -66,8 +66,10 @@ func DecodeTaskSubmitted(data []byte) (*TaskSubmitted, error) {
 // Extracted is the extractor's output: the validated task and the
 // requirement drawn from it.
 type Extracted struct {
-	V           int                 `json:"v"`
-	TaskID      string              `json:"taskId"`
+	V      int    `json:"v"`
+	TaskID string `json:"taskId"`
+	// Caller is the task's caller, as the extractor stamped it.
+	Caller      string              `json:"caller,omitempty"`
 	Requirement extract.Requirement `json:"requirement"`
 	// Task is the validated task (task.Task JSON), carried along so that
 	// the decider can build the A2A request.
@@ -88,8 +90,10 @@ func DecodeExtracted(data []byte) (*Extracted, error) {
 // snapshot named by Catalog; a reranker with another snapshot must not
 // rank it.
 type Shortlisted struct {
-	V           int                 `json:"v"`
-	TaskID      string              `json:"taskId"`
+	V      int    `json:"v"`
+	TaskID string `json:"taskId"`
+	// Caller is the task's caller, as the extractor stamped it.
+	Caller      string              `json:"caller,omitempty"`
 	Requirement extract.Requirement `json:"requirement"`
 	Task        json.RawMessage     `json:"task"`
 	Catalog     string              `json:"catalog"`
@@ -109,8 +113,10 @@ func DecodeShortlisted(data []byte) (*Shortlisted, error) {
 // score, calibrated probability and reason, in the reranker's order. The
 // decider decides from these alone (decide.Policy.Order, then Decide).
 type Ranked struct {
-	V          int             `json:"v"`
-	TaskID     string          `json:"taskId"`
+	V      int    `json:"v"`
+	TaskID string `json:"taskId"`
+	// Caller is the task's caller, as the extractor stamped it.
+	Caller     string          `json:"caller,omitempty"`
 	Task       json.RawMessage `json:"task"`
 	Catalog    string          `json:"catalog"`
 	Candidates []decide.Option `json:"candidates"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/match/settle"
 )
 
@@ -49,11 +50,13 @@ func (r TaskRecord) Record() settle.Record {
 		ContextID: r.ContextID, CallerID: r.CallerID, At: r.At}
 }
 
-// TaskRecordKey is the bucket key of a task id. Task ids may hold ':',
-// which KV keys may not, and '.' separates key tokens, so the key is the
-// id in unpadded base64url: always a valid key, one per id.
-func TaskRecordKey(taskID string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(taskID))
+// TaskRecordKey is the bucket key of a caller's task: task ids are the
+// callers' own, so each caller has its own. Task ids may hold ':', which
+// KV keys may not, and '.' separates key tokens, so the key is
+// "<caller token>/<task id>" in unpadded base64url: always a valid key,
+// one per caller and id.
+func TaskRecordKey(caller, taskID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(identity.Token(caller) + "/" + taskID))
 }
 
 // DecodeTaskRecord reads and checks a bucket value.

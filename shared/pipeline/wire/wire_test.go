@@ -43,7 +43,7 @@ func TestRoundTrips(t *testing.T) {
 			func(b []byte) (any, error) { return DecodeShortlisted(b) }},
 		{"ranked", &Ranked{V: Version, TaskID: "t-1", Task: raw, Catalog: "abc", Candidates: []decide.Option{opt}},
 			func(b []byte) (any, error) { return DecodeRanked(b) }},
-		{"decision", &Decision{V: Version, TaskID: "t-1", DecisionID: DecisionID("t-1"), DecidedAt: at,
+		{"decision", &Decision{V: Version, TaskID: "t-1", DecisionID: DecisionID("", "t-1"), DecidedAt: at,
 			Decision: decide.Decision{Action: decide.Delegate, Chosen: &opt, Probability: 0.8125, Reason: "best"},
 			Request:  &A2ARequest{URL: "https://x", ProtocolBinding: "JSONRPC", Method: "SendMessage", Body: json.RawMessage(`{"a":1}`)}},
 			func(b []byte) (any, error) { return DecodeDecision(b) }},
@@ -167,7 +167,7 @@ func TestSubjects(t *testing.T) {
 	if got := SubjectDeadLetter("decider", ""); got != "skillmatch.deadletter.decider._" {
 		t.Error(got)
 	}
-	if a, again := DecisionID("a"), DecisionID("a"); a == DecisionID("b") || a != again {
+	if a, again := DecisionID("", "a"), DecisionID("", "a"); a == DecisionID("", "b") || a != again || a == DecisionID("bob", "a") {
 		t.Error("decision ids must be stable and distinct")
 	}
 }
