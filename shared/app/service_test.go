@@ -46,19 +46,9 @@ func TestServicesAgainstExternalNATS(t *testing.T) {
 	defer cancel()
 
 	// Streams first (an operator's job in production; --setup-streams here).
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	run := func(stage string, extra ...string) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			args := append([]string{"--nats", url, "--log-level", "error", "--backoff", "2s", "--max-deliver", "3"}, extra...)
-			var stderr bytes.Buffer
-			if err := RunService(ctx, stage, args, &stderr); err != nil {
-				errs <- errors.New(stage + ": " + err.Error() + "\n" + stderr.String())
-			}
-		}()
-	}
+	svc := startServices(ctx, "--nats", url)
+	defer svc.stop(t, cancel)
+	run, errs := svc.run, svc.errs
 	run(pipeline.StageFeedback, "--setup-streams")
 	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: url}, nil)
 	if err != nil {
@@ -129,12 +119,6 @@ func TestServicesAgainstExternalNATS(t *testing.T) {
 		Message: task.Message{Parts: []task.Part{{Text: "hi"}}}, Caller: task.Caller{DataClass: "secret"}})
 	if err != nil || a.DeadLetter == nil || a.DeadLetter.Stage != pipeline.StageExtractor {
 		t.Fatalf("bad task: %+v, %v", a, err)
-	}
-	cancel()
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
 	}
 }
 
@@ -221,19 +205,9 @@ func TestServiceDeciderGrants(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	run := func(stage string, extra ...string) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			args := append([]string{"--nats", url, "--log-level", "error", "--backoff", "2s", "--max-deliver", "3", "--cards", exampleDir()}, extra...)
-			var stderr bytes.Buffer
-			if err := RunService(ctx, stage, args, &stderr); err != nil {
-				errs <- errors.New(stage + ": " + err.Error() + "\n" + stderr.String())
-			}
-		}()
-	}
+	svc := startServices(ctx, "--nats", url, "--cards", exampleDir())
+	defer svc.stop(t, cancel)
+	run, errs := svc.run, svc.errs
 	run(pipeline.StageFeedback, "--setup-streams")
 	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: url}, nil)
 	if err != nil {
@@ -306,12 +280,6 @@ func TestServiceDeciderGrants(t *testing.T) {
 			}
 		}
 	}
-	cancel()
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
 }
 
 // Every matcher and pipeline flag exists on every service and on `run`
@@ -354,5 +322,40 @@ func TestFlagsSameEverywhere(t *testing.T) {
 		if n != len(g.names) {
 			t.Errorf("%d flags listed, %d defined", len(g.names), n)
 		}
+	}
+}
+
+// services runs stage services (RunService) with common flags; stop ends
+// them and reports any that failed.
+type services struct {
+	ctx  context.Context
+	base []string
+	wg   sync.WaitGroup
+	errs chan error
+}
+
+func startServices(ctx context.Context, base ...string) *services {
+	return &services{ctx: ctx, base: append([]string{"--log-level", "error", "--backoff", "2s", "--max-deliver", "3"}, base...),
+		errs: make(chan error, 16)}
+}
+
+func (s *services) run(stage string, extra ...string) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		var stderr bytes.Buffer
+		if err := RunService(s.ctx, stage, append(append([]string(nil), s.base...), extra...), &stderr); err != nil {
+			s.errs <- errors.New(stage + ": " + err.Error() + "\n" + stderr.String())
+		}
+	}()
+}
+
+func (s *services) stop(t *testing.T, cancel context.CancelFunc) {
+	t.Helper()
+	cancel()
+	s.wg.Wait()
+	close(s.errs)
+	for e := range s.errs {
+		t.Error(e)
 	}
 }
