@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -185,5 +187,41 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		Message: task.Message{Parts: []task.Part{{Text: "write me a poem about cats"}}}})
 	if err != nil || b.Decision == nil {
 		t.Fatalf("bob's submit: %+v %v", b, err)
+	}
+}
+
+// `run --auth FILE` requires credentials: a client without them is
+// refused, a caller of the file submits as itself, and the stages (this
+// process's own user) run as before.
+func TestRunWithAuth(t *testing.T) {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"} {
+		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
+	}
+	fs, rf := NewRunFlags(io.Discard)
+	if err := fs.Parse([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir(),
+		"--auth", filepath.Join("..", "..", "deploy", "nats", "accounts.conf")}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := StartRun(ctx, rf, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	if nc, err := nats.Connect(r.ClientURL, nats.Timeout(2*time.Second)); err == nil {
+		nc.Close()
+		t.Fatal("a client without credentials connected")
+	}
+	authed := strings.Replace(r.ClientURL, "nats://", "nats://alice:alice-secret@", 1)
+	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: authed, InboxPrefix: "_INBOX_alice"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	a, err := pipeline.Submit(ctx, js, pipeline.Streams{}, &task.Task{ID: "auth-1", Caller: task.Caller{ID: "alice"},
+		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}})
+	if err != nil || a.Decision == nil || a.Decision.Action != decide.Delegate {
+		t.Fatalf("alice's submit: %+v %v", a, err)
 	}
 }

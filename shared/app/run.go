@@ -28,6 +28,7 @@ type RunFlags struct {
 	Cards      string
 	Listen     string
 	SyncAlways bool
+	Auth       string
 	Matcher    MatcherFlags
 	Pipeline   PipelineFlags
 	Refresh    RefreshFlags
@@ -66,6 +67,8 @@ func NewRunFlags(out io.Writer) (*flag.FlagSet, *RunFlags) {
 	fs.StringVar(&r.Cards, "cards", "", "folder of agent cards (default: the example catalog, "+ExampleCatalog+")")
 	fs.StringVar(&r.Listen, "nats-listen", natsbox.DefaultListen, "host:port the embedded NATS server listens on (port -1: any free port)")
 	fs.BoolVar(&r.SyncAlways, "sync-always", false, "fsync every JetStream write (safer against machine crashes, slower)")
+	fs.StringVar(&r.Auth, "auth", "", "require credentials: a nats-server configuration file of accounts and users (deploy/nats/accounts.conf,\n"+
+		"with its passwords in the environment); clients get their users' permissions; empty: no authentication (loopback)")
 	r.Matcher.Register(fs)
 	r.Pipeline.Register(fs)
 	r.Refresh.Register(fs, "refresh")
@@ -124,7 +127,7 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	if len(files) == 0 {
 		return nil, fmt.Errorf("no usable card in %s", run.CardsDir)
 	}
-	srv, err := natsbox.Start(natsbox.Config{DataDir: rf.Data, Listen: rf.Listen, SyncAlways: rf.SyncAlways, Log: log})
+	srv, err := natsbox.Start(natsbox.Config{DataDir: rf.Data, Listen: rf.Listen, SyncAlways: rf.SyncAlways, AuthFile: rf.Auth, Log: log})
 	if err != nil {
 		return nil, err
 	}

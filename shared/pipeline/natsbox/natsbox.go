@@ -3,6 +3,8 @@
 package natsbox
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -41,12 +43,20 @@ type Config struct {
 	// ReadyTimeout bounds the wait for the server to accept clients
 	// (default 10 s).
 	ReadyTimeout time.Duration
+	// AuthFile, when set, is a nats-server configuration file whose
+	// accounts and users (deploy/nats/accounts.conf, say) the server
+	// requires: a client must authenticate, and gets its user's
+	// permissions. This process connects (Connect) as an extra user of
+	// AuthAccount with a random password, allowed everything.
+	AuthFile    string
+	AuthAccount string
 }
 
 // Server is a running embedded server.
 type Server struct {
-	ns  *server.Server
-	cfg Config
+	ns       *server.Server
+	cfg      Config
+	internal *server.User // this process's user when auth is on
 }
 
 // Start starts the server and waits until it accepts clients.
@@ -85,6 +95,13 @@ func Start(cfg Config) (*Server, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("natsbox: %w", err)
 	}
+	var internal *server.User
+	if cfg.AuthFile != "" {
+		var err error
+		if internal, err = applyAuth(opts, cfg.AuthFile, cfg.AuthAccount); err != nil {
+			return nil, err
+		}
+	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("natsbox: %w", err)
@@ -98,7 +115,37 @@ func Start(cfg Config) (*Server, error) {
 		ns.WaitForShutdown()
 		return nil, fmt.Errorf("natsbox: server not ready after %s (is %s free?)", cfg.ReadyTimeout, cfg.Listen)
 	}
-	return &Server{ns: ns, cfg: cfg}, nil
+	return &Server{ns: ns, cfg: cfg, internal: internal}, nil
+}
+
+// applyAuth takes the accounts and users of a nats-server configuration
+// file into opts, and adds this process's own user to account (default
+// SKILLMATCH, else the only account the file defines).
+func applyAuth(opts *server.Options, path, account string) (*server.User, error) {
+	fo, err := server.ProcessConfigFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("natsbox: auth file %s: %w", path, err)
+	}
+	if len(fo.Users) == 0 && len(fo.Nkeys) == 0 {
+		return nil, fmt.Errorf("natsbox: auth file %s defines no users", path)
+	}
+	var acc *server.Account
+	for _, a := range fo.Accounts {
+		if a.Name == account || (account == "" && (a.Name == "SKILLMATCH" || len(fo.Accounts) == 1)) {
+			acc = a
+		}
+	}
+	if acc == nil {
+		return nil, fmt.Errorf("natsbox: auth file %s: no account %q for this process", path, account)
+	}
+	var pw [18]byte
+	if _, err := rand.Read(pw[:]); err != nil {
+		return nil, err
+	}
+	internal := &server.User{Username: "skillmatch-run-" + hex.EncodeToString(pw[:4]), Password: hex.EncodeToString(pw[4:]), Account: acc}
+	opts.Accounts, opts.Users, opts.Nkeys = fo.Accounts, append(fo.Users, internal), fo.Nkeys
+	opts.SystemAccount, opts.NoAuthUser = fo.SystemAccount, ""
+	return internal, nil
 }
 
 func splitListen(listen string) (string, int, error) {
@@ -129,6 +176,9 @@ func (s *Server) ClientURL() string {
 // whatever the listen setting.
 func (s *Server) Connect(opts ...nats.Option) (*nats.Conn, error) {
 	opts = append([]nats.Option{nats.InProcessServer(s.ns), nats.Name("skillmatch")}, opts...)
+	if s.internal != nil {
+		opts = append(opts, nats.UserInfo(s.internal.Username, s.internal.Password))
+	}
 	nc, err := nats.Connect("", opts...)
 	if err != nil {
 		return nil, fmt.Errorf("natsbox: connect: %w", err)
