@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -224,4 +225,65 @@ func TestRunWithAuth(t *testing.T) {
 	if err != nil || a.Decision == nil || a.Decision.Action != decide.Delegate {
 		t.Fatalf("alice's submit: %+v %v", a, err)
 	}
+}
+
+// `run --health-listen` serves Prometheus metrics beside the probes: the
+// decision counter moves after a submit.
+func TestRunMetrics(t *testing.T) {
+	fs, rf := NewRunFlags(io.Discard)
+	if err := fs.Parse([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir(),
+		"--health-listen", "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := StartRun(ctx, rf, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	scrape := func() string {
+		t.Helper()
+		resp, err := http.Get("http://" + r.HealthAddr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("/metrics: %d %s", resp.StatusCode, body)
+		}
+		return string(body)
+	}
+	if strings.Contains(scrape(), `skillmatch_decisions_total{action="delegate"}`) {
+		t.Fatal("a delegation counted before any task")
+	}
+	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: r.ClientURL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	a, err := pipeline.Submit(ctx, js, pipeline.Streams{}, &task.Task{ID: "m-1",
+		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}})
+	if err != nil || a.Decision == nil || a.Decision.Action != decide.Delegate {
+		t.Fatalf("submit: %+v %v", a, err)
+	}
+	body := scrape()
+	for _, want := range []string{`skillmatch_decisions_total{action="delegate"} 1`, `skillmatch_stage_handled_total{result="ok",stage="extractor"} 1`,
+		"skillmatch_stage_seconds_bucket", "skillmatch_catalog_skills 60", "skillmatch_stages_holding 0"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q in\n%s", want, grepLines(body, "skillmatch_"))
+		}
+	}
+}
+
+// grepLines keeps the lines of s that start with prefix.
+func grepLines(s, prefix string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -86,7 +86,10 @@ type Running struct {
 	Skills   int
 	// Fingerprint names the catalog snapshot the stages match on.
 	Fingerprint string
-	stop        []func()
+	// HealthAddr is where /healthz, /readyz and /metrics are served
+	// ("" when --health-listen is off).
+	HealthAddr string
+	stop       []func()
 }
 
 // Stop stops the stages, the refresher and the server, in that order.
@@ -105,6 +108,8 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		return nil, err
 	}
 	cfg.Log = log
+	metrics := NewMetrics()
+	cfg.Observer = metrics
 	build, err := rf.Matcher.Builder(log)
 	if err != nil {
 		return nil, err
@@ -187,11 +192,12 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	}
 	run.stop = append(run.stop, g.Stop)
 	if rf.Pipeline.HealthListen != "" {
-		addr, err := serveHealth(ctx, rf.Pipeline.HealthListen, nc, g, snaps, true)
+		addr, err := serveHealth(ctx, rf.Pipeline.HealthListen, nc, g, snaps, true, metrics)
 		if err != nil {
 			return nil, err
 		}
-		log.Info("health probes", zap.String("addr", addr))
+		log.Info("health probes and metrics", zap.String("addr", addr))
+		run.HealthAddr = addr
 	}
 	cat := snaps.Matcher().Catalog()
 	run.Agents, run.Skills, run.Fingerprint = len(cat.Agents), len(cat.Skills()), snaps.Fingerprint()

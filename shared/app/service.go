@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -116,6 +117,8 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 	defer log.Sync() //nolint:errcheck
 	log = log.With(zap.String("service", stage))
 	cfg.Log = log
+	metrics := NewMetrics()
+	cfg.Observer = metrics
 
 	matching := pipeline.MatchingStages[stage]
 	snaps := pipeline.NewSnapshots(nil)
@@ -172,7 +175,7 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 	}
 	defer g.Stop()
 	if sf.Pipeline.HealthListen != "" {
-		addr, err := serveHealth(ctx, sf.Pipeline.HealthListen, nc, g, snaps, matching)
+		addr, err := serveHealth(ctx, sf.Pipeline.HealthListen, nc, g, snaps, matching, metrics)
 		if err != nil {
 			return err
 		}
@@ -188,7 +191,7 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 // when the stage matches, no stage holding its deliveries).
 func serveHealth(ctx context.Context, addr string, nc interface {
 	IsConnected() bool
-}, g *pipeline.Group, snaps *pipeline.Snapshots, matching bool) (string, error) {
+}, g *pipeline.Group, snaps *pipeline.Snapshots, matching bool, metrics *Metrics) (string, error) {
 	live := map[string]health.Check{"nats": func(context.Context) error {
 		if !nc.IsConnected() {
 			return errors.New("not connected to NATS")
@@ -209,7 +212,11 @@ func serveHealth(ctx context.Context, addr string, nc interface {
 			return nil
 		}
 	}
-	a, err := health.Serve(ctx, addr, health.Handler(live, ready))
+	metrics.Watch(g, snaps)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics.Handler())
+	mux.Handle("/", health.Handler(live, ready))
+	a, err := health.Serve(ctx, addr, mux)
 	if err != nil {
 		return "", fmt.Errorf("--health-listen: %w", err)
 	}

@@ -115,6 +115,8 @@ type Config struct {
 	Callers *identity.Directory
 	// Log receives one line per event, each with the task id.
 	Log *zap.Logger
+	// Observer is told about every delivery of every stage (metrics).
+	Observer runtime.Observer
 }
 
 func (c Config) withDefaults() Config {
@@ -258,7 +260,7 @@ func (c Config) RuntimeConfig() runtime.Config {
 	return runtime.Config{
 		MaxDeliver: c.MaxDeliver, BackOff: c.BackOff, MaxAckPending: c.MaxAckPending,
 		PullMaxMessages: c.PullMaxMessages, PullExpiry: c.PullExpiry, MaxInFlight: c.MaxInFlight,
-		Workers: c.Workers, Retry: c.Retry, Duplicates: c.Duplicates, Log: c.Log,
+		Workers: c.Workers, Retry: c.Retry, Duplicates: c.Duplicates, Log: c.Log, Observer: c.Observer,
 	}
 }
 

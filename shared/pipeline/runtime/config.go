@@ -52,6 +52,8 @@ type Config struct {
 	Duplicates time.Duration
 	// Log receives one line per event, each with the task id.
 	Log *zap.Logger
+	// Observer, when set, is told about every delivery (Observe).
+	Observer Observer
 }
 
 // DefaultConfig is the configuration a zero Config gets.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestChainOrder(t *testing.T) {
@@ -89,5 +90,38 @@ func TestResultEmit(t *testing.T) {
 				t.Errorf("err = %v, outputs %+v", err, res.Out)
 			}
 		})
+	}
+}
+
+type seen struct {
+	stage, dead string
+	outs        int
+	err         error
+}
+
+type recorder struct{ got []seen }
+
+func (r *recorder) Handled(stage string, _ time.Duration, res Result, dead string, err error) {
+	r.got = append(r.got, seen{stage, dead, len(res.Out), err})
+}
+
+// Observe sees every delivery as the chain left it: published, dead-
+// lettered by PoisonQueue, or failed.
+func TestObserve(t *testing.T) {
+	rec := &recorder{}
+	h := Chain(func(_ context.Context, in Msg) (Result, error) {
+		switch string(in.Data) {
+		case "bad":
+			return Result{}, BadInput(errors.New("no"))
+		case "down":
+			return Result{}, errors.New("down")
+		}
+		return Result{Out: []Output{{Subject: "x"}}}, nil
+	}, Observe("s", rec), PoisonQueue("s", nil))
+	for _, d := range []string{"ok", "bad", "down"} {
+		_, _ = h(context.Background(), Msg{Data: []byte(d)})
+	}
+	if len(rec.got) != 3 || rec.got[0].outs != 1 || rec.got[1].dead == "" || rec.got[1].outs != 1 || rec.got[2].err == nil || rec.got[0].stage != "s" {
+		t.Errorf("observed %+v", rec.got)
 	}
 }

@@ -196,7 +196,11 @@ func (r *Runner) chain(st Stage, log *zap.Logger) Handler {
 	notify := func(in Msg, res Result, err error) {
 		log.Warn("retrying", zap.String("task_id", res.TaskID), zap.Uint64("seq", in.Seq), zap.Error(err))
 	}
-	return Chain(st.Handle, PoisonQueue(st.Name, r.now), RetryNotify(r.cfg.Retry, notify), Recoverer())
+	mw := []Middleware{PoisonQueue(st.Name, r.now), RetryNotify(r.cfg.Retry, notify), Recoverer()}
+	if r.cfg.Observer != nil {
+		mw = append([]Middleware{Observe(st.Name, r.cfg.Observer)}, mw...)
+	}
+	return Chain(st.Handle, mw...)
 }
 
 // handle runs the chain on one delivery and settles it: publish the
