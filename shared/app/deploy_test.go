@@ -287,3 +287,47 @@ func grepLines(s, prefix string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// `nats req skillmatch.match '<task>'` answers with the decision; a bad
+// task gets a service error naming what is wrong.
+func TestRunRequestReply(t *testing.T) {
+	fs, rf := NewRunFlags(io.Discard)
+	if err := fs.Parse([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir()}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := StartRun(ctx, rf, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	nc, err := nats.Connect(r.ClientURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	reply, err := nc.Request(SubjectMatch, []byte(`{"id":"t-1","message":{"parts":[{"text":"book me a hotel in Lisbon"}]}}`), 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := wire.DecodeDecision(reply.Data)
+	if err != nil || d.TaskID != "t-1" || d.Action == "" {
+		t.Fatalf("reply %s: %v", reply.Data, err)
+	}
+	// As a caller: the decision is that caller's.
+	reply, err = nc.Request(SubjectMatch+".alice", []byte(`{"id":"t-2","caller":{"id":"bob"},"message":{"parts":[{"text":"book me a hotel in Lisbon"}]}}`), 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := wire.DecodeDecision(reply.Data); err != nil || d.DecisionID != wire.DecisionID("alice", "t-2") {
+		t.Fatalf("as alice: %s %v", reply.Data, err)
+	}
+	reply, err = nc.Request(SubjectMatch, []byte(`{"id":"bad id!","message":{"parts":[{"text":"x"}]}}`), 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Header.Get("Nats-Service-Error-Code") != "400" || !strings.Contains(reply.Header.Get("Nats-Service-Error"), "id") {
+		t.Errorf("bad task: headers %v, body %s", reply.Header, reply.Data)
+	}
+}

@@ -42,7 +42,9 @@ Runs the whole pipeline in this process: an embedded NATS server with JetStream 
 under --data, listening on --nats-listen so any NATS client can publish tasks), the
 streams, and the five stages (extractor, retriever, reranker, decider, feedback) plus
 the dead-letter watcher, configured by the same flags as the services. Publish tasks on
-` + wire.SubjectSubmitted + ` (or use ` + "`skillmatch submit`" + `); decisions appear on ` + wire.SubjectDecisionPrefix + `<action>.
+` + wire.SubjectSubmitted + `.<caller> (or use ` + "`skillmatch submit`" + `); decisions appear on
+` + wire.SubjectDecisionPrefix + `<caller>.<action>. Or ask and wait: ` + "`nats req skillmatch.match '<task>'`" + ` replies with
+the decision (skillmatch.match.<caller> to ask as a caller; NATS micro service "skillmatch").
 The --cards folder is loaded into the catalog KV bucket at start; change it while running
 with ` + "`skillmatch cards add|remove`" + ` (the stages rebuild their index live). With --registry the
 agents it lists are discovered and kept fresh every --refresh, as ` + "`skillmatch cards refresh`" + `
@@ -191,6 +193,12 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		return nil, err
 	}
 	run.stop = append(run.stop, g.Stop)
+	// The request-reply front door: `nats req skillmatch.match '<task>'`.
+	door, err := ServeMatch(ctx, nc, js, 15*time.Second, log)
+	if err != nil {
+		return nil, err
+	}
+	run.stop = append(run.stop, func() { _ = door.Stop() })
 	if rf.Pipeline.HealthListen != "" {
 		addr, err := serveHealth(ctx, rf.Pipeline.HealthListen, nc, g, snaps, true, metrics)
 		if err != nil {

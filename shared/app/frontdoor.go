@@ -1,0 +1,118 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
+	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+)
+
+// SubjectMatch is the request-reply front door: a request on it (or on
+// SubjectMatch.<caller>, whose permissions say who may ask as that
+// caller) carrying a task gets the task's decision as the reply, or its
+// dead letter as a service error.
+const SubjectMatch = wire.Prefix + ".match"
+
+// ServeMatch serves SubjectMatch as the NATS micro service "skillmatch"
+// (found by `nats micro ls`), submitting each task through the pipeline as
+// the caller of the request's subject and answering with its decision.
+// It stops when ctx ends.
+func ServeMatch(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, timeout time.Duration, log *zap.Logger) (micro.Service, error) {
+	svc, err := micro.AddService(nc, micro.Config{Name: "skillmatch", Version: semver(Version()),
+		Description: "matches a task to an A2A agent skill and replies with the decision"})
+	if err != nil {
+		return nil, fmt.Errorf("app: front door: %w", err)
+	}
+	h := micro.HandlerFunc(func(r micro.Request) {
+		// The micro handler runs on the subscription: answer each request
+		// on its own goroutine so that one decision does not wait for
+		// another.
+		go answerMatch(ctx, js, r, timeout, log)
+	})
+	for name, subject := range map[string]string{"match": SubjectMatch, "match-as": SubjectMatch + ".*"} {
+		if err := svc.AddEndpoint(name, h, micro.WithEndpointSubject(subject)); err != nil {
+			_ = svc.Stop()
+			return nil, fmt.Errorf("app: front door: %w", err)
+		}
+	}
+	// The server knows the endpoints before anyone is told they exist.
+	if err := nc.Flush(); err != nil {
+		_ = svc.Stop()
+		return nil, fmt.Errorf("app: front door: %w", err)
+	}
+	go func() {
+		<-ctx.Done()
+		_ = svc.Stop()
+	}()
+	return svc, nil
+}
+
+// answerMatch submits the request's task and replies with its decision.
+func answerMatch(ctx context.Context, js jetstream.JetStream, r micro.Request, timeout time.Duration, log *zap.Logger) {
+	caller, err := wire.CallerOf(SubjectMatch, r.Subject())
+	if err != nil {
+		_ = r.Error("400", err.Error(), nil)
+		return
+	}
+	t, err := matchTask(r.Data())
+	if err != nil {
+		_ = r.Error("400", err.Error(), nil)
+		return
+	}
+	// The caller is the subject's: the payload's caller id is a claim.
+	t.Caller.ID = caller
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	a, err := pipeline.Submit(ctx, js, pipeline.Streams{}, t)
+	switch {
+	case err != nil:
+		log.Warn("front door: no decision", zap.String("task_id", t.ID), zap.Error(err))
+		_ = r.Error("504", err.Error(), nil)
+	case a.DeadLetter != nil:
+		data, _ := json.Marshal(a.DeadLetter)
+		_ = r.Error("400", fmt.Sprintf("task %s rejected by the %s: %s", t.ID, a.DeadLetter.Stage, a.DeadLetter.Reason), data)
+	default:
+		_ = r.RespondJSON(a.Decision)
+	}
+}
+
+// errMatchTask marks a request the front door cannot read.
+var errMatchTask = errors.New("front door: bad task")
+
+// matchTask reads a request: a task (the JSON `skillmatch submit` sends)
+// or a TaskSubmitted envelope, checked as the extractor checks it.
+func matchTask(data []byte) (*task.Task, error) {
+	sub, err := wire.DecodeTaskSubmitted(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errMatchTask, err)
+	}
+	t, err := task.Parse(sub.Task)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errMatchTask, err)
+	}
+	return t, nil
+}
+
+// semverRe is the SemVer form micro wants for a service's version.
+var semverRe = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// semver is v as SemVer ("v1.2.3" → "1.2.3"); a development build
+// ("devel", a VCS revision) is 0.0.0-dev.
+func semver(v string) string {
+	if s := strings.TrimPrefix(v, "v"); semverRe.MatchString(s) {
+		return s
+	}
+	return "0.0.0-dev"
+}
