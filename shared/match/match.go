@@ -298,6 +298,10 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	return sl, nil
 }
 
+// Filters are the hard filters' options the matcher applies (grants,
+// strict, private endpoints), for a baseline that must filter alike.
+func (m *Matcher) Filters() []filter.Option { return m.cfg.filters }
+
 // Rejections says why each filtered-out skill was removed.
 func (m *Matcher) Rejections(req *extract.Requirement) []filter.Rejection {
 	fr := filter.Keep(req, m.cat, m.cfg.filters...)

@@ -53,7 +53,7 @@ func (p *PlainBM25) Rank(req *extract.Requirement, sl *match.Shortlist, gt *gold
 	} else {
 		terms = analyze.Terms(req.Need)
 	}
-	keep := filter.Keep(req, p.m.Catalog()).Keep
+	keep := filter.Keep(req, p.m.Catalog(), p.m.Filters()...).Keep
 	hits := p.ix.Search(terms, 0, func(d int) bool { return keep == nil || keep[d] })
 	for i, h := range hits {
 		if gt.Correct(p.m.Index().Doc(h.Doc).Key) {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -223,5 +225,30 @@ func TestRunPerTaskRoundTrip(t *testing.T) {
 	}
 	if n != len(outs) {
 		t.Errorf("%d lines for %d outcomes", n, len(outs))
+	}
+}
+
+// Plain BM25 filters as the matcher does: a catalog of development agents
+// on localhost, matched with private endpoints allowed, is ranked by BM25
+// too, not filtered out wholesale.
+func TestPlainBM25FiltersLikeTheMatcher(t *testing.T) {
+	c, err := card.Parse("local-weather", []byte(`{"name":"Local Weather","description":"weather","version":"1",
+		"supportedInterfaces":[{"url":"http://localhost:9999","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
+		"capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],
+		"skills":[{"id":"forecast","name":"Weather forecast","description":"weather forecasts for any city","tags":["weather"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New(catalog.Agent{Card: c, Status: catalog.EntryDefault})
+	gt := &golden.Task{ID: "w", Text: "weather forecast for Oslo", Expected: c.ID + "/forecast"}
+	for _, private := range []bool{false, true} {
+		m, err := match.New(cat, match.WithPrivateEndpoints(private))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := m.Extract(gt.ToTask())
+		if r := NewPlainBM25(m).Rank(&req, nil, gt); (r == 1) != private {
+			t.Errorf("private endpoints %v: plain BM25 ranked the local agent %d", private, r)
+		}
 	}
 }
