@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/endpoint"
@@ -24,8 +25,9 @@ type A2ARequest struct {
 	URL             string `json:"url"`
 	ProtocolBinding string `json:"protocolBinding"`
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
-	// Method is "SendMessage" (JSON-RPC method, gRPC A2AService method)
-	// or "POST" for HTTP+JSON.
+	// Method is "SendMessage" (JSON-RPC method of A2A v1.0, gRPC
+	// A2AService method), "message/send" (the JSON-RPC method of v0.3) or
+	// "POST" for HTTP+JSON.
 	Method string `json:"method"`
 	// Body is the JSON to send: a JSON-RPC 2.0 request for JSONRPC, the
 	// SendMessageRequest itself for HTTP+JSON and GRPC (protojson).
@@ -150,34 +152,54 @@ func NewA2ARequest(c *card.Card, skillID string, t *task.Task, decisionID string
 		}
 	}
 	params := &a2a.SendMessageRequest{Tenant: t.Caller.Tenant, Message: msg}
+	if accept := t.Constraints.AcceptedOutputTypes; len(accept) > 0 {
+		params.Config = &a2a.SendMessageConfig{AcceptedOutputModes: accept}
+	}
 	routed, err := routing.Apply(params, c, skillID)
 	if err != nil {
 		return nil, fmt.Errorf("wire: a2a request: %w", err)
 	}
-	r := &A2ARequest{URL: itf.URL, ProtocolBinding: itf.Binding, ProtocolVersion: itf.ProtocolVersion}
+	r := &A2ARequest{URL: itf.URL, ProtocolBinding: itf.Binding, ProtocolVersion: itf.ProtocolVersion,
+		Headers: map[string]string{}}
 	if routed == routing.Routed {
-		r.Headers = map[string]string{a2a.SvcParamExtensions: routing.URI}
+		r.Headers[a2a.SvcParamExtensions] = routing.URI
 	}
 	if r.ProtocolBinding == "" {
 		r.ProtocolBinding = string(a2a.TransportProtocolJSONRPC)
+	}
+	// The request is written for the protocol version the interface
+	// speaks: an A2A v0.3 agent knows message/send and the v0.3 message
+	// shape (kind fields), not v1.0's SendMessage.
+	v03 := strings.HasPrefix(itf.ProtocolVersion, "0.")
+	version := itf.ProtocolVersion
+	if version == "" {
+		version = "1.0"
+	}
+	r.Headers[a2a.SvcParamVersion] = version
+	var payload any = params
+	method := "SendMessage"
+	if v03 {
+		payload, method = a2av0.FromV1SendMessageRequest(params), "message/send"
 	}
 	var body any
 	switch strings.ToUpper(r.ProtocolBinding) {
 	case string(a2a.TransportProtocolHTTPJSON):
 		r.Method = "POST"
-		r.URL = strings.TrimSuffix(itf.URL, "/") + "/message:send"
-		body = params
+		if !strings.HasSuffix(itf.URL, "/message:send") {
+			r.URL = strings.TrimSuffix(itf.URL, "/") + "/message:send"
+		}
+		body = payload
 	case string(a2a.TransportProtocolGRPC):
 		r.Method = "SendMessage"
 		body = params
 	default:
-		r.Method = "SendMessage"
+		r.Method = method
 		body = struct {
-			JSONRPC string                  `json:"jsonrpc"`
-			ID      string                  `json:"id"`
-			Method  string                  `json:"method"`
-			Params  *a2a.SendMessageRequest `json:"params"`
-		}{"2.0", decisionID, "SendMessage", params}
+			JSONRPC string `json:"jsonrpc"`
+			ID      string `json:"id"`
+			Method  string `json:"method"`
+			Params  any    `json:"params"`
+		}{"2.0", decisionID, method, payload}
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
@@ -185,7 +207,7 @@ func NewA2ARequest(c *card.Card, skillID string, t *task.Task, decisionID string
 	}
 	r.Body = raw
 	if dropped > 0 {
-		r.Note = fmt.Sprintf("%d file part(s) were sent as bytes, which skillmatch does not keep: attach them before sending", dropped)
+		r.Note = fmt.Sprintf("%d file part(s) are not in the request: the task named them without a URI, and skillmatch keeps no file bytes; attach them before sending", dropped)
 	}
 	return r, nil
 }

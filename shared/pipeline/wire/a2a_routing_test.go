@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
@@ -57,7 +58,7 @@ func TestA2ARequestRouting(t *testing.T) {
 				md, _ := params["metadata"].(map[string]any)
 				exts, _ := msg["extensions"].([]any)
 				if !tt.routed {
-					if md != nil || exts != nil || r.Headers != nil {
+					if md != nil || exts != nil || r.Headers[a2a.SvcParamExtensions] != "" {
 						t.Errorf("not routed, but metadata %v, extensions %v, headers %v", md, exts, r.Headers)
 					}
 					return
@@ -69,7 +70,7 @@ func TestA2ARequestRouting(t *testing.T) {
 				if len(exts) != 1 || exts[0] != routing.URI {
 					t.Errorf("message extensions %v", exts)
 				}
-				if len(r.Headers) != 1 || r.Headers["A2A-Extensions"] != routing.URI {
+				if r.Headers["A2A-Extensions"] != routing.URI || r.Headers["A2A-Version"] == "" {
 					t.Errorf("headers %v", r.Headers)
 				}
 			})
