@@ -44,6 +44,8 @@ require (
 	github.com/weaviate/weaviate v1.27.0 // indirect
 	github.com/weaviate/weaviate-go-client/v4 v4.16.1 // indirect
 	go.mongodb.org/mongo-driver v1.14.0 // indirect
+	go.opentelemetry.io/otel v1.39.0 // indirect
+	go.opentelemetry.io/otel/trace v1.39.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
 	go.uber.org/zap v1.28.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect

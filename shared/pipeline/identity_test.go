@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
@@ -265,5 +268,57 @@ func TestPipelineTaskIDsPerCaller(t *testing.T) {
 	}
 	if n, _ := streamCount(ctx, js, DefaultStreams.DeadLetters); n != 0 {
 		t.Errorf("%d dead letters", n)
+	}
+}
+
+// One task's stages make one trace: the caller's span, then one span per
+// stage, each the child of the one before, carried by traceparent in the
+// NATS headers.
+func TestPipelineTrace(t *testing.T) {
+	m := testMatcher(t)
+	cfg := testConfig(t)
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer tp.Shutdown(context.Background())
+	cfg.Tracer = tp
+	js, ctx := embedded(t, cfg)
+	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	sctx, root := tp.Tracer("test").Start(ctx, "submit")
+	a, err := Submit(sctx, js, Streams{}, &task.Task{ID: "traced", Message: task.Message{Parts: []task.Part{{Text: "book a flight to Lisbon"}}}})
+	root.End()
+	if err != nil || a.Decision == nil {
+		t.Fatalf("%+v %v", a, err)
+	}
+	// The decider's span ends right after its output is handed over.
+	var spans []sdktrace.ReadOnlySpan
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if spans = rec.Ended(); len(spans) >= 5 {
+			break
+		}
+	}
+	byName := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range spans {
+		if s.SpanContext().TraceID() != root.SpanContext().TraceID() {
+			t.Errorf("span %s in trace %s, want %s", s.Name(), s.SpanContext().TraceID(), root.SpanContext().TraceID())
+		}
+		byName[s.Name()] = s
+	}
+	parent := root.SpanContext().SpanID()
+	for _, stage := range []string{StageExtractor, StageRetriever, StageReranker, StageDecider} {
+		s, ok := byName[stage]
+		if !ok {
+			t.Fatalf("no %s span among %d", stage, len(spans))
+		}
+		if s.Parent().SpanID() != parent {
+			t.Errorf("%s span's parent %s, want %s", stage, s.Parent().SpanID(), parent)
+		}
+		parent = s.SpanContext().SpanID()
+	}
+	if len(spans) != 5 {
+		t.Errorf("%d spans, want 5", len(spans))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/identity"
@@ -117,6 +118,9 @@ type Config struct {
 	Log *zap.Logger
 	// Observer is told about every delivery of every stage (metrics).
 	Observer runtime.Observer
+	// Tracer gives every delivery a span in its task's trace (nil: no
+	// tracing; the W3C trace context still passes through untouched).
+	Tracer trace.TracerProvider
 }
 
 func (c Config) withDefaults() Config {
@@ -260,7 +264,7 @@ func (c Config) RuntimeConfig() runtime.Config {
 	return runtime.Config{
 		MaxDeliver: c.MaxDeliver, BackOff: c.BackOff, MaxAckPending: c.MaxAckPending,
 		PullMaxMessages: c.PullMaxMessages, PullExpiry: c.PullExpiry, MaxInFlight: c.MaxInFlight,
-		Workers: c.Workers, Retry: c.Retry, Duplicates: c.Duplicates, Log: c.Log, Observer: c.Observer,
+		Workers: c.Workers, Retry: c.Retry, Duplicates: c.Duplicates, Log: c.Log, Observer: c.Observer, Tracer: c.Tracer,
 	}
 }
 

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/pipeline/runtime"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -34,7 +37,12 @@ func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplica
 	if err != nil {
 		return false, err
 	}
-	ack, err := js.Publish(ctx, wire.SubjectSubmittedBy(t.Caller.ID), data, jetstream.WithMsgID(MsgID(t.Caller.ID, t.ID, "submitted")))
+	// The caller's trace context, when ctx carries one, travels with the
+	// task through every stage (traceparent in the header).
+	hdr := nats.Header{}
+	propagation.TraceContext{}.Inject(ctx, runtime.HeaderCarrier(hdr))
+	out := &nats.Msg{Subject: wire.SubjectSubmittedBy(t.Caller.ID), Data: data, Header: hdr}
+	ack, err := js.PublishMsg(ctx, out, jetstream.WithMsgID(MsgID(t.Caller.ID, t.ID, "submitted")))
 	if err != nil {
 		return false, fmt.Errorf("pipeline: publish task %s: %w", t.ID, err)
 	}

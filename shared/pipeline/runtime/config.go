@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
 
@@ -54,6 +55,9 @@ type Config struct {
 	Log *zap.Logger
 	// Observer, when set, is told about every delivery (Observe).
 	Observer Observer
+	// Tracer, when set, gives every delivery a span in the trace its
+	// message's traceparent names (Trace).
+	Tracer trace.TracerProvider
 }
 
 // DefaultConfig is the configuration a zero Config gets.

@@ -27,6 +27,9 @@ type Msg struct {
 	// which restarts its ack wait; nil outside a runner. Call KeepAlive,
 	// which checks.
 	InProgress func()
+	// Header is the message's NATS header (nil when it has none): the
+	// W3C trace context travels in it (Trace).
+	Header map[string][]string
 }
 
 // KeepAlive calls InProgress when there is one.
@@ -42,6 +45,9 @@ type Output struct {
 	Subject string
 	Data    []byte
 	MsgID   string
+	// Header, when set, is published with the message (Trace puts the
+	// trace context there).
+	Header map[string][]string
 }
 
 // Result is what a handler did with a message. TaskID is set as soon as

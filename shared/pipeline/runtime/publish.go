@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 )
@@ -92,7 +93,7 @@ func (r *Runner) publish(ctx context.Context, outs []Output, tries []int) (dups 
 		}
 		tries[i]++
 		pctx, cancel := context.WithTimeout(ctx, r.attemptTimeout())
-		ack, err := r.js.Publish(pctx, o.Subject, o.Data, jetstream.WithMsgID(o.MsgID))
+		ack, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: o.Subject, Data: o.Data, Header: o.Header}, jetstream.WithMsgID(o.MsgID))
 		cancel()
 		if err != nil {
 			return dups, fmt.Errorf("publish %s: %w", o.Subject, err)

@@ -200,6 +200,9 @@ func (r *Runner) chain(st Stage, log *zap.Logger) Handler {
 	if r.cfg.Observer != nil {
 		mw = append([]Middleware{Observe(st.Name, r.cfg.Observer)}, mw...)
 	}
+	if r.cfg.Tracer != nil {
+		mw = append([]Middleware{Trace(st.Name, r.cfg.Tracer)}, mw...)
+	}
 	return Chain(st.Handle, mw...)
 }
 
@@ -215,7 +218,7 @@ func (run *Running) handle(ctx context.Context, m jetstream.Msg) {
 		return
 	}
 	in := Msg{Subject: m.Subject(), Data: m.Data(), Stream: md.Stream, Seq: md.Sequence.Stream,
-		Delivery: md.NumDelivered, InProgress: func() { _ = m.InProgress() }}
+		Delivery: md.NumDelivered, InProgress: func() { _ = m.InProgress() }, Header: m.Headers()}
 	res, err := run.h(ctx, in)
 	d := delivery{m: m, res: res, n: md.NumDelivered,
 		lf: []zap.Field{zap.String("task_id", res.TaskID), zap.Uint64("seq", in.Seq), zap.Uint64("delivery", in.Delivery)}}
