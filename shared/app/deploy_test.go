@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -329,5 +330,49 @@ func TestRunRequestReply(t *testing.T) {
 	}
 	if reply.Header.Get("Nats-Service-Error-Code") != "400" || !strings.Contains(reply.Header.Get("Nats-Service-Error"), "id") {
 		t.Errorf("bad task: headers %v, body %s", reply.Header, reply.Data)
+	}
+}
+
+// `run --otlp-endpoint` exports the stages' spans to an OTLP/HTTP
+// collector (here a loopback stand-in that counts what it receives).
+func TestRunExportsTraces(t *testing.T) {
+	var mu sync.Mutex
+	var posts, bytesIn int
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/traces" {
+			posts++
+			bytesIn += len(body)
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer collector.Close()
+	fs, rf := NewRunFlags(io.Discard)
+	if err := fs.Parse([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir(),
+		"--otlp-endpoint", collector.URL + "/v1/traces"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := StartRun(ctx, rf, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: r.ClientURL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if a, err := pipeline.Submit(ctx, js, pipeline.Streams{}, &task.Task{ID: "tr-1",
+		Message: task.Message{Parts: []task.Part{{Text: "book a flight to Lisbon"}}}}); err != nil || a.Decision == nil {
+		t.Fatalf("submit: %+v %v", a, err)
+	}
+	r.Stop() // flushes the spans
+	mu.Lock()
+	defer mu.Unlock()
+	if posts == 0 || bytesIn == 0 {
+		t.Errorf("the collector got %d exports (%d bytes)", posts, bytesIn)
 	}
 }

@@ -41,6 +41,7 @@ type PipelineFlags struct {
 	LogLevel            string
 	HealthListen        string
 	Callers             string
+	OTLPEndpoint        string
 }
 
 // PipelineFlagNames are the flags Register defines.
@@ -48,7 +49,7 @@ var PipelineFlagNames = []string{"stream-tasks", "stream-decisions", "stream-out
 	"catalog-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
 	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes",
 	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
-	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen", "callers"}
+	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen", "callers", "otlp-endpoint"}
 
 // Register defines the pipeline flags on fs.
 func (p *PipelineFlags) Register(fs *flag.FlagSet) {
@@ -91,6 +92,8 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&p.Callers, "callers", "", "extractor: directory of callers (JSON: tenant, scopes, data-class floor, trusted per caller id):\n"+
 		"a task's caller is the subject it arrived on, and its payload may only narrow these; empty: payload claims\n"+
 		"other than the caller id are taken as given (loopback development)")
+	fs.StringVar(&p.OTLPEndpoint, "otlp-endpoint", "", "send each delivery's span (W3C traceparent carried across the stages) to this OTLP/HTTP\n"+
+		"collector, e.g. http://127.0.0.1:4318; empty: no tracing")
 	fs.StringVar(&p.HealthListen, "health-listen", "", "serve /healthz (running, NATS connected) and /readyz (catalog loaded, no stage\n"+
 		"holding its deliveries) on this address, e.g. :8081; empty: off")
 }

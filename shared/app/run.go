@@ -122,6 +122,13 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 			run.Stop()
 		}
 	}()
+	tp, shutdownTracing, err := tracerProvider(ctx, rf.Pipeline.OTLPEndpoint, "skillmatch")
+	if err != nil {
+		return nil, err
+	}
+	// Stopped last: the stages' spans are flushed after the stages end.
+	run.stop = append(run.stop, func() { _ = shutdownTracing(context.Background()) })
+	cfg.Tracer = tp
 	if run.CardsDir == "" {
 		if run.CardsDir, err = FindExampleCatalog(); err != nil {
 			return nil, err

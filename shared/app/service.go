@@ -119,6 +119,12 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 	cfg.Log = log
 	metrics := NewMetrics()
 	cfg.Observer = metrics
+	tp, shutdownTracing, err := tracerProvider(ctx, sf.Pipeline.OTLPEndpoint, "skillmatch-"+stage)
+	if err != nil {
+		return err
+	}
+	defer shutdownTracing(context.Background()) //nolint:errcheck
+	cfg.Tracer = tp
 
 	matching := pipeline.MatchingStages[stage]
 	snaps := pipeline.NewSnapshots(nil)
