@@ -72,7 +72,10 @@ func TaskIDOf(data []byte) string {
 		} `json:"task"`
 	}
 	if json.Unmarshal(data, &m) != nil {
-		return ""
+		// Too deep or broken for the decoder: walk its tokens instead, so
+		// a dead letter still names the task.
+		f := wire.StringsAt(data, "taskId", "task.id", "id")
+		m.TaskID, m.Task.ID, m.ID = f["taskId"], f["task.id"], f["id"]
 	}
 	id := m.TaskID
 	if id == "" {

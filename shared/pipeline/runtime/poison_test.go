@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,5 +77,23 @@ func TestPoisonQueueOfPanic(t *testing.T) {
 	}
 	if dl.Reason != "bad input: handler panic: boom" || dl.TaskID != "t-1" || dl.Deliveries != 1 {
 		t.Errorf("dead letter %+v", dl)
+	}
+}
+
+// TaskIDOf finds the task of any pipeline message, also one nested
+// deeper than the JSON decoder allows, so its dead letter names it.
+func TestTaskIDOf(t *testing.T) {
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	for data, want := range map[string]string{
+		`{"taskId":"t-1"}`:                          "t-1",
+		`{"v":1,"task":{"id":"t-2"}}`:               "t-2",
+		`{"id":"t-3","message":{}}`:                 "t-3",
+		`{"junk":` + deep + `,"id":"t-4"}`:          "t-4",
+		`{"task":{"junk":` + deep + `,"id":"t-5"}}`: "t-5",
+		`not json`: "",
+	} {
+		if got := TaskIDOf([]byte(data)); got != want {
+			t.Errorf("TaskIDOf(%.40s…) = %q, want %q", data, got, want)
+		}
 	}
 }

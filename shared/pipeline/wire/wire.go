@@ -159,7 +159,10 @@ func CallerOfMessage(subject string, data []byte) string {
 			} `json:"caller"`
 		} `json:"task"`
 	}
-	if json.Unmarshal(data, &m) != nil || identity.Valid(m.Task.Caller.ID) != nil {
+	if json.Unmarshal(data, &m) != nil {
+		m.Task.Caller.ID = StringsAt(data, "task.caller.id")["task.caller.id"]
+	}
+	if identity.Valid(m.Task.Caller.ID) != nil {
 		return ""
 	}
 	return m.Task.Caller.ID
