@@ -425,7 +425,7 @@ func (m *Matcher) Match(ctx context.Context, t *task.Task) (*Result, error) {
 	}
 	t3 := time.Now()
 	d, opts := m.Decide(res.Ranked)
-	st, err := m.Settler(nil).Settle(ctx, t, d, opts, t.ID)
+	st, err := m.Settler(nil).Settle(ctx, t, &res.Requirement, d, opts, t.ID)
 	if err != nil {
 		return nil, fmt.Errorf("match task %s: %w", t.ID, err)
 	}

@@ -103,7 +103,7 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 		Catalog: m.Catalog, DecidedAt: d.cfg.Now().UTC()}
 	settler := snap.m.Settler(d.cfg.Followups)
 	settler.Now = d.cfg.Now
-	st, err := settler.Settle(ctx, &t, p.Decide(opts), opts, out.DecisionID)
+	st, err := settler.Settle(ctx, &t, nil, p.Decide(opts), opts, out.DecisionID)
 	if errors.Is(err, settle.ErrRejected) {
 		return res, badInput(fmt.Errorf("ranked task %s: %w", m.TaskID, err))
 	}

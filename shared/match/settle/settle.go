@@ -98,9 +98,14 @@ type Settled struct {
 // options are what this catalog's filters kept, so one that fails was
 // forged or made for another task (ErrRejected). A delegation is recorded in the store, when there is one, before it is
 // returned. Errors wrap ErrRejected (the candidates are not this catalog's),
-// or come from the store (transient).
-func (s *Settler) Settle(ctx context.Context, t *task.Task, d decide.Decision, opts []decide.Option, decisionID string) (Settled, error) {
-	st, err := s.settle(ctx, t, d, opts)
+// or come from the store (transient). req is t's requirement when the
+// caller has it already (nil: extracted from t).
+func (s *Settler) Settle(ctx context.Context, t *task.Task, req *extract.Requirement, d decide.Decision, opts []decide.Option, decisionID string) (Settled, error) {
+	if req == nil {
+		r := extract.FromTask(t)
+		req = &r
+	}
+	st, err := s.settle(ctx, t, req, d, opts)
 	if err != nil || st.Decision.Action != decide.Delegate || s.Store == nil {
 		return st, err
 	}
@@ -116,7 +121,7 @@ func (s *Settler) Settle(ctx context.Context, t *task.Task, d decide.Decision, o
 	// An earlier delivery of this task recorded, and may have published,
 	// another delegation (the near-tie posteriors moved in between): the
 	// record wins, so that the decision and its follow-ups agree.
-	return s.pin(t, stored.AgentID, stored.SkillID, stored.SkillID, stored.ContextID, opts,
+	return s.pin(req, t, stored.AgentID, stored.SkillID, stored.SkillID, stored.ContextID, opts,
 		fmt.Sprintf("task %s was delegated to %s/%s on an earlier delivery", t.ID, stored.AgentID, stored.SkillID)), nil
 }
 
@@ -127,25 +132,29 @@ func (s *Settler) now() time.Time {
 	return time.Now()
 }
 
-func (s *Settler) settle(ctx context.Context, t *task.Task, d decide.Decision, opts []decide.Option) (Settled, error) {
-	req := extract.FromTask(t)
+func (s *Settler) settle(ctx context.Context, t *task.Task, req *extract.Requirement, d decide.Decision, opts []decide.Option) (Settled, error) {
+	// The caller's access to every option, checked once: the chosen one
+	// and the fallbacks are among them.
+	access := make(map[string]grants.Decision, len(opts))
 	for i := range opts {
-		if _, err := s.check(&req, t, &opts[i]); err != nil {
+		acc, err := s.check(req, t, &opts[i])
+		if err != nil {
 			return Settled{}, err
 		}
+		access[opts[i].Key] = acc
 	}
 	if prev := t.Message.TaskID; prev != "" {
-		return s.followup(ctx, t, prev, opts)
+		return s.followup(ctx, req, t, prev, opts)
 	}
 	if agentID, skillID, ok := t.Constraints.Skill(); ok {
-		return s.pin(t, agentID, skillID, "", t.Message.ContextID, opts, "the caller named skill "+t.Constraints.SkillID), nil
+		return s.pin(req, t, agentID, skillID, "", t.Message.ContextID, opts, "the caller named skill "+t.Constraints.SkillID), nil
 	}
-	return s.scope(&req, t, d)
+	return s.scope(req, t, d, access)
 }
 
 // followup settles a task that continues task prev: it keeps prev's agent
 // and skill, for prev's caller only, and never goes elsewhere.
-func (s *Settler) followup(ctx context.Context, t *task.Task, prev string, opts []decide.Option) (Settled, error) {
+func (s *Settler) followup(ctx context.Context, req *extract.Requirement, t *task.Task, prev string, opts []decide.Option) (Settled, error) {
 	if s.Store == nil {
 		return refuse("task %s continues task %s, but no record of delegated tasks is kept here (no follow-up store)", t.ID, prev), nil
 	}
@@ -171,7 +180,7 @@ func (s *Settler) followup(ctx context.Context, t *task.Task, prev string, opts 
 		// only the caller saw in the agent's reply.
 		contextID = t.Message.ContextID
 	}
-	return s.pin(t, rec.AgentID, rec.SkillID, rec.SkillID, contextID, opts,
+	return s.pin(req, t, rec.AgentID, rec.SkillID, rec.SkillID, contextID, opts,
 		fmt.Sprintf("follow-up of task %s keeps its skill %s/%s", prev, rec.AgentID, rec.SkillID)), nil
 }
 
@@ -181,7 +190,7 @@ func (s *Settler) followup(ctx context.Context, t *task.Task, prev string, opts 
 // continued ("" for a new task), for grants.Followup. The chosen option is
 // the ranked candidate when the matcher ranked the skill, so the
 // probability is the matcher's, else 0.
-func (s *Settler) pin(t *task.Task, agentID, skillID, taskSkill, contextID string, opts []decide.Option, why string) Settled {
+func (s *Settler) pin(req *extract.Requirement, t *task.Task, agentID, skillID, taskSkill, contextID string, opts []decide.Option, why string) Settled {
 	a, ok := s.Catalog.Agent(agentID)
 	if !ok {
 		return refuse("%s, but agent %q is not in the catalog", why, agentID)
@@ -194,8 +203,7 @@ func (s *Settler) pin(t *task.Task, agentID, skillID, taskSkill, contextID strin
 	if !acc.OK {
 		return refuse("%s, but %s", why, acc.Reason)
 	}
-	req := extract.FromTask(t)
-	v := filter.Check(&req, a, sk, s.Filters...)
+	v := filter.Check(req, a, sk, s.Filters...)
 	if !v.OK {
 		return refuse("%s, but it cannot take the task: %s", why, v.Rejection.Reason)
 	}
@@ -222,12 +230,20 @@ func (s *Settler) pin(t *task.Task, agentID, skillID, taskSkill, contextID strin
 // grants do not allow (a retriever running on other grants) is refused
 // rather than sent, and such fallbacks are dropped; a caller that reaches
 // the chosen agent only through skill grants starts a new context.
-func (s *Settler) scope(req *extract.Requirement, t *task.Task, d decide.Decision) (Settled, error) {
+func (s *Settler) scope(req *extract.Requirement, t *task.Task, d decide.Decision, access map[string]grants.Decision) (Settled, error) {
 	st := Settled{Decision: d, ContextID: t.Message.ContextID}
 	if d.Action != decide.Delegate || d.Chosen == nil {
 		return st, nil
 	}
-	acc, err := s.check(req, t, d.Chosen)
+	// accessOf is the checked access of an option (an option the policy
+	// did not take from opts is checked now).
+	accessOf := func(o *decide.Option) (grants.Decision, error) {
+		if acc, ok := access[o.Key]; ok {
+			return acc, nil
+		}
+		return s.check(req, t, o)
+	}
+	acc, err := accessOf(d.Chosen)
 	if err != nil {
 		return Settled{}, err
 	}
@@ -237,7 +253,7 @@ func (s *Settler) scope(req *extract.Requirement, t *task.Task, d decide.Decisio
 	}
 	kept := d.Fallbacks[:0:0]
 	for i := range d.Fallbacks {
-		facc, err := s.check(req, t, &d.Fallbacks[i])
+		facc, err := accessOf(&d.Fallbacks[i])
 		if err != nil {
 			return Settled{}, fmt.Errorf("fallback %d: %w", i+1, err)
 		}

@@ -100,7 +100,7 @@ func TestSettle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Settler{Catalog: cat, Grants: tt.grants}
-			st, err := s.Settle(context.Background(), tt.task, tt.d, tt.opts, tt.task.ID)
+			st, err := s.Settle(context.Background(), tt.task, nil, tt.d, tt.opts, tt.task.ID)
 			if tt.errIs != nil {
 				if !errors.Is(err, tt.errIs) {
 					t.Fatalf("err %v, want %v", err, tt.errIs)
@@ -140,14 +140,14 @@ func TestSettleFollowups(t *testing.T) {
 			s := &Settler{Catalog: cat, Store: store}
 			ctx := context.Background()
 			first := newTask("w-1", "weather in Lisbon", func(t *task.Task) { t.Caller.ID = "ana"; t.Message.ContextID = "c-1" })
-			st, err := s.Settle(ctx, first, delegate(weather), []decide.Option{weather}, "d-1")
+			st, err := s.Settle(ctx, first, nil, delegate(weather), []decide.Option{weather}, "d-1")
 			if err != nil || st.Decision.Action != decide.Delegate {
 				t.Fatalf("first: %+v %v", st, err)
 			}
 			// The ranking of the follow-up prefers another skill: the
 			// task's skill is kept, in its context.
 			next := newTask("w-2", "and in euros?", func(t *task.Task) { t.Caller.ID = "ana"; t.Message.TaskID = "w-1" })
-			st, err = s.Settle(ctx, next, delegate(currency), []decide.Option{currency, weather}, "d-2")
+			st, err = s.Settle(ctx, next, nil, delegate(currency), []decide.Option{currency, weather}, "d-2")
 			if err != nil || st.Decision.Action != decide.Delegate || st.Decision.Chosen.Key != weather.Key || st.ContextID != "c-1" || !st.Pinned {
 				t.Fatalf("follow-up: %+v %v", st, err)
 			}
@@ -156,14 +156,14 @@ func TestSettleFollowups(t *testing.T) {
 			}
 			// Another caller cannot continue it.
 			eve := newTask("w-3", "and in euros?", func(t *task.Task) { t.Caller.ID = "eve"; t.Message.TaskID = "w-1" })
-			st, err = s.Settle(ctx, eve, delegate(currency), []decide.Option{currency}, "d-3")
+			st, err = s.Settle(ctx, eve, nil, delegate(currency), []decide.Option{currency}, "d-3")
 			if err != nil || st.Decision.Action != decide.Abstain || !strings.Contains(st.Decision.Reason, "unknown to this caller") {
 				t.Fatalf("other caller: %+v %v", st, err)
 			}
 			// Task ids are per caller: another caller's w-1 is its own
 			// task, and does not touch ana's record.
 			reuse := newTask("w-1", "convert 10 dollars", func(t *task.Task) { t.Caller.ID = "eve" })
-			st, err = s.Settle(ctx, reuse, delegate(currency), []decide.Option{currency}, "d-4")
+			st, err = s.Settle(ctx, reuse, nil, delegate(currency), []decide.Option{currency}, "d-4")
 			if err != nil || st.Decision.Action != decide.Delegate || st.Decision.Chosen.Key != currency.Key {
 				t.Fatalf("eve's own w-1: %+v %v", st, err)
 			}
