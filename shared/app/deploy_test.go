@@ -199,18 +199,7 @@ func TestRunWithAuth(t *testing.T) {
 	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"} {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
-	fs, rf := NewRunFlags(io.Discard)
-	if err := fs.Parse([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir(),
-		"--auth", filepath.Join("..", "..", "deploy", "nats", "accounts.conf")}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r, err := StartRun(ctx, rf, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Stop()
+	r, ctx := startTestRun(t, "--auth", filepath.Join("..", "..", "deploy", "nats", "accounts.conf"))
 	if nc, err := nats.Connect(r.ClientURL, nats.Timeout(2*time.Second)); err == nil {
 		nc.Close()
 		t.Fatal("a client without credentials connected")
@@ -231,18 +220,7 @@ func TestRunWithAuth(t *testing.T) {
 // `run --health-listen` serves Prometheus metrics beside the probes: the
 // decision counter moves after a submit.
 func TestRunMetrics(t *testing.T) {
-	fs, rf := NewRunFlags(io.Discard)
-	if err := fs.Parse([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir(),
-		"--health-listen", "127.0.0.1:0"}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r, err := StartRun(ctx, rf, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Stop()
+	r, ctx := startTestRun(t, "--health-listen", "127.0.0.1:0")
 	scrape := func() string {
 		t.Helper()
 		resp, err := http.Get("http://" + r.HealthAddr + "/metrics")
@@ -292,17 +270,7 @@ func grepLines(s, prefix string) string {
 // `nats req skillmatch.match '<task>'` answers with the decision; a bad
 // task gets a service error naming what is wrong.
 func TestRunRequestReply(t *testing.T) {
-	fs, rf := NewRunFlags(io.Discard)
-	if err := fs.Parse([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir()}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r, err := StartRun(ctx, rf, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Stop()
+	r, _ := startTestRun(t)
 	nc, err := nats.Connect(r.ClientURL)
 	if err != nil {
 		t.Fatal(err)
@@ -349,17 +317,7 @@ func TestRunExportsTraces(t *testing.T) {
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
 	defer collector.Close()
-	fs, rf := NewRunFlags(io.Discard)
-	if err := fs.Parse([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir(),
-		"--otlp-endpoint", collector.URL + "/v1/traces"}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r, err := StartRun(ctx, rf, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, ctx := startTestRun(t, "--otlp-endpoint", collector.URL+"/v1/traces")
 	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: r.ClientURL}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -375,4 +333,23 @@ func TestRunExportsTraces(t *testing.T) {
 	if posts == 0 || bytesIn == 0 {
 		t.Errorf("the collector got %d exports (%d bytes)", posts, bytesIn)
 	}
+}
+
+// startTestRun starts `skillmatch run` on a free port with the example
+// catalog and the extra flags; it stops with the test.
+func startTestRun(t *testing.T, extra ...string) (*Running, context.Context) {
+	t.Helper()
+	fs, rf := NewRunFlags(io.Discard)
+	args := append([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir()}, extra...)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	r, err := StartRun(ctx, rf, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	return r, ctx
 }

@@ -68,15 +68,7 @@ func TestServicesAgainstExternalNATS(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	// The model bucket comes last; the reranker and decider need it.
-	for {
-		if _, err := pipeline.ModelKV(sctx, js, ""); err == nil {
-			break
-		} else if sctx.Err() != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitForBuckets(sctx, t, js)
 	files, rerrs := pipeline.ReadCards(exampleDir())
 	if len(rerrs) > 0 {
 		t.Fatal(rerrs)
@@ -216,15 +208,7 @@ func TestServiceDeciderGrants(t *testing.T) {
 	defer nc.Close()
 	sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
 	defer scancel()
-	// The model bucket is the last thing --setup-streams creates.
-	for {
-		if _, err := pipeline.ModelKV(sctx, js, ""); err == nil {
-			break
-		} else if sctx.Err() != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitForBuckets(sctx, t, js)
 	run(pipeline.StageExtractor)
 	run(pipeline.StageRetriever)
 	run(pipeline.StageReranker)
@@ -357,5 +341,19 @@ func (s *services) stop(t *testing.T, cancel context.CancelFunc) {
 	close(s.errs)
 	for e := range s.errs {
 		t.Error(e)
+	}
+}
+
+// waitForBuckets waits until --setup-streams has created the model
+// bucket, the last thing it creates: the reranker and decider need it.
+func waitForBuckets(ctx context.Context, t *testing.T, js jetstream.JetStream) {
+	t.Helper()
+	for {
+		if _, err := pipeline.ModelKV(ctx, js, ""); err == nil {
+			return
+		} else if ctx.Err() != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

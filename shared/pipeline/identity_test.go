@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
@@ -25,19 +26,9 @@ import (
 func TestPipelineCallerFromSubject(t *testing.T) {
 	m := grantsMatcher(t) // bob is granted support-triage, eve nothing
 	cfg := testConfig(t)
-	dir, err := identity.New(identity.File{Callers: map[string]identity.Identity{
+	js, ctx, _ := startWithCallers(t, m, cfg, map[string]identity.Identity{
 		"bob": {Tenant: "acme", Scopes: []string{"support.tickets"}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Callers = dir
-	js, ctx := embedded(t, cfg)
-	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Stop()
+	})
 	published := 0
 	submitAs := func(as string, tk *task.Task) *wire.Decision {
 		t.Helper()
@@ -127,20 +118,10 @@ func TestPipelineForgedOutcomes(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.FeedbackInterval = 100 * time.Millisecond
 	cfg.RefitInterval = -1 // refits run by hand below
-	dir, err := identity.New(identity.File{Callers: map[string]identity.Identity{
+	js, ctx, g := startWithCallers(t, m, cfg, map[string]identity.Identity{
 		"bob": {Scopes: []string{"support.tickets"}, Trusted: true},
 		"eve": {},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Callers = dir
-	js, ctx := embedded(t, cfg)
-	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Stop()
+	})
 	text := task.Message{Parts: []task.Part{{Text: "triage this support ticket: the login page is down"}}}
 	decide1 := func(id string) *wire.Decision {
 		t.Helper()
@@ -321,4 +302,22 @@ func TestPipelineTrace(t *testing.T) {
 	if len(spans) != 5 {
 		t.Errorf("%d spans, want 5", len(spans))
 	}
+}
+
+// startWithCallers runs every stage over m with a directory of callers;
+// the group stops with the test.
+func startWithCallers(t *testing.T, m *match.Matcher, cfg Config, callers map[string]identity.Identity) (jetstream.JetStream, context.Context, *Group) {
+	t.Helper()
+	dir, err := identity.New(identity.File{Callers: callers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Callers = dir
+	js, ctx := embedded(t, cfg)
+	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Stop)
+	return js, ctx, g
 }
