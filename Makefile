@@ -50,6 +50,7 @@ bench: ## run the benchmarks (one decision at 1k/10k/100k skills, index build, h
 fuzz: ## fuzz the card and task readers for a minute each
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/card/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/task/
+	$(GO) test -run '^$$' -fuzz FuzzStringsAt -fuzztime 60s ./shared/pipeline/wire/
 
 $(MODEL): build
 	$(BIN) fit --set $(GOLDEN)/clinc150 --split train -o $(MODEL)

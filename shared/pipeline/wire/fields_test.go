@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -39,4 +41,27 @@ func TestStringsAt(t *testing.T) {
 	if c := CallerOfMessage(SubjectRanked, []byte(`{"junk":`+deep+`,"task":{"caller":{"id":"bob"}}}`)); c != "bob" {
 		t.Errorf("caller of a deep message: %q", c)
 	}
+}
+
+// StringsAt reads untrusted payloads: it never panics or hangs, and on a
+// document the JSON decoder reads, where the key stands once, it finds
+// what the decoder finds.
+func FuzzStringsAt(f *testing.F) {
+	for _, s := range []string{`{"taskId":"t-1"}`, `{"task":{"id":"t"},"taskId":"\u00e9"}`, `{"a":[[[{"taskId":"x"}]]],"b":1}`, `{`, `[]`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := StringsAt(data, "taskId", "id", "task.id", "task.caller.id")
+		var top map[string]json.RawMessage
+		if json.Unmarshal(data, &top) != nil || bytes.Count(data, []byte(`"taskId"`)) != 1 {
+			return
+		}
+		var want string
+		if raw, ok := top["taskId"]; !ok || json.Unmarshal(raw, &want) != nil {
+			return
+		}
+		if got["taskId"] != want {
+			t.Errorf("taskId %q, the decoder reads %q", got["taskId"], want)
+		}
+	})
 }
