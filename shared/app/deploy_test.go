@@ -78,6 +78,10 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		if pipeline.MatchingStages[stage] {
 			args = append(args, "--cards", exampleDir())
 		}
+		if stage == pipeline.StageExtractor || stage == pipeline.StageFeedback {
+			// As docker-compose.yml runs them: the callers' directory.
+			args = append(args, "--callers", filepath.Join("..", "..", "deploy", "callers.json"))
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -123,6 +127,10 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 	}
 	if a.Decision == nil || a.Decision.Action != decide.Delegate {
 		t.Fatalf("alice's decision: %+v", a)
+	}
+	// Her tenant comes from deploy/callers.json, not from her payload.
+	if r := a.Decision.Request; r == nil || !strings.Contains(string(r.Body), `"tenant":"acme"`) {
+		t.Errorf("alice's request does not carry her directory tenant: %+v", r)
 	}
 	claim := &task.Task{ID: "iso-claim", Caller: task.Caller{ID: "bob"},
 		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}}
