@@ -25,6 +25,9 @@ import (
 // dead letter as a service error.
 const SubjectMatch = wire.Prefix + ".match"
 
+// maxMatchesInFlight bounds the requests the front door waits on at once.
+const maxMatchesInFlight = 256
+
 // ServeMatch serves SubjectMatch as the NATS micro service "skillmatch"
 // (found by `nats micro ls`), submitting each task through the pipeline as
 // the caller of the request's subject and answering with its decision.
@@ -35,11 +38,21 @@ func ServeMatch(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, time
 	if err != nil {
 		return nil, fmt.Errorf("app: front door: %w", err)
 	}
+	// The micro handler runs on the subscription: each request is
+	// answered on its own goroutine so that one decision does not wait
+	// for another, up to maxMatchesInFlight at once; past that a request
+	// is refused with a busy error rather than queued without bound.
+	inFlight := make(chan struct{}, maxMatchesInFlight)
 	h := micro.HandlerFunc(func(r micro.Request) {
-		// The micro handler runs on the subscription: answer each request
-		// on its own goroutine so that one decision does not wait for
-		// another.
-		go answerMatch(ctx, js, r, timeout, log)
+		select {
+		case inFlight <- struct{}{}:
+			go func() {
+				defer func() { <-inFlight }()
+				answerMatch(ctx, js, r, timeout, log)
+			}()
+		default:
+			_ = r.Error("503", fmt.Sprintf("front door busy: %d requests are waiting for their decisions; retry", maxMatchesInFlight), nil)
+		}
 	})
 	for name, subject := range map[string]string{"match": SubjectMatch, "match-as": SubjectMatch + ".*"} {
 		if err := svc.AddEndpoint(name, h, micro.WithEndpointSubject(subject)); err != nil {
