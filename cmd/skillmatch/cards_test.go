@@ -165,7 +165,7 @@ func TestReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := replay(ctx, js, m, pipeline.DefaultStreams.Tasks, pipeline.DefaultStreams.Outcomes, bound{}, bound{})
+	res, err := replay(ctx, js, m, pipeline.DefaultStreams.Submissions, pipeline.DefaultStreams.Outcomes, bound{}, bound{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestReplay(t *testing.T) {
 	}
 	// A range: the stream holds the tasks at 1..len+1 (the invalid one
 	// after the fourth).
-	res, err = replay(ctx, js, m, pipeline.DefaultStreams.Tasks, pipeline.DefaultStreams.Outcomes, bound{seq: 3}, bound{seq: 6})
+	res, err = replay(ctx, js, m, pipeline.DefaultStreams.Submissions, pipeline.DefaultStreams.Outcomes, bound{seq: 3}, bound{seq: 6})
 	if err != nil {
 		t.Fatal(err)
 	}

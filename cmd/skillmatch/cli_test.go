@@ -148,7 +148,7 @@ func TestNATSURL(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := js.Stream(ctx, pipeline.DefaultStreams.Tasks)
+	s, err := js.Stream(ctx, pipeline.DefaultStreams.Submissions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestNATSURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	if info.State.Msgs != 1 {
-		t.Errorf("tasks stream holds %d messages, want the submitted task", info.State.Msgs)
+		t.Errorf("submissions stream holds %d messages, want the submitted task", info.State.Msgs)
 	}
 	// An unreachable NATS_URL is the address tried.
 	t.Setenv("NATS_URL", "nats://127.0.0.1:1")

@@ -21,19 +21,19 @@ import (
 
 func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay", "replay [--from SEQ|TIME] [--to SEQ|TIME] [--nats URL]",
-		"Replays the tasks submitted to a pipeline (the "+wire.SubjectSubmitted+" messages of the tasks\n"+
-			"stream) through the current matcher, built in this process from the catalog bucket "+wire.BucketCatalog+",\n"+
+		"Replays the tasks submitted to a pipeline (the "+wire.SubjectSubmitted+" messages of the\n"+
+			"submissions stream) through the current matcher, built in this process from the catalog bucket "+wire.BucketCatalog+",\n"+
 			"and prints how many tasks it would delegate, clarify and abstain on. Where the outcomes\n"+
 			"stream carries labels for a task (an outcome's rightSkill, \"none\" for no skill; or a\n"+
 			"successful outcome, whose skill was then right) it prints the eval figures on those tasks.\n"+
 			"Nothing is published: the running pipeline is not disturbed.\n\n"+
 			"--from and --to take a stream sequence (42), a time (2026-11-29T10:00:00Z or 2026-11-29)\n"+
-			"or a duration back from now (24h); both ends are inclusive. The tasks stream keeps tasks for\n"+
-			"its max age (`skillmatch run --tasks-max-age`, default 7 days).", stderr)
+			"or a duration back from now (24h); both ends are inclusive. The submissions stream keeps tasks\n"+
+			"for its max age (`skillmatch run --tasks-max-age`, default 7 days).", stderr)
 	nf := addNATSFlags(fs)
 	from := fs.String("from", "", "first task to replay: SEQ, TIME or a duration ago (default: the first in the stream)")
 	to := fs.String("to", "", "last task to replay: SEQ, TIME or a duration ago (default: the last now in the stream)")
-	tasksStream := fs.String("stream-tasks", pipeline.DefaultStreams.Tasks, "tasks stream")
+	submissionsStream := fs.String("stream-submissions", pipeline.DefaultStreams.Submissions, "submissions stream")
 	outcomesStream := fs.String("stream-outcomes", pipeline.DefaultStreams.Outcomes, "outcomes stream")
 	bucket := fs.String("bucket", wire.BucketCatalog, "catalog KV bucket")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for the whole replay")
@@ -81,7 +81,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !asJSON.On() {
 		fmt.Fprintf(stdout, "catalog: bucket %s revision %d, %d agents, %d skills\n", *bucket, rev, len(cat.Agents), len(cat.Skills()))
 	}
-	res, err := replay(ctx, js, m, *tasksStream, *outcomesStream, lo, hi)
+	res, err := replay(ctx, js, m, *submissionsStream, *outcomesStream, lo, hi)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (r *replayResult) print(w io.Writer) {
 		fmt.Fprintln(w, "no submitted tasks in the range")
 		return
 	}
-	fmt.Fprintf(w, "replayed %d tasks (tasks stream seq %d-%d", r.Tasks, r.FirstSeq, r.LastSeq)
+	fmt.Fprintf(w, "replayed %d tasks (submissions stream seq %d-%d", r.Tasks, r.FirstSeq, r.LastSeq)
 	if r.Invalid > 0 {
 		fmt.Fprintf(w, "; %d invalid, dead-lettered by the extractor", r.Invalid)
 	}
@@ -247,7 +247,7 @@ func readStream(ctx context.Context, js jetstream.JetStream, name string, filter
 
 // replay runs the submitted tasks in the range through m and scores the
 // labelled ones.
-func replay(ctx context.Context, js jetstream.JetStream, m *match.Matcher, tasksStream, outcomesStream string, lo, hi bound) (*replayResult, error) {
+func replay(ctx context.Context, js jetstream.JetStream, m *match.Matcher, submissions, outcomesStream string, lo, hi bound) (*replayResult, error) {
 	labels, err := readLabels(ctx, js, outcomesStream)
 	if err != nil {
 		return nil, err
@@ -256,7 +256,7 @@ func replay(ctx context.Context, js jetstream.JetStream, m *match.Matcher, tasks
 	seen := map[string]bool{}
 	var outs []eval.Outcome
 	var matchErr error
-	err = readStream(ctx, js, tasksStream, wire.SubjectsSubmitted, lo, hi, func(msg jetstream.Msg, md *jetstream.MsgMetadata) {
+	err = readStream(ctx, js, submissions, wire.SubjectsSubmitted, lo, hi, func(msg jetstream.Msg, md *jetstream.MsgMetadata) {
 		data := msg.Data()
 		if matchErr != nil {
 			return

@@ -45,7 +45,7 @@ type PipelineFlags struct {
 }
 
 // PipelineFlagNames are the flags Register defines.
-var PipelineFlagNames = []string{"stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
+var PipelineFlagNames = []string{"stream-submissions", "stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
 	"catalog-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
 	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes",
 	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
@@ -54,7 +54,8 @@ var PipelineFlagNames = []string{"stream-tasks", "stream-decisions", "stream-out
 // Register defines the pipeline flags on fs.
 func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 	def := pipeline.DefaultStreams
-	fs.StringVar(&p.Streams.Tasks, "stream-tasks", def.Tasks, "tasks stream")
+	fs.StringVar(&p.Streams.Submissions, "stream-submissions", def.Submissions, "stream of the tasks callers submit")
+	fs.StringVar(&p.Streams.Tasks, "stream-tasks", def.Tasks, "stream of the stages' messages about tasks")
 	fs.StringVar(&p.Streams.Decisions, "stream-decisions", def.Decisions, "decisions stream")
 	fs.StringVar(&p.Streams.Outcomes, "stream-outcomes", def.Outcomes, "outcomes stream")
 	fs.StringVar(&p.Streams.DeadLetters, "stream-deadletters", def.DeadLetters, "dead-letter stream")

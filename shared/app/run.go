@@ -49,7 +49,7 @@ The --cards folder is loaded into the catalog KV bucket at start; change it whil
 with ` + "`skillmatch cards add|remove`" + ` (the stages rebuild their index live). With --registry the
 agents it lists are discovered and kept fresh every --refresh, as ` + "`skillmatch cards refresh`" + `
 does; the signature flags apply to --cards too.
-Retention: TASKS keeps tasks for --tasks-max-age (the range ` + "`skillmatch replay`" + ` can cover);
+Retention: SUBMISSIONS and TASKS keep tasks for --tasks-max-age (the range ` + "`skillmatch replay`" + ` can cover);
 DEADLETTER keeps dead letters for --deadletters-max-age up to --deadletters-max-bytes;
 DECISIONS and OUTCOMES are kept.
 Feedback: outcomes on ` + wire.SubjectOutcome + ` update per-skill Beta posteriors of the success rate,

@@ -32,6 +32,16 @@ type DeciderConfig struct {
 	Followups settle.Store
 	// Now stamps decisions (nil: time.Now).
 	Now func() time.Time
+	// Decided stores each task's one decision (TaskIDs; nil: none, and a
+	// redelivery after the streams' dedup window decides again).
+	Decided DecisionStore
+}
+
+// DecisionStore keeps each caller's task's one decision (TaskIDs).
+type DecisionStore interface {
+	Decide(ctx context.Context, caller, taskID string, d wire.StoredMessage) (*wire.TaskIDRecord, bool, time.Time, error)
+	MarkPublished(ctx context.Context, caller, taskID string) error
+	InStream(ctx context.Context, d wire.StoredMessage, since time.Time) (bool, error)
 }
 
 // Decider is the fourth stage: it applies the policy to the ranked
@@ -130,5 +140,42 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 			out.Tie = &note
 		}
 	}
-	return res.Emit(wire.SubjectDecision(t.Caller.ID, string(out.Action)), MsgID(t.Caller.ID, m.TaskID, "decision"), &out)
+	res, err = res.Emit(wire.SubjectDecision(t.Caller.ID, string(out.Action)), MsgID(t.Caller.ID, m.TaskID, "decision"), &out)
+	if err != nil || d.cfg.Decided == nil {
+		return res, err
+	}
+	return d.once(ctx, res, t.Caller.ID)
+}
+
+// once publishes res's decision only if it is the task's first: it is
+// stored first (compare-and-set), and a delivery that finds another
+// decision stored publishes nothing, or, when that one may never have
+// reached the stream (the decider stopped between storing and
+// publishing), that one, exactly as stored.
+func (d *Decider) once(ctx context.Context, res Result, caller string) (Result, error) {
+	o := res.Out[0]
+	rec, first, at, err := d.cfg.Decided.Decide(ctx, caller, res.TaskID, wire.StoredMessage{Subject: o.Subject, MsgID: o.MsgID, Data: o.Data})
+	if err != nil {
+		return Result{TaskID: res.TaskID}, err
+	}
+	mark := func(ctx context.Context) { _ = d.cfg.Decided.MarkPublished(ctx, caller, res.TaskID) }
+	if first {
+		res.Published = mark
+		return res, nil
+	}
+	done := Result{TaskID: res.TaskID}
+	if rec.Published {
+		return done, nil
+	}
+	in, err := d.cfg.Decided.InStream(ctx, *rec.Decision, at)
+	if err != nil {
+		return done, err
+	}
+	if in {
+		mark(ctx)
+		return done, nil
+	}
+	done.Out = []Output{{Subject: rec.Decision.Subject, MsgID: rec.Decision.MsgID, Data: rec.Decision.Data}}
+	done.Published = mark
+	return done, nil
 }

@@ -70,11 +70,27 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 		}
 		return store, nil
 	}
+	// The extractor claims task ids, the decider stores each task's one
+	// decision under them: one bucket for both.
+	var ids *TaskIDs
+	taskIDs := func() (*TaskIDs, error) {
+		if ids == nil {
+			var err error
+			if ids, err = OpenTaskIDs(ctx, js, cfg.TaskIDsBucket, cfg.Streams.Decisions); err != nil {
+				return nil, err
+			}
+		}
+		return ids, nil
+	}
 	for _, name := range names {
 		var h Handler
 		switch name {
 		case StageExtractor:
-			h = NewExtractor(cfg.Callers).Handle
+			ids, err := taskIDs()
+			if err != nil {
+				return nil, err
+			}
+			h = NewExtractor(cfg.Callers).WithTaskIDs(ids).Handle
 		case StageRetriever:
 			rt := NewRetriever(snaps)
 			st := stageSpec(name, cfg.Streams, rt.Handle)
@@ -89,7 +105,11 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 			if err != nil {
 				return nil, err
 			}
-			g.Decider = NewDecider(snaps, DeciderConfig{Ties: *cfg.Ties, TieSeed: cfg.TieSeed, Followups: fu})
+			ids, err := taskIDs()
+			if err != nil {
+				return nil, err
+			}
+			g.Decider = NewDecider(snaps, DeciderConfig{Ties: *cfg.Ties, TieSeed: cfg.TieSeed, Followups: fu, Decided: ids})
 			h = g.Decider.Handle
 		case StageFeedback:
 			mkv, err := ModelKV(ctx, js, cfg.ModelBucket)

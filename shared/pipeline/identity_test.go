@@ -202,10 +202,14 @@ func TestPipelineForgedOutcomes(t *testing.T) {
 	}
 }
 
-// A message that squats a task's internal message id (Nats-Msg-Id
-// <victim>/extracted) no longer makes the victim's task vanish: the
-// victim's submission is dead-lettered with the reason.
-func TestPipelineSquattedTaskID(t *testing.T) {
+// Callers cannot set the stages' message ids: submissions have a stream
+// of their own, whose dedup ids are apart from the stages'. A submission
+// carrying the Nats-Msg-Id of another task's extractor output
+// (<victim>/extracted) squats nothing: the victim's task is decided, and
+// only the junk is dead-lettered. (When submissions shared the tasks
+// stream, the victim's task vanished, and later was dead-lettered as a
+// duplicate.)
+func TestPipelineSubmissionsCannotSquat(t *testing.T) {
 	m := testMatcher(t)
 	cfg := testConfig(t)
 	js, ctx := embedded(t, cfg)
@@ -214,15 +218,35 @@ func TestPipelineSquattedTaskID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Stop()
-	if _, err := js.Publish(ctx, wire.SubjectSubmittedBy("eve"), []byte(`junk`), jetstream.WithMsgID(MsgID("", "victim", "extracted"))); err != nil {
-		t.Fatal(err)
+	for _, step := range []string{"extracted", "shortlisted", "ranked", "decision"} {
+		if _, err := js.Publish(ctx, wire.SubjectSubmittedBy("eve"), []byte(`junk`), jetstream.WithMsgID(MsgID("", "victim", step))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	a, err := Submit(ctx, js, Streams{}, &task.Task{ID: "victim", Message: task.Message{Parts: []task.Part{{Text: "book a flight to Lisbon"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.DeadLetter == nil || !strings.Contains(a.DeadLetter.Reason, "duplicate") || a.DeadLetter.TaskID != "victim" {
-		t.Fatalf("victim's answer: %+v", a)
+	if a.Decision == nil || a.Decision.TaskID != "victim" {
+		t.Fatalf("victim's answer: %+v %+v", a.Decision, a.DeadLetter)
+	}
+	// The tasks stream holds no submission subject, the submissions
+	// stream no stage's.
+	for _, stream := range []string{DefaultStreams.Submissions, DefaultStreams.Tasks} {
+		s, err := js.Stream(ctx, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, subj := range info.Config.Subjects {
+			inTasks := subj == wire.SubjectExtracted || subj == wire.SubjectShortlisted || subj == wire.SubjectRanked
+			if inTasks != (stream == DefaultStreams.Tasks) {
+				t.Errorf("stream %s captures %s", stream, subj)
+			}
+		}
 	}
 }
 

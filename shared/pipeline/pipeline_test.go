@@ -313,7 +313,7 @@ func TestPipelineDeadLetters(t *testing.T) {
 		if !bytes.Equal(d.Payload, []byte(b.data)) || d.PayloadSize != len(b.data) {
 			t.Errorf("dead letter %d: payload of %d bytes, want the original %d", i, len(d.Payload), len(b.data))
 		}
-		if d.StreamSeq == 0 || d.Stream != DefaultStreams.Tasks && d.Stream != DefaultStreams.Outcomes {
+		if d.StreamSeq == 0 || d.Stream != DefaultStreams.Submissions && d.Stream != DefaultStreams.Tasks && d.Stream != DefaultStreams.Outcomes {
 			t.Errorf("dead letter %d: stream %s seq %d", i, d.Stream, d.StreamSeq)
 		}
 	}
@@ -331,7 +331,7 @@ func TestPipelineMaxDeliveries(t *testing.T) {
 	}
 	r := NewRunner(js, cfg)
 	calls := 0
-	flaky, err := r.Start(ctx, Stage{Name: "flaky", Stream: DefaultStreams.Tasks, Filter: "skillmatch.task.flaky",
+	flaky, err := r.Start(ctx, Stage{Name: "flaky", Stream: DefaultStreams.Tasks, Filter: wire.SubjectExtracted,
 		Handle: func(_ context.Context, in Msg) (Result, error) {
 			calls++
 			return Result{TaskID: "f-1"}, errors.New("backend down")
@@ -346,7 +346,7 @@ func TestPipelineMaxDeliveries(t *testing.T) {
 	}
 	defer dl.Stop()
 	payload := `{"v":1,"taskId":"f-1"}`
-	if _, err := js.Publish(ctx, "skillmatch.task.flaky", []byte(payload)); err != nil {
+	if _, err := js.Publish(ctx, wire.SubjectExtracted, []byte(payload)); err != nil {
 		t.Fatal(err)
 	}
 	waitCount(t, js, DefaultStreams.DeadLetters, 1, 15*time.Second)
@@ -356,7 +356,7 @@ func TestPipelineMaxDeliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Stage != "flaky" || d.TaskID != "f-1" || string(d.Payload) != payload || d.Deliveries != 3 ||
-		!strings.Contains(d.Reason, "3 deliveries") || d.Subject != "skillmatch.task.flaky" {
+		!strings.Contains(d.Reason, "3 deliveries") || d.Subject != wire.SubjectExtracted {
 		t.Errorf("dead letter %+v (payload %s)", d, d.Payload)
 	}
 	if msgs[0].Subject() != wire.SubjectDeadLetter("flaky", "") {

@@ -75,9 +75,7 @@ func (f *FeedbackStage) StartRefit(js jetstream.JetStream, cfg RefitConfig) {
 // accepted: no worse on the held-out slice. The reason is logged either
 // way.
 func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg RefitConfig) (feedback.RefitResult, error) {
-	if cfg.Streams == (Streams{}) {
-		cfg.Streams = DefaultStreams
-	}
+	cfg.Streams = cfg.Streams.withDefaults()
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultRefitWindow
 	}

@@ -17,8 +17,14 @@ import (
 
 // Streams names the JetStream streams.
 type Streams struct {
-	// Tasks holds skillmatch.task.> (submitted, extracted, shortlisted,
-	// ranked): the whole path of every task, replayable.
+	// Submissions holds what callers publish, skillmatch.task.submitted
+	// and .submitted.<caller>: the extractor's input, and what replay
+	// reads. It is apart from Tasks so that nothing a caller sends (a
+	// Nats-Msg-Id included: dedup ids are per stream) can reach the
+	// stages' messages.
+	Submissions string
+	// Tasks holds the stages' messages about a task (extracted,
+	// shortlisted, ranked), which only stages may publish.
 	Tasks string
 	// Decisions holds skillmatch.decision.>.
 	Decisions string
@@ -34,8 +40,20 @@ type Streams struct {
 
 // DefaultStreams are the stream names unless configured.
 var DefaultStreams = Streams{
-	Tasks: "TASKS", Decisions: "DECISIONS", Outcomes: "OUTCOMES",
+	Submissions: "SUBMISSIONS", Tasks: "TASKS", Decisions: "DECISIONS", Outcomes: "OUTCOMES",
 	DeadLetters: "DEADLETTER", Advisories: "SKILLMATCH_ADVISORIES",
+}
+
+// withDefaults names every stream left empty as DefaultStreams does.
+func (s Streams) withDefaults() Streams {
+	d := DefaultStreams
+	for _, f := range []struct{ v, def *string }{{&s.Submissions, &d.Submissions}, {&s.Tasks, &d.Tasks},
+		{&s.Decisions, &d.Decisions}, {&s.Outcomes, &d.Outcomes}, {&s.DeadLetters, &d.DeadLetters}, {&s.Advisories, &d.Advisories}} {
+		if *f.v == "" {
+			*f.v = *f.def
+		}
+	}
+	return s
 }
 
 // StageDeadLetters is the durable name of the consumer that turns
@@ -90,6 +108,10 @@ type Config struct {
 	// wire.BucketModel), created with the streams: the feedback stage
 	// puts the posteriors there, the decider watches them.
 	ModelBucket string
+	// TaskIDsBucket is the KV bucket of the task ids in use and their
+	// decisions (default wire.BucketTaskIDs; see TaskIDs), created with
+	// the streams; its entries live TasksMaxAge, as the tasks do.
+	TaskIDsBucket string
 	// Followups is the decider's follow-up bucket (FollowupConfig),
 	// created with the streams.
 	Followups FollowupConfig
@@ -124,9 +146,7 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.Streams == (Streams{}) {
-		c.Streams = DefaultStreams
-	}
+	c.Streams = c.Streams.withDefaults()
 	if c.Duplicates <= 0 {
 		// The runner's default, which the streams need (the runner
 		// applies its other defaults itself).
@@ -158,6 +178,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ModelBucket == "" {
 		c.ModelBucket = wire.BucketModel
+	}
+	if c.TaskIDsBucket == "" {
+		c.TaskIDsBucket = wire.BucketTaskIDs
 	}
 	if c.Ties == nil {
 		t := decide.DefaultTieConfig
@@ -218,7 +241,9 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 		return "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + stream + ".*"
 	}
 	streams := []jetstream.StreamConfig{
-		{Name: s.Tasks, Subjects: []string{wire.SubjectTasks}, Description: "skillmatch tasks: submitted, extracted, shortlisted, ranked",
+		{Name: s.Submissions, Subjects: wire.SubjectsSubmitted, Description: "skillmatch tasks submitted by callers",
+			MaxAge: limit(cfg.TasksMaxAge), MaxBytes: limit(cfg.TasksMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: MaxMessageBytes},
+		{Name: s.Tasks, Subjects: wire.SubjectsStages, Description: "skillmatch stage messages: extracted, shortlisted, ranked",
 			MaxAge: limit(cfg.TasksMaxAge), MaxBytes: limit(cfg.TasksMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: MaxMessageBytes},
 		{Name: s.Decisions, Subjects: []string{wire.SubjectDecisions}, Description: "skillmatch decisions",
 			MaxBytes: limit(cfg.DecisionsMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: MaxMessageBytes},
@@ -226,7 +251,7 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 			MaxBytes: limit(cfg.OutcomesMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: wire.MaxOutcomeBytes},
 		{Name: s.DeadLetters, Subjects: []string{wire.SubjectDeadLetters}, Description: "skillmatch messages a stage could not process",
 			MaxAge: limit(cfg.DeadLettersMaxAge), MaxBytes: limit(cfg.DeadLettersMaxBytes), Discard: jetstream.DiscardOld, MaxMsgSize: MaxMessageBytes},
-		{Name: s.Advisories, Subjects: []string{advisory(s.Tasks), advisory(s.Outcomes)},
+		{Name: s.Advisories, Subjects: []string{advisory(s.Submissions), advisory(s.Tasks), advisory(s.Outcomes)},
 			Description: "max-deliveries advisories of the skillmatch stages", MaxAge: 7 * 24 * time.Hour},
 	}
 	for _, sc := range streams {
@@ -249,14 +274,17 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 	if err := setupFollowups(ctx, js, cfg); err != nil {
 		return err
 	}
+	if err := setupTaskIDs(ctx, js, cfg); err != nil {
+		return err
+	}
 	return setupModel(ctx, js, cfg)
 }
 
 // RuntimeConfig is the runner's part of the config. The runner applies
 // its defaults to the settings left zero.
 // Validate checks that the settings agree with each other
-// (runtime.Config.Validate): the redelivery schedule, the retry budget
-// and the dedup window.
+// (runtime.Config.Validate): the redelivery schedule, the retry budget,
+// the dedup window, and the task-id records against the tasks' retention.
 func (c Config) Validate() error { return c.RuntimeConfig().Validate() }
 
 func (c Config) RuntimeConfig() runtime.Config {
@@ -265,7 +293,18 @@ func (c Config) RuntimeConfig() runtime.Config {
 		MaxDeliver: c.MaxDeliver, BackOff: c.BackOff, MaxAckPending: c.MaxAckPending,
 		PullMaxMessages: c.PullMaxMessages, PullExpiry: c.PullExpiry, MaxInFlight: c.MaxInFlight,
 		Workers: c.Workers, Retry: c.Retry, Duplicates: c.Duplicates, Log: c.Log, Observer: c.Observer, Tracer: c.Tracer,
+		// The task-id bucket's TTL is the tasks' max age (TaskIDs).
+		Remember: remember(c.TasksMaxAge), MaxAge: limit(c.TasksMaxAge),
 	}
+}
+
+// remember is how long task-id records last for a tasks max age: as long,
+// and forever when the tasks are kept forever.
+func remember(tasksMaxAge time.Duration) time.Duration {
+	if tasksMaxAge <= 0 {
+		return -1
+	}
+	return tasksMaxAge
 }
 
 // Runner runs stages on JetStream (runtime.Runner) and knows the

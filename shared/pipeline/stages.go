@@ -39,13 +39,11 @@ var ErrCatalogMismatch = errors.New("catalog mismatch")
 
 // stageSpec is where the named stage reads: its stream and filter.
 func stageSpec(name string, streams Streams, h Handler) Stage {
-	if streams == (Streams{}) {
-		streams = DefaultStreams
-	}
+	streams = streams.withDefaults()
 	st := Stage{Name: name, Stream: streams.Tasks, Handle: h}
 	switch name {
 	case StageExtractor:
-		st.Filters, st.FromCallers = wire.SubjectsSubmitted, true
+		st.Stream, st.Filters = streams.Submissions, wire.SubjectsSubmitted
 	case StageRetriever:
 		st.Filter = wire.SubjectExtracted
 	case StageReranker:

@@ -25,11 +25,18 @@ type Answer struct {
 
 // Publish publishes a task on the submission subject of its caller
 // (wire.SubjectSubmittedBy: the server decides whether this connection
-// may speak for that caller) with its Nats-Msg-Id. It
-// reports whether the stream had already seen the task (a duplicate
-// publish within the dedup window stores nothing).
+// may speak for that caller) with a Nats-Msg-Id made of the caller, the
+// task id and the task's fingerprint, so that a publish retried after a
+// lost acknowledgement stores nothing new, while a different task under
+// the same id is stored, and dead-lettered by the extractor as a reused
+// id. It reports whether the stream had already seen the task (a
+// duplicate publish within the dedup window stores nothing).
 func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplicate bool, err error) {
 	msg, err := wire.NewTaskSubmitted(t, time.Now().UTC())
+	if err != nil {
+		return false, err
+	}
+	raw, err := json.Marshal(t)
 	if err != nil {
 		return false, err
 	}
@@ -42,7 +49,7 @@ func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplica
 	hdr := nats.Header{}
 	propagation.TraceContext{}.Inject(ctx, runtime.HeaderCarrier(hdr))
 	out := &nats.Msg{Subject: wire.SubjectSubmittedBy(t.Caller.ID), Data: data, Header: hdr}
-	ack, err := js.PublishMsg(ctx, out, jetstream.WithMsgID(MsgID(t.Caller.ID, t.ID, "submitted")))
+	ack, err := js.PublishMsg(ctx, out, jetstream.WithMsgID(MsgID(t.Caller.ID, t.ID, "submitted/"+Fingerprint(raw))))
 	if err != nil {
 		return false, fmt.Errorf("pipeline: publish task %s: %w", t.ID, err)
 	}
@@ -50,12 +57,12 @@ func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplica
 }
 
 // Submit publishes a task and waits until its decision or its dead letter
-// appears, or ctx ends. A task id the stream has already seen is not run
-// again: Submit then looks for the earlier answer.
+// appears, or ctx ends. A task is decided once: an identical task
+// submitted again gets the first one's answer (found in the streams, or
+// carried by the extractor's dead letter of the duplicate); a different
+// task under a used id gets a dead letter.
 func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *task.Task) (*Answer, error) {
-	if streams == (Streams{}) {
-		streams = DefaultStreams
-	}
+	streams = streams.withDefaults()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	answers := make(chan *Answer, 1)
@@ -76,10 +83,17 @@ func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *tas
 				return nil
 			}},
 			{streams.DeadLetters, []string{wire.SubjectDeadLettersOf(t.Caller.ID)}, func(b []byte) *Answer {
-				if d, err := wire.DecodeDeadLetter(b); err == nil && d.TaskID == t.ID {
-					return &Answer{DeadLetter: d}
+				d, err := wire.DecodeDeadLetter(b)
+				if err != nil || d.TaskID != t.ID {
+					return nil
 				}
-				return nil
+				if len(d.Decision) > 0 {
+					// An identical task, decided before: its decision.
+					if dec, err := wire.DecodeDecision(d.Decision); err == nil && dec.TaskID == t.ID {
+						return &Answer{Decision: dec}
+					}
+				}
+				return &Answer{DeadLetter: d}
 			}},
 		} {
 			policy := jetstream.DeliverNewPolicy

@@ -46,11 +46,26 @@ type Config struct {
 	// Retry is how long a delivery retries a transient error in process
 	// (exponential backoff) before it is Nak'd. Default 2 s.
 	Retry time.Duration
-	// Duplicates is the streams' deduplication window (default 2 min),
-	// which the runner relies on: a redelivery within it never publishes a
-	// second output. The runner does not set it (the streams' owner does);
-	// it is here so that Validate can check it against BackOff[0].
+	// Duplicates is the streams' deduplication window (default 2 min): a
+	// redelivery within it publishes no second output, which keeps two
+	// deliveries of one message racing (one overtaking the other after
+	// the ack wait) from doing the work twice. The runner does not set it
+	// (the streams' owner does); it is here so that Validate can check it
+	// against BackOff[0]. Exactly-once does not rest on it: a stage
+	// stopped longer than the window is redelivered after it.
 	Duplicates time.Duration
+	// Remember is how long the stages' idempotency records last: one per
+	// task, keyed by caller and task id, holding the fingerprint of the
+	// task that claimed the id and its one decision, written with a
+	// create so that exactly one decision wins (negative: forever). It is
+	// what makes exactly-once hold across any outage, so Validate refuses
+	// 0 (no records) and a record that expires while its task's messages
+	// may still be delivered (MaxAge). The runner does not keep them (the
+	// stages do); it is here so that Validate can check it.
+	Remember time.Duration
+	// MaxAge is how long the streams the stages consume keep a message
+	// (0: forever).
+	MaxAge time.Duration
 	// Log receives one line per event, each with the task id.
 	Log *zap.Logger
 	// Observer, when set, is told about every delivery (Observe).
@@ -133,8 +148,23 @@ func (c Config) Validate() error {
 		bad = append(bad, fmt.Sprintf("ack wait (BackOff[0]) %v must exceed half the in-process Retry budget %v", aw, c.Retry))
 	}
 	if aw := c.ackWait(); c.Duplicates < aw {
-		// A redelivery after the window would publish a second output.
+		// Two deliveries of a message, the second after the ack wait,
+		// would both publish their outputs.
 		bad = append(bad, fmt.Sprintf("dedup window (Duplicates) %v is shorter than the ack wait (BackOff[0]) %v", c.Duplicates, aw))
+	}
+	switch {
+	case c.Remember == 0:
+		bad = append(bad, "no idempotency records (Remember is 0): exactly-once would rest on the dedup window, "+
+			"which a stage stopped longer than it outlasts")
+	case c.Remember > 0 && (c.MaxAge <= 0 || c.Remember < c.MaxAge):
+		// A message still in the stream after its task's record expired
+		// would be decided again.
+		bad = append(bad, fmt.Sprintf("idempotency records kept %v, less than the streams keep a message (%s)", c.Remember, forever(c.MaxAge)))
+	}
+	if span := c.redeliverySpan(); c.MaxAge > 0 && span >= c.MaxAge {
+		// The stream would drop a message before its last delivery: lost,
+		// not even dead-lettered.
+		bad = append(bad, fmt.Sprintf("the redelivery schedule spans %v, not less than the streams keep a message (%v)", span, c.MaxAge))
 	}
 	if c.Workers > maxWorkers || c.Workers > c.MaxAckPending {
 		bad = append(bad, fmt.Sprintf("%d workers: want at most %d and at most MaxAckPending (%d)", c.Workers, maxWorkers, c.MaxAckPending))
@@ -146,6 +176,25 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(bad, "; "))
 	}
 	return nil
+}
+
+// forever spells a retention, 0 being none.
+func forever(d time.Duration) string {
+	if d <= 0 {
+		return "forever"
+	}
+	return d.String()
+}
+
+// redeliverySpan is the least time from a message's first delivery to its
+// last when every delivery fails: the ack wait, then a delay per
+// redelivery.
+func (c Config) redeliverySpan() time.Duration {
+	span := c.ackWait()
+	for n := 1; n < c.MaxDeliver; n++ {
+		span += c.delay(uint64(n))
+	}
+	return span
 }
 
 // ackWait is the first delivery's ack wait: BackOff[0], else JetStream's

@@ -9,13 +9,27 @@ import (
 
 func TestConfigValidate(t *testing.T) {
 	s := time.Second
+	week := 7 * 24 * time.Hour
 	for _, c := range []struct {
 		name string
 		cfg  Config
 		want string // a part of the error; "" = valid
 	}{
 		{name: "defaults", cfg: Config{}},
-		{name: "default config", cfg: DefaultConfig()},
+		// Exactly-once rests on the idempotency records, never on the
+		// dedup window: without them, or with records that expire before
+		// the streams drop the task, a late redelivery decides again.
+		{name: "no records", cfg: Config{Remember: 0}, want: "no idempotency records"},
+		{name: "records forever, tasks forever", cfg: Config{Remember: -1}},
+		{name: "records as long as the tasks", cfg: Config{Remember: week, MaxAge: week}},
+		{name: "records shorter than the tasks", cfg: Config{Remember: time.Hour, MaxAge: week}, want: "idempotency records kept 1h0m0s"},
+		{name: "records expire, tasks kept forever", cfg: Config{Remember: week}, want: "forever"},
+		// The default schedule spans 30s+30s+1m+2m+5m: a stream keeping
+		// messages 5 minutes drops some before their last delivery.
+		{name: "schedule outlasts the stream", cfg: Config{Remember: 5 * time.Minute, MaxAge: 5 * time.Minute}, want: "redelivery schedule spans 9m0s"},
+		// The chaos test's compressed windows hold the promise.
+		{name: "compressed windows", cfg: Config{MaxDeliver: 4, BackOff: []time.Duration{s, s, s}, Retry: s, Duplicates: s,
+			Remember: time.Minute, MaxAge: time.Minute}},
 		{name: "short test setup", cfg: Config{MaxDeliver: 3, BackOff: []time.Duration{150 * time.Millisecond, 150 * time.Millisecond},
 			Retry: 30 * time.Millisecond}},
 		{name: "no backoff: the ack wait is 30 s", cfg: Config{BackOff: []time.Duration{}}},
@@ -34,7 +48,11 @@ func TestConfigValidate(t *testing.T) {
 			want: "MaxDeliver above 1, not 1; BackOff[0] is 0s, want > 0; ack wait"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.cfg.Validate()
+			cfg := c.cfg
+			if cfg.Remember == 0 && c.name != "no records" {
+				cfg.Remember = -1 // the other cases keep their records forever
+			}
+			err := cfg.Validate()
 			switch {
 			case c.want == "" && err != nil:
 				t.Errorf("Validate = %v, want nil", err)

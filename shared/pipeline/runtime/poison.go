@@ -31,6 +31,10 @@ func PoisonQueue(stage string, now func() time.Time) Middleware {
 			}
 			dl := wire.NewDeadLetter(stage, err.Error(), in.Subject, in.Data, now().UTC())
 			dl.TaskID, dl.Stream, dl.StreamSeq, dl.Deliveries = res.TaskID, in.Stream, in.Seq, in.Delivery
+			var ann DeadLetterAnnotator
+			if errors.As(err, &ann) {
+				ann.AnnotateDeadLetter(dl)
+			}
 			out, merr := deadLetterOutput(dl)
 			if merr != nil {
 				return res, fmt.Errorf("%w (dead letter not built: %v)", err, merr)
@@ -38,6 +42,14 @@ func PoisonQueue(stage string, now func() time.Time) Middleware {
 			return Result{TaskID: res.TaskID, Out: []Output{out}, poison: dl.Reason}, nil
 		}
 	}
+}
+
+// DeadLetterAnnotator is an error that adds to the dead letter of the
+// input it failed (the extractor's duplicate of a decided task attaches
+// that decision).
+type DeadLetterAnnotator interface {
+	error
+	AnnotateDeadLetter(*wire.DeadLetter)
 }
 
 // deadLetterOutput is the message of a dead letter. Its MsgID

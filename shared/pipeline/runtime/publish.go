@@ -60,50 +60,41 @@ func (p *publisherPool) close() {
 }
 
 // publishRetry publishes outs, retrying for up to cfg.Retry and telling
-// the server m is in progress before each new attempt. It returns the
-// outputs the stream reported as duplicates on their first attempt (an
-// earlier message holds their Nats-Msg-Id); a duplicate on a later
-// attempt is this delivery's own earlier attempt, stored although its
-// acknowledgement was lost. An output stored on an earlier attempt is not
-// published again.
-func (r *Runner) publishRetry(ctx context.Context, m jetstream.Msg, outs []Output, log *zap.Logger, lf []zap.Field) (dups []Output, err error) {
+// the server m is in progress before each new attempt. An output stored
+// on an earlier attempt is not published again. An output the stream
+// reports as a duplicate is stored already (by this delivery's earlier
+// attempt, or an earlier delivery's): only stages publish into the
+// streams they consume, so nobody else holds their message ids.
+func (r *Runner) publishRetry(ctx context.Context, m jetstream.Msg, outs []Output, log *zap.Logger, lf []zap.Field) error {
 	if len(outs) == 0 {
-		return nil, nil
+		return nil
 	}
-	tries := make([]int, len(outs)) // -1 once stored
-	err = retry(ctx, r.cfg.Retry, func() error {
-		d, err := r.publish(ctx, outs, tries)
-		dups = append(dups, d...)
-		return err
+	stored := make([]bool, len(outs))
+	return retry(ctx, r.cfg.Retry, func() error {
+		return r.publish(ctx, outs, stored)
 	}, func(err error) {
 		_ = m.InProgress()
 		log.Warn("retrying", append(lf, zap.Error(err))...)
 	})
-	return dups, err
 }
 
 // publish publishes the outputs not stored yet, each attempt bounded to a
 // quarter of the retry budget so that an attempt lost in a reconnect
-// leaves time to retry, counting attempts in tries (-1 once stored). It
-// returns those the stream already held on their first attempt.
-func (r *Runner) publish(ctx context.Context, outs []Output, tries []int) (dups []Output, err error) {
+// leaves time to retry.
+func (r *Runner) publish(ctx context.Context, outs []Output, stored []bool) error {
 	for i, o := range outs {
-		if tries[i] < 0 {
+		if stored[i] {
 			continue
 		}
-		tries[i]++
 		pctx, cancel := context.WithTimeout(ctx, r.attemptTimeout())
-		ack, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: o.Subject, Data: o.Data, Header: o.Header}, jetstream.WithMsgID(o.MsgID))
+		_, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: o.Subject, Data: o.Data, Header: o.Header}, jetstream.WithMsgID(o.MsgID))
 		cancel()
 		if err != nil {
-			return dups, fmt.Errorf("publish %s: %w", o.Subject, err)
+			return fmt.Errorf("publish %s: %w", o.Subject, err)
 		}
-		if ack.Duplicate && tries[i] == 1 {
-			dups = append(dups, o)
-		}
-		tries[i] = -1
+		stored[i] = true
 	}
-	return dups, nil
+	return nil
 }
 
 // attemptTimeout bounds one round trip to the server.

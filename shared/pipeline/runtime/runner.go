@@ -10,7 +10,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
-	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -23,15 +22,7 @@ type Stage struct {
 	// Filters, when set, are several instead.
 	Filter  string
 	Filters []string
-	// FromCallers marks a stage whose input callers publish (the
-	// extractor): a first delivery whose output id the stream already
-	// holds means the id was used before, or squatted, and the input is
-	// dead-lettered with that reason. Later stages' inputs come from
-	// stages, where such a duplicate is a redelivery that overtook an
-	// earlier delivery still being handled (a held one, say), and is
-	// acked as one.
-	FromCallers bool
-	Handle      Handler
+	Handle  Handler
 	// Ready, when set, says whether the stage's dependencies can serve
 	// (the retriever's index). A delivery that fails with an error
 	// wrapping index.ErrUnavailable is then held: not retried, not Nak'd
@@ -258,17 +249,7 @@ func (run *Running) fail(ctx context.Context, d delivery, err error) {
 // republishes them under the same Nats-Msg-Ids (the stream drops what it
 // already has). confirm waits, briefly, for the server to confirm the ack.
 func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bool) {
-	dups, err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf)
-	if err == nil && run.st.FromCallers && d.n == 1 && d.res.poison == "" && len(dups) > 0 {
-		// A first delivery whose output the stream already holds: no
-		// redelivery of this input published it, so the id was taken by
-		// another message (a reused task id, or a publisher that set
-		// our message id). Nothing new reached the next stage; say so.
-		d, err = run.duplicate(d, dups[0])
-		if err == nil {
-			_, err = run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf)
-		}
-	}
+	err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			_ = d.m.Nak() // stopping: let another worker have it now
@@ -282,6 +263,9 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 		run.log.Error(msg, append(d.lf, zap.Duration("after", delay), zap.Error(err))...)
 		_ = d.m.NakWithDelay(delay)
 		return
+	}
+	if d.res.Published != nil {
+		d.res.Published(ctx)
 	}
 	if d.res.poison != "" {
 		if err := d.m.Term(); err != nil {
@@ -314,30 +298,11 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 	}
 }
 
-// duplicate turns d into the dead letter of its input, saying which
-// output the stream already held.
-func (run *Running) duplicate(d delivery, dup Output) (delivery, error) {
-	md, err := d.m.Metadata()
-	if err != nil {
-		return d, err
-	}
-	reason := fmt.Sprintf("duplicate: the stream already holds %s under message id %q from an earlier message, "+
-		"so this one reached no further stage: the task id was used before, or another publisher set that id", dup.Subject, dup.MsgID)
-	dl := wire.NewDeadLetter(run.st.Name, reason, d.m.Subject(), d.m.Data(), run.r.now().UTC())
-	dl.TaskID, dl.Stream, dl.StreamSeq, dl.Deliveries = d.res.TaskID, md.Stream, md.Sequence.Stream, md.NumDelivered
-	out, err := deadLetterOutput(dl)
-	if err != nil {
-		return d, err
-	}
-	d.res = Result{TaskID: d.res.TaskID, Out: []Output{out}, poison: reason}
-	return d, nil
-}
-
 // deferAck publishes d's outputs, if any, and leaves its ack to
 // ackDeferred; the worker goes on.
 func (run *Running) deferAck(ctx context.Context, d delivery) {
 	if len(d.res.Out) > 0 {
-		if _, err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf); err != nil {
+		if err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf); err != nil {
 			delay := run.r.cfg.delay(d.n)
 			run.log.Error("failed; redelivering", append(d.lf, zap.Duration("after", delay), zap.Error(err))...)
 			_ = d.m.NakWithDelay(delay)

@@ -334,6 +334,10 @@ type DeadLetter struct {
 	StreamSeq  uint64    `json:"streamSeq,omitempty"`
 	Deliveries uint64    `json:"deliveries,omitempty"`
 	At         time.Time `json:"at"`
+	// Decision is, for a task submitted again after it was decided, the
+	// decision of the identical task submitted first: the only answer an
+	// identical retry gets (never a second decision).
+	Decision json.RawMessage `json:"decision,omitempty"`
 }
 
 // NewDeadLetter builds a dead letter, cutting the payload to

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -70,6 +71,54 @@ func DecodeTaskRecord(data []byte) (*TaskRecord, error) {
 	}
 	if r.AgentID == "" || r.SkillID == "" {
 		return nil, fmt.Errorf("%w: task record %s: no agentId or skillId", ErrBadMessage, r.TaskID)
+	}
+	return &r, nil
+}
+
+// BucketTaskIDs is the JetStream KV bucket of the task ids in use: key =
+// TaskRecordKey(caller, task id), value = a TaskIDRecord, kept as long as
+// the streams keep a task's messages. It is the pipeline's idempotency
+// record: the extractor claims the id for the first task submitted under
+// it, the decider stores the task's one decision there with a
+// compare-and-set, so that no redelivery, however late, decides twice.
+const BucketTaskIDs = "skillmatch_taskids"
+
+// TaskIDRecord is what the pipeline remembers of a caller's task id.
+type TaskIDRecord struct {
+	V        int    `json:"v"`
+	TaskID   string `json:"taskId"`
+	CallerID string `json:"callerId,omitempty"`
+	// Fingerprint is the hash of the task that claimed the id, as its
+	// caller submitted it; Seq is that submission's stream sequence.
+	// Both are empty when the decider wrote the record first (a task
+	// submitted before records existed).
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Seq         uint64 `json:"seq,omitempty"`
+	// Decision is the task's decision message, exactly as published
+	// (nil until decided); Published is set once the decisions stream has
+	// stored it.
+	Decision  *StoredMessage `json:"decision,omitempty"`
+	Published bool           `json:"published,omitempty"`
+}
+
+// StoredMessage is a message as published: subject, Nats-Msg-Id and data.
+type StoredMessage struct {
+	Subject string          `json:"subject"`
+	MsgID   string          `json:"msgId"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// DecodeTaskIDRecord reads and checks a bucket value.
+func DecodeTaskIDRecord(data []byte) (*TaskIDRecord, error) {
+	var r TaskIDRecord
+	if err := decode(data, "task id record", &r); err != nil {
+		return nil, err
+	}
+	if err := checkTaskID("task id record", r.TaskID); err != nil {
+		return nil, err
+	}
+	if d := r.Decision; d != nil && (d.Subject == "" || d.MsgID == "" || len(d.Data) == 0) {
+		return nil, fmt.Errorf("%w: task id record %s: incomplete decision", ErrBadMessage, r.TaskID)
 	}
 	return &r, nil
 }

@@ -51,7 +51,6 @@ const (
 	SubjectDeadLetterPrefix = Prefix + ".deadletter."
 
 	// Wildcards the streams capture.
-	SubjectTasks       = Prefix + ".task.>"
 	SubjectDecisions   = Prefix + ".decision.>"
 	SubjectDeadLetters = Prefix + ".deadletter.>"
 )
@@ -104,7 +103,10 @@ func SubjectOutcomeBy(caller string) string {
 // per caller.
 var (
 	SubjectsSubmitted = []string{SubjectSubmitted, SubjectSubmitted + ".*"}
-	SubjectsOutcome   = []string{SubjectOutcome, SubjectOutcome + ".*"}
+	// SubjectsStages are the stages' messages about a task, which only
+	// stages publish (a stream apart from the submissions).
+	SubjectsStages  = []string{SubjectExtracted, SubjectShortlisted, SubjectRanked}
+	SubjectsOutcome = []string{SubjectOutcome, SubjectOutcome + ".*"}
 )
 
 // ErrCallerSubject marks a subject whose caller token is not a caller id.
