@@ -233,7 +233,7 @@ func consumerStates(js jetstream.JetStream) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var b strings.Builder
-	for _, stream := range []string{DefaultStreams.Tasks, DefaultStreams.Outcomes, DefaultStreams.Advisories} {
+	for _, stream := range []string{DefaultStreams.Submissions, DefaultStreams.Tasks, DefaultStreams.Outcomes, DefaultStreams.Advisories} {
 		st, err := js.Stream(ctx, stream)
 		if err != nil {
 			fmt.Fprintf(&b, "%s: %v\n", stream, err)
