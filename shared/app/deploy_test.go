@@ -78,6 +78,10 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		if pipeline.MatchingStages[stage] {
 			args = append(args, "--cards", exampleDir())
 		}
+		if stage == pipeline.StageFeedback {
+			// Refits run during the outcome flood below.
+			args = append(args, "--refit-interval", "1s")
+		}
 		if stage == pipeline.StageExtractor || stage == pipeline.StageFeedback {
 			// As docker-compose.yml runs them: the callers' directory.
 			args = append(args, "--callers", filepath.Join("..", "..", "deploy", "callers.json"))
@@ -197,6 +201,80 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		Message: task.Message{Parts: []task.Part{{Text: "write me a poem about cats"}}}})
 	if err != nil || b.Decision == nil {
 		t.Fatalf("bob's submit: %+v %v", b, err)
+	}
+
+	// Alice reusing her id for another task gets her dead letter through
+	// submit, under her permissions, with the reason.
+	reuse, err := pipeline.Submit(ctx, alice, pipeline.Streams{}, &task.Task{ID: "iso-1", Caller: task.Caller{ID: "alice"},
+		Message: task.Message{Parts: []task.Part{{Text: "translate this contract to German"}}}})
+	if err != nil || reuse.DeadLetter == nil || !strings.Contains(reuse.DeadLetter.Reason, pipeline.ErrTaskIDReused.Error()) {
+		t.Fatalf("alice's reused id: %+v %v", reuse, err)
+	}
+	// Bob reads none of alice's submissions, dead letters, or the stages'
+	// messages about her tasks, through any consumer.
+	for _, c := range []struct{ stream, filter string }{
+		{pipeline.DefaultStreams.Submissions, wire.SubjectSubmittedBy("alice")},
+		{pipeline.DefaultStreams.DeadLetters, wire.SubjectDeadLettersOf("alice")},
+		{pipeline.DefaultStreams.Tasks, wire.SubjectExtracted},
+		{pipeline.DefaultStreams.Decisions, wire.SubjectDecisionPrefix + ">"},
+	} {
+		cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
+		if cons, err := bob.OrderedConsumer(cctx, c.stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{c.filter}}); err == nil {
+			if batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second)); err == nil {
+				for range batch.Messages() {
+					t.Errorf("bob read %s on %s", c.filter, c.stream)
+				}
+			}
+		}
+		ccancel()
+	}
+
+	// Bob floods 10,000 forged outcomes (for alice's decision, and for
+	// decisions that never were) while the feedback stage refits every
+	// second: no calibration is published and alice's decisions do not
+	// move.
+	first := a.Decision
+	for i := range 10_000 {
+		o := wire.Outcome{V: wire.Version, DecisionID: first.DecisionID, TaskID: "iso-1", Skill: first.Chosen.Key, Success: false, RightSkill: "none"}
+		if i%2 == 1 {
+			o.DecisionID, o.TaskID = wire.DecisionID("bob", fmt.Sprintf("forged-%d", i)), fmt.Sprintf("forged-%d", i)
+		}
+		data, _ := json.Marshal(o)
+		if _, err := bob.PublishAsync(wire.SubjectOutcomeBy("bob"), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-bob.PublishAsyncComplete():
+	case <-time.After(30 * time.Second):
+		t.Fatal("flood not published")
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		c, err := ajs.Consumer(ctx, pipeline.DefaultStreams.Outcomes, pipeline.StageFeedback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := c.Info(ctx)
+		if err == nil && info.NumPending == 0 && info.NumAckPending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the flood was not handled: %+v", info)
+		}
+	}
+	time.Sleep(1500 * time.Millisecond) // one more refit
+	mkv, err := pipeline.ModelKV(ctx, ajs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mkv.Get(ctx, wire.ModelKeyCalibration); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Errorf("a calibration was published after the flood: %v", err)
+	}
+	after, err := pipeline.Submit(ctx, alice, pipeline.Streams{}, &task.Task{ID: "iso-3", Caller: task.Caller{ID: "alice"},
+		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}})
+	if err != nil || after.Decision == nil || after.Decision.Chosen == nil || after.Decision.Chosen.Key != first.Chosen.Key ||
+		after.Decision.Probability != first.Probability {
+		t.Errorf("alice's decision after the flood: %+v %v, before %+v", after, err, first.Decision)
 	}
 }
 
