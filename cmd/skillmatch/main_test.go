@@ -449,3 +449,49 @@ func TestFitThenEval(t *testing.T) {
 		t.Errorf("bad model: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// `match --cards DIR` never delegates to a card whose interface is the
+// cloud metadata address (the endpoint filter says why), and a card with
+// no registry entry is cleared for public data only: it gets the public
+// task and never the internal one.
+func TestMatchRefusesUnsafeCards(t *testing.T) {
+	orig, err := os.ReadFile(filepath.Join(examplesDir, "cards", "world-info.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards := func(data []byte) string {
+		dir := t.TempDir() // no registry.json: the card is unvetted
+		if err := os.WriteFile(filepath.Join(dir, "world-info.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	const text = "will it rain in Lisbon this weekend?"
+	action := func(dir string, extra ...string) string {
+		t.Helper()
+		code, stdout, stderr := runCmd(t, append(append([]string{"match", "--cards", dir, "--json"}, extra...), text)...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		var d struct{ Action string }
+		if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+			t.Fatal(err)
+		}
+		return d.Action
+	}
+	vetted := cards(orig)
+	if a := action(vetted); a != "delegate" {
+		t.Fatalf("the public task to the unvetted card: %s, want delegate (the control)", a)
+	}
+	if a := action(vetted, "--data-class", "internal"); a == "delegate" {
+		t.Error("an internal task was delegated to a card without a registry entry")
+	}
+	metadata := cards(bytes.Replace(orig, []byte("https://agents.example.com/external/world-info/v1"), []byte("http://169.254.169.254/x"), 1))
+	if a := action(metadata); a == "delegate" {
+		t.Error("delegated to a card whose interface is the metadata address")
+	}
+	code, stdout, _ := runCmd(t, "match", "--cards", metadata, "--explain", text)
+	if code != 0 || !strings.Contains(stdout, "link-local") {
+		t.Errorf("--explain does not say why: exit %d\n%s", code, stdout)
+	}
+}
