@@ -215,8 +215,9 @@ const (
 	DefaultTasksMaxBytes       = 4 << 30
 	DefaultDecisionsMaxBytes   = 4 << 30
 	DefaultOutcomesMaxBytes    = 1 << 30
-	// The caps reserve store space: with the dead letters' they total
-	// 10 GiB, half of deploy/nats' max_file_store.
+	// The caps reserve store space (TasksMaxBytes applies to the
+	// submissions and to the tasks stream): with the dead letters' they
+	// total 14 GiB, under deploy/nats' max_file_store of 20 GB.
 	// MaxMessageBytes bounds one message of the tasks, decisions and dead
 	// letters: a task is at most 256 KiB (task.DefaultLimits), a dead
 	// letter carries at most 512 KiB of it.
