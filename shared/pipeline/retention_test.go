@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -28,8 +29,12 @@ func TestRetention(t *testing.T) {
 	if err := SetupStreams(ctx, js, Config{}); err != nil {
 		t.Fatal(err)
 	}
-	if c := cfgOf(DefaultStreams.Tasks); c.MaxAge != DefaultTasksMaxAge {
-		t.Errorf("tasks max age %v", c.MaxAge)
+	for _, name := range []string{DefaultStreams.Submissions, DefaultStreams.Tasks, "KV_" + wire.BucketTaskIDs} {
+		// The task-id records live as long as the tasks they keep
+		// decided once.
+		if c := cfgOf(name); c.MaxAge != DefaultTasksMaxAge {
+			t.Errorf("%s max age %v", name, c.MaxAge)
+		}
 	}
 	if c := cfgOf(DefaultStreams.DeadLetters); c.MaxAge != DefaultDeadLettersMaxAge || c.MaxBytes != DefaultDeadLettersMaxBytes || c.Discard != jetstream.DiscardOld {
 		t.Errorf("dead letters: max age %v, max bytes %d, discard %v", c.MaxAge, c.MaxBytes, c.Discard)
@@ -42,12 +47,13 @@ func TestRetention(t *testing.T) {
 		bytes   int64
 		message int32
 	}{
+		{DefaultStreams.Submissions, DefaultTasksMaxBytes, MaxMessageBytes},
 		{DefaultStreams.Tasks, DefaultTasksMaxBytes, MaxMessageBytes},
 		{DefaultStreams.Decisions, DefaultDecisionsMaxBytes, MaxMessageBytes},
 		{DefaultStreams.Outcomes, DefaultOutcomesMaxBytes, wire.MaxOutcomeBytes},
 	} {
 		c := cfgOf(tc.name)
-		if tc.name != DefaultStreams.Tasks && c.MaxAge != 0 {
+		if tc.name != DefaultStreams.Tasks && tc.name != DefaultStreams.Submissions && c.MaxAge != 0 {
 			t.Errorf("%s: max age %v", tc.name, c.MaxAge)
 		}
 		if c.MaxBytes != tc.bytes || c.Discard != jetstream.DiscardNew || c.MaxMsgSize != tc.message {
@@ -63,10 +69,39 @@ func TestRetention(t *testing.T) {
 	if err := SetupStreams(ctx, js, Config{TasksMaxAge: time.Minute, DeadLettersMaxAge: -1, DeadLettersMaxBytes: -1}); err != nil {
 		t.Fatal(err)
 	}
-	if c := cfgOf(DefaultStreams.Tasks); c.MaxAge != time.Minute || c.Duplicates != time.Minute {
-		t.Errorf("tasks: max age %v, duplicates %v", c.MaxAge, c.Duplicates)
+	for _, name := range []string{DefaultStreams.Submissions, DefaultStreams.Tasks} {
+		if c := cfgOf(name); c.MaxAge != time.Minute || c.Duplicates != time.Minute {
+			t.Errorf("%s: max age %v, duplicates %v", name, c.MaxAge, c.Duplicates)
+		}
+	}
+	if c := cfgOf("KV_" + wire.BucketTaskIDs); c.MaxAge != time.Minute {
+		t.Errorf("task ids kept %v", c.MaxAge)
 	}
 	if c := cfgOf(DefaultStreams.DeadLetters); c.MaxAge != 0 || c.MaxBytes != -1 {
 		t.Errorf("dead letters unbounded: max age %v, max bytes %d", c.MaxAge, c.MaxBytes)
+	}
+}
+
+// The pipeline's config holds the exactly-once promise or is refused: the
+// task-id records follow the tasks' max age, and a tasks stream that
+// would drop a task before its last redelivery is refused.
+func TestConfigHoldsExactlyOnce(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{}, ""},
+		{Config{TasksMaxAge: -1}, ""},
+		{Config{TasksMaxAge: time.Hour}, ""},
+		{Config{TasksMaxAge: 5 * time.Minute}, "redelivery schedule"},
+	} {
+		rc := c.cfg.RuntimeConfig()
+		err := c.cfg.Validate()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("tasks max age %v: %v, want %q", c.cfg.TasksMaxAge, err, c.want)
+		}
+		if c.cfg.TasksMaxAge > 0 && (rc.Remember != c.cfg.TasksMaxAge || rc.MaxAge != c.cfg.TasksMaxAge) {
+			t.Errorf("tasks max age %v: records kept %v, streams %v", c.cfg.TasksMaxAge, rc.Remember, rc.MaxAge)
+		}
 	}
 }
