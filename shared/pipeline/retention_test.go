@@ -105,3 +105,26 @@ func TestConfigHoldsExactlyOnce(t *testing.T) {
 		}
 	}
 }
+
+// Streams of an earlier version, whose TASKS captured the submissions
+// too (with the extractor's durable on it), are updated in place.
+func TestSetupStreamsUpgrades(t *testing.T) {
+	_, js, ctx := serve(t, 10*time.Second)
+	s, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: DefaultStreams.Tasks, Subjects: []string{"skillmatch.task.>"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: StageExtractor, FilterSubjects: wire.SubjectsSubmitted,
+		AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetupStreams(ctx, js, Config{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, wire.SubjectSubmittedBy("alice"), []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := streamCount(ctx, js, DefaultStreams.Submissions); err != nil || n != 1 {
+		t.Errorf("submissions stream holds %d (%v)", n, err)
+	}
+}

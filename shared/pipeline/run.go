@@ -242,9 +242,11 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 		return "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + stream + ".*"
 	}
 	streams := []jetstream.StreamConfig{
-		{Name: s.Submissions, Subjects: wire.SubjectsSubmitted, Description: "skillmatch tasks submitted by callers",
-			MaxAge: limit(cfg.TasksMaxAge), MaxBytes: limit(cfg.TasksMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: MaxMessageBytes},
+		// TASKS first: a TASKS of an earlier version captured the
+		// submissions too, and two streams may not share a subject.
 		{Name: s.Tasks, Subjects: wire.SubjectsStages, Description: "skillmatch stage messages: extracted, shortlisted, ranked",
+			MaxAge: limit(cfg.TasksMaxAge), MaxBytes: limit(cfg.TasksMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: MaxMessageBytes},
+		{Name: s.Submissions, Subjects: wire.SubjectsSubmitted, Description: "skillmatch tasks submitted by callers",
 			MaxAge: limit(cfg.TasksMaxAge), MaxBytes: limit(cfg.TasksMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: MaxMessageBytes},
 		{Name: s.Decisions, Subjects: []string{wire.SubjectDecisions}, Description: "skillmatch decisions",
 			MaxBytes: limit(cfg.DecisionsMaxBytes), Discard: jetstream.DiscardNew, MaxMsgSize: MaxMessageBytes},
