@@ -230,6 +230,22 @@ func TestPipelineSubmissionsCannotSquat(t *testing.T) {
 	if a.Decision == nil || a.Decision.TaskID != "victim" {
 		t.Fatalf("victim's answer: %+v %+v", a.Decision, a.DeadLetter)
 	}
+	// A squatter who knows alice's task takes its submission id first:
+	// her submit still gets her decision (Submit publishes again without
+	// the id, and the task-id records tell retry from new task).
+	alice := &task.Task{ID: "victim", Caller: task.Caller{ID: "alice"}, Message: task.Message{Parts: []task.Part{{Text: "book a flight to Lisbon"}}}}
+	id, err := SubmissionMsgID(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, wire.SubjectSubmittedBy("eve"), []byte(`junk`), jetstream.WithMsgID(id)); err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if a, err := Submit(sctx, js, Streams{}, alice); err != nil || a.Decision == nil || a.Decision.DecisionID != wire.DecisionID("alice", "victim") {
+		t.Fatalf("alice's answer after the squat: %+v %v", a, err)
+	}
 	// The tasks stream holds no submission subject, the submissions
 	// stream no stage's.
 	for _, stream := range []string{DefaultStreams.Submissions, DefaultStreams.Tasks} {

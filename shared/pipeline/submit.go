@@ -32,11 +32,21 @@ type Answer struct {
 // id. It reports whether the stream had already seen the task (a
 // duplicate publish within the dedup window stores nothing).
 func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplicate bool, err error) {
-	msg, err := wire.NewTaskSubmitted(t, time.Now().UTC())
-	if err != nil {
-		return false, err
-	}
+	return publish(ctx, js, t, true)
+}
+
+// SubmissionMsgID is the Nats-Msg-Id Publish gives a task.
+func SubmissionMsgID(t *task.Task) (string, error) {
 	raw, err := json.Marshal(t)
+	if err != nil {
+		return "", err
+	}
+	return MsgID(t.Caller.ID, t.ID, "submitted/"+Fingerprint(raw)), nil
+}
+
+// publish publishes t, with its Nats-Msg-Id when withID is set.
+func publish(ctx context.Context, js jetstream.JetStream, t *task.Task, withID bool) (duplicate bool, err error) {
+	msg, err := wire.NewTaskSubmitted(t, time.Now().UTC())
 	if err != nil {
 		return false, err
 	}
@@ -49,7 +59,15 @@ func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplica
 	hdr := nats.Header{}
 	propagation.TraceContext{}.Inject(ctx, runtime.HeaderCarrier(hdr))
 	out := &nats.Msg{Subject: wire.SubjectSubmittedBy(t.Caller.ID), Data: data, Header: hdr}
-	ack, err := js.PublishMsg(ctx, out, jetstream.WithMsgID(MsgID(t.Caller.ID, t.ID, "submitted/"+Fingerprint(raw))))
+	var opts []jetstream.PublishOpt
+	if withID {
+		id, err := SubmissionMsgID(t)
+		if err != nil {
+			return false, err
+		}
+		opts = append(opts, jetstream.WithMsgID(id))
+	}
+	ack, err := js.PublishMsg(ctx, out, opts...)
 	if err != nil {
 		return false, fmt.Errorf("pipeline: publish task %s: %w", t.ID, err)
 	}
@@ -58,9 +76,9 @@ func Publish(ctx context.Context, js jetstream.JetStream, t *task.Task) (duplica
 
 // Submit publishes a task and waits until its decision or its dead letter
 // appears, or ctx ends. A task is decided once: an identical task
-// submitted again gets the first one's answer (found in the streams, or
-// carried by the extractor's dead letter of the duplicate); a different
-// task under a used id gets a dead letter.
+// submitted again gets the first one's decision (when it comes, or, when
+// it came already, carried by the extractor's dead letter of the
+// duplicate); a different task under a used id gets a dead letter.
 func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *task.Task) (*Answer, error) {
 	streams = streams.withDefaults()
 	ctx, cancel := context.WithCancel(ctx)
@@ -68,7 +86,7 @@ func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *tas
 	answers := make(chan *Answer, 1)
 	errs := make(chan error, 2)
 	// Watch from now on before publishing, so the answer cannot slip by.
-	start := func(all bool) error {
+	start := func() error {
 		for _, w := range []struct {
 			stream string
 			filter []string
@@ -96,11 +114,7 @@ func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *tas
 				return &Answer{DeadLetter: d}
 			}},
 		} {
-			policy := jetstream.DeliverNewPolicy
-			if all {
-				policy = jetstream.DeliverAllPolicy
-			}
-			c, err := js.OrderedConsumer(ctx, w.stream, jetstream.OrderedConsumerConfig{DeliverPolicy: policy, FilterSubjects: w.filter})
+			c, err := js.OrderedConsumer(ctx, w.stream, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverNewPolicy, FilterSubjects: w.filter})
 			if err != nil {
 				return fmt.Errorf("pipeline: watch %s: %w", w.stream, err)
 			}
@@ -133,7 +147,7 @@ func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *tas
 		}
 		return nil
 	}
-	if err := start(false); err != nil {
+	if err := start(); err != nil {
 		return nil, err
 	}
 	dup, err := Publish(ctx, js, t)
@@ -141,7 +155,13 @@ func Submit(ctx context.Context, js jetstream.JetStream, streams Streams, t *tas
 		return nil, err
 	}
 	if dup {
-		if err := start(true); err != nil {
+		// The stream holds a message under this task's id: its own
+		// earlier publish, or one that took the id (it can be set by any
+		// publisher). Publish it again without one: the task-id records,
+		// not the dedup window, tell a retry (answered with the first
+		// decision, when it comes or in the duplicate's dead letter) from
+		// a new task.
+		if _, err := publish(ctx, js, t, false); err != nil {
 			return nil, err
 		}
 	}
