@@ -210,6 +210,24 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 	if err != nil || reuse.DeadLetter == nil || !strings.Contains(reuse.DeadLetter.Reason, pipeline.ErrTaskIDReused.Error()) {
 		t.Fatalf("alice's reused id: %+v %v", reuse, err)
 	}
+	// Callers cannot publish the stages' messages (nor so set their
+	// message ids), and the extractor reads no stage's stream.
+	pctx, pcancel := context.WithTimeout(ctx, 3*time.Second)
+	if _, err := bob.Publish(pctx, wire.SubjectExtracted, []byte(`{}`), jetstream.WithMsgID("alice/iso-9/extracted")); err == nil {
+		t.Error("bob published a stage message")
+	}
+	pcancel()
+	_, exjs := caller("extractor")
+	xctx, xcancel := context.WithTimeout(ctx, 3*time.Second)
+	if cons, err := exjs.OrderedConsumer(xctx, pipeline.DefaultStreams.Tasks, jetstream.OrderedConsumerConfig{}); err == nil {
+		if batch, err := cons.Fetch(1, jetstream.FetchMaxWait(time.Second)); err == nil {
+			for range batch.Messages() {
+				t.Error("the extractor read the tasks stream")
+			}
+		}
+	}
+	xcancel()
+
 	// Bob reads none of alice's submissions, dead letters, or the stages'
 	// messages about her tasks, through any consumer.
 	for _, c := range []struct{ stream, filter string }{
