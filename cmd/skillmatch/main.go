@@ -28,7 +28,7 @@ Commands:
   run     run the whole pipeline in process: embedded NATS JetStream and all five stages
   submit  publish a task to a running pipeline and print its decision
   cards   add, remove or list the cards of a running pipeline's catalog; discover cards by URL
-  replay  replay the tasks stream through the current catalog; eval figures from labelled outcomes
+  replay  replay the submitted tasks through the current catalog; eval figures from labelled outcomes
   version print the version
 
 Run "skillmatch <command> --help" or "skillmatch help <command>" for a command's flags. Every flag can also be

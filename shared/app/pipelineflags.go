@@ -67,11 +67,12 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&p.FollowupBucket, "followup-bucket", wire.BucketTasks, "decider: KV bucket recording delegations, so that a task continuing another\n"+
 		"(message.taskId) keeps its agent, skill and context")
 	fs.DurationVar(&p.FollowupTTL, "followup-ttl", pipeline.DefaultFollowupTTL, "when the streams are set up: how long a delegated task can be continued; negative: forever")
-	fs.DurationVar(&p.TasksMaxAge, "tasks-max-age", pipeline.DefaultTasksMaxAge, "when the streams are set up: how long the tasks stream keeps tasks (the replay range;\n"+
+	fs.DurationVar(&p.TasksMaxAge, "tasks-max-age", pipeline.DefaultTasksMaxAge, "when the streams are set up: how long the submissions and tasks streams keep tasks, and the\n"+
+		"task-id bucket their ids and decisions (the replay range; exactly-once holds as long;\n"+
 		"must exceed any backlog); negative: forever")
 	fs.DurationVar(&p.DeadLettersMaxAge, "deadletters-max-age", pipeline.DefaultDeadLettersMaxAge, "when the streams are set up: how long the dead-letter stream keeps dead letters; negative: forever")
 	fs.Int64Var(&p.DeadLettersMaxBytes, "deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "when the streams are set up: size cap of the dead-letter stream, oldest dropped first; negative: none")
-	fs.Int64Var(&p.TasksMaxBytes, "tasks-max-bytes", pipeline.DefaultTasksMaxBytes, "when the streams are set up: size cap of the tasks stream; when full, new tasks are refused\n"+
+	fs.Int64Var(&p.TasksMaxBytes, "tasks-max-bytes", pipeline.DefaultTasksMaxBytes, "when the streams are set up: size cap of the submissions and of the tasks stream; when full, new tasks are refused\n"+
 		"(the publisher gets the error), never old ones dropped; negative: none")
 	fs.Int64Var(&p.DecisionsMaxBytes, "decisions-max-bytes", pipeline.DefaultDecisionsMaxBytes, "when the streams are set up: size cap of the decisions stream (full: refuses new); negative: none")
 	fs.Int64Var(&p.OutcomesMaxBytes, "outcomes-max-bytes", pipeline.DefaultOutcomesMaxBytes, "when the streams are set up: size cap of the outcomes stream (full: refuses new); negative: none")
