@@ -39,8 +39,8 @@ type DeciderConfig struct {
 
 // DecisionStore keeps each caller's task's one decision (TaskIDs).
 type DecisionStore interface {
-	Decide(ctx context.Context, caller, taskID string, d wire.StoredMessage) (*wire.TaskIDRecord, bool, time.Time, error)
-	MarkPublished(ctx context.Context, caller, taskID string) error
+	Decide(ctx context.Context, caller, taskID string, d wire.StoredMessage) (Decided, error)
+	MarkPublished(ctx context.Context, dec Decided) error
 	InStream(ctx context.Context, d wire.StoredMessage, since time.Time) (bool, error)
 }
 
@@ -154,12 +154,13 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 // publishing), that one, exactly as stored.
 func (d *Decider) once(ctx context.Context, res Result, caller string) (Result, error) {
 	o := res.Out[0]
-	rec, first, at, err := d.cfg.Decided.Decide(ctx, caller, res.TaskID, wire.StoredMessage{Subject: o.Subject, MsgID: o.MsgID, Data: o.Data})
+	dec, err := d.cfg.Decided.Decide(ctx, caller, res.TaskID, wire.StoredMessage{Subject: o.Subject, MsgID: o.MsgID, Data: o.Data})
 	if err != nil {
 		return Result{TaskID: res.TaskID}, err
 	}
-	mark := func(ctx context.Context) { _ = d.cfg.Decided.MarkPublished(ctx, caller, res.TaskID) }
-	if first {
+	mark := func(ctx context.Context) { _ = d.cfg.Decided.MarkPublished(ctx, dec) }
+	rec := dec.Record
+	if dec.First {
 		res.Published = mark
 		return res, nil
 	}
@@ -167,7 +168,7 @@ func (d *Decider) once(ctx context.Context, res Result, caller string) (Result, 
 	if rec.Published {
 		return done, nil
 	}
-	in, err := d.cfg.Decided.InStream(ctx, *rec.Decision, at)
+	in, err := d.cfg.Decided.InStream(ctx, *rec.Decision, dec.At)
 	if err != nil {
 		return done, err
 	}

@@ -115,19 +115,28 @@ func (s *TaskIDs) get(ctx context.Context, caller, taskID string) (*wire.TaskIDR
 	return rec, e, nil
 }
 
+// Decided is a task's stored decision as Decide found or wrote it.
+type Decided struct {
+	Record *wire.TaskIDRecord
+	// First: this call stored it. At: when it was stored (the server's
+	// time; zero when First). Revision: the record's revision.
+	First    bool
+	At       time.Time
+	Revision uint64
+}
+
 // Decide stores d as the decision of caller's task unless one is stored
-// already (compare-and-set: of deliveries racing, exactly one wins). It
-// returns the stored record, whether d is the one stored by this call, and
-// when the stored decision was written (the server's time).
-func (s *TaskIDs) Decide(ctx context.Context, caller, taskID string, d wire.StoredMessage) (*wire.TaskIDRecord, bool, time.Time, error) {
+// already (compare-and-set: of deliveries racing, exactly one wins), and
+// returns the stored one.
+func (s *TaskIDs) Decide(ctx context.Context, caller, taskID string, d wire.StoredMessage) (Decided, error) {
 	key := wire.TaskRecordKey(caller, taskID)
 	for {
 		rec, e, err := s.get(ctx, caller, taskID)
 		if err != nil {
-			return nil, false, time.Time{}, err
+			return Decided{}, err
 		}
 		if rec != nil && rec.Decision != nil {
-			return rec, false, e.Created(), nil
+			return Decided{Record: rec, At: e.Created(), Revision: e.Revision()}, nil
 		}
 		if rec == nil {
 			// Claimed before the bucket existed, or by an extractor
@@ -137,39 +146,41 @@ func (s *TaskIDs) Decide(ctx context.Context, caller, taskID string, d wire.Stor
 		rec.Decision = &d
 		data, err := json.Marshal(rec)
 		if err != nil {
-			return nil, false, time.Time{}, badInput(fmt.Errorf("task ids: decision of %s: %w", taskID, err))
+			return Decided{}, badInput(fmt.Errorf("task ids: decision of %s: %w", taskID, err))
 		}
+		var rev uint64
 		if e == nil {
-			_, err = s.kv.Create(ctx, key, data)
+			rev, err = s.kv.Create(ctx, key, data)
 		} else {
-			_, err = s.kv.Update(ctx, key, data, e.Revision())
+			rev, err = s.kv.Update(ctx, key, data, e.Revision())
 		}
 		switch {
 		case err == nil:
-			return rec, true, time.Time{}, nil
+			return Decided{Record: rec, First: true, Revision: rev}, nil
 		case errors.Is(err, jetstream.ErrKeyExists):
 			continue // another delivery wrote first: read what it wrote
 		default:
-			return nil, false, time.Time{}, fmt.Errorf("task ids: decide %s: %w", taskID, err)
+			return Decided{}, fmt.Errorf("task ids: decide %s: %w", taskID, err)
 		}
 	}
 }
 
 // MarkPublished records that the decisions stream holds the decision of
-// caller's task. Best effort: without the mark, a later delivery looks for
-// the decision in the stream instead.
-func (s *TaskIDs) MarkPublished(ctx context.Context, caller, taskID string) error {
-	rec, e, err := s.get(ctx, caller, taskID)
-	if err != nil || rec == nil || rec.Decision == nil || rec.Published {
-		return err
+// dec (as Decide returned it). Best effort: without the mark, a later
+// delivery looks for the decision in the stream instead.
+func (s *TaskIDs) MarkPublished(ctx context.Context, dec Decided) error {
+	if dec.Record == nil || dec.Record.Published {
+		return nil
 	}
+	rec := *dec.Record
 	rec.Published = true
-	data, err := json.Marshal(rec)
+	data, err := json.Marshal(&rec)
 	if err != nil {
 		return err
 	}
-	if _, err := s.kv.Update(ctx, wire.TaskRecordKey(caller, taskID), data, e.Revision()); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
-		return fmt.Errorf("task ids: mark %s: %w", taskID, err)
+	_, err = s.kv.Update(ctx, wire.TaskRecordKey(rec.CallerID, rec.TaskID), data, dec.Revision)
+	if err != nil && !errors.Is(err, jetstream.ErrKeyExists) { // changed since: marked by another delivery
+		return fmt.Errorf("task ids: mark %s: %w", rec.TaskID, err)
 	}
 	return nil
 }
