@@ -158,7 +158,9 @@ func decodePart(data []byte) (Part, string) {
 		if !ok {
 			return Part{}, "file bytes are not a base64 string"
 		}
-		f.Bytes = b
+		if len(b) > 0 { // empty content is no content, as when written out
+			f.Bytes = b
+		}
 	}
 	f.Name = strings.TrimSpace(f.Name)
 	f.MediaType = strings.TrimSpace(f.MediaType)
