@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/a2aproject/a2a-go/v2 v2.3.1
 	github.com/cenkalti/backoff/v4 v4.3.0
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/google/uuid v1.6.0
 	github.com/kljensen/snowball v0.10.0
 	github.com/nats-io/nats-server/v2 v2.15.2

@@ -19,6 +19,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // pipelineServer is an embedded NATS server on a free port with the
@@ -112,7 +113,7 @@ func TestReplay(t *testing.T) {
 		}
 	}
 	cat, _, _ := pipeline.LoadCatalogKV(ctx, kv)
-	m, err := match.New(cat)
+	m, err := match.New(cat, match.WithEmbedder(embed.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}

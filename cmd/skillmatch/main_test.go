@@ -177,7 +177,7 @@ func TestMatchPrintsDecision(t *testing.T) {
 func TestMatchExplain(t *testing.T) {
 	code, stdout, stderr := runCmd(t, "match", "--cards", examplesDir,
 		"reconcile these supplier invoices against the PO and send me a JSON summary",
-		"--file", "invoices.pdf", "--accept", "application/json", "--scopes", "finance.read", "--explain")
+		"--file", writeFile(t, "invoices.pdf", []byte("%PDF-1.7")), "--accept", "application/json", "--scopes", "finance.read", "--explain")
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}

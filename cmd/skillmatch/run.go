@@ -6,11 +6,12 @@ import (
 	"io"
 
 	"github.com/skillmatch/skillmatch/shared/app"
+	"github.com/skillmatch/skillmatch/shared/app/retrieval"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, rf := app.NewRunFlags(stderr)
+	fs, rf := retrieval.NewRunFlags(stderr)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err

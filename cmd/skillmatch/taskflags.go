@@ -4,13 +4,18 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
 
@@ -26,7 +31,8 @@ type taskFlags struct {
 
 func newTaskFlags(fs *flag.FlagSet) *taskFlags {
 	tf := &taskFlags{}
-	fs.Var(&tf.files, "file", "attached file (repeatable); its media type comes from the extension")
+	fs.Var(&tf.files, "file", "attached file (repeatable): a local file, sent to the agent as bytes (at most "+sizeOf(int64(task.DefaultLimits.MaxFileBytes))+"\n"+
+		"over the task), or a URL (https://...) the agent fetches; its media type comes from the extension")
 	fs.Var(&tf.accept, "accept", "accepted output media types (comma-separated or repeated)")
 	fs.Var(&tf.scopes, "scopes", `caller scopes (comma-separated); "" means a caller with no scopes; unset means no security filter`)
 	fs.Var(&tf.history, "history", "an earlier user turn (repeatable, oldest first)")
@@ -46,6 +52,14 @@ func newTaskFlags(fs *flag.FlagSet) *taskFlags {
 // does: a bad field is a usage error naming it.
 func (tf *taskFlags) validTask(id string, text []string) (*task.Task, error) {
 	t := tf.task(id, text)
+	left := task.DefaultLimits.MaxFileBytes
+	for _, f := range tf.files {
+		file, err := attach(f, &left)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --file %s", errUsage, err)
+		}
+		t.Message.Parts = append(t.Message.Parts, task.Part{File: file})
+	}
 	if t.ID == "" {
 		t.ID = newTaskID()
 	}
@@ -75,13 +89,10 @@ func defaultFollowupsFile() string {
 	return filepath.Join(d, "skillmatch", "followups.json")
 }
 
-// task builds the task the flags describe around the text.
+// task builds the task the flags describe around the text, without its
+// files (validTask attaches them).
 func (tf *taskFlags) task(id string, text []string) *task.Task {
 	t := &task.Task{ID: id, Message: task.Message{Role: "user", Parts: []task.Part{{Text: strings.Join(text, " ")}}}}
-	for _, f := range tf.files {
-		// The extractor reads the media type from the extension.
-		t.Message.Parts = append(t.Message.Parts, task.Part{File: &task.File{Name: filepath.Base(f)}})
-	}
 	for _, h := range tf.history {
 		t.History = append(t.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
 	}
@@ -97,4 +108,56 @@ func (tf *taskFlags) task(id string, text []string) *task.Task {
 	t.Message.TaskID = *tf.continues
 	t.Constraints.SkillID = *tf.skill
 	return t
+}
+
+// attach reads a --file value. A URL (https://host/a.pdf, any scheme with
+// a host or an opaque part) is passed by reference for the agent to fetch;
+// a local file is read and carried as bytes, out of left, the file bytes
+// the task may still carry. A file that is missing, not a regular file or
+// larger than what is left is refused with what to do instead.
+func attach(arg string, left *int) (*task.File, error) {
+	if u, err := url.Parse(arg); err == nil && len(u.Scheme) > 1 && (u.Host != "" || u.Opaque != "") {
+		name := path.Base(u.Path)
+		if name == "/" || name == "." {
+			name = ""
+		}
+		f := &task.File{Name: name, MediaType: mediatype.OfName(name), URI: arg}
+		if f.Name == "" && f.MediaType == "" {
+			f.MediaType = "application/octet-stream" // a part needs one of the two
+		}
+		return f, nil
+	}
+	fi, err := os.Stat(arg)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such file; give a file that exists or a URL the agent can fetch", arg)
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file", arg)
+	case fi.Size() > int64(*left):
+		return nil, fmt.Errorf("%s: %s, over the %s of file bytes a task carries (%s left): put it where the agent can fetch it and pass the URL",
+			arg, sizeOf(fi.Size()), sizeOf(int64(task.DefaultLimits.MaxFileBytes)), sizeOf(int64(*left)))
+	}
+	data, err := os.ReadFile(arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > *left { // grew since the stat
+		return nil, fmt.Errorf("%s: over the %s of file bytes a task carries", arg, sizeOf(int64(task.DefaultLimits.MaxFileBytes)))
+	}
+	*left -= len(data)
+	name := filepath.Base(arg)
+	return &task.File{Name: name, MediaType: mediatype.OfName(name), Bytes: data}, nil
+}
+
+// sizeOf says a byte count the way people read it.
+func sizeOf(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -90,7 +90,7 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var stderr bytes.Buffer
-			if err := RunService(sctx, stage, args, &stderr); err != nil {
+			if err := RunService(sctx, stage, args, &stderr, retrievalFor(stage)); err != nil {
 				errs <- fmt.Errorf("%s: %w\n%s", stage, err, stderr.String())
 			}
 		}()
@@ -444,6 +444,7 @@ func TestRunExportsTraces(t *testing.T) {
 func startTestRun(t *testing.T, extra ...string) (*Running, context.Context) {
 	t.Helper()
 	fs, rf := NewRunFlags(io.Discard)
+	rf.Matcher.Retrieval = memoryRetrieval{}
 	args := append([]string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--cards", exampleDir()}, extra...)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)

@@ -29,10 +29,17 @@ func layerOf(t *testing.T, rel string) int {
 	return -1
 }
 
+// heavy are the packages that only app/retrieval of the composition root
+// may import: package app is linked into every binary, and the stage
+// services other than the retriever must stay without them
+// (TestServicesLinkOnlyWhatTheyUse).
+var heavy = map[string]bool{"retrieval/embed": true, "retrieval/weaviateindex": true}
+
 // TestLayers reads every non-test Go file of ./shared and fails on an
 // import of a higher layer, so the architecture seen in `ls shared` is the
-// one the code has. Tests may reach up: an integration test of the
-// Weaviate index runs it under the matcher and the pipeline.
+// one the code has, and on an import of the retrieval stack from package
+// app. Tests may reach up: an integration test of the Weaviate index runs
+// it under the matcher and the pipeline.
 func TestLayers(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -67,6 +74,9 @@ func TestLayers(t *testing.T) {
 				continue
 			}
 			checked++
+			if rel == "app" && heavy[dep] {
+				t.Errorf("%s imports %s: package app is in every binary; only app/retrieval may link the retrieval stack", filepath.Base(path), dep)
+			}
 			if to := layerOf(t, dep); to > from {
 				t.Errorf("%s imports %s: layer %s may not import the higher layer %s", filepath.Base(path), dep, layers[from], layers[to])
 			}

@@ -15,9 +15,21 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/model"
 	"github.com/skillmatch/skillmatch/shared/match/settle"
-	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
-	"github.com/skillmatch/skillmatch/shared/retrieval/weaviateindex"
 )
+
+// Retrieval supplies what a matcher searches with: the embedder and the
+// index the flags choose. app/retrieval provides it (GloVe, the in-memory
+// or the Weaviate index) to the processes that shortlist: the retriever,
+// `run` and the skillmatch command. Without it a matcher only ranks and
+// decides shortlists made elsewhere (match.WithoutRetrieval), which is all
+// the reranker and decider services do, so their binaries link neither the
+// GloVe vectors nor the Weaviate client.
+type Retrieval interface {
+	// Options are the embedder and index options for the flags.
+	Options(m *MatcherFlags, log *zap.Logger) []match.Option
+	// EmbedderID names the embedder (vector.Embedder.ID).
+	EmbedderID() string
+}
 
 // MatcherFlags configure the matcher: the model, retrieval, the decision
 // operating point and the grants. Every command and service that matches
@@ -44,6 +56,9 @@ type MatcherFlags struct {
 	Explain bool
 	// Followups records in-process delegations (match); not a flag.
 	Followups settle.Store
+	// Retrieval is how matchers search (nil: they do not); not a flag,
+	// set by the composition that links it (app/retrieval).
+	Retrieval Retrieval
 }
 
 // MatcherFlagNames are the flags Register defines.
@@ -128,11 +143,10 @@ func (m *MatcherFlags) Builder(log *zap.Logger) (BuildFunc, error) {
 	opts := []match.Option{match.WithModel(mdl), match.WithModelExamples(m.ModelExamples), match.WithShortlist(m.Shortlist),
 		match.WithRRFK(m.RRFK), match.WithPolicy(p), match.WithExplain(m.Explain), match.WithGrants(g),
 		match.WithFollowups(m.Followups), match.WithStrict(m.Strict), match.WithPrivateEndpoints(m.PrivateEndpoints), match.WithLogger(log)}
-	if m.Index == "weaviate" {
-		// One builder for every rebuild: it logs one line per change of
-		// Weaviate's reachability, not one per index.
-		opts = append(opts, match.WithIndex(weaviateindex.Builder(weaviateindex.Config{
-			URL: m.WeaviateURL, GRPC: m.WeaviateGRPC, Catalog: m.WeaviateName, Tenant: m.WeaviateTenant, Log: log})))
+	if m.Retrieval != nil {
+		opts = append(opts, m.Retrieval.Options(m, log)...)
+	} else {
+		opts = append(opts, match.WithoutRetrieval())
 	}
 	return func(cat *catalog.Catalog) (*match.Matcher, error) { return match.New(cat, opts...) }, nil
 }
@@ -140,6 +154,10 @@ func (m *MatcherFlags) Builder(log *zap.Logger) (BuildFunc, error) {
 // ID names what a matcher is made of besides the catalog, for the
 // refresher's evaluations: the embedder and the model.
 func (m *MatcherFlags) ID() string {
+	emb := "no retrieval"
+	if m.Retrieval != nil {
+		emb = m.Retrieval.EmbedderID()
+	}
 	name := "built-in model"
 	if m.Model != "" {
 		if data, err := os.ReadFile(m.Model); err == nil {
@@ -147,5 +165,5 @@ func (m *MatcherFlags) ID() string {
 			name = "model " + hex.EncodeToString(sum[:6])
 		}
 	}
-	return embed.Default().ID() + ", " + name
+	return emb + ", " + name
 }

@@ -109,6 +109,9 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	if err != nil {
 		return nil, err
 	}
+	if rf.Matcher.Retrieval == nil {
+		return nil, errors.New("app: run shortlists: make its flags with app/retrieval.NewRunFlags")
+	}
 	cfg.Log = log
 	metrics := NewMetrics()
 	cfg.Observer = metrics

@@ -57,9 +57,18 @@ func NewServiceFlags(stage string, out io.Writer) (*flag.FlagSet, *ServiceFlags)
 
 // ServiceMain runs the named stage's service until SIGINT or SIGTERM and
 // returns the exit code: 0 (also after --help, on stdout, and --version),
-// 2 for a usage error (two short lines on stderr), 1 otherwise.
-func ServiceMain(stage string, args []string) int {
-	return serviceMain(stage, args, os.Stdout, os.Stderr, RunService)
+// 2 for a usage error (two short lines on stderr), 1 otherwise. It is for
+// the stages that do not shortlist (extractor, reranker, decider,
+// feedback): their matchers rank and decide without retrieval. The
+// retriever's main calls app/retrieval.ServiceMain.
+func ServiceMain(stage string, args []string) int { return ServiceMainWith(stage, args, nil) }
+
+// ServiceMainWith is ServiceMain with the retrieval the stage's matchers
+// search with (nil: none).
+func ServiceMainWith(stage string, args []string, r Retrieval) int {
+	return serviceMain(stage, args, os.Stdout, os.Stderr, func(ctx context.Context, stage string, args []string, stderr io.Writer) error {
+		return RunService(ctx, stage, args, stderr, r)
+	})
 }
 
 // serviceMain is ServiceMain with its streams and runner given, for tests.
@@ -86,8 +95,9 @@ func serviceMain(stage string, args []string, stdout, stderr io.Writer,
 }
 
 // RunService runs the named stage (and the dead-letter watcher when asked)
-// until ctx ends.
-func RunService(ctx context.Context, stage string, args []string, stderr io.Writer) error {
+// until ctx ends. The retriever needs r, the retrieval it shortlists with;
+// the other stages ignore it.
+func RunService(ctx context.Context, stage string, args []string, stderr io.Writer, r Retrieval) error {
 	known := false
 	for _, n := range pipeline.StageNames {
 		known = known || n == stage
@@ -105,6 +115,9 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 	}
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
+	}
+	if stage == pipeline.StageRetriever && r == nil {
+		return errors.New("app: the retriever shortlists: run it with a retrieval (app/retrieval.ServiceMain)")
 	}
 	cfg, err := sf.Pipeline.Config()
 	if err != nil {
@@ -127,6 +140,9 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 	cfg.Tracer = tp
 
 	matching := pipeline.MatchingStages[stage]
+	if stage == pipeline.StageRetriever {
+		sf.Matcher.Retrieval = r
+	}
 	snaps := pipeline.NewSnapshots(nil)
 	var build BuildFunc
 	if matching {

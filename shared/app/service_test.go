@@ -124,20 +124,20 @@ func TestServiceFlags(t *testing.T) {
 		{"extra"},
 	}
 	for _, args := range cases {
-		if err := RunService(ctx, pipeline.StageFeedback, args, &stderr); !errors.Is(err, ErrUsage) {
+		if err := RunService(ctx, pipeline.StageFeedback, args, &stderr, nil); !errors.Is(err, ErrUsage) {
 			t.Errorf("%v: %v", args, err)
 		}
 	}
 	// Without --cards the retriever watches the catalog bucket: not a
 	// usage error, it needs a server.
-	if err := RunService(ctx, pipeline.StageRetriever, []string{"--nats", "nats://127.0.0.1:1", "--timeout", "500ms"}, &stderr); err == nil || errors.Is(err, ErrUsage) {
+	if err := RunService(ctx, pipeline.StageRetriever, []string{"--nats", "nats://127.0.0.1:1", "--timeout", "500ms"}, &stderr, memoryRetrieval{}); err == nil || errors.Is(err, ErrUsage) {
 		t.Errorf("retriever without cards or server: %v", err)
 	}
-	if err := RunService(ctx, "nope", nil, &stderr); !errors.Is(err, ErrUsage) {
+	if err := RunService(ctx, "nope", nil, &stderr, nil); !errors.Is(err, ErrUsage) {
 		t.Errorf("unknown stage: %v", err)
 	}
 	t.Setenv("SKILLMATCH_LOG_LEVEL", "loud")
-	if err := RunService(ctx, pipeline.StageFeedback, nil, &stderr); !errors.Is(err, ErrUsage) {
+	if err := RunService(ctx, pipeline.StageFeedback, nil, &stderr, nil); !errors.Is(err, ErrUsage) {
 		t.Errorf("bad env: %v", err)
 	}
 }
@@ -161,7 +161,7 @@ func TestComposeEnvIsFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	if err := RunService(context.Background(), pipeline.StageRetriever, []string{"--help"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+	if err := RunService(context.Background(), pipeline.StageRetriever, []string{"--help"}, &stderr, nil); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("--help: %v", err)
 	}
 	usage := stderr.String()
@@ -214,7 +214,7 @@ func TestServiceDeciderGrants(t *testing.T) {
 	run(pipeline.StageReranker)
 	run(pipeline.StageDecider, "--grants", grantsFile)
 
-	mf := MatcherFlags{Grants: grantsFile, Index: "memory", Shortlist: 20, RRFK: 60, Threshold: 0.5, Margin: 0.1, ModelExamples: true}
+	mf := MatcherFlags{Retrieval: memoryRetrieval{}, Grants: grantsFile, Index: "memory", Shortlist: 20, RRFK: 60, Threshold: 0.5, Margin: 0.1, ModelExamples: true}
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	mf.Register(fs)
 	if err := fs.Parse([]string{"--grants", grantsFile}); err != nil {
@@ -328,7 +328,7 @@ func (s *services) run(stage string, extra ...string) {
 	go func() {
 		defer s.wg.Done()
 		var stderr bytes.Buffer
-		if err := RunService(s.ctx, stage, append(append([]string(nil), s.base...), extra...), &stderr); err != nil {
+		if err := RunService(s.ctx, stage, append(append([]string(nil), s.base...), extra...), &stderr, retrievalFor(stage)); err != nil {
 			s.errs <- errors.New(stage + ": " + err.Error() + "\n" + stderr.String())
 		}
 	}()

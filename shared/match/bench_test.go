@@ -67,7 +67,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				if _, err := match.New(cat); err != nil {
+				if _, err := match.New(cat, match.WithEmbedder(embed.Default())); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -121,7 +121,7 @@ func benchMatcher(b *testing.B, skills int) *match.Matcher {
 		bench.matchers = map[int]*match.Matcher{}
 	}
 	t0 := time.Now()
-	m, err := match.New(cat)
+	m, err := match.New(cat, match.WithEmbedder(embed.Default()))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -23,8 +23,8 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/rerank"
 	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
-	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // Option configures a Matcher.
@@ -32,7 +32,7 @@ type Option func(*config)
 
 type config struct {
 	model     *model.Model
-	embedder  embed.Embedder
+	embedder  vector.Embedder
 	reranker  rerank.Reranker
 	cal       calibrate.Calibrator
 	policy    decide.Policy
@@ -44,7 +44,8 @@ type config struct {
 	strict    bool
 	private   bool
 	grants    *grants.Grants
-	newIndex  func([]index.Doc, embed.Embedder) (index.Index, error)
+	newIndex  func([]index.Doc, vector.Embedder) (index.Index, error)
+	noSearch  bool
 	followups settle.Store
 	log       *zap.Logger
 }
@@ -52,8 +53,17 @@ type config struct {
 // WithModel uses a fitted model (default: the built-in model).
 func WithModel(m *model.Model) Option { return func(c *config) { c.model = m } }
 
-// WithEmbedder replaces the built-in GloVe embedder.
-func WithEmbedder(e embed.Embedder) Option { return func(c *config) { c.embedder = e } }
+// WithEmbedder sets the embedder of dense retrieval (embed.Default() is
+// the built-in GloVe). A matcher that shortlists needs one; see
+// WithoutRetrieval for one that does not.
+func WithEmbedder(e vector.Embedder) Option { return func(c *config) { c.embedder = e } }
+
+// WithoutRetrieval builds a matcher that ranks and decides shortlists
+// retrieved elsewhere (the reranker and decider stages): its index holds
+// the catalog's docs without postings or vectors (index.Docs), so it needs
+// no embedder, and Shortlist fails with ErrNoRetrieval. Doc numbers and
+// keys are those of a searching matcher over the same catalog.
+func WithoutRetrieval() Option { return func(c *config) { c.noSearch = true } }
 
 // WithReranker replaces the model's learned reranker.
 func WithReranker(r rerank.Reranker) Option { return func(c *config) { c.reranker = r } }
@@ -119,7 +129,7 @@ func WithPrivateEndpoints(on bool) Option {
 func (m *Matcher) PrivateEndpoints() bool { return m.cfg.private }
 
 // WithIndex builds the index with f instead of the in-memory index.
-func WithIndex(f func([]index.Doc, embed.Embedder) (index.Index, error)) Option {
+func WithIndex(f func([]index.Doc, vector.Embedder) (index.Index, error)) Option {
 	return func(c *config) { c.newIndex = f }
 }
 
@@ -137,7 +147,7 @@ type Matcher struct {
 	cat    *catalog.Catalog
 	refs   []ref // doc i of the index is refs[i]
 	idx    index.Index
-	emb    embed.Embedder
+	emb    vector.Embedder
 	rr     rerank.Reranker
 	cal    calibrate.Calibrator
 	policy decide.Policy
@@ -159,8 +169,11 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	if cfg.model == nil {
 		cfg.model = model.Default()
 	}
-	if cfg.embedder == nil {
-		cfg.embedder = embed.Default()
+	switch {
+	case cfg.noSearch:
+		cfg.embedder, cfg.newIndex = nil, func(docs []index.Doc, _ vector.Embedder) (index.Index, error) { return index.Docs(docs), nil }
+	case cfg.embedder == nil:
+		return nil, ErrNoEmbedder
 	}
 	if cfg.reranker == nil {
 		l, err := rerank.NewLearned(cfg.model.Reranker)
@@ -173,7 +186,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		cfg.cal = cfg.model.Calibration
 	}
 	if cfg.newIndex == nil {
-		cfg.newIndex = func(docs []index.Doc, e embed.Embedder) (index.Index, error) {
+		cfg.newIndex = func(docs []index.Doc, e vector.Embedder) (index.Index, error) {
 			return index.NewMemory(docs, e)
 		}
 	}
@@ -272,6 +285,9 @@ func (m *Matcher) Extract(t *task.Task) extract.Requirement { return extract.Fro
 // Shortlist is stage 2: hard filters, then hybrid retrieval over what the
 // filters kept.
 func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Shortlist, error) {
+	if m.cfg.noSearch {
+		return nil, fmt.Errorf("shortlist: %w", ErrNoRetrieval)
+	}
 	fr := filter.Keep(req, m.cat, m.cfg.filters...)
 	if m.cfg.explain || fr.Kept == 0 {
 		fr.Explain(req, m.cat, m.cfg.filters...)
@@ -365,6 +381,15 @@ func (m *Matcher) RankCalibrated(ctx context.Context, req *extract.Requirement, 
 	}
 	return out, nil
 }
+
+// ErrNoEmbedder is returned by New when neither WithEmbedder nor
+// WithoutRetrieval was given: which embedder a deployment retrieves with
+// is the composition root's choice, never a silent default.
+var ErrNoEmbedder = errors.New("new matcher: no embedder: give match.WithEmbedder (embed.Default() is the built-in GloVe) or match.WithoutRetrieval")
+
+// ErrNoRetrieval is returned by the Shortlist of a matcher built
+// WithoutRetrieval.
+var ErrNoRetrieval = errors.New("matcher built without retrieval: it only ranks and decides shortlists made elsewhere")
 
 // ErrOutsideShortlist is returned when a reranker returns a candidate the
 // filters and retrievers did not shortlist.

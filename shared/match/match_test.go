@@ -22,6 +22,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/filter"
 	"github.com/skillmatch/skillmatch/shared/match/model"
 	"github.com/skillmatch/skillmatch/shared/match/rerank"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -257,7 +258,7 @@ func (c constCal) Prob(float64) float64 { return float64(c) }
 
 func newMatcher(t testing.TB, cat *catalog.Catalog, opts ...match.Option) *match.Matcher {
 	t.Helper()
-	m, err := match.New(cat, append([]match.Option{match.WithExplain(true)}, opts...)...)
+	m, err := match.New(cat, append([]match.Option{match.WithEmbedder(embed.Default()), match.WithExplain(true)}, opts...)...)
 	if err != nil {
 		t.Fatalf("match.New: %v", err)
 	}
@@ -1089,5 +1090,51 @@ func TestLoadDirSkipsMalformedCard(t *testing.T) {
 				t.Errorf("nothing ranked from the cards that loaded")
 			}
 		})
+	}
+}
+
+// Which embedder a matcher retrieves with is always the caller's choice;
+// one built WithoutRetrieval ranks and decides a shortlist made by one
+// that retrieves, over the same doc numbers, and refuses to shortlist.
+func TestWithoutRetrieval(t *testing.T) {
+	cat := exampleCatalog(t)
+	if _, err := match.New(cat); !errors.Is(err, match.ErrNoEmbedder) {
+		t.Fatalf("New without an embedder: %v, want ErrNoEmbedder", err)
+	}
+	full, err := match.New(cat, match.WithEmbedder(embed.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, err := match.New(cat, match.WithoutRetrieval())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lean.Index().Len() != full.Index().Len() {
+		t.Fatalf("docs: %d without retrieval, %d with", lean.Index().Len(), full.Index().Len())
+	}
+	for i := range full.Index().Len() {
+		if lean.Index().Doc(i).Key != full.Index().Doc(i).Key {
+			t.Fatalf("doc %d: %q without retrieval, %q with", i, lean.Index().Doc(i).Key, full.Index().Doc(i).Key)
+		}
+	}
+	ctx := context.Background()
+	req := full.Extract(&task.Task{ID: "t", Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}})
+	if _, err := lean.Shortlist(ctx, &req); !errors.Is(err, match.ErrNoRetrieval) {
+		t.Fatalf("Shortlist without retrieval: %v, want ErrNoRetrieval", err)
+	}
+	sl, err := full.Shortlist(ctx, &req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := full.Rank(ctx, &req, sl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := lean.Rank(ctx, &req, sl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !reflect.DeepEqual(match.Options(got), match.Options(want)) {
+		t.Errorf("ranked without retrieval %v, with %v", match.Options(got), match.Options(want))
 	}
 }

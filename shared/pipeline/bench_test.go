@@ -16,6 +16,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // bigCatalog copies the example catalog until it has at least n skills,
@@ -54,7 +55,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // test -run '^$' -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
 func BenchmarkPipeline(b *testing.B) {
 	cat := bigCatalog(b, 1000)
-	m, err := match.New(cat)
+	m, err := match.New(cat, match.WithEmbedder(embed.Default()))
 	if err != nil {
 		b.Fatal(err)
 	}

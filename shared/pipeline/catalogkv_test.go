@@ -14,9 +14,12 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
-func buildDefault(c *catalog.Catalog) (*match.Matcher, error) { return match.New(c) }
+func buildDefault(c *catalog.Catalog) (*match.Matcher, error) {
+	return match.New(c, match.WithEmbedder(embed.Default()))
+}
 
 // waitRevision waits until every watch reflects bucket revision rev.
 func waitRevision(t *testing.T, rev uint64, ws ...*CatalogWatch) {
@@ -219,7 +222,7 @@ func mustEntry(t *testing.T, cardJSON []byte, status string) []byte {
 func TestStagesKeepRecentSnapshots(t *testing.T) {
 	ref := testMatcher(t)
 	cat := ref.Catalog()
-	smaller, err := match.New(catalog.New(cat.Agents[1:]...))
+	smaller, err := match.New(catalog.New(cat.Agents[1:]...), match.WithEmbedder(embed.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}

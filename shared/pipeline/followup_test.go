@@ -17,6 +17,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // memFollowups is a settle.Store in memory; err makes every call fail,
@@ -76,7 +77,7 @@ func grantsMatcher(t *testing.T) *match.Matcher {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	m, err := match.New(cat, match.WithGrants(g))
+	m, err := match.New(cat, match.WithEmbedder(embed.Default()), match.WithGrants(g))
 	if err != nil {
 		t.Fatal(err)
 	}

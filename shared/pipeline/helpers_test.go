@@ -23,6 +23,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 var (
@@ -45,7 +46,7 @@ func testMatcher(t testing.TB) *match.Matcher {
 			matcherErr = fmt.Errorf("example catalog: %v", errs)
 			return
 		}
-		theMatcher, matcherErr = match.New(cat)
+		theMatcher, matcherErr = match.New(cat, match.WithEmbedder(embed.Default()))
 	})
 	if matcherErr != nil {
 		t.Fatal(matcherErr)

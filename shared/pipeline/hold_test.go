@@ -14,6 +14,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // switchable is an in-memory index whose backend can be taken away, the
@@ -47,7 +48,7 @@ func (s *switchable) Ready(context.Context) error {
 func TestRetrieverHoldsWhileIndexUnavailable(t *testing.T) {
 	ref := testMatcher(t)
 	sw := &switchable{}
-	m, err := match.New(ref.Catalog(), match.WithIndex(func(docs []index.Doc, emb embed.Embedder) (index.Index, error) {
+	m, err := match.New(ref.Catalog(), match.WithEmbedder(embed.Default()), match.WithIndex(func(docs []index.Doc, emb vector.Embedder) (index.Index, error) {
 		mem, err := index.NewMemory(docs, emb)
 		sw.Index = mem
 		return sw, err

@@ -9,7 +9,7 @@ import (
 )
 
 // fuzzLimits are small so that the fuzzer reaches every limit quickly.
-var fuzzLimits = Limits{MaxBytes: 8 << 10, MaxText: 1 << 10, MaxParts: 8, MaxHistory: 4, MaxScopes: 8, MaxTypes: 4, MaxField: 32}
+var fuzzLimits = Limits{MaxBytes: 8 << 10, MaxText: 1 << 10, MaxParts: 8, MaxHistory: 4, MaxScopes: 8, MaxTypes: 4, MaxField: 32, MaxFileBytes: 64}
 
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
@@ -19,6 +19,8 @@ func FuzzParse(f *testing.F) {
 		`{"id":"x","message":{"parts":[{"kind":"data","text":"a"}]}}`,
 		`{"id":"f-2","message":{"taskId":"f-1","metadata":{"k":[1]},"parts":[{"text":"and again"}]},"constraints":{"skillId":"a-b/c.d"}}`,
 		`{"id":"f-3","message":{"taskId":"f 1","metadata":[],"parts":[{"text":"x"}]},"constraints":{"skillId":"A/b"}}`,
+		`{"id":"b-1","message":{"parts":[{"text":"x"},{"raw":"YWJj","filename":"a.txt"},{"file":{"name":"b","mediaType":"text/csv","fileWithBytes":"-_8"}}]}}`,
+		`{"id":"b-2","message":{"parts":[{"text":"x"},{"raw":"","mediaType":"image/png"},{"file":{"name":"c","uri":"https://x","bytes":"YQ=="}}]}}`,
 		`[]`, `null`, `{"id":1}`, `{"id":"t","message":{"parts":[null]}}`,
 	} {
 		f.Add([]byte(s))

@@ -33,6 +33,10 @@ type Limits struct {
 	// MaxField caps, in characters, a scope, the caller id and tenant, a
 	// message or context id and a media type.
 	MaxField int
+	// MaxFileBytes caps the file content carried as bytes over the whole
+	// task (decoded); a larger file goes by URI. Base64 makes it a third
+	// larger in the payload, which MaxBytes still caps.
+	MaxFileBytes int
 	// MaxMetadata caps the bytes of the message's metadata object, which
 	// is passed on to the chosen agent.
 	MaxMetadata int
@@ -40,14 +44,15 @@ type Limits struct {
 
 // DefaultLimits are the limits Parse applies unless told otherwise.
 var DefaultLimits = Limits{
-	MaxBytes:    256 << 10,
-	MaxText:     16 << 10,
-	MaxParts:    64,
-	MaxHistory:  32,
-	MaxScopes:   64,
-	MaxTypes:    32,
-	MaxField:    256,
-	MaxMetadata: 16 << 10,
+	MaxBytes:     256 << 10,
+	MaxText:      16 << 10,
+	MaxParts:     64,
+	MaxHistory:   32,
+	MaxScopes:    64,
+	MaxTypes:     32,
+	MaxField:     256,
+	MaxMetadata:  16 << 10,
+	MaxFileBytes: 128 << 10,
 }
 
 // MaxIDLen is the longest task id Parse accepts.
@@ -73,6 +78,7 @@ func WithLimits(l Limits) Option {
 		setIfPositive(&d.MaxTypes, l.MaxTypes)
 		setIfPositive(&d.MaxField, l.MaxField)
 		setIfPositive(&d.MaxMetadata, l.MaxMetadata)
+		setIfPositive(&d.MaxFileBytes, l.MaxFileBytes)
 	}
 }
 
@@ -204,9 +210,10 @@ func Parse(data []byte, opts ...Option) (*Task, error) {
 // parser carries the limits, the task id for error context and the running
 // text total across messages.
 type parser struct {
-	lim  Limits
-	id   string
-	text int
+	lim   Limits
+	id    string
+	text  int
+	files int // file bytes so far
 }
 
 func (p *parser) fail(field, reason string) error {
@@ -252,6 +259,11 @@ func (p *parser) message(field string, w *wireMessage) (Message, error) {
 			return m, p.fail(pf, fmt.Sprintf("file mediaType is longer than %d characters", p.lim.MaxField))
 		}
 		p.text += len(part.Text)
+		if part.File != nil && len(part.File.Bytes) > 0 {
+			if p.files += len(part.File.Bytes); p.files > p.lim.MaxFileBytes {
+				return m, p.tooLarge(pf, fmt.Sprintf("file bytes are %d over the task; the limit is %d: send a larger file by uri", p.files, p.lim.MaxFileBytes))
+			}
+		}
 		m.Parts[i] = part
 	}
 	return m, nil

@@ -21,12 +21,14 @@ func TestParsePartShapes(t *testing.T) {
 		{"v1.0 draft file", `{"file":{"name":"a.pdf","mediaType":"application/pdf","uri":"https://x/a.pdf"}}`,
 			Part{File: &File{Name: "a.pdf", MediaType: "application/pdf", URI: "https://x/a.pdf"}}},
 		{"v0.3 file", `{"kind":"file","file":{"name":"a.csv","mimeType":"text/csv","bytes":"YQ=="}}`,
-			Part{File: &File{Name: "a.csv", MediaType: "text/csv"}}},
+			Part{File: &File{Name: "a.csv", MediaType: "text/csv", Bytes: []byte("a")}}},
+		{"fileWithBytes, URL-safe unpadded", `{"file":{"name":"b.bin","fileWithBytes":"-_8"}}`,
+			Part{File: &File{Name: "b.bin", Bytes: []byte{0xfb, 0xff}}}},
 		{"fileWithUri", `{"file":{"fileWithUri":"https://x/y","mediaType":"image/png"}}`,
 			Part{File: &File{MediaType: "image/png", URI: "https://x/y"}}},
 		{"v1.0 flat url", `{"url":"https://x/a.pdf","mediaType":"application/pdf","filename":"a.pdf"}`,
 			Part{File: &File{Name: "a.pdf", MediaType: "application/pdf", URI: "https://x/a.pdf"}}},
-		{"v1.0 flat raw", `{"raw":"YQ==","filename":"a.png"}`, Part{File: &File{Name: "a.png"}}},
+		{"v1.0 flat raw", `{"raw":"YQ==","filename":"a.png"}`, Part{File: &File{Name: "a.png", Bytes: []byte("a")}}},
 		{"name only", `{"file":{"name":"notes.md"}}`, Part{File: &File{Name: "notes.md"}}},
 		{"v1.0 data", `{"data":{"k":1}}`, Part{Data: json.RawMessage(`{"k":1}`)}},
 		{"v0.3 data", `{"kind":"data","data":[1,2]}`, Part{Data: json.RawMessage(`[1,2]`)}},
@@ -76,6 +78,10 @@ func TestParseErrors(t *testing.T) {
 			`task "t-1": message.parts[0]: part carries more than one of text, file and data; a part carries exactly one`},
 		{"text and url", `{"id":"t-1","message":{"parts":[{"text":"a","url":"https://x"}]}}`, false, "more than one of text, file and data…"},
 		{"empty part", `{"id":"t-1","message":{"parts":[{}]}}`, false, `task "t-1": message.parts[0]: part has no text, file or data`},
+		{"file bytes and uri", `{"id":"t-1","message":{"parts":[{"text":"a"},{"file":{"name":"a.pdf","uri":"https://x/a.pdf","bytes":"YQ=="}}]}}`, false,
+			`task "t-1": message.parts[1]: file part carries both bytes and a uri; give one`},
+		{"file bytes not base64", `{"id":"t-1","message":{"parts":[{"text":"a"},{"raw":"%%%","filename":"a.png"}]}}`, false,
+			`task "t-1": message.parts[1]: file bytes are not a base64 string`},
 		{"null part", `{"id":"t-1","message":{"parts":[null]}}`, false, "part is null…"},
 		{"part not object", `{"id":"t-1","message":{"parts":["hi"]}}`, false, `task "t-1": message.parts[0]: want a part object, got string`},
 		{"text not string", `{"id":"t-1","message":{"parts":[{"text":5}]}}`, false, `task "t-1": message.parts[0]: text: want a string, got number`},
@@ -208,10 +214,21 @@ func TestParseWithLimits(t *testing.T) {
 	if _, err := Parse(data, WithLimits(Limits{MaxParts: 2})); err != nil {
 		t.Errorf("MaxParts 2: %v", err)
 	}
+	// File bytes count over the task, decoded: two files of 3 bytes pass
+	// a limit of 6 and fail one of 5, naming the part that went over.
+	files := []byte(`{"id":"t-1","message":{"parts":[{"text":"x"},{"raw":"YWJj","filename":"a.txt"},{"file":{"name":"b.txt","bytes":"ZGVm"}}]}}`)
+	if _, err := Parse(files, WithLimits(Limits{MaxFileBytes: 6})); err != nil {
+		t.Errorf("MaxFileBytes 6: %v", err)
+	}
+	_, err := Parse(files, WithLimits(Limits{MaxFileBytes: 5}))
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "message.parts[2]") || !strings.Contains(err.Error(), "by uri") {
+		t.Errorf("MaxFileBytes 5: err = %v, want ErrTooLarge at parts[2]", err)
+	}
 }
 
 func TestPartJSONRoundTrip(t *testing.T) {
-	parts := []Part{{}, {Text: "x"}, {File: &File{Name: "a.pdf"}}, {Data: json.RawMessage(`{"a":1}`)}}
+	parts := []Part{{}, {Text: "x"}, {File: &File{Name: "a.pdf"}}, {File: &File{Name: "a.pdf", MediaType: "application/pdf", Bytes: []byte("%PDF-1.7")}},
+		{Data: json.RawMessage(`{"a":1}`)}}
 	for _, p := range parts {
 		b, err := json.Marshal(p)
 		if err != nil {

@@ -2,6 +2,7 @@ package task
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 
@@ -146,11 +147,29 @@ func decodePart(data []byte) (Part, string) {
 		f.MediaType = firstNonEmpty(wf.MediaType, wf.MimeType, f.MediaType)
 		f.URI = firstNonEmpty(wf.URI, wf.FileWithURI, f.URI)
 	}
+	var content json.RawMessage
+	for _, c := range []json.RawMessage{w.Raw, wirefileBytes(w.File)} {
+		if present(c) {
+			content = c
+		}
+	}
+	if content != nil {
+		b, ok := decodeBytes(content)
+		if !ok {
+			return Part{}, "file bytes are not a base64 string"
+		}
+		if len(b) > 0 { // empty content is no content, as when written out
+			f.Bytes = b
+		}
+	}
 	f.Name = strings.TrimSpace(f.Name)
 	f.MediaType = strings.TrimSpace(f.MediaType)
 	f.URI = strings.TrimSpace(f.URI)
 	if f.Name == "" && f.MediaType == "" {
 		return Part{}, "file part needs a mediaType or a name"
+	}
+	if f.URI != "" && f.Bytes != nil {
+		return Part{}, "file part carries both bytes and a uri; give one"
 	}
 	if f.MediaType != "" {
 		if _, ok := mediatype.Normalize(f.MediaType); !ok {
@@ -158,6 +177,32 @@ func decodePart(data []byte) (Part, string) {
 		}
 	}
 	return Part{File: &f}, ""
+}
+
+// wirefileBytes is a nested file's bytes, under either name.
+func wirefileBytes(wf *wireFile) json.RawMessage {
+	switch {
+	case wf == nil:
+		return nil
+	case present(wf.Bytes):
+		return wf.Bytes
+	}
+	return wf.FileWithBytes
+}
+
+// decodeBytes reads file content: a JSON string of base64, standard or
+// URL-safe, padded or not (protobuf's JSON mapping accepts all four).
+func decodeBytes(raw json.RawMessage) ([]byte, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, false
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b, true
+		}
+	}
+	return nil, false
 }
 
 func firstNonEmpty(s ...string) string {

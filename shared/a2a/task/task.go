@@ -44,12 +44,14 @@ type Part struct {
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
-// File is an attached file; only its name and media type matter here. Its
-// content (bytes or raw) is not kept: matching never reads it.
+// File is an attached file. Matching reads only its name and media type;
+// its content, Bytes (at most Limits.MaxFileBytes over a task, base64 in
+// JSON) or URI, is passed on in the delegation's A2A request.
 type File struct {
 	Name      string `json:"name,omitempty"`
 	MediaType string `json:"mediaType,omitempty"`
 	URI       string `json:"uri,omitempty"`
+	Bytes     []byte `json:"bytes,omitempty"`
 }
 
 // Caller says who asks and what they may see.

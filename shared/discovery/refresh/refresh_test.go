@@ -32,6 +32,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // skill is one skill of a test card.
@@ -286,7 +287,9 @@ func TestRefreshLifecycle(t *testing.T) {
 	stages := pipeline.NewSnapshots(nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	watch, err := stages.WatchCatalog(ctx, fx.kv, func(c *catalog.Catalog) (*match.Matcher, error) { return match.New(c) }, nil)
+	watch, err := stages.WatchCatalog(ctx, fx.kv, func(c *catalog.Catalog) (*match.Matcher, error) {
+		return match.New(c, match.WithEmbedder(embed.Default()))
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,7 +551,10 @@ func TestEvaluationOnChange(t *testing.T) {
 		{ID: "g-2", Text: "write me a sonnet about my cat"},
 	}
 	calls := 0
-	run := GoldenEval(tasks, func(c *catalog.Catalog) (*match.Matcher, error) { calls++; return match.New(c) })
+	run := GoldenEval(tasks, func(c *catalog.Catalog) (*match.Matcher, error) {
+		calls++
+		return match.New(c, match.WithEmbedder(embed.Default()))
+	})
 	fx := newFixture(t, cardJSON(t, "1.0.0", forecast), WithEval(run))
 
 	sum := fx.once(t)

@@ -4,21 +4,18 @@ import (
 	"bytes"
 	"context"
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/rsa"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
 	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 // Bounds on a JWKS document.
@@ -54,29 +51,31 @@ type KeySet struct {
 // Len returns the number of usable keys.
 func (ks KeySet) Len() int { return len(ks.Keys) }
 
-// jwk is the subset of RFC 7517/7518/8037 members read.
-type jwk struct {
+// jwkHead is what ParseJWKS reads of a JWK before go-jose parses it: what
+// decides whether the key is kept, skipped or refused.
+type jwkHead struct {
 	Kty    string   `json:"kty"`
 	Kid    string   `json:"kid"`
 	Alg    string   `json:"alg"`
 	Use    string   `json:"use"`
 	KeyOps []string `json:"key_ops"`
 	Crv    string   `json:"crv"`
-	X      string   `json:"x"`
-	Y      string   `json:"y"`
-	N      string   `json:"n"`
-	E      string   `json:"e"`
 	D      string   `json:"d"`
 	P      string   `json:"p"`
 	K      string   `json:"k"`
 }
 
+// curves are the key types and curves kept: what the algorithms of algs
+// verify with.
+var curves = map[string][]string{"EC": {"P-256", "P-384", "P-521"}, "OKP": {"Ed25519"}, "RSA": nil}
+
 // ParseJWKS reads a JWK Set (RFC 7517 §5): {"keys": [...]}. Keys of type
 // EC (P-256, P-384, P-521), OKP (Ed25519) and RSA (2048 bits or more) are
-// kept. A key with private material ("d", "p", or a symmetric "k") is an
-// error: a trust store holds public keys only, and a private key in it is a
-// leak to fix. Keys for encryption ("use": "enc", or key_ops without
-// "verify") and key types not understood are skipped and listed in Skipped.
+// kept, each parsed and checked by go-jose (points on their curve, sizes).
+// A key with private material ("d", "p", or a symmetric "k") is an error:
+// a trust store holds public keys only, and a private key in it is a leak
+// to fix. Keys for encryption ("use": "enc", or key_ops without "verify")
+// and key types not understood are skipped and listed in Skipped.
 func ParseJWKS(data []byte) (KeySet, error) {
 	if len(data) > MaxJWKSBytes {
 		return KeySet{}, fmt.Errorf("%w: %d bytes, limit %d", ErrJWKS, len(data), MaxJWKSBytes)
@@ -98,132 +97,57 @@ func ParseJWKS(data []byte) (KeySet, error) {
 	}
 	var ks KeySet
 	for i, raw := range doc.Keys {
-		var j jwk
-		if err := json.Unmarshal(raw, &j); err != nil {
+		var h jwkHead
+		if err := json.Unmarshal(raw, &h); err != nil {
 			return KeySet{}, fmt.Errorf("%w: keys[%d]: %v", ErrJWKS, i, err)
 		}
 		where := fmt.Sprintf("keys[%d]", i)
-		if j.Kid != "" {
-			where += fmt.Sprintf(" (kid %q)", j.Kid)
+		if h.Kid != "" {
+			where += fmt.Sprintf(" (kid %q)", h.Kid)
 		}
-		if j.D != "" || j.P != "" || j.K != "" {
+		skip := func(why string, args ...any) { ks.Skipped = append(ks.Skipped, where+": "+fmt.Sprintf(why, args...)) }
+		switch crvs, known := curves[h.Kty]; {
+		case h.D != "" || h.P != "" || h.K != "":
 			return KeySet{}, fmt.Errorf("%w: %s holds private or symmetric key material; publish public keys only", ErrJWKS, where)
-		}
-		if j.Use != "" && j.Use != "sig" {
-			ks.Skipped = append(ks.Skipped, fmt.Sprintf("%s: use %q, not sig", where, j.Use))
+		case h.Use != "" && h.Use != "sig":
+			skip("use %q, not sig", h.Use)
+			continue
+		case h.KeyOps != nil && !slices.Contains(h.KeyOps, "verify"):
+			skip("key_ops without verify")
+			continue
+		case h.Kty == "":
+			return KeySet{}, fmt.Errorf("%w: %s: no kty", ErrJWKS, where)
+		case !known:
+			skip("key type not supported: kty %q", h.Kty)
+			continue
+		case crvs != nil && !slices.Contains(crvs, h.Crv):
+			skip("key type not supported: %s curve %q", h.Kty, h.Crv)
 			continue
 		}
-		if j.KeyOps != nil && !slices.Contains(j.KeyOps, "verify") {
-			ks.Skipped = append(ks.Skipped, fmt.Sprintf("%s: key_ops without verify", where))
-			continue
-		}
-		pub, err := j.public()
-		if errors.Is(err, errSkip) {
-			ks.Skipped = append(ks.Skipped, fmt.Sprintf("%s: %v", where, err))
-			continue
-		}
-		if err != nil {
+		var k jose.JSONWebKey
+		if err := k.UnmarshalJSON(raw); err != nil {
 			return KeySet{}, fmt.Errorf("%w: %s: %v", ErrJWKS, where, err)
 		}
-		if j.Alg != "" {
-			if _, known := algs[j.Alg]; !known {
-				ks.Skipped = append(ks.Skipped, fmt.Sprintf("%s: algorithm %q not supported", where, j.Alg))
+		if rk, ok := k.Key.(*rsa.PublicKey); ok {
+			if bits := rk.N.BitLen(); bits < MinRSABits {
+				return KeySet{}, fmt.Errorf("%w: %s: RSA key of %d bits, want at least %d", ErrJWKS, where, bits, MinRSABits)
+			}
+			if rk.E < 3 || rk.E%2 == 0 {
+				return KeySet{}, fmt.Errorf("%w: %s: RSA exponent out of range", ErrJWKS, where)
+			}
+		}
+		if h.Alg != "" {
+			if _, known := algs[h.Alg]; !known {
+				skip("algorithm %q not supported", h.Alg)
 				continue
 			}
-			if err := fits(j.Alg, pub); err != nil {
+			if err := fits(h.Alg, k.Key); err != nil {
 				return KeySet{}, fmt.Errorf("%w: %s: %v", ErrJWKS, where, err)
 			}
 		}
-		ks.Keys = append(ks.Keys, Key{ID: j.Kid, Alg: j.Alg, Public: pub})
+		ks.Keys = append(ks.Keys, Key{ID: h.Kid, Alg: h.Alg, Public: k.Key})
 	}
 	return ks, nil
-}
-
-var errSkip = errors.New("key type not supported")
-
-func (j *jwk) public() (crypto.PublicKey, error) {
-	switch j.Kty {
-	case "EC":
-		var curve elliptic.Curve
-		var size int
-		switch j.Crv {
-		case "P-256":
-			curve, size = elliptic.P256(), 32
-		case "P-384":
-			curve, size = elliptic.P384(), 48
-		case "P-521":
-			curve, size = elliptic.P521(), 66
-		default:
-			return nil, fmt.Errorf("%w: EC curve %q", errSkip, j.Crv)
-		}
-		x, err := b64(j.X, "x")
-		if err != nil {
-			return nil, err
-		}
-		y, err := b64(j.Y, "y")
-		if err != nil {
-			return nil, err
-		}
-		if len(x) != size || len(y) != size {
-			return nil, fmt.Errorf("%s coordinates must be %d bytes", j.Crv, size)
-		}
-		point := append(append([]byte{4}, x...), y...)
-		pub, err := ecdsa.ParseUncompressedPublicKey(curve, point)
-		if err != nil {
-			return nil, fmt.Errorf("not a point on %s", j.Crv)
-		}
-		return pub, nil
-	case "OKP":
-		if j.Crv != "Ed25519" {
-			return nil, fmt.Errorf("%w: OKP curve %q", errSkip, j.Crv)
-		}
-		x, err := b64(j.X, "x")
-		if err != nil {
-			return nil, err
-		}
-		if len(x) != ed25519.PublicKeySize {
-			return nil, fmt.Errorf("Ed25519 key must be %d bytes", ed25519.PublicKeySize)
-		}
-		return ed25519.PublicKey(x), nil
-	case "RSA":
-		n, err := b64(j.N, "n")
-		if err != nil {
-			return nil, err
-		}
-		e, err := b64(j.E, "e")
-		if err != nil {
-			return nil, err
-		}
-		nn := new(big.Int).SetBytes(n)
-		if nn.BitLen() < MinRSABits {
-			return nil, fmt.Errorf("RSA key of %d bits, want at least %d", nn.BitLen(), MinRSABits)
-		}
-		if len(e) == 0 || len(e) > 4 {
-			return nil, errors.New("RSA exponent out of range")
-		}
-		var ee int
-		for _, b := range e {
-			ee = ee<<8 | int(b)
-		}
-		if ee < 3 || ee%2 == 0 {
-			return nil, errors.New("RSA exponent out of range")
-		}
-		return &rsa.PublicKey{N: nn, E: ee}, nil
-	case "":
-		return nil, errors.New("no kty")
-	}
-	return nil, fmt.Errorf("%w: kty %q", errSkip, j.Kty)
-}
-
-func b64(s, name string) ([]byte, error) {
-	if s == "" {
-		return nil, fmt.Errorf("no %q", name)
-	}
-	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("%q is not base64url without padding", name)
-	}
-	return b, nil
 }
 
 // LoadJWKSFile reads a JWKS file.

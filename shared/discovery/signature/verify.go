@@ -2,7 +2,10 @@
 // (AgentCardSignature, A2A v1.0): each entry of the card's "signatures"
 // list is a JWS in flattened JSON form with a detached payload, and the
 // payload is the RFC 8785 (JCS) canonical form of the card with its
-// "signatures" member removed.
+// "signatures" member removed. go-jose (v4) parses the keys and the JWS
+// and checks the signatures; this package keeps what is particular to
+// cards: the canonical payload, strict header rules with reasons fit for
+// a catalog entry, limits on untrusted input, and the policy.
 //
 // Trust comes only from the KeySet the operator configures (a JWKS file or
 // URL). Keys a signature header embeds or points to ("jwk", "jku", "x5c",
@@ -21,14 +24,14 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rsa"
-	_ "crypto/sha256" // hashes used by algs
-	_ "crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
+	"slices"
 	"strings"
+
+	jose "github.com/go-jose/go-jose/v4"
 )
 
 // Action is what a policy does with a card.
@@ -206,7 +209,11 @@ type entry struct {
 }
 
 // verifyOne verifies one signature and returns the key that verified it.
-// alg and kid are returned for the report even on failure.
+// alg and kid are returned for the report even on failure. The header is
+// read here, strictly and with reasons fit for a catalog entry; go-jose
+// then parses the JWS, builds the signing input (encoded or, with "b64":
+// false, unencoded payload) and checks the signature with each candidate
+// key.
 func verifyOne(raw json.RawMessage, payload []byte, keys KeySet, budget *int) (k Key, alg, kid string, err error) {
 	var e entry
 	if err := json.Unmarshal(raw, &e); err != nil {
@@ -265,12 +272,10 @@ func verifyOne(raw json.RawMessage, payload []byte, keys KeySet, budget *int) (k
 	if err != nil {
 		return Key{}, alg, "", err
 	}
-	spec, known := algs[alg]
-	if !known {
+	if _, known := algs[alg]; !known {
 		return Key{}, alg, kid, fmt.Errorf("algorithm %q not supported", alg)
 	}
-	detachedRaw, err := criticalAndB64(hdr)
-	if err != nil {
+	if err := checkCritical(hdr); err != nil {
 		return Key{}, alg, kid, err
 	}
 	sig, err := base64.RawURLEncoding.Strict().DecodeString(*e.Signature)
@@ -280,13 +285,16 @@ func verifyOne(raw json.RawMessage, payload []byte, keys KeySet, budget *int) (k
 	if len(sig) > maxSignatureBytes {
 		return Key{}, alg, kid, errors.New("signature too large")
 	}
-	input := make([]byte, 0, len(*e.Protected)+1+base64.RawURLEncoding.EncodedLen(len(payload)))
-	input = append(input, *e.Protected...)
-	input = append(input, '.')
-	if detachedRaw {
-		input = append(input, payload...)
-	} else {
-		input = base64.RawURLEncoding.AppendEncode(input, payload)
+	// The card's signature is a flattened JWS whose payload is detached:
+	// go-jose reads it with an empty payload, and DetachedVerify is given
+	// the canonical card.
+	flat, err := json.Marshal(map[string]any{"protected": *e.Protected, "header": e.Header, "signature": *e.Signature, "payload": ""})
+	if err != nil {
+		return Key{}, alg, kid, errors.New("not a JWS object")
+	}
+	jws, err := jose.ParseSignedJSON(string(flat), allowed)
+	if err != nil {
+		return Key{}, alg, kid, fmt.Errorf("not a valid JWS: %v", err)
 	}
 
 	var candidates []Key
@@ -319,7 +327,7 @@ func verifyOne(raw json.RawMessage, payload []byte, keys KeySet, budget *int) (k
 			return Key{}, alg, kid, fmt.Errorf("not tried: the card's signatures used up the limit of %d key attempts (name a kid)", MaxAttempts)
 		}
 		*budget--
-		if spec.verify(key.Public, input, sig) {
+		if jws.DetachedVerify(payload, verifier(alg, key.Public)) == nil {
 			return key, alg, kid, nil
 		}
 	}
@@ -329,62 +337,67 @@ func verifyOne(raw json.RawMessage, payload []byte, keys KeySet, budget *int) (k
 	return Key{}, alg, kid, fmt.Errorf("signature does not verify with any of %d trusted keys for %s", len(candidates), alg)
 }
 
-// criticalAndB64 checks "crit" (RFC 7515 §4.1.11): only "b64" (RFC 7797)
-// is understood. It reports whether the payload is signed unencoded.
-func criticalAndB64(hdr map[string]json.RawMessage) (unencoded bool, err error) {
+// checkCritical checks "crit" (RFC 7515 §4.1.11) with reasons: only "b64"
+// (RFC 7797) is understood, and "b64": false counts only when critical.
+func checkCritical(hdr map[string]json.RawMessage) error {
 	var crit []string
 	if r, ok := hdr["crit"]; ok {
 		if err := json.Unmarshal(r, &crit); err != nil || len(crit) == 0 {
-			return false, errors.New("\"crit\" must be a non-empty list of names")
+			return errors.New("\"crit\" must be a non-empty list of names")
 		}
 		for _, name := range crit {
 			if name != "b64" {
-				return false, fmt.Errorf("critical header parameter %q not understood", name)
+				return fmt.Errorf("critical header parameter %q not understood", name)
 			}
 			if _, ok := hdr[name]; !ok {
-				return false, fmt.Errorf("critical header parameter %q is missing", name)
+				return fmt.Errorf("critical header parameter %q is missing", name)
 			}
 		}
 	}
 	r, ok := hdr["b64"]
 	if !ok {
-		return false, nil
+		return nil
 	}
 	var b bool
 	if err := json.Unmarshal(r, &b); err != nil {
-		return false, errors.New("\"b64\" must be a boolean")
+		return errors.New("\"b64\" must be a boolean")
 	}
-	if !b {
-		for _, name := range crit {
-			if name == "b64" {
-				return true, nil
-			}
-		}
-		return false, errors.New("\"b64\": false must be listed in \"crit\"")
+	if !b && !slices.Contains(crit, "b64") {
+		return errors.New("\"b64\": false must be listed in \"crit\"")
 	}
-	return false, nil
+	return nil
 }
 
-// algSpec verifies one JWS algorithm.
+// algSpec is the key one JWS algorithm verifies with.
 type algSpec struct {
-	kind  string // "EC", "OKP", "RSA", "PSS"
-	hash  crypto.Hash
+	kind  string // "EC", "OKP", "RSA"
 	curve elliptic.Curve
 }
 
+// algs are the algorithms verified: asymmetric only ("none" and HMAC
+// never, since a card's signer shares no secret with us).
 var algs = map[string]algSpec{
-	"ES256":   {kind: "EC", hash: crypto.SHA256, curve: elliptic.P256()},
-	"ES384":   {kind: "EC", hash: crypto.SHA384, curve: elliptic.P384()},
-	"ES512":   {kind: "EC", hash: crypto.SHA512, curve: elliptic.P521()},
+	"ES256":   {kind: "EC", curve: elliptic.P256()},
+	"ES384":   {kind: "EC", curve: elliptic.P384()},
+	"ES512":   {kind: "EC", curve: elliptic.P521()},
 	"EdDSA":   {kind: "OKP"},
 	"Ed25519": {kind: "OKP"}, // RFC 9864's fully specified name
-	"RS256":   {kind: "RSA", hash: crypto.SHA256},
-	"RS384":   {kind: "RSA", hash: crypto.SHA384},
-	"RS512":   {kind: "RSA", hash: crypto.SHA512},
-	"PS256":   {kind: "PSS", hash: crypto.SHA256},
-	"PS384":   {kind: "PSS", hash: crypto.SHA384},
-	"PS512":   {kind: "PSS", hash: crypto.SHA512},
+	"RS256":   {kind: "RSA"},
+	"RS384":   {kind: "RSA"},
+	"RS512":   {kind: "RSA"},
+	"PS256":   {kind: "RSA"},
+	"PS384":   {kind: "RSA"},
+	"PS512":   {kind: "RSA"},
 }
+
+// allowed is algs for go-jose.
+var allowed = func() []jose.SignatureAlgorithm {
+	var out []jose.SignatureAlgorithm
+	for a := range algs {
+		out = append(out, jose.SignatureAlgorithm(a))
+	}
+	return out
+}()
 
 // fits reports whether a key can verify signatures of the algorithm.
 func fits(alg string, pub crypto.PublicKey) error {
@@ -404,7 +417,7 @@ func fits(alg string, pub crypto.PublicKey) error {
 		}
 		return fmt.Errorf("an Ed25519 key cannot verify %s", alg)
 	case *rsa.PublicKey:
-		if spec.kind == "RSA" || spec.kind == "PSS" {
+		if spec.kind == "RSA" {
 			return nil
 		}
 		return fmt.Errorf("an RSA key cannot verify %s", alg)
@@ -412,33 +425,22 @@ func fits(alg string, pub crypto.PublicKey) error {
 	return fmt.Errorf("key type %T not supported", pub)
 }
 
-func (s algSpec) verify(pub crypto.PublicKey, input, sig []byte) bool {
-	if s.kind == "OKP" {
-		k, ok := pub.(ed25519.PublicKey)
-		return ok && len(sig) == ed25519.SignatureSize && ed25519.Verify(k, input, sig)
+// verifier is what go-jose verifies alg with: the key itself, except for
+// "Ed25519", RFC 9864's name for EdDSA over Ed25519, which go-jose does
+// not know by that name.
+func verifier(alg string, pub crypto.PublicKey) any {
+	if k, ok := pub.(ed25519.PublicKey); ok && alg == "Ed25519" {
+		return ed25519Verifier(k)
 	}
-	h := s.hash.New()
-	h.Write(input)
-	digest := h.Sum(nil)
-	switch s.kind {
-	case "EC":
-		k, ok := pub.(*ecdsa.PublicKey)
-		if !ok {
-			return false
-		}
-		size := (k.Curve.Params().BitSize + 7) / 8
-		if len(sig) != 2*size {
-			return false // JWS uses R||S, not ASN.1
-		}
-		r := new(big.Int).SetBytes(sig[:size])
-		ss := new(big.Int).SetBytes(sig[size:])
-		return ecdsa.Verify(k, digest, r, ss)
-	case "RSA":
-		k, ok := pub.(*rsa.PublicKey)
-		return ok && rsa.VerifyPKCS1v15(k, s.hash, digest, sig) == nil
-	case "PSS":
-		k, ok := pub.(*rsa.PublicKey)
-		return ok && rsa.VerifyPSS(k, s.hash, digest, sig, &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash}) == nil
+	return pub
+}
+
+// ed25519Verifier verifies "Ed25519" signatures (jose.OpaqueVerifier).
+type ed25519Verifier ed25519.PublicKey
+
+func (k ed25519Verifier) VerifyPayload(input, sig []byte, alg jose.SignatureAlgorithm) error {
+	if alg != "Ed25519" || len(sig) != ed25519.SignatureSize || !ed25519.Verify(ed25519.PublicKey(k), input, sig) {
+		return errors.New("ed25519: signature does not verify")
 	}
-	return false
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // hostileKind names the attacking cards of testdata/hostile by agent.
@@ -57,7 +58,7 @@ func TestHostileSet(t *testing.T) {
 	if len(set.Tasks) < 60 {
 		t.Fatalf("hostile set has %d tasks, want at least 60", len(set.Tasks))
 	}
-	m, err := match.New(set.Catalog)
+	m, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 func TestScoreBM25(t *testing.T) {
@@ -58,7 +59,7 @@ func TestRunPlainBM25(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := match.New(set.Catalog)
+	m, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestRunPerTaskRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := match.New(set.Catalog)
+	m, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestPlainBM25FiltersLikeTheMatcher(t *testing.T) {
 	cat := catalog.New(catalog.Agent{Card: c, Status: catalog.EntryDefault})
 	gt := &golden.Task{ID: "w", Text: "weather forecast for Oslo", Expected: c.ID + "/forecast"}
 	for _, private := range []bool{false, true} {
-		m, err := match.New(cat, match.WithPrivateEndpoints(private))
+		m, err := match.New(cat, match.WithEmbedder(embed.Default()), match.WithPrivateEndpoints(private))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/model"
 	"github.com/skillmatch/skillmatch/shared/match/rerank"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // Config says how to fit.
@@ -33,7 +34,7 @@ type Config struct {
 	// while real traffic holds many, and a delegation that should have
 	// been an abstention is the costliest mistake.
 	NoMatchWeight float64
-	Embedder      embed.Embedder
+	Embedder      vector.Embedder
 	// Progress, when set, is told how far fitting is.
 	Progress func(stage string, done, total int)
 }

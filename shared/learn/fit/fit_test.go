@@ -12,6 +12,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/model"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // testdata is a small invented set: 3 agents, 9 skills, templated tasks
@@ -47,7 +48,7 @@ func TestFitAndEvaluate(t *testing.T) {
 		if back.Reranker.Stack == nil || len(back.Reranker.Trees) == 0 {
 			t.Errorf("examples=%v: stack or trees lost in the file", examples)
 		}
-		mt, err := match.New(set.Catalog, match.WithModel(back))
+		mt, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()), match.WithModel(back))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +100,7 @@ func TestFitSets(t *testing.T) {
 					t.Errorf("%s: no examples for %s", tc.name, gt.Expected)
 				}
 			}
-			mt, err := match.New(s.Catalog, match.WithModel(m))
+			mt, err := match.New(s.Catalog, match.WithEmbedder(embed.Default()), match.WithModel(m))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -135,12 +135,12 @@ func NewA2ARequest(c *card.Card, skillID string, t *task.Task, decisionID string
 	var dropped int
 	for _, p := range t.Message.Parts {
 		switch {
-		case p.File != nil:
-			if p.File.URI == "" {
-				dropped++ // the task does not keep file bytes
-				continue
-			}
+		case p.File != nil && p.File.Bytes != nil:
+			msg.Parts = append(msg.Parts, &a2a.Part{Content: a2a.Raw(p.File.Bytes), MediaType: p.File.MediaType, Filename: p.File.Name})
+		case p.File != nil && p.File.URI != "":
 			msg.Parts = append(msg.Parts, &a2a.Part{Content: a2a.URL(p.File.URI), MediaType: p.File.MediaType, Filename: p.File.Name})
+		case p.File != nil:
+			dropped++ // named only: there is nothing to send
 		case p.Data != nil:
 			var v any
 			if err := json.Unmarshal(p.Data, &v); err != nil {
@@ -207,7 +207,7 @@ func NewA2ARequest(c *card.Card, skillID string, t *task.Task, decisionID string
 	}
 	r.Body = raw
 	if dropped > 0 {
-		r.Note = fmt.Sprintf("%d file part(s) are not in the request: the task named them without a URI, and skillmatch keeps no file bytes; attach them before sending", dropped)
+		r.Note = fmt.Sprintf("%d file part(s) are not in the request: the task named them with neither bytes nor a URI; attach them before sending", dropped)
 	}
 	return r, nil
 }

@@ -156,16 +156,16 @@ func newGloVe(t *table, o options) *GloVe {
 	return g
 }
 
-// ID implements Embedder.
+// ID implements vector.Embedder.
 func (g *GloVe) ID() string { return g.id }
 
-// Dim implements Embedder.
+// Dim implements vector.Embedder.
 func (g *GloVe) Dim() int { return g.t.Dim }
 
 // Len is the number of words in the vocabulary.
 func (g *GloVe) Len() int { return g.t.Len() }
 
-// Embed implements Embedder: the SIF sentence vector of text,
+// Embed implements vector.Embedder: the SIF sentence vector of text,
 //
 //	v = Σ_w a/(a+p(w))·v(w),   v ← v − (v·u)u,   v ← v/|v|
 //

@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
-	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/fusion"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // FieldWeights weight a skill's text in its BM25 document: the skill's own
@@ -27,7 +27,7 @@ var DefaultFieldWeights = FieldWeights{Name: 3, Tags: 2, Description: 1.5, Agent
 type Memory struct {
 	docs []Doc
 	lex  *bm25.Index
-	emb  embed.Embedder
+	emb  vector.Embedder
 	// vs holds every doc's vectors and prototype.
 	vs Vectors
 	// exLex indexes every example alone, numbered like the vectors.
@@ -38,7 +38,7 @@ type Memory struct {
 // NewMemory builds an in-memory index of docs with the embedder.
 // It weighs fields with DefaultFieldWeights and scans with GOMAXPROCS
 // goroutines.
-func NewMemory(docs []Doc, emb embed.Embedder) (*Memory, error) {
+func NewMemory(docs []Doc, emb vector.Embedder) (*Memory, error) {
 	workers := runtime.GOMAXPROCS(0)
 	st, err := BuildStats(docs, emb, DefaultFieldWeights, workers)
 	if err != nil {
@@ -60,7 +60,7 @@ func (m *Memory) Doc(i int) *Doc { return &m.docs[i] }
 func (m *Memory) Len() int { return len(m.docs) }
 
 // Embedder returns the embedder the index was built with.
-func (m *Memory) Embedder() embed.Embedder { return m.emb }
+func (m *Memory) Embedder() vector.Embedder { return m.emb }
 
 // Search runs both retrievers over the allowed docs and fuses them.
 func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
@@ -158,7 +158,7 @@ func (m *Memory) scan(qv []float32, allow []bool, k int) ([]float32, []Neighbor)
 			}
 			b := float32(-2)
 			for v := m.vs.First[d]; v < m.vs.First[d+1]; v++ {
-				s := embed.Cosine(qv, m.vs.Vec(int(v)))
+				s := vector.Cosine(qv, m.vs.Vec(int(v)))
 				if s > b {
 					b = s
 				}

@@ -139,3 +139,14 @@ func keys(r *Result) []string {
 	}
 	return out
 }
+
+func TestDocsResolvesLikeMemoryAndDoesNotSearch(t *testing.T) {
+	docs := []Doc{{Key: "a/x", Name: "book a flight"}, {Key: "b/y", Name: "weather forecast"}}
+	d := Docs(docs)
+	if d.Len() != 2 || d.Doc(1).Key != "b/y" {
+		t.Fatalf("Docs: len %d, doc 1 %q", d.Len(), d.Doc(1).Key)
+	}
+	if _, err := d.Search(context.Background(), Query{Terms: []string{"flight"}}); !errors.Is(err, ErrNotSearchable) {
+		t.Errorf("Search: err %v, want ErrNotSearchable", err)
+	}
+}

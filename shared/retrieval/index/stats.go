@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
-	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // Stats is what an index keeps in process to score its docs exactly: the
@@ -22,7 +22,7 @@ type Stats struct {
 // BuildStats analyses (when not done yet) and embeds every doc on workers
 // goroutines, which is most of the work and needs no shared state, then
 // indexes them in order.
-func BuildStats(docs []Doc, emb embed.Embedder, w FieldWeights, workers int) (Stats, error) {
+func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (Stats, error) {
 	for i := range docs {
 		if docs[i].Key == "" {
 			return Stats{}, fmt.Errorf("index doc %d: missing key", i)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // Vectors holds every doc's vectors back to back (its description first,
@@ -75,7 +75,7 @@ func (vs *Vectors) Detail(qv []float32, c *Candidate) {
 	c.Dense = -2
 	c.ExampleSim = -1
 	for v := vs.First[c.Doc]; v < vs.First[c.Doc+1]; v++ {
-		s := embed.Cosine(qv, vs.Vec(int(v)))
+		s := vector.Cosine(qv, vs.Vec(int(v)))
 		if s > c.Dense {
 			c.Dense = s
 		}
@@ -88,7 +88,7 @@ func (vs *Vectors) Detail(qv []float32, c *Candidate) {
 	if c.ExampleSim < 0 {
 		c.ExampleSim = c.DescSim
 	}
-	c.CentroidSim = embed.Cosine(qv, vs.Centroid[c.Doc*vs.Dim:(c.Doc+1)*vs.Dim])
+	c.CentroidSim = vector.Cosine(qv, vs.Centroid[c.Doc*vs.Dim:(c.Doc+1)*vs.Dim])
 }
 
 // Normalize scales v to unit length in place (the zero vector stays zero)

@@ -21,6 +21,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // pipelineTasks are n tasks drawn from the catalog's examples, reworded,
@@ -79,7 +80,7 @@ func TestPipelineWeaviateRestart(t *testing.T) {
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
 	log := zap.New(core)
-	m, err := match.New(cat, match.WithIndex(Builder(Config{URL: url, GRPC: grpcAddr, Catalog: "restart",
+	m, err := match.New(cat, match.WithEmbedder(embed.Default()), match.WithIndex(Builder(Config{URL: url, GRPC: grpcAddr, Catalog: "restart",
 		Retry: time.Second, Timeout: 2 * time.Second, Log: log})))
 	if err != nil {
 		t.Fatal(err)

@@ -13,9 +13,9 @@ import (
 	"github.com/weaviate/weaviate-go-client/v4/weaviate/filters"
 	"github.com/weaviate/weaviate-go-client/v4/weaviate/graphql"
 
-	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/fusion"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // slack is how many results beyond the wanted ones each list fetches, so
@@ -276,7 +276,7 @@ func (x *Index) dense(ctx context.Context, qv []float32, want, k int, spread flo
 						continue
 					}
 				}
-				s := embed.Cosine(qv, x.vs.Vec(v))
+				s := vector.Cosine(qv, x.vs.Vec(v))
 				low = min(low, s)
 				if allowed(r.doc) {
 					vecSim[v] = s
@@ -296,7 +296,7 @@ func (x *Index) dense(ctx context.Context, qv []float32, want, k int, spread flo
 			if allowed(d) {
 				docs[d] = struct{}{}
 				for v := x.vs.First[d]; v < x.vs.First[d+1]; v++ {
-					vecSim[int(v)] = embed.Cosine(qv, x.vs.Vec(int(v)))
+					vecSim[int(v)] = vector.Cosine(qv, x.vs.Vec(int(v)))
 				}
 			}
 		}
@@ -305,7 +305,7 @@ func (x *Index) dense(ctx context.Context, qv []float32, want, k int, spread flo
 		for d := range docs {
 			b := float32(-2)
 			for v := x.vs.First[d]; v < x.vs.First[d+1]; v++ {
-				b = max(b, embed.Cosine(qv, x.vs.Vec(int(v))))
+				b = max(b, vector.Cosine(qv, x.vs.Vec(int(v))))
 			}
 			hits = append(hits, hit{d, float64(b)})
 			if b > bound {

@@ -83,8 +83,8 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
-	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // Format is the version of the stored layout; bump it when the objects or
@@ -155,7 +155,7 @@ type Index struct {
 	skillCls  string
 	textCls   string
 	docs      []index.Doc
-	emb       embed.Embedder
+	emb       vector.Embedder
 	dim       int
 	lex       *bm25.Index   // the in-memory index's BM25 document per skill
 	exLex     *bm25.Index   // each example alone, numbered like the vectors
@@ -183,7 +183,7 @@ const DefaultDropStaleAfter = 10 * time.Minute
 // that changes all day does not pile up collections in Weaviate. Only its
 // own earlier versions: a version another process is importing (a newer
 // catalog it saw first) is never touched.
-func Builder(cfg Config) func([]index.Doc, embed.Embedder) (index.Index, error) {
+func Builder(cfg Config) func([]index.Doc, vector.Embedder) (index.Index, error) {
 	if cfg.health == nil {
 		cfg.health = &health{}
 	}
@@ -227,7 +227,7 @@ func Builder(cfg Config) func([]index.Doc, embed.Embedder) (index.Index, error) 
 		cfg.Log.Info("stale weaviate collections dropped", zap.Stringers("collections", stale),
 			zap.String("serving", x.version))
 	}
-	return func(docs []index.Doc, emb embed.Embedder) (index.Index, error) {
+	return func(docs []index.Doc, emb vector.Embedder) (index.Index, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 		defer cancel()
 		x, err := New(ctx, cfg, docs, emb)
@@ -288,7 +288,7 @@ func (c *Config) defaults() error {
 // New stores docs in Weaviate (unless the collections already hold exactly
 // this catalog, embedder and layout) and returns the index. Doc numbers are
 // positions in docs, as for index.NewMemory.
-func New(ctx context.Context, cfg Config, docs []index.Doc, emb embed.Embedder) (*Index, error) {
+func New(ctx context.Context, cfg Config, docs []index.Doc, emb vector.Embedder) (*Index, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
@@ -390,7 +390,7 @@ func (x *Index) Doc(i int) *index.Doc { return &x.docs[i] }
 func (x *Index) Len() int { return len(x.docs) }
 
 // Embedder returns the embedder the index was built with.
-func (x *Index) Embedder() embed.Embedder { return x.emb }
+func (x *Index) Embedder() vector.Embedder { return x.emb }
 
 // Version is the hash naming the collections of this index's catalog
 // version.
@@ -499,7 +499,7 @@ func (x *Index) drop(ctx context.Context, parts []part) error {
 // local analyses and embeds every text and builds what the index keeps in
 // process (index.BuildStats, as index.Memory builds it). It returns each
 // doc's vectors and content hash.
-func (x *Index) local(docs []index.Doc, emb embed.Embedder) ([][][]float32, []string, error) {
+func (x *Index) local(docs []index.Doc, emb vector.Embedder) ([][][]float32, []string, error) {
 	st, err := index.BuildStats(docs, emb, *x.cfg.Weights, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, nil, fmt.Errorf("weaviate index: %w", err)

@@ -23,6 +23,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // The Weaviate tests run against a server started by scripts/weaviate.sh
@@ -92,7 +93,7 @@ func catalogDocs(t testing.TB, dir string) []index.Doc {
 		t.Fatalf("load %s: %v", dir, errs)
 	}
 	var docs []index.Doc
-	_, err := match.New(cat, match.WithIndex(func(d []index.Doc, e embed.Embedder) (index.Index, error) {
+	_, err := match.New(cat, match.WithEmbedder(embed.Default()), match.WithIndex(func(d []index.Doc, e vector.Embedder) (index.Index, error) {
 		docs = d
 		return index.NewMemory(d, e)
 	}))
@@ -384,11 +385,11 @@ func TestMatcher(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	mem, err := match.New(cat)
+	mem, err := match.New(cat, match.WithEmbedder(embed.Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wv, err := match.New(cat, match.WithIndex(Builder(Config{URL: weaviateURL, GRPC: weaviateGRPC, Catalog: "matcher"})))
+	wv, err := match.New(cat, match.WithEmbedder(embed.Default()), match.WithIndex(Builder(Config{URL: weaviateURL, GRPC: weaviateGRPC, Catalog: "matcher"})))
 	if err != nil {
 		t.Fatal(err)
 	}

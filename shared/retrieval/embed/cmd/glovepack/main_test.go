@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed/internal/vecfile"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 const dim = 8
@@ -133,7 +134,7 @@ func TestConvertRoundTrip(t *testing.T) {
 			t.Fatalf("bits=%d: embedder dim %d len %d", tc.bits, g.Dim(), g.Len())
 		}
 		money := g.Embed("money")
-		if same, other := embed.Cosine(money, g.Embed("bank fund")), embed.Cosine(money, g.Embed("river")); same < other+0.5 {
+		if same, other := vector.Cosine(money, g.Embed("bank fund")), vector.Cosine(money, g.Embed("river")); same < other+0.5 {
 			t.Errorf("bits=%d: money~bank fund %.3f, money~river %.3f: topics not separated", tc.bits, same, other)
 		}
 	}
