@@ -142,7 +142,9 @@ func (s *Server) Stop() {
 	srvs := s.servers
 	s.servers = nil
 	s.mu.Unlock()
-	s.tail.Stop() // ends the event streams, so that shutdown need not wait for them
+	if s.tail != nil {
+		s.tail.Stop() // ends the event streams, so that shutdown need not wait for them
+	}
 	for _, h := range srvs {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = h.Shutdown(ctx)
