@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -12,7 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"go.uber.org/zap"
+
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 func get(t *testing.T, url string, set func(*http.Request)) (int, string) {
@@ -129,5 +136,124 @@ func TestConsoleMainCommandLine(t *testing.T) {
 	}
 	if err := RunConsole(context.Background(), []string{"--console-listen", ""}, io.Discard); !errors.Is(err, ErrUsage) {
 		t.Errorf("empty --console-listen: %v, want a usage error", err)
+	}
+}
+
+// The console service as deploy/nats's console user: its read-only
+// permissions are enough for every page, a decision's trace included.
+func TestDeployedConsoleReadsOnly(t *testing.T) {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"} {
+		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
+	}
+	t.Setenv("SERVER_NAME", "nats-test")
+	opts, err := server.ProcessConfigFile(filepath.Join("..", "..", "deploy", "nats", "nats.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Host, opts.Port, opts.HTTPPort = "127.0.0.1", -1, 0
+	opts.Cluster.Port, opts.Routes, opts.Cluster.Name = 0, nil, ""
+	opts.StoreDir = t.TempDir()
+	opts.NoLog, opts.NoSigs, opts.SyncAlways = true, true, false
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	defer ns.Shutdown()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	url := func(user, pass string) string {
+		return strings.Replace(ns.ClientURL(), "nats://", "nats://"+user+":"+pass+"@", 1)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	anc, ajs, err := pipeline.Connect(pipeline.ConnectConfig{URL: url("admin", "skillmatch_admin-secret")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anc.Close()
+	if err := pipeline.SetupStreams(ctx, ajs, pipeline.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := pipeline.CatalogKV(ctx, ajs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := pipeline.ReadCards(exampleDir())
+	for _, f := range files {
+		if _, _, err := pipeline.PutCard(ctx, kv, f.ID, f.Data, f.Status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One task's ranked message and decision, and a dead letter, as the stages would write them.
+	top := decide.Option{Key: "world-info/weather-forecast", AgentID: "world-info", SkillID: "weather-forecast", Score: 2, Prob: 0.3, Reason: "fit 2/10"}
+	rk, _ := json.Marshal(wire.Ranked{V: wire.Version, TaskID: "dep-1", Caller: "alice", Catalog: "x", Candidates: []decide.Option{top},
+		Task: json.RawMessage(`{"id":"dep-1","message":{"parts":[{"text":"weather in Lisbon"}]},"caller":{"id":"alice","dataClass":"confidential"}}`)})
+	msg := nats.NewMsg(wire.SubjectRanked)
+	msg.Data = rk
+	msg.Header.Set(nats.MsgIdHdr, pipeline.MsgID("alice", "dep-1", "ranked"))
+	if _, err := ajs.PublishMsg(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	dec, _ := json.Marshal(wire.Decision{V: wire.Version, TaskID: "dep-1", DecisionID: "d-dep-1", Top: &top, DecidedAt: time.Now().UTC(),
+		Decision: decide.Decision{Action: decide.Abstain, Probability: 0.3, Reason: "best match only 0.30"}})
+	if _, err := ajs.Publish(ctx, wire.SubjectDecision("alice", "abstain"), dec); err != nil {
+		t.Fatal(err)
+	}
+	dl, _ := json.Marshal(wire.NewDeadLetter("extractor", "task: not JSON", wire.SubjectSubmittedBy("bob"), []byte("junk"), time.Now().UTC()))
+	if _, err := ajs.Publish(ctx, wire.SubjectDeadLetter("extractor", "bob"), dl); err != nil {
+		t.Fatal(err)
+	}
+
+	addr := freeAddr(t)
+	sctx, stop := context.WithCancel(ctx)
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- RunConsole(sctx, []string{"--nats", url("console", "console-secret"), "--inbox-prefix", "_INBOX_console",
+			"--console-listen", addr, "--log-level", "warn"}, &stderr)
+	}()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("console service: %v\n%s", err, stderr.String())
+		}
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if resp, err := http.Get("http://" + addr + "/catalog"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the console did not come up:\n%s", stderr.String())
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("console service ended: %v\n%s", err, stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	for path, want := range map[string]string{
+		"/catalog":     "ap-reconciler",
+		"/decisions":   "dep-1",
+		"/decisions/1": "Ranked by the pipeline",
+		"/deadletters": "task: not JSON",
+		"/calibration": "Calibration in use",
+	} {
+		code, body := get(t, "http://"+addr+path, nil)
+		if code != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("%s as the console user: %d, want %q in:\n%.800s", path, code, want, body)
+		}
+	}
+	// The trace's filters were recomputed by the service's own matcher.
+	if _, body := get(t, "http://"+addr+"/decisions/1", nil); !strings.Contains(body, "recomputed now") || !strings.Contains(body, "world-info/") {
+		t.Errorf("no recomputed filters in the trace:\n%s", body)
+	}
+	if strings.Contains(stderr.String(), "Permissions Violation") {
+		t.Errorf("the console hit a permission it lacks:\n%s", stderr.String())
 	}
 }

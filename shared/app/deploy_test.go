@@ -31,7 +31,7 @@ import (
 // user, whatever its payload claims, and no caller reads another's
 // decisions or replies.
 func TestDeployedCallersAreIsolated(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"} {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"} {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
 	t.Setenv("SERVER_NAME", "nats-test")
@@ -204,7 +204,7 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 // refused, a caller of the file submits as itself, and the stages (this
 // process's own user) run as before.
 func TestRunWithAuth(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"} {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"} {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
 	r, ctx := startTestRun(t, "--auth", filepath.Join("..", "..", "deploy", "nats", "accounts.conf"))
