@@ -47,6 +47,21 @@
     rows.insertBefore(tr, rows.firstChild);
     while (rows.children.length > limit) { rows.removeChild(rows.lastChild); }
   }
+  // A burst (a backlog, a flood of tasks) is drawn once per tick: only the
+  // newest `limit` of the decisions that arrived meanwhile become rows.
+  var pending = [];
+  var scheduled = false;
+  function flush() {
+    scheduled = false;
+    var batch = pending.slice(-limit);
+    pending = [];
+    batch.forEach(add);
+  }
+  function queue(s) {
+    pending.push(s);
+    if (pending.length > 4 * limit) { pending = pending.slice(-limit); }
+    if (!scheduled) { scheduled = true; setTimeout(flush, 50); }
+  }
   function connect() {
     params.set("since", since);
     var es = new EventSource("/decisions/events?" + params.toString());
@@ -54,7 +69,7 @@
     es.addEventListener("decision", function (e) {
       var s = JSON.parse(e.data);
       since = String(s.seq);
-      add(s);
+      queue(s);
     });
     es.onerror = function () {
       state.textContent = "reconnecting…"; state.className = "live";
