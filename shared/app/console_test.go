@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -80,15 +81,20 @@ func TestRunConsoleOpenOnlyOnLoopback(t *testing.T) {
 	}
 }
 
-// The console service reads a deployment's streams and buckets over NATS.
+// The console service reads a deployment's streams and buckets over NATS,
+// and shows the catalog as a caller sees it under the grants.
 func TestConsoleService(t *testing.T) {
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	if err := os.WriteFile(grantsFile, []byte(`{"grants": [{"caller": "alice", "agent": "world-info"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	r, ctx := startTestRun(t)
 	addr := freeAddr(t)
 	sctx, cancel := context.WithCancel(ctx)
 	var stderr bytes.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- RunConsole(sctx, []string{"--nats", r.ClientURL, "--console-listen", addr, "--log-level", "warn"}, &stderr)
+		done <- RunConsole(sctx, []string{"--nats", r.ClientURL, "--console-listen", addr, "--log-level", "warn", "--grants", grantsFile}, &stderr)
 	}()
 	defer func() {
 		cancel()
@@ -114,6 +120,23 @@ func TestConsoleService(t *testing.T) {
 			t.Fatalf("console service ended: %v\n%s", err, stderr.String())
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+	grantsAsAlice(t, addr)
+}
+
+// grantsAsAlice checks the "as caller" view of TestConsoleService's grants.
+func grantsAsAlice(t *testing.T, addr string) {
+	t.Helper()
+	code, body := get(t, "http://"+addr+"/catalog?as=alice", nil)
+	if code != http.StatusOK || !strings.Contains(body, "under the configured grants") {
+		t.Fatalf("as alice: %d\n%.600s", code, body)
+	}
+	m := regexp.MustCompile(`(\d+) skills granted, (\d+) not`).FindStringSubmatch(body)
+	if m == nil || m[1] == "0" || m[2] == "0" {
+		t.Errorf("as alice under a grant of world-info only: %v, want some granted and some not", m)
+	}
+	if !strings.Contains(body, "not granted:") {
+		t.Error("the skills alice may not use do not say why")
 	}
 }
 

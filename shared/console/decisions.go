@@ -202,16 +202,31 @@ func (s *Server) decisionPage(w http.ResponseWriter, r *http.Request) {
 // ranked message.
 const rankedScanLimit = 50000
 
+// rankedWindows are how long before its decision a task's ranked message
+// is looked for: the decider usually follows the reranker within
+// milliseconds, but a held or redelivered task may wait minutes.
+var rankedWindows = []time.Duration{10 * time.Second, 10 * time.Minute}
+
 // findRanked looks for the reranker's message of a caller's task in the
 // tasks stream, from shortly before the decision: its Nats-Msg-Id names
 // the caller, the task and the step.
 func (s *Server) findRanked(ctx context.Context, caller, taskID string, at time.Time) (*wire.Ranked, uint64, error) {
-	want := pipeline.MsgID(caller, taskID, "ranked")
 	st, err := s.cfg.JS.Stream(ctx, s.cfg.Streams.Tasks)
 	if err != nil {
 		return nil, 0, err
 	}
-	from := at.Add(-10 * time.Minute)
+	for _, w := range rankedWindows {
+		rk, seq, err := scanRanked(ctx, st, pipeline.MsgID(caller, taskID, "ranked"), at.Add(-w), at)
+		if rk != nil || err != nil {
+			return rk, seq, err
+		}
+	}
+	return nil, 0, nil
+}
+
+// scanRanked reads the ranked messages stored from `from` until shortly
+// after `at` (at most rankedScanLimit) for the one with the message id.
+func scanRanked(ctx context.Context, st jetstream.Stream, want string, from, at time.Time) (*wire.Ranked, uint64, error) {
 	cons, err := st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{wire.SubjectRanked},
 		DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &from})
 	if err != nil {
@@ -240,7 +255,10 @@ func (s *Server) findRanked(ctx context.Context, caller, taskID string, at time.
 		}
 		scanned += got
 		if got == 0 {
-			return nil, 0, batch.Error()
+			if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
+				return nil, 0, err
+			}
+			return nil, 0, nil
 		}
 	}
 	return nil, 0, nil
