@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -53,11 +54,18 @@ func payloadText(p []byte, n int) (string, bool) {
 	return strings.ToValidUTF8(string(p), string(utf8.RuneError)), cut
 }
 
+var (
+	quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	numberRe = regexp.MustCompile(`\b\d+(?:\.\d+)?\b`)
+)
+
 // reasonGroup is the reason without what varies between dead letters of
-// one kind (the quoted values), so that they group: a reason longer than a
-// line is cut.
+// one kind (quoted values such as task ids, numbers), so that they group;
+// a reason longer than a line is cut.
 func reasonGroup(reason string) string {
-	return clipText(reason, 160)
+	r := quotedRe.ReplaceAllString(reason, `"…"`)
+	r = numberRe.ReplaceAllString(r, "N")
+	return clipText(r, 160)
 }
 
 func (s *Server) deadLettersPage(w http.ResponseWriter, r *http.Request) {
