@@ -23,8 +23,9 @@ import (
 // ConsoleFlags are the console's own flags, on `skillmatch run` and on
 // the console service.
 type ConsoleFlags struct {
-	Listen string
-	Auth   string
+	Listen          string
+	Auth            string
+	TLSCert, TLSKey string
 }
 
 // Register defines --console-listen (default def; "" is off) and --console-auth.
@@ -33,6 +34,8 @@ func (c *ConsoleFlags) Register(fs *flag.FlagSet, def string) {
 		"empty: off")
 	fs.StringVar(&c.Auth, "console-auth", "", "console auth file: the operators who may look, by bearer token or user and password\n"+
 		"(see README, Console); without it the console only listens on loopback, open to whoever reaches it")
+	fs.StringVar(&c.TLSCert, "console-tls-cert", "", "serve the console over HTTPS with this certificate (PEM; with --console-tls-key)")
+	fs.StringVar(&c.TLSKey, "console-tls-key", "", "the key of --console-tls-cert (PEM)")
 }
 
 // startConsole serves the console on c.Listen over js until ctx ends; the
@@ -58,7 +61,15 @@ func (c *ConsoleFlags) start(ctx context.Context, js jetstream.JetStream, pf *Pi
 	if err != nil {
 		return "", nil, err
 	}
-	addr, err := srv.Serve(ctx, c.Listen)
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		srv.Stop()
+		return "", nil, fmt.Errorf("%w: --console-tls-cert and --console-tls-key go together", ErrUsage)
+	}
+	var opts []console.ServeOption
+	if c.TLSCert != "" {
+		opts = append(opts, console.WithTLS(c.TLSCert, c.TLSKey))
+	}
+	addr, err := srv.Serve(ctx, c.Listen, opts...)
 	if errors.Is(err, console.ErrOpenNonLoopback) {
 		srv.Stop()
 		return "", nil, fmt.Errorf("%w: --console-listen %s: %v; give --console-auth FILE", ErrUsage, c.Listen, err)
@@ -71,7 +82,11 @@ func (c *ConsoleFlags) start(ctx context.Context, js jetstream.JetStream, pf *Pi
 	if auth != nil {
 		who = "operators of " + c.Auth
 	}
-	log.Info("console", zap.String("url", "http://"+addr+"/"), zap.String("auth", who))
+	scheme := "http"
+	if c.TLSCert != "" {
+		scheme = "https"
+	}
+	log.Info("console", zap.String("url", scheme+"://"+addr+"/"), zap.String("auth", who))
 	return addr, srv.Stop, nil
 }
 

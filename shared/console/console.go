@@ -9,6 +9,7 @@ package console
 
 import (
 	"context"
+	"crypto/tls"
 	"embed"
 	"errors"
 	"fmt"
@@ -220,9 +221,32 @@ func ListenAddr(addr string) string {
 	return addr
 }
 
+// ServeOption configures Serve.
+type ServeOption func(*serveConfig)
+
+type serveConfig struct{ certFile, keyFile string }
+
+// WithTLS serves HTTPS with the certificate and key files (PEM), so that
+// operators' passwords and tokens do not cross the network in clear.
+func WithTLS(certFile, keyFile string) ServeOption {
+	return func(c *serveConfig) { c.certFile, c.keyFile = certFile, keyFile }
+}
+
 // Serve listens on addr (ListenAddr) and serves the console until ctx
 // ends; it returns the address it listens on.
-func (s *Server) Serve(ctx context.Context, addr string) (string, error) {
+func (s *Server) Serve(ctx context.Context, addr string, opts ...ServeOption) (string, error) {
+	var sc serveConfig
+	for _, o := range opts {
+		o(&sc)
+	}
+	var tlsCfg *tls.Config
+	if sc.certFile != "" || sc.keyFile != "" {
+		cert, err := tls.LoadX509KeyPair(sc.certFile, sc.keyFile)
+		if err != nil {
+			return "", fmt.Errorf("console: TLS: %w", err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	addr = ListenAddr(addr)
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -234,6 +258,9 @@ func (s *Server) Serve(ctx context.Context, addr string) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("console: %w", err)
+	}
+	if tlsCfg != nil {
+		ln = tls.NewListener(ln, tlsCfg)
 	}
 	// Requests live in ctx: the live views' event streams end with it.
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second,
