@@ -9,8 +9,10 @@ package console
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -36,6 +38,21 @@ var templateFS embed.FS
 
 //go:embed static
 var staticFS embed.FS
+
+// assetVersion is a hash of the embedded assets, which the pages put in
+// their URLs so that a changed asset is a new URL.
+var assetVersion = func() string {
+	h := sha256.New()
+	_ = fs.WalkDir(staticFS, "static", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := staticFS.ReadFile(path)
+			h.Write([]byte(path))
+			h.Write(data)
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}()
 
 // Defaults of Config.
 const (
@@ -159,7 +176,15 @@ func (s *Server) Tail() *Tail { return s.tail }
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")
-	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServer(http.FS(static))))
+	files := http.StripPrefix("/static/", http.FileServer(http.FS(static)))
+	m.HandleFunc("GET /static/", func(w http.ResponseWriter, r *http.Request) {
+		// Pages name the assets with their content's hash: a browser keeps
+		// them, and a page load is one request.
+		if r.URL.Query().Get("v") == assetVersion {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		}
+		files.ServeHTTP(w, r)
+	})
 	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/catalog", http.StatusSeeOther) })
 	m.HandleFunc("GET /catalog", s.catalogPage)
 	m.HandleFunc("GET /decisions", s.decisionsPage)

@@ -120,6 +120,19 @@ func TestServeHTTPReadOnlyAndAuthenticated(t *testing.T) {
 	}
 }
 
+// Assets are named by their content's hash, so browsers may keep them.
+func TestAssetsCached(t *testing.T) {
+	s := &Server{cfg: Config{Log: zap.NewNop()}}
+	s.routes()
+	for url, cached := range map[string]bool{"/static/console.js?v=" + assetVersion: true, "/static/console.js?v=old": false, "/static/console.css": false} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest("GET", url, nil))
+		if got := strings.Contains(w.Header().Get("Cache-Control"), "immutable"); w.Code != http.StatusOK || got != cached {
+			t.Errorf("%s: %d, cached %v, want %v", url, w.Code, got, cached)
+		}
+	}
+}
+
 func TestServeRefusesOpenConsoleOffLoopback(t *testing.T) {
 	s := &Server{cfg: Config{Log: zap.NewNop()}}
 	s.routes()

@@ -1,13 +1,17 @@
 package console
 
 import (
+	"context"
+	"math"
 	"net/http"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/pipeline"
@@ -74,7 +78,15 @@ func (s *Server) deadLettersPage(w http.ResponseWriter, r *http.Request) {
 		Reason: strings.TrimSpace(q.Get("reason")), Limit: s.cfg.PageSize}
 	groups := map[[2]string]*Group{}
 	var rows []DeadRow
-	err := pipeline.ReadStream(r.Context(), s.cfg.JS, s.cfg.Streams.DeadLetters, pipeline.Range{Latest: s.cfg.DeadLetters},
+	from, err := startWithin(r.Context(), s.cfg.JS, s.cfg.Streams.DeadLetters, s.cfg.DeadLetters, deadLetterBudget)
+	if err != nil {
+		s.fail(w, r, "reading the dead letters", err)
+		return
+	}
+	if from == 0 {
+		from = math.MaxUint64 // an empty stream: nothing to read
+	}
+	err = pipeline.ReadStream(r.Context(), s.cfg.JS, s.cfg.Streams.DeadLetters, pipeline.Range{FromSeq: from},
 		func(m jetstream.Msg, md *jetstream.MsgMetadata) {
 			v.Read++
 			dl, err := wire.DecodeDeadLetter(m.Data())
@@ -129,4 +141,72 @@ func (s *Server) deadLettersPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, r, "deadletters", &v)
+}
+
+// deadLetterBudget bounds the bytes one page reads: a dead letter carries
+// up to 512 KiB of the original, and any caller can make one, so the
+// latest 500 could otherwise be 250 MiB.
+const deadLetterBudget = 16 << 20
+
+// startWithin returns the sequence from which the latest n messages of
+// the stream, at most budget bytes together, begin (0: the stream is
+// empty). It reads only their headers, which carry each one's size.
+func startWithin(ctx context.Context, js jetstream.JetStream, stream string, n, budget int) (uint64, error) {
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		return 0, err
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	first, last := info.State.FirstSeq, info.State.LastSeq
+	if info.State.Msgs == 0 || last < first {
+		return 0, nil
+	}
+	start := first
+	if last >= uint64(n) && last-uint64(n)+1 > start {
+		start = last - uint64(n) + 1
+	}
+	cons, err := st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq: start, HeadersOnly: true})
+	if err != nil {
+		return 0, err
+	}
+	type sized struct {
+		seq  uint64
+		size int
+	}
+	var all []sized
+	for done := false; !done; {
+		batch, err := cons.FetchNoWait(500)
+		if err != nil {
+			return 0, err
+		}
+		got := 0
+		for m := range batch.Messages() {
+			got++
+			md, err := m.Metadata()
+			if err != nil {
+				continue
+			}
+			size, _ := strconv.Atoi(m.Headers().Get(nats.MsgSize))
+			all = append(all, sized{md.Sequence.Stream, size})
+			done = done || md.Sequence.Stream >= last || md.NumPending == 0
+		}
+		if got == 0 {
+			break
+		}
+	}
+	if len(all) == 0 {
+		return 0, nil
+	}
+	from, total := all[len(all)-1].seq, 0
+	for i := len(all) - 1; i >= 0; i-- {
+		if total += all[i].size; total > budget && i < len(all)-1 {
+			break
+		}
+		from = all[i].seq
+	}
+	return from, nil
 }

@@ -33,8 +33,9 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05Z")
 	},
-	"join": strings.Join,
-	"inc":  func(i int) int { return i + 1 },
+	"join":   strings.Join,
+	"assets": func() string { return assetVersion },
+	"inc":    func(i int) int { return i + 1 },
 	"rank": func(r int) string {
 		if r == 0 {
 			return "—"

@@ -148,3 +148,40 @@ func TestAgentRows(t *testing.T) {
 		t.Error("an entry without a card has no error")
 	}
 }
+
+// A dead-letters page reads the latest n, but no more than its byte budget
+// (at least the newest one), from their headers alone.
+func TestStartWithin(t *testing.T) {
+	srv, err := natsbox.Start(natsbox.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	nc, err := srv.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := pipeline.SetupStreams(ctx, js, pipeline.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	if from, err := startWithin(ctx, js, "DEADLETTER", 5, 1<<20); err != nil || from != 0 {
+		t.Fatalf("empty stream: %d %v", from, err)
+	}
+	for range 10 {
+		if _, err := js.Publish(ctx, wire.SubjectDeadLetter("extractor", "bob"), []byte(strings.Repeat("x", 1000))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		n, budget int
+		want      uint64
+	}{{5, 1 << 20, 6}, {100, 1 << 20, 1}, {100, 2500, 9}, {100, 10, 10}} {
+		if from, err := startWithin(ctx, js, "DEADLETTER", c.n, c.budget); err != nil || from != c.want {
+			t.Errorf("latest %d within %d bytes: from %d (%v), want %d", c.n, c.budget, from, err, c.want)
+		}
+	}
+}
