@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"go.uber.org/zap"
 
+	"github.com/skillmatch/skillmatch/shared/learn/feedback"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
@@ -229,6 +232,29 @@ func TestDeployedConsoleReadsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A refitted calibration and a posteriors snapshot, as the feedback stage puts them.
+	mkv, err := pipeline.ModelKV(ctx, ajs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := calibrate.NewPlatt(calibrate.Platt{A: -1.2, B: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calJSON, _ := json.Marshal(cal)
+	post := feedback.NewPosteriors()
+	for i := range 6 {
+		if _, err := post.Observe(feedback.Outcome{DecisionID: fmt.Sprintf("d-%d", i), Skill: "world-info/weather-forecast", Success: i != 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	postJSON, _ := json.Marshal(post.Snapshot())
+	for k, v := range map[string][]byte{wire.ModelKeyCalibration: calJSON, wire.ModelKeyPosteriors: postJSON} {
+		if _, err := mkv.Put(ctx, k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	addr := freeAddr(t)
 	sctx, stop := context.WithCancel(ctx)
 	var stderr bytes.Buffer
@@ -271,6 +297,16 @@ func TestDeployedConsoleReadsOnly(t *testing.T) {
 		if code != http.StatusOK || !strings.Contains(body, want) {
 			t.Errorf("%s as the console user: %d, want %q in:\n%.800s", path, code, want, body)
 		}
+	}
+	if _, body := get(t, "http://"+addr+"/calibration", nil); !strings.Contains(body, "refitted from outcomes: platt") ||
+		!strings.Contains(body, "last changed") || !strings.Contains(body, "world-info/weather-forecast") {
+		t.Errorf("the calibration page lacks the refit or the posteriors:\n%s", body)
+	}
+	if err := mkv.Delete(ctx, wire.ModelKeyCalibration); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := get(t, "http://"+addr+"/calibration", nil); !strings.Contains(body, "the published refit was deleted") {
+		t.Errorf("the calibration page does not say the refit was deleted:\n%s", body)
 	}
 	// The trace's filters were recomputed by the service's own matcher.
 	if _, body := get(t, "http://"+addr+"/decisions/1", nil); !strings.Contains(body, "recomputed now") || !strings.Contains(body, "world-info/") {

@@ -264,7 +264,13 @@ func (s *Server) calibrationPage(w http.ResponseWriter, r *http.Request) {
 				v.Calibration += " (" + c.Method() + ")"
 			}
 		}
-		v.CalNote = "no refit has been published (or it was deleted)"
+		v.CalNote = "no refit has been published"
+		// A deleted refit leaves a marker: when the model's own came back.
+		if hist, err := kv.History(ctx, wire.ModelKeyCalibration); err == nil && len(hist) > 0 {
+			last := hist[len(hist)-1]
+			v.CalRevision, v.CalChanged = last.Revision(), last.Created()
+			v.CalNote = "the published refit was deleted: the reranker is back to the model's own"
+		}
 	case err != nil:
 		v.CalNote = "the model bucket could not be read: " + err.Error()
 	default:
