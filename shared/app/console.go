@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/console"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
@@ -56,8 +57,16 @@ func (c *ConsoleFlags) start(ctx context.Context, js jetstream.JetStream, pf *Pi
 			return "", nil, err
 		}
 	}
+	var callers *identity.Directory
+	if pf.Callers != "" {
+		var err error
+		if callers, err = identity.Load(pf.Callers); err != nil {
+			return "", nil, err
+		}
+	}
 	srv, err := console.New(ctx, console.Config{JS: js, Streams: pf.Streams, CatalogBucket: pf.CatalogBucket,
-		ModelBucket: pf.ModelBucket, Matcher: matcher, Grants: g, Auth: auth, Log: log.With(zap.String("component", "console"))})
+		ModelBucket: pf.ModelBucket, Matcher: matcher, Grants: g, Callers: callers, Auth: auth,
+		Log: log.With(zap.String("component", "console"))})
 	if err != nil {
 		return "", nil, err
 	}

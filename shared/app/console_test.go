@@ -91,13 +91,18 @@ func TestConsoleService(t *testing.T) {
 	if err := os.WriteFile(grantsFile, []byte(`{"grants": [{"caller": "alice", "agent": "world-info"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	callersFile := filepath.Join(t.TempDir(), "callers.json")
+	if err := os.WriteFile(callersFile, []byte(`{"callers": {"carol": {"dataClass": "confidential"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	r, ctx := startTestRun(t)
 	addr := freeAddr(t)
 	sctx, cancel := context.WithCancel(ctx)
 	var stderr bytes.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- RunConsole(sctx, []string{"--nats", r.ClientURL, "--console-listen", addr, "--log-level", "warn", "--grants", grantsFile}, &stderr)
+		done <- RunConsole(sctx, []string{"--nats", r.ClientURL, "--console-listen", addr, "--log-level", "warn", "--grants", grantsFile,
+			"--callers", callersFile}, &stderr)
 	}()
 	defer func() {
 		cancel()
@@ -125,6 +130,12 @@ func TestConsoleService(t *testing.T) {
 		}
 	}
 	grantsAsAlice(t, addr)
+	// carol's data-class floor applies to her "why excluded" task as the
+	// extractor would apply it, though the form names no data class.
+	_, body := get(t, "http://"+addr+"/catalog?task=what+is+the+weather+in+Lisbon&as=carol", nil)
+	if !strings.Contains(body, "data class confidential") {
+		t.Errorf("carol's task was not raised to her data-class floor:\n%.2000s", body)
+	}
 }
 
 // grantsAsAlice checks the "as caller" view of TestConsoleService's grants.

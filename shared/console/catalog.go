@@ -300,6 +300,7 @@ func (s *Server) why(v *catalogView, rows []AgentRow) {
 		v.WhyError = err.Error()
 		return
 	}
+	s.cfg.Callers.Stamp(t, t.Caller.ID) // as the extractor narrows a submitted task
 	req := m.Extract(t)
 	v.Requirement = &req
 	v.Fingerprint = pipeline.SnapshotFingerprint(m)

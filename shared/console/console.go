@@ -28,6 +28,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
@@ -76,6 +77,10 @@ type Config struct {
 	// Grants are the grants the matchers filter with, for the catalog's
 	// "as caller X" view (nil: no restriction).
 	Grants *grants.Grants
+	// Callers is the extractor's directory of callers: a "why excluded"
+	// task is narrowed by it as the extractor narrows a submitted one
+	// (nil: only the caller id is taken).
+	Callers *identity.Directory
 	// Auth says who may look; nil lets anyone who reaches the address
 	// (refused by Serve unless it is a loopback address).
 	Auth *Auth
