@@ -175,9 +175,6 @@ func (s *Server) Stop() {
 	}
 }
 
-// Tail is the server's decisions tail.
-func (s *Server) Tail() *Tail { return s.tail }
-
 func (s *Server) routes() {
 	m := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")

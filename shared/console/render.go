@@ -14,11 +14,10 @@ import (
 // page is what every page's layout shows.
 type page struct {
 	Nav, Title, Operator string
-	Now                  time.Time
 }
 
 func (s *Server) page(r *http.Request, nav, title string) page {
-	return page{Nav: nav, Title: title, Operator: operatorOf(r.Context()), Now: time.Now().UTC()}
+	return page{Nav: nav, Title: title, Operator: operatorOf(r.Context())}
 }
 
 var funcs = template.FuncMap{
