@@ -398,10 +398,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		if info.State.Msgs < n {
 			t.Fatalf("the stream holds %d decisions, want at least %d", info.State.Msgs, n)
 		}
-		// A fresh load: the page before (the live view that took the
-		// burst) is left first, so its unloading is not counted.
+		// Reloaded from the live view that has just taken the burst.
 		nav := `performance.getEntriesByType('navigation')[0]`
-		do(chromedp.Navigate("about:blank"), chromedp.Navigate(base+"/decisions"),
+		do(chromedp.Navigate(base+"/decisions"),
 			chromedp.Poll[chromedp.Void](`(() => { const e = `+nav+`; return e && e.loadEventEnd > 0; })()`, chromedp.WithPollingTimeout(10*time.Second)))
 		load := evalNumber(`(() => { const e = ` + nav + `; return e.loadEventEnd - e.startTime; })()`)
 		rows := evalNumber(`document.querySelectorAll('#decision-rows tr').length`)
