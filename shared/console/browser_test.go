@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -415,6 +416,19 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		if rows == 0 || rows > 100 {
 			t.Errorf("%v rows rendered, want one page (1-100)", rows)
+		}
+		// The next page holds the 100 before, and is not live.
+		last := evalString(`document.querySelector('#decision-rows tr:last-child').dataset.seq`)
+		do(chromedp.Click(chromedp.CSS(`#older`)), chromedp.WaitVisible(chromedp.CSS(`#decision-rows tr`)))
+		first := evalString(`document.querySelector('#decision-rows tr').dataset.seq`)
+		if f, _ := strconv.Atoi(first); fmt.Sprint(f+1) != last {
+			t.Errorf("the older page starts at %s, want the one before %s", first, last)
+		}
+		if n := evalNumber(`document.querySelectorAll('#decision-rows tr').length`); n != 100 {
+			t.Errorf("older page: %v rows", n)
+		}
+		if st := text("#live-state"); !strings.Contains(st, "not live") {
+			t.Errorf("older page state %q", st)
 		}
 	})
 }

@@ -33,11 +33,16 @@ type decisionsView struct {
 	Kept    int
 	LastSeq uint64
 	Limit   int
+	// Older is the sequence an older page starts before (0: no older
+	// decision is followed).
+	Older uint64
 }
 
 func filterOf(r *http.Request) Filter {
 	q := r.URL.Query()
-	return Filter{Caller: strings.TrimSpace(q.Get("caller")), Action: strings.TrimSpace(q.Get("action")), Agent: strings.TrimSpace(q.Get("agent"))}
+	before, _ := strconv.ParseUint(q.Get("before"), 10, 64)
+	return Filter{Caller: strings.TrimSpace(q.Get("caller")), Action: strings.TrimSpace(q.Get("action")),
+		Agent: strings.TrimSpace(q.Get("agent")), Before: before}
 }
 
 func (s *Server) decisionsPage(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +50,9 @@ func (s *Server) decisionsPage(w http.ResponseWriter, r *http.Request) {
 	v := decisionsView{page: s.page(r, "decisions", "Live decisions"), Filter: f, Limit: s.cfg.PageSize}
 	v.LastSeq = s.tail.LastSeq()
 	v.Rows, v.Matched = s.tail.Latest(f, s.cfg.PageSize)
+	if v.Matched > len(v.Rows) {
+		v.Older = v.Rows[len(v.Rows)-1].Seq
+	}
 	v.Kept = s.cfg.Recent
 	if st, err := s.cfg.JS.Stream(r.Context(), s.cfg.Streams.Decisions); err == nil {
 		if info, err := st.Info(r.Context()); err == nil {

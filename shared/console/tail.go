@@ -38,15 +38,17 @@ type Summary struct {
 // maxReason caps the reason a summary keeps (the decision page shows it whole).
 const maxReason = 240
 
-// Filter selects decisions by caller, action and agent (empty: any).
+// Filter selects decisions by caller, action and agent (empty: any), and
+// for an older page, those before a stream sequence (0: none).
 type Filter struct {
 	Caller, Action, Agent string
+	Before                uint64
 }
 
 // Match reports whether s passes the filter.
 func (f Filter) Match(s *Summary) bool {
 	return (f.Caller == "" || f.Caller == s.Caller) && (f.Action == "" || f.Action == s.Action) &&
-		(f.Agent == "" || f.Agent == s.Agent)
+		(f.Agent == "" || f.Agent == s.Agent) && (f.Before == 0 || s.Seq < f.Before)
 }
 
 // Tail follows the decisions stream with an ordered consumer (no state on

@@ -95,7 +95,8 @@ func TestTail(t *testing.T) {
 	for _, c := range []struct {
 		f    Filter
 		want int
-	}{{Filter{Caller: "bob"}, 1}, {Filter{Action: "abstain"}, 9}, {Filter{Agent: "a", Action: "delegate"}, 1}, {Filter{Caller: "carol"}, 0}} {
+	}{{Filter{Caller: "bob"}, 1}, {Filter{Action: "abstain"}, 9}, {Filter{Agent: "a", Action: "delegate"}, 1}, {Filter{Caller: "carol"}, 0},
+		{Filter{Before: 30}, 8}, {Filter{Before: 30, Caller: "bob"}, 0}} {
 		if _, n := tail.Latest(c.f, 100); n != c.want {
 			t.Errorf("%+v: %d, want %d", c.f, n, c.want)
 		}

@@ -4,9 +4,10 @@
 (function () {
   "use strict";
   var table = document.getElementById("decisions");
+  var state = document.getElementById("live-state");
+  if (table && table.dataset.live === "off") { state.textContent = "older page (not live)"; return; }
   if (!table || !window.EventSource) { return; }
   var rows = document.getElementById("decision-rows");
-  var state = document.getElementById("live-state");
   var limit = parseInt(table.dataset.limit, 10) || 100;
   var since = table.dataset.since || "0";
   var params = new URLSearchParams();
