@@ -4,7 +4,8 @@
 GO        ?= go
 BIN       := bin/skillmatch
 MODULES   := ./shared/... ./cmd/skillmatch/... ./services/extractor/... ./services/retriever/... \
-             ./services/reranker/... ./services/decider/... ./services/feedback/...
+             ./services/reranker/... ./services/decider/... ./services/feedback/... \
+             ./services/console/...
 GOLDEN    ?= ../shared/golden
 MODEL     ?= bin/clinc150.model.json
 WEAVIATE_VERSION ?= v1.35.2

@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/nats-io/nats.go v1.55.0
 	github.com/skillmatch/skillmatch/shared v0.0.0-00010101000000-000000000000
+	go.uber.org/zap v1.28.0
 )
 
 require (
@@ -60,7 +61,6 @@ require (
 	go.opentelemetry.io/otel/trace v1.39.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.9.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
-	go.uber.org/zap v1.28.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/net v0.60.0 // indirect

@@ -31,6 +31,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "skillmatch pipeline running: NATS on %s, store %s\n", r.ClientURL, rf.Data)
 	fmt.Fprintf(stdout, "catalog (bucket %s, loaded from %s): %d agents, %d skills (fingerprint %s)\n",
 		wire.BucketCatalog, r.CardsDir, r.Agents, r.Skills, r.Fingerprint)
+	if r.ConsoleAddr != "" {
+		scheme := "http"
+		if rf.Console.TLSCert != "" {
+			scheme = "https"
+		}
+		fmt.Fprintf(stdout, "operator console (read-only): %s://%s/\n", scheme, r.ConsoleAddr)
+	}
 	fmt.Fprintf(stdout, "try: skillmatch submit --nats %s \"book a flight to Lisbon on Friday\"\n", r.ClientURL)
 	fmt.Fprintln(stdout, "Ctrl-C to stop.")
 	<-ctx.Done()

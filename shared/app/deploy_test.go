@@ -31,7 +31,7 @@ import (
 // user, whatever its payload claims, and no caller reads another's
 // decisions or replies.
 func TestDeployedCallersAreIsolated(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"} {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"} {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
 	t.Setenv("SERVER_NAME", "nats-test")
@@ -258,7 +258,9 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 			o.DecisionID, o.TaskID = wire.DecisionID("bob", fmt.Sprintf("forged-%d", i)), fmt.Sprintf("forged-%d", i)
 		}
 		data, _ := json.Marshal(o)
-		if _, err := bob.PublishAsync(wire.SubjectOutcomeBy("bob"), data); err != nil {
+		// A generous stall wait: on a loaded 2-core machine the server may
+		// fall behind 4,000 pending publishes for longer than the default.
+		if _, err := bob.PublishAsync(wire.SubjectOutcomeBy("bob"), data, jetstream.WithStallWait(30*time.Second)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -300,7 +302,7 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 // refused, a caller of the file submits as itself, and the stages (this
 // process's own user) run as before.
 func TestRunWithAuth(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"} {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"} {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
 	r, ctx := startTestRun(t, "--auth", filepath.Join("..", "..", "deploy", "nats", "accounts.conf"))

@@ -33,6 +33,7 @@ type RunFlags struct {
 	Pipeline   PipelineFlags
 	Refresh    RefreshFlags
 	Trust      TrustFlags
+	Console    ConsoleFlags
 }
 
 const runUsage = `Usage: skillmatch run [--data DIR] [--cards DIR] [--nats-listen 127.0.0.1:4222] [--registry FILE [--refresh 5m]]
@@ -58,6 +59,8 @@ decider hot-reloads them and, among candidates within --tie-epsilon of the best 
 probability, prefers the better success rate, then latency, then cost. Every --refit-interval
 the calibration is refitted from the logged decisions joined with labelled outcomes, put in
 the model bucket only when no worse on a held-out slice, and loaded by the reranker at once.
+With --console-listen ADDR the read-only operator console is served there (loopback unless
+--console-auth names the operators who may look).
 Ctrl-C stops it cleanly; the store keeps tasks, decisions and consumer positions.
 `
 
@@ -75,6 +78,7 @@ func NewRunFlags(out io.Writer) (*flag.FlagSet, *RunFlags) {
 	r.Pipeline.Register(fs)
 	r.Refresh.Register(fs, "refresh")
 	r.Trust.Register(fs)
+	r.Console.Register(fs, "")
 	return fs, r
 }
 
@@ -91,7 +95,10 @@ type Running struct {
 	// HealthAddr is where /healthz, /readyz and /metrics are served
 	// ("" when --health-listen is off).
 	HealthAddr string
-	stop       []func()
+	// ConsoleAddr is where the operator console is served ("" when
+	// --console-listen is off).
+	ConsoleAddr string
+	stop        []func()
 }
 
 // Stop stops the stages, the refresher and the server, in that order.
@@ -209,6 +216,14 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		return nil, err
 	}
 	run.stop = append(run.stop, func() { _ = door.Stop() })
+	if rf.Console.Listen != "" {
+		addr, stopConsole, err := rf.Console.start(ctx, js, &rf.Pipeline, rf.Matcher.Grants, snaps.Matcher, log)
+		if err != nil {
+			return nil, err
+		}
+		run.stop = append(run.stop, stopConsole)
+		run.ConsoleAddr = addr
+	}
 	if rf.Pipeline.HealthListen != "" {
 		addr, err := serveHealth(ctx, rf.Pipeline.HealthListen, nc, g, snaps, true, metrics)
 		if err != nil {

@@ -165,6 +165,11 @@ func TestComposeEnvIsFlags(t *testing.T) {
 		t.Fatalf("--help: %v", err)
 	}
 	usage := stderr.String()
+	stderr.Reset()
+	if err := RunConsole(context.Background(), []string{"--help"}, &stderr, nil); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("console --help: %v", err)
+	}
+	usage += stderr.String() // the console service's flags
 	keys := regexp.MustCompile(`\bSKILLMATCH_([A-Z_]+):`).FindAllStringSubmatch(string(data), -1)
 	if len(keys) < 5 {
 		t.Fatalf("found only %d SKILLMATCH_ variables in docker-compose.yml", len(keys))

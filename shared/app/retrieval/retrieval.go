@@ -59,3 +59,7 @@ func NewRunFlags(out io.Writer) (*flag.FlagSet, *app.RunFlags) {
 // ServiceMain is app.ServiceMain for a stage that shortlists (the
 // retriever).
 func ServiceMain(stage string, args []string) int { return app.ServiceMainWith(stage, args, Stack()) }
+
+// ConsoleMain is app.ConsoleMain with the retrieval stack: the console
+// recomputes a decision's shortlist for its explain trace.
+func ConsoleMain(args []string) int { return app.ConsoleMain(args, Stack()) }

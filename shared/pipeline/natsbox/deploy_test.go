@@ -15,7 +15,7 @@ import (
 // free loopback ports, without its cluster peers) and checks that each
 // service user may publish its own output and nothing else.
 func TestDeployConfig(t *testing.T) {
-	users := []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK"}
+	users := []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"}
 	for _, u := range users {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
@@ -57,6 +57,10 @@ func TestDeployConfig(t *testing.T) {
 		{"reranker", []string{"skillmatch.task.ranked"}, []string{"skillmatch.task.shortlisted", "skillmatch.decision.bob.delegate"}},
 		{"decider", []string{"skillmatch.decision.alice.delegate", "skillmatch.decision._.abstain", "$KV.skillmatch_tasks.dGFzaw"}, []string{"skillmatch.task.submitted.alice", "skillmatch.outcome", "$KV.skillmatch_model.x"}},
 		{"feedback", []string{"skillmatch.deadletter.retriever.bob"}, []string{"skillmatch.decision.alice.delegate", "skillmatch.task.submitted.bob"}},
+		// The console reads: it may ask the JetStream API, never publish pipeline messages or bucket values.
+		{"console", []string{"$JS.API.STREAM.INFO.DECISIONS"}, []string{"skillmatch.task.submitted.alice", "skillmatch.outcome.alice",
+			"skillmatch.decision.alice.delegate", "skillmatch.deadletter.extractor.alice", "$KV.skillmatch_catalog.evil",
+			"$KV.skillmatch_model.calibration", "$JS.API.STREAM.PURGE.DECISIONS", "$JS.API.STREAM.MSG.DELETE.DECISIONS"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.user, func(t *testing.T) {
