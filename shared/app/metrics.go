@@ -59,8 +59,8 @@ func (m *Metrics) Handled(stage string, took time.Duration, res runtime.Result, 
 	}
 	m.handled.WithLabelValues(stage, "ok").Inc()
 	for _, o := range res.Out {
-		if _, ok := wire.CallerOfDecision(o.Subject); ok {
-			m.decisions.WithLabelValues(o.Subject[strings.LastIndexByte(o.Subject, '.')+1:]).Inc()
+		if action, ok := wire.ActionOfDecision(o.Subject); ok {
+			m.decisions.WithLabelValues(action).Inc()
 		}
 	}
 }

@@ -130,5 +130,5 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 			out.Tie = &note
 		}
 	}
-	return res.Emit(wire.SubjectDecision(t.Caller.ID, string(out.Action)), MsgID(t.Caller.ID, m.TaskID, "decision"), &out)
+	return res.Emit(wire.SubjectDecision(t.Caller.ID, string(out.Action), m.TaskID), MsgID(t.Caller.ID, m.TaskID, "decision"), &out)
 }

@@ -78,7 +78,7 @@ func TestDecideDelegation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Out) != 1 || res.Out[0].Subject != "skillmatch.decision._.delegate" || res.Out[0].MsgID != "_/d-1/decision" {
+	if len(res.Out) != 1 || res.Out[0].Subject != "skillmatch.decision._.delegate.ZC0x" || res.Out[0].MsgID != "_/d-1/decision" {
 		t.Fatalf("outputs %+v", res.Out)
 	}
 	d, err := wire.DecodeDecision(res.Out[0].Data)

@@ -13,7 +13,7 @@
 //	skillmatch.task.extracted            Extracted     (extractor → retriever)
 //	skillmatch.task.shortlisted          Shortlisted   (retriever → reranker)
 //	skillmatch.task.ranked               Ranked        (reranker → decider)
-//	skillmatch.decision.<caller>.<action> Decision     (decider → caller)
+//	skillmatch.decision.<caller>.<action>.<task> Decision (decider → caller)
 //	skillmatch.outcome.<caller>          Outcome       (caller → feedback)
 //	skillmatch.deadletter.<stage>.<caller> DeadLetter  (any stage)
 //
@@ -22,11 +22,13 @@
 package wire
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/identity"
@@ -56,10 +58,23 @@ const (
 	SubjectDeadLetters = Prefix + ".deadletter.>"
 )
 
-// SubjectDecision is the subject of a decision with the given action for
-// the caller (identity.Token: "" is anonymous).
-func SubjectDecision(caller, action string) string {
-	return SubjectDecisionPrefix + identity.Token(caller) + "." + action
+// SubjectDecision is the subject of the decision with the given action on
+// caller's task (identity.Token: "" is anonymous; TaskToken), so that a
+// client can await exactly its own (SubjectDecisionOf).
+func SubjectDecision(caller, action, taskID string) string {
+	return SubjectDecisionPrefix + identity.Token(caller) + "." + action + "." + TaskToken(taskID)
+}
+
+// SubjectDecisionOf is the filter of the decision on caller's task,
+// whatever its action.
+func SubjectDecisionOf(caller, taskID string) string {
+	return SubjectDecisionPrefix + identity.Token(caller) + ".*." + TaskToken(taskID)
+}
+
+// TaskToken is a task id as one subject token: its base64url form
+// without padding, so that any id the task reader accepts is one token.
+func TaskToken(taskID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(taskID))
 }
 
 // SubjectDecisionsOf is every decision subject of a caller.
@@ -74,14 +89,26 @@ func CallerOfDecision(subject string) (caller string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	tok, action, ok := strings.Cut(rest, ".")
-	if !ok || action == "" || strings.Contains(action, ".") {
+	// <caller>.<action>.<task>; <caller>.<action> is accepted too: the
+	// decisions stored before the task token was added.
+	parts := strings.Split(rest, ".")
+	if len(parts) < 2 || len(parts) > 3 || slices.Contains(parts[1:], "") {
 		return "", false
 	}
+	tok := parts[0]
 	if tok == identity.Anonymous {
 		return "", true
 	}
 	return tok, identity.Valid(tok) == nil
+}
+
+// ActionOfDecision is the action a decision subject names; ok is false
+// for a subject that is not one.
+func ActionOfDecision(subject string) (action string, ok bool) {
+	if _, ok := CallerOfDecision(subject); !ok {
+		return "", false
+	}
+	return strings.Split(subject, ".")[3], true
 }
 
 // SubjectSubmittedBy is where caller submits tasks ("": anonymous).

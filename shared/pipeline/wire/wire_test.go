@@ -149,8 +149,18 @@ func TestSubjects(t *testing.T) {
 	if got := SubjectDecisionsOf("alice"); got != "skillmatch.decision.alice.>" {
 		t.Error(got)
 	}
-	if got := SubjectDecision("", string(decide.Clarify)); got != "skillmatch.decision._.clarify" {
+	if got := SubjectDecision("", string(decide.Clarify), "t.1"); got != "skillmatch.decision._.clarify.dC4x" {
 		t.Error(got)
+	}
+	if got := SubjectDecisionOf("bob", "t.1"); got != "skillmatch.decision.bob.*.dC4x" {
+		t.Error(got)
+	}
+	for subject, want := range map[string]string{"skillmatch.decision.bob.abstain.dC4x": "abstain",
+		"skillmatch.decision.bob.delegate": "delegate", "skillmatch.decision.bob": "", "skillmatch.decision.bob.a.b.c": "",
+		"skillmatch.decision.a.b..": "", "skillmatch.decision.b c.abstain.x": ""} {
+		if got, ok := ActionOfDecision(subject); got != want || ok != (want != "") {
+			t.Errorf("ActionOfDecision(%s) = %q, %v; want %q", subject, got, ok, want)
+		}
 	}
 	if got := SubjectDeadLetter("decider", "bob"); got != "skillmatch.deadletter.decider.bob" {
 		t.Error(got)
