@@ -10,6 +10,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
@@ -97,6 +102,35 @@ func TestRunAndSubmit(t *testing.T) {
 	// An invalid task is refused before it is sent.
 	if err := cmdSubmit(ctx, []string{"--nats", url, "--id", "bad id", "x"}, &sout, &serr); !errors.Is(err, errUsage) {
 		t.Errorf("invalid id: %v", err)
+	}
+	// The outcome of cli-1, reported through the client, is stored; a bad
+	// one is refused before it is sent.
+	sout.Reset()
+	if err := cmdReport(ctx, []string{"--nats", url, "--decision", wire.DecisionID("", "cli-1"), "--task", "cli-1",
+		"--skill", "travel-concierge/book-flight", "--success", "--latency-ms", "120"}, &sout, &serr); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if !strings.Contains(sout.String(), "reported") {
+		t.Errorf("report printed %q", sout.String())
+	}
+	if err := cmdReport(ctx, []string{"--nats", url, "--decision", "d-1", "--skill", "a/b", "--success", "--latency-ms", "-1"}, &sout, &serr); !errors.Is(err, errUsage) {
+		t.Errorf("negative latency: %v", err)
+	}
+	if err := cmdReport(ctx, []string{"--nats", url, "--decision", "d-1", "--skill", "a/b"}, &sout, &serr); !errors.Is(err, errUsage) {
+		t.Errorf("neither success nor failure: %v", err)
+	}
+	if nc, err := nats.Connect(url); err != nil {
+		t.Error(err)
+	} else {
+		js, _ := jetstream.New(nc)
+		s, err := js.Stream(ctx, "OUTCOMES")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := s.GetLastMsgForSubject(ctx, "skillmatch.outcome"); err != nil || !strings.Contains(string(m.Data), `"taskId":"cli-1"`) {
+			t.Errorf("the outcome is not stored: %v", err)
+		}
+		nc.Close()
 	}
 
 	cancel()
