@@ -4,7 +4,7 @@
 GO        ?= go
 BIN       := bin/skillmatch
 MODULES   := ./shared/... ./cmd/skillmatch/... ./services/extractor/... ./services/retriever/... \
-             ./services/reranker/... ./services/decider/... ./services/feedback/...
+             ./services/reranker/... ./services/decider/... ./services/feedback/... ./services/frontdoor/...
 GOLDEN    ?= ../shared/golden
 MODEL     ?= bin/clinc150.model.json
 WEAVIATE_VERSION ?= v1.35.2
