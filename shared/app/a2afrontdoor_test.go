@@ -209,6 +209,26 @@ func TestRunA2AAnonymous(t *testing.T) {
 	if err != nil || decisionOf(t, res)["decisionId"] != wire.DecisionID("", "anon-1") {
 		t.Errorf("retry: %v", err)
 	}
+	// A follow-up names the earlier task in the metadata and keeps its skill.
+	res, err = c.SendMessage(ctx, sendTask("anon-2", "book a flight from Berlin to Lisbon on Friday"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := decisionOf(t, res)
+	if first["action"] != "delegate" {
+		t.Fatalf("first: %v", first)
+	}
+	follow := sendTask("anon-3", "make it a window seat please")
+	follow.Metadata[a2aserver.MetadataKey].(map[string]any)["continue"] = "anon-2"
+	res, err = c.SendMessage(ctx, follow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(d map[string]any) any { c, _ := d["chosen"].(map[string]any); return c["key"] }
+	if d := decisionOf(t, res); d["action"] != "delegate" || key(d) == nil || key(d) != key(first) ||
+		!strings.Contains(fmt.Sprint(d["reason"]), "follow-up of task anon-2") {
+		t.Errorf("follow-up: %v\nfirst: %v", d, first)
+	}
 	_, err = c.SendMessage(ctx, sendTask("bad id!", "x"))
 	if !errors.Is(err, a2a.ErrInvalidParams) || !strings.Contains(err.Error(), "id") {
 		t.Errorf("bad task: %v", err)

@@ -41,7 +41,8 @@ const (
 
 // MetadataKey is the key of the request metadata that may carry the
 // task's claims: {"scopes": [...], "dataClass": "...", "skillId":
-// "agent/skill", "streaming": true, "history": [messages]}. The caller's
+// "agent/skill", "streaming": true, "history": [messages], "continue":
+// "<earlier task id>"}. The caller's
 // directory (--callers) still bounds them: the payload may only narrow.
 const MetadataKey = "skillmatch"
 
@@ -307,6 +308,10 @@ type claims struct {
 	SkillID   string          `json:"skillId,omitempty"`
 	Streaming *bool           `json:"streaming,omitempty"`
 	History   json.RawMessage `json:"history,omitempty"`
+	// Continue names an earlier task of the same caller this message
+	// follows up (the task's message.taskId): A2A's own taskId names a
+	// task of this server, and a match is not one.
+	Continue string `json:"continue,omitempty"`
 }
 
 // TaskOf is the skillmatch task of an A2A message: its id is the
@@ -338,6 +343,7 @@ func TaskOf(m *a2a.Message, metadata map[string]any, accept []string) (*task.Tas
 	type wireMessage struct {
 		MessageID string          `json:"messageId,omitempty"`
 		ContextID string          `json:"contextId,omitempty"`
+		TaskID    string          `json:"taskId,omitempty"`
 		Role      string          `json:"role"`
 		Parts     json.RawMessage `json:"parts"`
 		Metadata  map[string]any  `json:"metadata,omitempty"`
@@ -357,7 +363,7 @@ func TaskOf(m *a2a.Message, metadata map[string]any, accept []string) (*task.Tas
 			SkillID             string   `json:"skillId,omitempty"`
 		} `json:"constraints"`
 	}{ID: m.ID, History: c.History,
-		Message: wireMessage{MessageID: m.ID, ContextID: m.ContextID, Role: "user", Parts: parts, Metadata: m.Metadata}}
+		Message: wireMessage{MessageID: m.ID, ContextID: m.ContextID, TaskID: c.Continue, Role: "user", Parts: parts, Metadata: m.Metadata}}
 	in.Caller.Tenant, in.Caller.Scopes, in.Caller.DataClass = c.Tenant, c.Scopes, c.DataClass
 	in.Constraints.AcceptedOutputTypes, in.Constraints.Streaming, in.Constraints.SkillID = accept, c.Streaming, c.SkillID
 	data, err := json.Marshal(in)

@@ -15,13 +15,13 @@ func TestTaskOf(t *testing.T) {
 		Parts:    a2a.ContentParts{a2a.NewTextPart("translate this contract to German"), file},
 		Metadata: map[string]any{"caller": map[string]any{"id": "mallory"}}}
 	tk, err := TaskOf(msg, map[string]any{MetadataKey: map[string]any{"scopes": []string{"docs.translate"},
-		"dataClass": "confidential", "skillId": "lingo/translate"}}, []string{"application/pdf"})
+		"dataClass": "confidential", "skillId": "lingo/translate", "continue": "t-0"}}, []string{"application/pdf"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tk.ID != "m-1" || tk.Message.ContextID != "ctx-1" || len(tk.Message.Parts) != 2 ||
 		!strings.Contains(tk.Message.Parts[0].Text, "German") || tk.Message.Parts[1].File == nil ||
-		tk.Message.Parts[1].File.Name != "contract.pdf" {
+		tk.Message.Parts[1].File.Name != "contract.pdf" || tk.Message.TaskID != "t-0" {
 		t.Errorf("task %+v", tk)
 	}
 	if tk.Caller.ID != "" || !slices.Equal(tk.Caller.Scopes, []string{"docs.translate"}) || tk.Caller.DataClass != "confidential" {
