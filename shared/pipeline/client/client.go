@@ -80,9 +80,10 @@ func SubjectDecisionOf(caller, taskID string) string {
 	return subjectDecisionPrefix + identity.Token(caller) + ".*." + TaskToken(taskID)
 }
 
-// SubjectDeadLettersOf is every dead-letter subject of a caller.
-func SubjectDeadLettersOf(caller string) string {
-	return subjectDeadLetterPfx + "*." + identity.Token(caller)
+// SubjectDeadLetterOf is the filter of the dead letters of caller's task,
+// whatever the stage: skillmatch.deadletter.*.<caller>.<task token>.
+func SubjectDeadLetterOf(caller, taskID string) string {
+	return subjectDeadLetterPfx + "*." + identity.Token(caller) + "." + TaskToken(taskID)
 }
 
 // MsgID is the Nats-Msg-Id of a caller's submission (pipeline.MsgID).
@@ -128,6 +129,11 @@ type Answer struct {
 	Decision   *Decision
 	DeadLetter *DeadLetter
 }
+
+// ErrTask marks a task the client refuses to publish: one whose answer it
+// could never find (the pipeline checks everything else, and answers a
+// bad task with its dead letter).
+var ErrTask = errors.New("client: bad task")
 
 // ErrBadReply marks a message on a decision or dead-letter subject that is
 // not one: the client reports it rather than wait on.
@@ -177,6 +183,9 @@ type submission struct {
 // whether the stream had already seen the task: a duplicate publish within
 // the dedup window stores nothing, and the earlier decision stands.
 func (c *Client) Publish(ctx context.Context, t *task.Task) (duplicate bool, err error) {
+	if err := check(t.Caller.ID, t.ID); err != nil {
+		return false, err
+	}
 	raw, err := json.Marshal(t)
 	if err != nil {
 		return false, fmt.Errorf("client: encode task %s: %w", t.ID, err)
@@ -201,6 +210,9 @@ func (c *Client) Publish(ctx context.Context, t *task.Task) (duplicate bool, err
 // slip by; a task id the stream has already seen is not run again, and
 // Submit returns the earlier answer.
 func (c *Client) Submit(ctx context.Context, t *task.Task) (*Answer, error) {
+	if err := check(t.Caller.ID, t.ID); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	answers := make(chan *Answer, 1)
@@ -223,6 +235,9 @@ func (c *Client) Submit(ctx context.Context, t *task.Task) (*Answer, error) {
 // Await waits for the answer to a task submitted earlier by caller,
 // stored or still to come, until ctx ends.
 func (c *Client) Await(ctx context.Context, caller, taskID string) (*Answer, error) {
+	if err := check(caller, taskID); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	answers := make(chan *Answer, 1)
@@ -231,6 +246,20 @@ func (c *Client) Await(ctx context.Context, caller, taskID string) (*Answer, err
 		return nil, err
 	}
 	return wait(ctx, taskID, answers, errs)
+}
+
+// check refuses a caller id no subject can carry and a task id no
+// answer's subject would name.
+func check(caller, taskID string) error {
+	if caller != "" {
+		if err := identity.Valid(caller); err != nil {
+			return fmt.Errorf("%w: %w", ErrTask, err)
+		}
+	}
+	if !task.ValidID(taskID) {
+		return fmt.Errorf("%w: task id %.40q: want 1 to %d characters of A-Z a-z 0-9 . _ : -", ErrTask, taskID, task.MaxIDLen)
+	}
+	return nil
 }
 
 func wait(ctx context.Context, taskID string, answers <-chan *Answer, errs <-chan error) (*Answer, error) {
@@ -245,9 +274,8 @@ func wait(ctx context.Context, taskID string, answers <-chan *Answer, errs <-cha
 }
 
 // await starts two ordered consumers, until ctx ends: one on the task's
-// decision subject (the first message there is its decision), one on the
-// caller's dead letters (read for the task's id: a dead letter's subject
-// names its stage and caller only).
+// decision subject, one on its dead-letter subjects; the first message on
+// either is the answer.
 func (c *Client) await(ctx context.Context, caller, taskID string, policy jetstream.DeliverPolicy, answers chan<- *Answer, errs chan<- error) error {
 	for _, w := range []struct {
 		stream, filter string
@@ -260,10 +288,10 @@ func (c *Client) await(ctx context.Context, caller, taskID string, policy jetstr
 			}
 			return &Answer{Decision: d}, nil
 		}},
-		{c.deadLetters, SubjectDeadLettersOf(caller), func(b []byte) (*Answer, error) {
+		{c.deadLetters, SubjectDeadLetterOf(caller, taskID), func(b []byte) (*Answer, error) {
 			var d DeadLetter
-			if json.Unmarshal(b, &d) != nil || d.TaskID != taskID {
-				return nil, nil // another task's, or one that names none
+			if err := json.Unmarshal(b, &d); err != nil || d.TaskID != taskID {
+				return nil, fmt.Errorf("%w: on task %s's dead-letter subject: %v", ErrBadReply, taskID, err)
 			}
 			d.Raw = b
 			return &Answer{DeadLetter: &d}, nil

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestContract(t *testing.T) {
 		if got, want := client.SubjectDecisionOf(c, "t 1.x"), wire.SubjectDecisionOf(c, "t 1.x"); got != want {
 			t.Errorf("decision filter %q, want %q", got, want)
 		}
-		if got, want := client.SubjectDeadLettersOf(c), wire.SubjectDeadLettersOf(c); got != want {
+		if got, want := client.SubjectDeadLetterOf(c, "t 1.x"), wire.SubjectDeadLetterOf(c, "t 1.x"); got != want {
 			t.Errorf("dead letters %q, want %q", got, want)
 		}
 		if got, want := client.MsgID(c, "t-1"), pipeline.MsgID(c, "t-1", "submitted"); got != want {
@@ -104,5 +105,19 @@ func TestContract(t *testing.T) {
 	sub, _ := wire.NewTaskSubmitted(tk, time.Time{})
 	if _, err := task.Parse(sub.Task); err != nil {
 		t.Error(err)
+	}
+}
+
+// A task whose answer could never be found is refused before it is sent
+// (no connection is needed to say so).
+func TestRefusesUnanswerable(t *testing.T) {
+	c := client.New(nil)
+	for _, tk := range []*task.Task{{ID: "bad id!"}, {ID: ""}, {ID: strings.Repeat("x", 129)}, {ID: "ok", Caller: task.Caller{ID: "a.b"}}} {
+		if _, err := c.Submit(t.Context(), tk); !errors.Is(err, client.ErrTask) {
+			t.Errorf("%+v: %v", tk, err)
+		}
+	}
+	if _, err := c.Await(t.Context(), "*", "t-1"); !errors.Is(err, client.ErrTask) {
+		t.Errorf("wildcard caller: %v", err)
 	}
 }

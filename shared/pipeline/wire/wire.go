@@ -158,14 +158,26 @@ func CallerOf(base, subject string) (string, error) {
 }
 
 // SubjectDeadLetter is the subject of a stage's dead letter of a message
-// from caller ("": anonymous or unknown).
-func SubjectDeadLetter(stage, caller string) string {
-	return SubjectDeadLetterPrefix + stage + "." + identity.Token(caller)
+// from caller ("": anonymous or unknown) about a task (TaskToken), or
+// about none when the stage could not read a task id:
+// skillmatch.deadletter.<stage>.<caller>[.<task token>].
+func SubjectDeadLetter(stage, caller, taskID string) string {
+	s := SubjectDeadLetterPrefix + stage + "." + identity.Token(caller)
+	if taskID != "" && taskIDChars(taskID) {
+		s += "." + TaskToken(taskID)
+	}
+	return s
 }
 
-// SubjectDeadLettersOf is every dead-letter subject of a caller.
-func SubjectDeadLettersOf(caller string) string {
-	return SubjectDeadLetterPrefix + "*." + identity.Token(caller)
+// SubjectDeadLetterOf is the filter of the dead letters of caller's task,
+// whatever the stage.
+func SubjectDeadLetterOf(caller, taskID string) string {
+	return SubjectDeadLetterPrefix + "*." + identity.Token(caller) + "." + TaskToken(taskID)
+}
+
+// SubjectsDeadLettersOf are the filters of every dead letter of a caller.
+func SubjectsDeadLettersOf(caller string) []string {
+	return []string{SubjectDeadLetterPrefix + "*." + identity.Token(caller), SubjectDeadLetterPrefix + "*." + identity.Token(caller) + ".*"}
 }
 
 // CallerOfMessage is whom a pipeline message comes from: the caller token

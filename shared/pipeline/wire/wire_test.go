@@ -162,7 +162,15 @@ func TestSubjects(t *testing.T) {
 			t.Errorf("ActionOfDecision(%s) = %q, %v; want %q", subject, got, ok, want)
 		}
 	}
-	if got := SubjectDeadLetter("decider", "bob"); got != "skillmatch.deadletter.decider.bob" {
+	if got := SubjectDeadLetter("decider", "bob", "t.1"); got != "skillmatch.deadletter.decider.bob.dC4x" {
+		t.Error(got)
+	}
+	if got := SubjectDeadLetterOf("bob", "t.1"); got != "skillmatch.deadletter.*.bob.dC4x" {
+		t.Error(got)
+	}
+	// No task token for a task id the stage could not read or that no
+	// task could have.
+	if got := SubjectDeadLetter("decider", "bob", "bad id!"); got != "skillmatch.deadletter.decider.bob" {
 		t.Error(got)
 	}
 	if got := CallerOfMessage("skillmatch.task.ranked", []byte(`{"task":{"caller":{"id":"bob"}}}`)); got != "bob" {
@@ -174,7 +182,7 @@ func TestSubjects(t *testing.T) {
 	if got := CallerOfMessage("skillmatch.task.ranked", []byte(`{"task":{"caller":{"id":"a.b"}}}`)); got != "" {
 		t.Error("bad caller id", got)
 	}
-	if got := SubjectDeadLetter("decider", ""); got != "skillmatch.deadletter.decider._" {
+	if got := SubjectDeadLetter("decider", "", ""); got != "skillmatch.deadletter.decider._" {
 		t.Error(got)
 	}
 	if a, again := DecisionID("", "a"), DecisionID("", "a"); a == DecisionID("", "b") || a != again || a == DecisionID("bob", "a") {
