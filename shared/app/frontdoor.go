@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -15,7 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
-	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/client"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -88,16 +87,15 @@ func answerMatch(ctx context.Context, js jetstream.JetStream, r micro.Request, t
 	t.Caller.ID = caller
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	a, err := pipeline.Submit(ctx, js, pipeline.Streams{}, t)
+	a, err := client.New(js).Submit(ctx, t)
 	switch {
 	case err != nil:
 		log.Warn("front door: no decision", zap.String("task_id", t.ID), zap.Error(err))
 		_ = r.Error("504", err.Error(), nil)
 	case a.DeadLetter != nil:
-		data, _ := json.Marshal(a.DeadLetter)
-		_ = r.Error("400", fmt.Sprintf("task %s rejected by the %s: %s", t.ID, a.DeadLetter.Stage, a.DeadLetter.Reason), data)
+		_ = r.Error("400", fmt.Sprintf("task %s rejected by the %s: %s", t.ID, a.DeadLetter.Stage, a.DeadLetter.Reason), a.DeadLetter.Raw)
 	default:
-		_ = r.RespondJSON(a.Decision)
+		_ = r.Respond(a.Decision.Raw) // the decider's message as it is
 	}
 }
 

@@ -175,10 +175,6 @@ func SubjectDeadLetterOf(caller, taskID string) string {
 	return SubjectDeadLetterPrefix + "*." + identity.Token(caller) + "." + TaskToken(taskID)
 }
 
-// SubjectsDeadLettersOf are the filters of every dead letter of a caller.
-func SubjectsDeadLettersOf(caller string) []string {
-	return []string{SubjectDeadLetterPrefix + "*." + identity.Token(caller), SubjectDeadLetterPrefix + "*." + identity.Token(caller) + ".*"}
-}
 
 // CallerOfMessage is whom a pipeline message comes from: the caller token
 // of a submission or outcome subject (the server's word, not the
