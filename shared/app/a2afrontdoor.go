@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/frontdoor/a2aserver"
+	"github.com/skillmatch/skillmatch/shared/pipeline/health"
 	"github.com/skillmatch/skillmatch/shared/pipeline/client"
 )
 
@@ -42,11 +44,11 @@ func (a *A2AFlags) Register(fs *flag.FlagSet, listen string) {
 
 // Serve starts the front door on the flags' address, submitting through
 // js; nil when --a2a-listen is empty.
-func (a *A2AFlags) Serve(js jetstream.JetStream, log *zap.Logger) (*a2aserver.Server, error) {
+func (a *A2AFlags) Serve(js jetstream.JetStream, obs a2aserver.Observer, log *zap.Logger) (*a2aserver.Server, error) {
 	if a.Listen == "" {
 		return nil, nil
 	}
-	cfg := a2aserver.Config{Submitter: client.New(js), URL: a.URL, Timeout: a.Timeout, Version: semver(Version()), Log: log}
+	cfg := a2aserver.Config{Submitter: client.New(js), URL: a.URL, Timeout: a.Timeout, Version: semver(Version()), Log: log, Observer: obs}
 	if a.Tokens != "" {
 		t, err := a2aserver.LoadTokens(a.Tokens)
 		if err != nil {
@@ -88,10 +90,11 @@ func (a *A2AFlags) Serve(js jetstream.JetStream, log *zap.Logger) (*a2aserver.Se
 // FrontDoorFlags are the flags of the front-door service: the A2A server
 // and the NATS request-reply service, in front of an external pipeline.
 type FrontDoorFlags struct {
-	NATS     NATSFlags
-	A2A      A2AFlags
-	LogLevel string
-	Version  bool
+	NATS         NATSFlags
+	A2A          A2AFlags
+	LogLevel     string
+	HealthListen string
+	Version      bool
 }
 
 // NewFrontDoorFlags defines the front-door service's flags.
@@ -108,6 +111,7 @@ func NewFrontDoorFlags(out io.Writer) (*flag.FlagSet, *FrontDoorFlags) {
 	fs.DurationVar(&f.NATS.ConnectTimeout, "timeout", 5*time.Second, "connect timeout")
 	f.A2A.Register(fs, "127.0.0.1:8080")
 	fs.StringVar(&f.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&f.HealthListen, "health-listen", "", "serve /healthz, /readyz (NATS connected) and Prometheus /metrics on this address (e.g. :8081); empty: off")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
 	return fs, f
 }
@@ -146,14 +150,31 @@ func RunFrontDoor(ctx context.Context, f *FrontDoorFlags, stderr io.Writer) erro
 		return err
 	}
 	defer nc.Close()
-	door, err := ServeMatch(ctx, nc, js, f.A2A.Timeout, log)
+	metrics := NewMetrics()
+	door, err := ServeMatch(ctx, nc, js, f.A2A.Timeout, metrics, log)
 	if err != nil {
 		return err
 	}
 	defer door.Stop() //nolint:errcheck
-	s, err := f.A2A.Serve(js, log)
+	s, err := f.A2A.Serve(js, metrics, log)
 	if err != nil {
 		return err
+	}
+	if f.HealthListen != "" {
+		connected := map[string]health.Check{"nats": func(context.Context) error {
+			if !nc.IsConnected() {
+				return errors.New("not connected to NATS")
+			}
+			return nil
+		}}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metrics.Handler())
+		mux.Handle("/", health.Handler(connected, connected))
+		addr, err := health.Serve(ctx, f.HealthListen, mux)
+		if err != nil {
+			return fmt.Errorf("--health-listen: %w", err)
+		}
+		log.Info("health probes and metrics", zap.String("addr", addr))
 	}
 	log.Info("ready", zap.String("nats", nc.ConnectedUrlRedacted()))
 	<-ctx.Done()

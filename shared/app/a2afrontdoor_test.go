@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -97,7 +98,7 @@ func TestRunA2AFrontDoor(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{"tokens": {`+strings.Join(lines, ", ")+`}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, ctx := startTestRun(t, "--a2a-listen", "127.0.0.1:0", "--a2a-tokens", file)
+	r, ctx := startTestRun(t, "--a2a-listen", "127.0.0.1:0", "--a2a-tokens", file, "--health-listen", "127.0.0.1:0")
 	if r.A2AURL == "" {
 		t.Fatal("no A2A URL")
 	}
@@ -164,6 +165,26 @@ func TestRunA2AFrontDoor(t *testing.T) {
 	}
 	if n := countSubjects(ctx, t, js, pipeline.DefaultStreams.Tasks, wire.SubjectSubmitted+".>"); n != 4 {
 		t.Errorf("%d submissions, want the 4 authenticated ones", n)
+	}
+	// The metrics count each answer: 4 decisions, 5 refusals (2 per
+	// binding and the plain POST).
+	resp, err = http.Get("http://" + r.HealthAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var decided float64
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, `skillmatch_frontdoor_requests_total{door="a2a",result="`) && !strings.Contains(line, "unauthenticated") {
+			var v float64
+			fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v)
+			decided += v
+		}
+	}
+	if decided != 4 || !strings.Contains(string(body), `skillmatch_frontdoor_requests_total{door="a2a",result="unauthenticated"} 5`) ||
+		!strings.Contains(string(body), `skillmatch_frontdoor_seconds_count{door="a2a"} 4`) {
+		t.Errorf("front-door metrics (%v decided):\n%s", decided, grepLines(string(body), "skillmatch_frontdoor"))
 	}
 }
 
@@ -238,7 +259,7 @@ func TestRunA2AAnonymous(t *testing.T) {
 	if err := fs.Parse([]string{"--a2a-listen", "0.0.0.0:0"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rf.A2A.Serve(nil, nil); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "loopback") {
+	if _, err := rf.A2A.Serve(nil, nil, nil); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("0.0.0.0 without authentication: %v", err)
 	}
 }

@@ -208,13 +208,13 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	}
 	run.stop = append(run.stop, g.Stop)
 	// The request-reply front door: `nats req skillmatch.match '<task>'`.
-	door, err := ServeMatch(ctx, nc, js, 15*time.Second, log)
+	door, err := ServeMatch(ctx, nc, js, 15*time.Second, metrics, log)
 	if err != nil {
 		return nil, err
 	}
 	run.stop = append(run.stop, func() { _ = door.Stop() })
 	// The A2A front door: `--a2a-listen 127.0.0.1:8080`.
-	a2a, err := rf.A2A.Serve(js, log)
+	a2a, err := rf.A2A.Serve(js, metrics, log)
 	if err != nil {
 		return nil, err
 	}

@@ -120,6 +120,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			caller, ok = cn, identity.Valid(cn) == nil
 		}
 		if !ok {
+			s.observe("unauthenticated", 0)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="skillmatch"`)
 			http.Error(w, "unauthenticated: present a bearer token or a client certificate of a known caller", http.StatusUnauthorized)
 			return

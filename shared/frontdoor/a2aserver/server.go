@@ -71,6 +71,16 @@ type Config struct {
 	// Version is the agent's version on its card.
 	Version string
 	Log     *zap.Logger
+	// Observer, when set, hears how each request ended.
+	Observer Observer
+}
+
+// Observer hears how each front-door request ended: result is the
+// decision's action (delegate, clarify, abstain), "rejected" (the
+// pipeline dead-lettered the task), "invalid" (no task could be read),
+// "no_decision" (none in time) or "unauthenticated".
+type Observer interface {
+	FrontDoorAnswered(door, result string, took time.Duration)
 }
 
 // ErrConfig marks a configuration the server refuses.
@@ -249,7 +259,9 @@ func (e *executor) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Se
 }
 
 // decide submits the message as a task and builds the reply.
-func (e *executor) decide(ctx context.Context, ec *a2asrv.ExecutorContext) (*a2a.Message, error) {
+func (e *executor) decide(ctx context.Context, ec *a2asrv.ExecutorContext) (_ *a2a.Message, err error) {
+	start, result := time.Now(), "invalid"
+	defer func() { e.s.observe(result, time.Since(start)) }()
 	caller := ""
 	if ec.User != nil {
 		caller = ec.User.Name
@@ -267,21 +279,31 @@ func (e *executor) decide(ctx context.Context, ec *a2asrv.ExecutorContext) (*a2a
 	a, err := e.s.cfg.Submitter.Submit(ctx, t)
 	switch {
 	case err != nil:
+		result = "no_decision"
 		log.Warn("a2a front door: no decision", zap.Error(err))
 		return nil, fmt.Errorf("%w: no decision for task %s: %v", a2a.ErrInternalError, t.ID, err)
 	case a.DeadLetter != nil:
+		result = "rejected"
 		log.Info("a2a front door: task rejected", zap.String("stage", a.DeadLetter.Stage), zap.String("reason", a.DeadLetter.Reason))
 		return nil, fmt.Errorf("%w: task %s rejected by the %s: %s", a2a.ErrInvalidParams, t.ID, a.DeadLetter.Stage, a.DeadLetter.Reason)
 	}
 	var data map[string]any
 	if err := json.Unmarshal(a.Decision.Raw, &data); err != nil {
+		result = "no_decision"
 		return nil, fmt.Errorf("%w: decision on task %s: %v", a2a.ErrInternalError, t.ID, err)
 	}
+	result = a.Decision.Action
 	log.Info("a2a front door: decided", zap.String("action", a.Decision.Action))
 	dp := a2a.NewDataPart(data)
 	dp.MediaType = "application/json"
 	reply := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, dp, a2a.NewTextPart(Summary(a.Decision)))
 	return reply, nil
+}
+
+func (s *Server) observe(result string, took time.Duration) {
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.FrontDoorAnswered("a2a", result, took)
+	}
 }
 
 // Summary is one line saying what the decision is, for a reader.
