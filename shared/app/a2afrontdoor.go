@@ -18,8 +18,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/frontdoor/a2aserver"
-	"github.com/skillmatch/skillmatch/shared/pipeline/health"
 	"github.com/skillmatch/skillmatch/shared/pipeline/client"
+	"github.com/skillmatch/skillmatch/shared/pipeline/health"
 )
 
 // A2AFlags configure the A2A front door (shared/frontdoor/a2aserver).

@@ -175,7 +175,6 @@ func SubjectDeadLetterOf(caller, taskID string) string {
 	return SubjectDeadLetterPrefix + "*." + identity.Token(caller) + "." + TaskToken(taskID)
 }
 
-
 // CallerOfMessage is whom a pipeline message comes from: the caller token
 // of a submission or outcome subject (the server's word, not the
 // payload's), or the caller the extractor stamped into a stage message's
