@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -119,5 +120,34 @@ func TestListenRefusesOpenNonLoopback(t *testing.T) {
 	}
 	if _, err := Listen("127.0.0.1:0", Config{}); !errors.Is(err, ErrConfig) {
 		t.Errorf("no submitter: %v", err)
+	}
+}
+
+// An oversized body is refused before it is read, a declared or a chunked
+// one alike.
+func TestBounded(t *testing.T) {
+	read := 0
+	h := bounded(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		read = len(b)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+		}
+	}))
+	for _, declared := range []bool{true, false} {
+		req := httptest.NewRequest("POST", "/jsonrpc", strings.NewReader(strings.Repeat("x", MaxBodyBytes+1)))
+		if !declared {
+			req.ContentLength = -1
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusRequestEntityTooLarge || read > MaxBodyBytes {
+			t.Errorf("declared %v: %d, %d bytes read", declared, rec.Code, read)
+		}
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/jsonrpc", strings.NewReader("{}")))
+	if rec.Code != http.StatusOK || read != 2 {
+		t.Errorf("small body: %d, %d bytes", rec.Code, read)
 	}
 }

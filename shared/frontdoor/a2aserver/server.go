@@ -39,6 +39,14 @@ const (
 	PathREST    = "/rest"
 )
 
+// Limits of the HTTP side: a request body (a task is at most 1 MiB in the
+// pipeline; the JSON-RPC envelope and base64 files add to it) and the
+// requests waited on at once (as the NATS front door's).
+const (
+	MaxBodyBytes = 2 << 20
+	MaxInFlight  = 256
+)
+
 // MetadataKey is the key of the request metadata that may carry the
 // task's claims: {"scopes": [...], "dataClass": "...", "skillId":
 // "agent/skill", "streaming": true, "history": [messages], "continue":
@@ -214,11 +222,33 @@ func (s *Server) Handler() http.Handler {
 		a2asrv.WithCapabilityChecks(&a2a.AgentCapabilities{}), a2asrv.WithLogger(logger))
 	mux := http.NewServeMux()
 	mux.Handle("GET "+a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(s.Card()))
-	mux.Handle(PathJSONRPC, s.authenticate(a2asrv.NewJSONRPCHandler(h)))
-	mux.Handle(PathREST+"/", s.authenticate(http.StripPrefix(PathREST, a2asrv.NewRESTHandler(h))))
+	mux.Handle(PathJSONRPC, s.authenticate(bounded(a2asrv.NewJSONRPCHandler(h))))
+	mux.Handle(PathREST+"/", s.authenticate(bounded(http.StripPrefix(PathREST, a2asrv.NewRESTHandler(h)))))
 	// The transports log through the request's context.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mux.ServeHTTP(w, r.WithContext(a2alog.AttachLogger(r.Context(), logger)))
+	})
+}
+
+// bounded refuses a body over MaxBodyBytes (413) and, past MaxInFlight
+// requests at once, answers 503 rather than queue without bound.
+func bounded(next http.Handler) http.Handler {
+	inFlight := make(chan struct{}, MaxInFlight)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > MaxBodyBytes {
+			http.Error(w, fmt.Sprintf("request body of %d bytes, more than %d", r.ContentLength, MaxBodyBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		select {
+		case inFlight <- struct{}{}:
+			defer func() { <-inFlight }()
+		default:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, fmt.Sprintf("front door busy: %d requests are waiting for their decisions; retry", MaxInFlight), http.StatusServiceUnavailable)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		next.ServeHTTP(w, r)
 	})
 }
 
