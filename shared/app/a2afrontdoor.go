@@ -119,22 +119,28 @@ func NewFrontDoorFlags(out io.Writer) (*flag.FlagSet, *FrontDoorFlags) {
 // FrontDoorMain runs the front-door service until SIGINT or SIGTERM and
 // returns the exit code, as ServiceMain does.
 func FrontDoorMain(args []string) int {
+	return frontDoorMain(args, os.Stdout, os.Stderr, RunFrontDoor)
+}
+
+// frontDoorMain is FrontDoorMain with its streams and runner given, for
+// tests: help, version and flag errors are answered before anything starts.
+func frontDoorMain(args []string, stdout, stderr io.Writer, run func(context.Context, *FrontDoorFlags, io.Writer) error) int {
 	const name = "skillmatch-frontdoor"
-	fs, f := NewFrontDoorFlags(os.Stderr)
+	fs, f := NewFrontDoorFlags(io.Discard)
 	pos, err := Parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
 	}
 	if err != nil {
-		return ReportError(name, err, os.Stdout, os.Stderr)
+		return ReportError(name, err, stdout, stderr)
 	}
 	if f.Version {
-		fmt.Fprintln(os.Stdout, VersionLine(name))
+		fmt.Fprintln(stdout, VersionLine(name))
 		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return ReportError(name, RunFrontDoor(ctx, f, os.Stderr), os.Stdout, os.Stderr)
+	return ReportError(name, run(ctx, f, stderr), stdout, stderr)
 }
 
 // RunFrontDoor serves the front doors until ctx ends.
