@@ -116,7 +116,10 @@ func TestFrontDoorMainCommandLine(t *testing.T) {
 	// Listening on every interface without authentication is a usage error.
 	var stdout, stderr bytes.Buffer
 	code := frontDoorMain([]string{"--a2a-listen", "0.0.0.0:0", "--nats", "nats://127.0.0.1:1", "--timeout", "100ms"}, &stdout, &stderr,
-		func(ctx context.Context, f *FrontDoorFlags, _ io.Writer) error { _, err := f.A2A.Serve(nil, nil, nil); return err })
+		func(ctx context.Context, f *FrontDoorFlags, _ io.Writer) error {
+			_, err := f.A2A.Serve(nil, nil, nil)
+			return err
+		})
 	if code != 2 || !strings.Contains(stderr.String(), "loopback") {
 		t.Errorf("open 0.0.0.0: exit %d, %s", code, stderr.String())
 	}
