@@ -30,6 +30,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "skillmatch pipeline running: NATS on %s, store %s\n", r.ClientURL, rf.Data)
 	fmt.Fprintf(stdout, "catalog (bucket %s, loaded from %s): %d agents, %d skills (fingerprint %s)\n",
 		wire.BucketCatalog, r.CardsDir, r.Agents, r.Skills, r.Fingerprint)
+	if r.A2AURL != "" {
+		fmt.Fprintf(stdout, "A2A front door: %s (Agent Card at %s/.well-known/agent-card.json)\n", r.A2AURL, r.A2AURL)
+	}
 	fmt.Fprintf(stdout, "try: skillmatch submit --nats %s \"book a flight to Lisbon on Friday\"\n", r.ClientURL)
 	fmt.Fprintln(stdout, "Ctrl-C to stop.")
 	<-ctx.Done()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -43,7 +44,7 @@ func TestRunAndSubmit(t *testing.T) {
 	var out, errOut syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- cmdRun(ctx, []string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--log-level", "warn"}, &out, &errOut)
+		done <- cmdRun(ctx, []string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--log-level", "warn", "--a2a-listen", "127.0.0.1:0"}, &out, &errOut)
 	}()
 	re := regexp.MustCompile(`NATS on (nats://\S+),`)
 	var url string
@@ -60,6 +61,25 @@ func TestRunAndSubmit(t *testing.T) {
 	}
 	if url == "" {
 		t.Fatalf("run did not start:\n%s\n%s", out.String(), errOut.String())
+	}
+
+	// The A2A front door it prints serves the Agent Card.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), "Ctrl-C") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if m := regexp.MustCompile(`A2A front door: (http://\S+) `).FindStringSubmatch(out.String()); m == nil {
+		t.Errorf("no A2A front door printed:\n%s", out.String())
+	} else if resp, err := http.Get(m[1] + "/.well-known/agent-card.json"); err != nil {
+		t.Error(err)
+	} else {
+		var card struct {
+			Name string `json:"name"`
+		}
+		err := json.NewDecoder(resp.Body).Decode(&card)
+		resp.Body.Close()
+		if err != nil || card.Name != "skillmatch" {
+			t.Errorf("card: %+v %v", card, err)
+		}
 	}
 
 	var sout, serr bytes.Buffer
