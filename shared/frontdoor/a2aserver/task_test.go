@@ -1,11 +1,14 @@
 package a2aserver
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
 
 func TestTaskOf(t *testing.T) {
@@ -47,4 +50,39 @@ func TestTaskOf(t *testing.T) {
 			t.Errorf("%s: %v, want an error about %q", name, err, tc.want)
 		}
 	}
+}
+
+// FuzzTaskOf feeds TaskOf requests as a client could send them (decoded
+// by the SDK's types): it never panics, and what it accepts is a task the
+// pipeline's reader accepts too, without a caller id.
+func FuzzTaskOf(f *testing.F) {
+	for _, seed := range []string{
+		`{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"book a hotel"}]}}`,
+		`{"message":{"messageId":"m-2","parts":[{"raw":"JVBERg==","filename":"a.pdf","mediaType":"application/pdf"},{"data":{"a":1}}]},"metadata":{"skillmatch":{"scopes":["x"],"continue":"m-1"}}}`,
+		`{"message":{"messageId":"m 3","parts":[{"url":"https://x.example/f","mediaType":"image/png"}]},"configuration":{"acceptedOutputModes":["text/plain"]}}`,
+		`{"message":{"messageId":"m-4","parts":[{"text":"x"}],"metadata":{"caller":{"id":"bob"}}},"metadata":{"skillmatch":{"history":[{"parts":[{"text":"earlier"}]}]}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var req a2a.SendMessageRequest
+		if json.Unmarshal(data, &req) != nil {
+			return
+		}
+		var accept []string
+		if req.Config != nil {
+			accept = req.Config.AcceptedOutputModes
+		}
+		tk, err := TaskOf(req.Message, req.Metadata, accept)
+		if err != nil {
+			return
+		}
+		if tk.Caller.ID != "" {
+			t.Fatalf("caller %q from the payload", tk.Caller.ID)
+		}
+		raw, _ := json.Marshal(tk)
+		if _, err := task.Parse(raw); err != nil {
+			t.Fatalf("accepted %s, which the pipeline refuses: %v", raw, err)
+		}
+	})
 }
