@@ -217,8 +217,21 @@ func TestRunA2AAnonymous(t *testing.T) {
 	if len(card.SecuritySchemes) != 0 {
 		t.Errorf("security schemes %v without authentication", card.SecuritySchemes)
 	}
+	// A client made from the card alone, as the README shows.
+	fromCard, err := a2aclient.NewFromCard(ctx, card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fromCard.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser,
+		a2a.NewTextPart("book me a hotel in Lisbon"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := res.(*a2a.Message).Parts[0].Data().(map[string]any); !ok || d["action"] == nil {
+		t.Errorf("reply %+v", res)
+	}
 	c := a2aClient(ctx, t, card, a2a.TransportProtocolHTTPJSON, "")
-	res, err := c.SendMessage(ctx, sendTask("anon-1", "translate this contract to German"))
+	res, err = c.SendMessage(ctx, sendTask("anon-1", "translate this contract to German"))
 	if err != nil {
 		t.Fatal(err)
 	}
