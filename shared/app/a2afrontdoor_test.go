@@ -268,6 +268,21 @@ func TestRunA2AAnonymous(t *testing.T) {
 		t.Errorf("bad task: %v", err)
 	}
 
+	// A task the pipeline rejects (its internal message id squatted by
+	// another message) is an invalid-params error with the dead letter's reason.
+	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: r.ClientURL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := js.Publish(ctx, wire.SubjectSubmittedBy("eve"), []byte(`junk`), jetstream.WithMsgID(pipeline.MsgID("", "victim", "extracted"))); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.SendMessage(ctx, sendTask("victim", "book a flight to Lisbon"))
+	if !errors.Is(err, a2a.ErrInvalidParams) || !strings.Contains(err.Error(), "rejected by the extractor") || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("squatted task: %v", err)
+	}
+
 	fs, rf := NewRunFlags(nil)
 	if err := fs.Parse([]string{"--a2a-listen", "0.0.0.0:0"}); err != nil {
 		t.Fatal(err)
