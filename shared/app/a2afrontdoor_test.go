@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,9 +34,15 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// a2aClient is an a2a-go client of the card's interface of the binding,
-// sending token ("" none).
+// a2aClient is an a2a-go client of the card's A2A 1.0 interface of the
+// binding, sending token ("" none).
 func a2aClient(ctx context.Context, t *testing.T, card *a2a.AgentCard, binding a2a.TransportProtocol, token string) *a2aclient.Client {
+	return a2aClientOf(ctx, t, card, binding, a2a.Version, token)
+}
+
+// a2aClientOf is an a2a-go client of the card's interface of the binding
+// and protocol version; for 0.3, the SDK's 0.3 transports (message/send).
+func a2aClientOf(ctx context.Context, t *testing.T, card *a2a.AgentCard, binding a2a.TransportProtocol, version a2a.ProtocolVersion, token string) *a2aclient.Client {
 	t.Helper()
 	hc := &http.Client{}
 	if token != "" {
@@ -42,7 +50,7 @@ func a2aClient(ctx context.Context, t *testing.T, card *a2a.AgentCard, binding a
 	}
 	var iface *a2a.AgentInterface
 	for _, i := range card.SupportedInterfaces {
-		if i.ProtocolBinding == binding {
+		if i.ProtocolBinding == binding && i.ProtocolVersion == version {
 			iface = i
 		}
 	}
@@ -50,7 +58,9 @@ func a2aClient(ctx context.Context, t *testing.T, card *a2a.AgentCard, binding a
 		t.Fatalf("the card has no %s interface: %+v", binding, card.SupportedInterfaces)
 	}
 	c, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface},
-		a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc))
+		a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolJSONRPC, a2av0.NewJSONRPCTransportFactory(a2av0.JSONRPCTransportConfig{Client: hc})),
+		a2aclient.WithCompatTransport(a2av0.Version, a2a.TransportProtocolHTTPJSON, a2av0.NewRESTTransportFactory(a2av0.RESTTransportConfig{Client: hc})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +117,7 @@ func TestRunA2AFrontDoor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if card.Name != "skillmatch" || len(card.SupportedInterfaces) != 2 || card.SecuritySchemes["bearer"] == nil {
+	if card.Name != "skillmatch" || len(card.SupportedInterfaces) != 4 || card.SecuritySchemes["bearer"] == nil {
 		t.Fatalf("card %+v", card)
 	}
 	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: r.ClientURL}, nil)
@@ -116,10 +126,16 @@ func TestRunA2AFrontDoor(t *testing.T) {
 	}
 	defer nc.Close()
 
-	for i, binding := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
+	type iface struct {
+		binding a2a.TransportProtocol
+		version a2a.ProtocolVersion
+	}
+	for i, in := range []iface{{a2a.TransportProtocolJSONRPC, a2a.Version}, {a2a.TransportProtocolHTTPJSON, a2a.Version},
+		{a2a.TransportProtocolJSONRPC, a2av0.Version}, {a2a.TransportProtocolHTTPJSON, a2av0.Version}} {
+		binding := a2a.TransportProtocol(string(in.binding) + " " + string(in.version))
 		for tok, caller := range tokens {
 			id := fmt.Sprintf("a2a-%d-%s", i, caller)
-			res, err := a2aClient(ctx, t, card, binding, tok).SendMessage(ctx, sendTask(id, "book me a hotel in Lisbon for two nights"))
+			res, err := a2aClientOf(ctx, t, card, in.binding, in.version, tok).SendMessage(ctx, sendTask(id, "book me a hotel in Lisbon for two nights"))
 			if err != nil {
 				t.Fatalf("%s as %s: %v", binding, caller, err)
 			}
@@ -147,7 +163,7 @@ func TestRunA2AFrontDoor(t *testing.T) {
 		// No token, or an unknown one: refused, and nothing is submitted.
 		for _, tok := range []string{"", "tok-mallory-0123456789"} {
 			id := fmt.Sprintf("a2a-%d-anon-%q", i, tok)
-			_, err := a2aClient(ctx, t, card, binding, tok).SendMessage(ctx, sendTask(id, "book me a hotel in Lisbon"))
+			_, err := a2aClientOf(ctx, t, card, in.binding, in.version, tok).SendMessage(ctx, sendTask(id, "book me a hotel in Lisbon"))
 			if err == nil {
 				t.Errorf("%s with token %q: accepted", binding, tok)
 			}
@@ -163,11 +179,11 @@ func TestRunA2AFrontDoor(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
 		t.Errorf("unauthenticated: %s %v", resp.Status, resp.Header)
 	}
-	if n := countSubjects(ctx, t, js, pipeline.DefaultStreams.Tasks, wire.SubjectSubmitted+".>"); n != 4 {
-		t.Errorf("%d submissions, want the 4 authenticated ones", n)
+	if n := countSubjects(ctx, t, js, pipeline.DefaultStreams.Tasks, wire.SubjectSubmitted+".>"); n != 8 {
+		t.Errorf("%d submissions, want the 8 authenticated ones", n)
 	}
-	// The metrics count each answer: 4 decisions, 5 refusals (2 per
-	// binding and the plain POST).
+	// The metrics count each answer: 8 decisions, 9 refusals (2 per
+	// interface and the plain POST).
 	resp, err = http.Get("http://" + r.HealthAddr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -182,8 +198,8 @@ func TestRunA2AFrontDoor(t *testing.T) {
 			decided += v
 		}
 	}
-	if decided != 4 || !strings.Contains(string(body), `skillmatch_frontdoor_requests_total{door="a2a",result="unauthenticated"} 5`) ||
-		!strings.Contains(string(body), `skillmatch_frontdoor_seconds_count{door="a2a"} 4`) {
+	if decided != 8 || !strings.Contains(string(body), `skillmatch_frontdoor_requests_total{door="a2a",result="unauthenticated"} 9`) ||
+		!strings.Contains(string(body), `skillmatch_frontdoor_seconds_count{door="a2a"} 8`) {
 		t.Errorf("front-door metrics (%v decided):\n%s", decided, grepLines(string(body), "skillmatch_frontdoor"))
 	}
 }
@@ -243,6 +259,31 @@ func TestRunA2AAnonymous(t *testing.T) {
 	if err != nil || decisionOf(t, res)["decisionId"] != wire.DecisionID("", "anon-1") {
 		t.Errorf("retry: %v", err)
 	}
+	// An A2A 0.3 request as a 0.3 agent framework sends it (message/send,
+	// parts with "kind") gets the decision as a 0.3 data part.
+	resp, err := http.Post(r.A2AURL+a2aserver.PathJSONRPCV03, "application/json", strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"v03-1","role":"user",`+
+			`"parts":[{"kind":"text","text":"book me a hotel in Lisbon"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v03 struct {
+		Result struct {
+			Kind  string `json:"kind"`
+			Parts []struct {
+				Kind string         `json:"kind"`
+				Data map[string]any `json:"data"`
+			} `json:"parts"`
+		} `json:"result"`
+		Error any `json:"error"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&v03)
+	resp.Body.Close()
+	if err != nil || v03.Error != nil || v03.Result.Kind != "message" || len(v03.Result.Parts) == 0 ||
+		v03.Result.Parts[0].Kind != "data" || v03.Result.Parts[0].Data["decisionId"] != wire.DecisionID("", "v03-1") {
+		t.Errorf("0.3 message/send: %+v %v", v03, err)
+	}
+
 	// A follow-up names the earlier task in the metadata and keeps its skill.
 	res, err = c.SendMessage(ctx, sendTask("anon-2", "book a flight from Berlin to Lisbon on Friday"))
 	if err != nil {

@@ -1,6 +1,8 @@
 // Package a2aserver serves skillmatch as an A2A agent (with the a2a-go
 // SDK): an Agent Card at /.well-known/agent-card.json and SendMessage over
-// JSON-RPC (/jsonrpc) and HTTP+JSON (/rest). A message is turned into a
+// JSON-RPC (/jsonrpc) and HTTP+JSON (/rest), and the A2A 0.3 message/send
+// on both bindings under /v0.3 (the SDK's compatibility transports). A
+// message is turned into a
 // skillmatch task, submitted through the pipeline as the authenticated
 // caller, and answered with an agent message whose DataPart is the
 // decision (delegate with the ready A2A request, clarify with the
@@ -25,6 +27,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	a2alog "github.com/a2aproject/a2a-go/v2/log"
 	"go.uber.org/zap"
@@ -33,10 +36,13 @@ import (
 	"github.com/skillmatch/skillmatch/shared/pipeline/client"
 )
 
-// Paths of the bindings, below the server's URL.
+// Paths of the bindings, below the server's URL: A2A 1.0, and 0.3
+// (message/send) for clients of the earlier protocol.
 const (
-	PathJSONRPC = "/jsonrpc"
-	PathREST    = "/rest"
+	PathJSONRPC    = "/jsonrpc"
+	PathREST       = "/rest"
+	PathJSONRPCV03 = "/v0.3/jsonrpc"
+	PathRESTV03    = "/v0.3/rest"
 )
 
 // Limits of the HTTP side: a request body (a task is at most 1 MiB in the
@@ -187,6 +193,8 @@ func (s *Server) Card() *a2a.AgentCard {
 		SupportedInterfaces: []*a2a.AgentInterface{
 			{URL: s.url + PathJSONRPC, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version},
 			{URL: s.url + PathREST, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: a2a.Version},
+			{URL: s.url + PathJSONRPCV03, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2av0.Version},
+			{URL: s.url + PathRESTV03, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: a2av0.Version},
 		},
 		DefaultInputModes:  []string{"text/plain", "application/json", "application/octet-stream"},
 		DefaultOutputModes: []string{"application/json", "text/plain"},
@@ -221,9 +229,14 @@ func (s *Server) Handler() http.Handler {
 	h := a2asrv.NewHandler(&executor{s: s}, a2asrv.WithCallInterceptors(callerInterceptor{}),
 		a2asrv.WithCapabilityChecks(&a2a.AgentCapabilities{}), a2asrv.WithLogger(logger))
 	mux := http.NewServeMux()
+	// The card in the 1.0 form, which lists the 0.3 interfaces with their
+	// version. (The SDK's union of both forms writes security schemes
+	// that its own 1.0 card parser refuses.)
 	mux.Handle("GET "+a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(s.Card()))
 	mux.Handle(PathJSONRPC, s.authenticate(bounded(a2asrv.NewJSONRPCHandler(h))))
 	mux.Handle(PathREST+"/", s.authenticate(bounded(http.StripPrefix(PathREST, a2asrv.NewRESTHandler(h)))))
+	mux.Handle(PathJSONRPCV03, s.authenticate(bounded(a2av0.NewJSONRPCHandler(h))))
+	mux.Handle(PathRESTV03+"/", s.authenticate(bounded(http.StripPrefix(PathRESTV03, a2av0.NewRESTHandler(h)))))
 	// The transports log through the request's context.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mux.ServeHTTP(w, r.WithContext(a2alog.AttachLogger(r.Context(), logger)))
