@@ -1,5 +1,6 @@
 # Builds one skillmatch binary: the all-in-one command (default) or a stage
-# service: docker build --build-arg TARGET=services/retriever .
+# service: docker build --build-arg TARGET=services/retriever . (or
+# services/frontdoor, the A2A and request-reply front door).
 FROM golang:1.26 AS build
 ARG TARGET=cmd/skillmatch
 WORKDIR /src

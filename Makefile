@@ -5,7 +5,7 @@ GO        ?= go
 BIN       := bin/skillmatch
 MODULES   := ./shared/... ./cmd/skillmatch/... ./services/extractor/... ./services/retriever/... \
              ./services/reranker/... ./services/decider/... ./services/feedback/... \
-             ./services/console/...
+             ./services/console/... ./services/frontdoor/...
 GOLDEN    ?= ../shared/golden
 MODEL     ?= bin/clinc150.model.json
 WEAVIATE_VERSION ?= v1.35.2
@@ -52,6 +52,7 @@ fuzz: ## fuzz the card and task readers for a minute each
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/card/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/task/
 	$(GO) test -run '^$$' -fuzz FuzzStringsAt -fuzztime 60s ./shared/pipeline/wire/
+	$(GO) test -run '^$$' -fuzz FuzzTaskOf -fuzztime 60s ./shared/frontdoor/a2aserver/
 
 $(MODEL): build
 	$(BIN) fit --set $(GOLDEN)/clinc150 --split train -o $(MODEL)

@@ -8,7 +8,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 shared=github.com/skillmatch/skillmatch/shared
-[ $# -gt 0 ] || set -- shared cmd/skillmatch services/extractor services/retriever services/reranker services/decider services/feedback services/console
+[ $# -gt 0 ] || set -- shared cmd/skillmatch services/extractor services/retriever services/reranker services/decider services/feedback services/console services/frontdoor
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-modules.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 failed=0

@@ -27,6 +27,7 @@ Commands:
   fit     fit reranker weights and calibration on a golden set's training split
   run     run the whole pipeline in process: embedded NATS JetStream and all five stages
   submit  publish a task to a running pipeline and print its decision
+  report  report the outcome of acting on a decision (evidence for the success priors)
   cards   add, remove or list the cards of a running pipeline's catalog; discover cards by URL
   replay  replay the submitted tasks through the current catalog; eval figures from labelled outcomes
   version print the version
@@ -58,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(ctx, args[1:], stdout, stderr)
 	case "submit":
 		err = cmdSubmit(ctx, args[1:], stdout, stderr)
+	case "report":
+		err = cmdReport(ctx, args[1:], stdout, stderr)
 	case "cards":
 		err = cmdCards(ctx, args[1:], stdout, stderr)
 	case "replay":

@@ -38,6 +38,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintf(stdout, "operator console (read-only): %s://%s/\n", scheme, r.ConsoleAddr)
 	}
+	if r.A2AURL != "" {
+		fmt.Fprintf(stdout, "A2A front door: %s (Agent Card at %s/.well-known/agent-card.json)\n", r.A2AURL, r.A2AURL)
+	}
 	fmt.Fprintf(stdout, "try: skillmatch submit --nats %s \"book a flight to Lisbon on Friday\"\n", r.ClientURL)
 	fmt.Fprintln(stdout, "Ctrl-C to stop.")
 	<-ctx.Done()

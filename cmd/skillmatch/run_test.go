@@ -5,11 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
@@ -38,7 +44,7 @@ func TestRunAndSubmit(t *testing.T) {
 	var out, errOut syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- cmdRun(ctx, []string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--log-level", "warn"}, &out, &errOut)
+		done <- cmdRun(ctx, []string{"--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1", "--log-level", "warn", "--a2a-listen", "127.0.0.1:0"}, &out, &errOut)
 	}()
 	re := regexp.MustCompile(`NATS on (nats://\S+),`)
 	var url string
@@ -55,6 +61,25 @@ func TestRunAndSubmit(t *testing.T) {
 	}
 	if url == "" {
 		t.Fatalf("run did not start:\n%s\n%s", out.String(), errOut.String())
+	}
+
+	// The A2A front door it prints serves the Agent Card.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), "Ctrl-C") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if m := regexp.MustCompile(`A2A front door: (http://\S+) `).FindStringSubmatch(out.String()); m == nil {
+		t.Errorf("no A2A front door printed:\n%s", out.String())
+	} else if resp, err := http.Get(m[1] + "/.well-known/agent-card.json"); err != nil {
+		t.Error(err)
+	} else {
+		var card struct {
+			Name string `json:"name"`
+		}
+		err := json.NewDecoder(resp.Body).Decode(&card)
+		resp.Body.Close()
+		if err != nil || card.Name != "skillmatch" {
+			t.Errorf("card: %+v %v", card, err)
+		}
 	}
 
 	var sout, serr bytes.Buffer
@@ -97,6 +122,35 @@ func TestRunAndSubmit(t *testing.T) {
 	// An invalid task is refused before it is sent.
 	if err := cmdSubmit(ctx, []string{"--nats", url, "--id", "bad id", "x"}, &sout, &serr); !errors.Is(err, errUsage) {
 		t.Errorf("invalid id: %v", err)
+	}
+	// The outcome of cli-1, reported through the client, is stored; a bad
+	// one is refused before it is sent.
+	sout.Reset()
+	if err := cmdReport(ctx, []string{"--nats", url, "--decision", wire.DecisionID("", "cli-1"), "--task", "cli-1",
+		"--skill", "travel-concierge/book-flight", "--success", "--latency-ms", "120"}, &sout, &serr); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if !strings.Contains(sout.String(), "reported") {
+		t.Errorf("report printed %q", sout.String())
+	}
+	if err := cmdReport(ctx, []string{"--nats", url, "--decision", "d-1", "--skill", "a/b", "--success", "--latency-ms", "-1"}, &sout, &serr); !errors.Is(err, errUsage) {
+		t.Errorf("negative latency: %v", err)
+	}
+	if err := cmdReport(ctx, []string{"--nats", url, "--decision", "d-1", "--skill", "a/b"}, &sout, &serr); !errors.Is(err, errUsage) {
+		t.Errorf("neither success nor failure: %v", err)
+	}
+	if nc, err := nats.Connect(url); err != nil {
+		t.Error(err)
+	} else {
+		js, _ := jetstream.New(nc)
+		s, err := js.Stream(ctx, "OUTCOMES")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := s.GetLastMsgForSubject(ctx, "skillmatch.outcome"); err != nil || !strings.Contains(string(m.Data), `"taskId":"cli-1"`) {
+			t.Errorf("the outcome is not stored: %v", err)
+		}
+		nc.Close()
 	}
 
 	cancel()

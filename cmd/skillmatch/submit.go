@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/client"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -38,20 +40,25 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer nc.Close()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	a, err := pipeline.Submit(ctx, js, pipeline.Streams{}, t)
+	a, err := client.New(js).Submit(ctx, t)
 	if err != nil {
 		return err
 	}
 	if asJSON.On() {
+		// The pipeline's message as it is (the decision or the dead letter).
 		if a.DeadLetter != nil {
-			return asJSON.Write(stdout, a.DeadLetter)
+			return asJSON.Write(stdout, json.RawMessage(a.DeadLetter.Raw))
 		}
-		return asJSON.Write(stdout, a.Decision)
+		return asJSON.Write(stdout, json.RawMessage(a.Decision.Raw))
 	}
 	if dl := a.DeadLetter; dl != nil {
 		return fmt.Errorf("task %s rejected by the %s: %s", t.ID, dl.Stage, dl.Reason)
 	}
-	d := a.Decision
+	// The whole decision, for its chosen skill, fallbacks and request.
+	d, err := wire.DecodeDecision(a.Decision.Raw)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "task %s, decision %s\n", d.TaskID, d.DecisionID)
 	printDecision(stdout, d.Decision)
 	if r := d.Request; r != nil {

@@ -180,7 +180,7 @@ func TestConsoleMainCommandLine(t *testing.T) {
 // The console service as deploy/nats's console user: its read-only
 // permissions are enough for every page, a decision's trace included.
 func TestDeployedConsoleReadsOnly(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"} {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE", "FRONTDOOR"} {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
 	t.Setenv("SERVER_NAME", "nats-test")
@@ -236,11 +236,11 @@ func TestDeployedConsoleReadsOnly(t *testing.T) {
 	}
 	dec, _ := json.Marshal(wire.Decision{V: wire.Version, TaskID: "dep-1", DecisionID: "d-dep-1", Top: &top, DecidedAt: time.Now().UTC(),
 		Decision: decide.Decision{Action: decide.Abstain, Probability: 0.3, Reason: "best match only 0.30"}})
-	if _, err := ajs.Publish(ctx, wire.SubjectDecision("alice", "abstain"), dec); err != nil {
+	if _, err := ajs.Publish(ctx, wire.SubjectDecision("alice", "abstain", "dep-1"), dec); err != nil {
 		t.Fatal(err)
 	}
 	dl, _ := json.Marshal(wire.NewDeadLetter("extractor", "task: not JSON", wire.SubjectSubmittedBy("bob"), []byte("junk"), time.Now().UTC()))
-	if _, err := ajs.Publish(ctx, wire.SubjectDeadLetter("extractor", "bob"), dl); err != nil {
+	if _, err := ajs.Publish(ctx, wire.SubjectDeadLetter("extractor", "bob", ""), dl); err != nil {
 		t.Fatal(err)
 	}
 

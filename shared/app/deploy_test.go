@@ -3,18 +3,23 @@ package app
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -31,7 +36,7 @@ import (
 // user, whatever its payload claims, and no caller reads another's
 // decisions or replies.
 func TestDeployedCallersAreIsolated(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"} {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE", "FRONTDOOR"} {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
 	t.Setenv("SERVER_NAME", "nats-test")
@@ -232,7 +237,8 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 	// messages about her tasks, through any consumer.
 	for _, c := range []struct{ stream, filter string }{
 		{pipeline.DefaultStreams.Submissions, wire.SubjectSubmittedBy("alice")},
-		{pipeline.DefaultStreams.DeadLetters, wire.SubjectDeadLettersOf("alice")},
+		{pipeline.DefaultStreams.DeadLetters, wire.SubjectDeadLetterPrefix + "*.alice.>"},
+		{pipeline.DefaultStreams.DeadLetters, wire.SubjectDeadLetterPrefix + "*.alice"},
 		{pipeline.DefaultStreams.Tasks, wire.SubjectExtracted},
 		{pipeline.DefaultStreams.Decisions, wire.SubjectDecisionPrefix + ">"},
 	} {
@@ -296,13 +302,64 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		after.Decision.Probability != first.Probability {
 		t.Errorf("alice's decision after the flood: %+v %v, before %+v", after, err, first.Decision)
 	}
+	// The front door as its own user: alice asks over request-reply as
+	// herself, bob over A2A with his token; each gets a decision as
+	// itself.
+	tokens := filepath.Join(t.TempDir(), "tokens.json")
+	sum := sha256.Sum256([]byte("bob-a2a-token"))
+	if err := os.WriteFile(tokens, []byte(`{"tokens": {"`+hex.EncodeToString(sum[:])+`": "bob"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	fs, ff := NewFrontDoorFlags(io.Discard)
+	if err := fs.Parse([]string{"--nats", url("frontdoor"), "--inbox-prefix", "_INBOX_frontdoor", "--log-level", "error",
+		"--a2a-listen", addr, "--a2a-tokens", tokens}); err != nil {
+		t.Fatal(err)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var stderr bytes.Buffer
+		if err := RunFrontDoor(sctx, ff, &stderr); err != nil {
+			errs <- fmt.Errorf("frontdoor: %w\n%s", err, stderr.String())
+		}
+	}()
+	aliceNC, _ := caller("alice")
+	var reply *nats.Msg
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		reply, err = aliceNC.Request(SubjectMatch+".alice", []byte(`{"id":"fd-1","caller":{"id":"bob"},"message":{"parts":[{"text":"weather in Lisbon tomorrow"}]}}`), 15*time.Second)
+		if !errors.Is(err, nats.ErrNoResponders) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("alice's request: %v", err)
+	}
+	if d, err := wire.DecodeDecision(reply.Data); err != nil || d.DecisionID != wire.DecisionID("alice", "fd-1") {
+		t.Errorf("alice's request-reply: %s %v", reply.Data, err)
+	}
+	if _, err := aliceNC.Request(SubjectMatch+".bob", []byte(`{"id":"fd-2","message":{"parts":[{"text":"hi"}]}}`), 2*time.Second); err == nil {
+		t.Error("alice asked as bob")
+	}
+	card, err := agentcard.DefaultResolver.Resolve(ctx, "http://"+addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a2aClient(ctx, t, card, a2a.TransportProtocolJSONRPC, "bob-a2a-token").SendMessage(ctx, sendTask("fd-3", "weather in Lisbon tomorrow"))
+	if err != nil {
+		t.Fatalf("bob over A2A: %v", err)
+	}
+	if d := decisionOf(t, res); d["decisionId"] != wire.DecisionID("bob", "fd-3") {
+		t.Errorf("bob over A2A: %v", d)
+	}
 }
 
 // `run --auth FILE` requires credentials: a client without them is
 // refused, a caller of the file submits as itself, and the stages (this
 // process's own user) run as before.
 func TestRunWithAuth(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"} {
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE", "FRONTDOOR"} {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
 	r, ctx := startTestRun(t, "--auth", filepath.Join("..", "..", "deploy", "nats", "accounts.conf"))

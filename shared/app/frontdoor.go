@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -15,7 +14,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
-	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/frontdoor/a2aserver"
+	"github.com/skillmatch/skillmatch/shared/pipeline/client"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -32,7 +32,7 @@ const maxMatchesInFlight = 256
 // (found by `nats micro ls`), submitting each task through the pipeline as
 // the caller of the request's subject and answering with its decision.
 // It stops when ctx ends.
-func ServeMatch(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, timeout time.Duration, log *zap.Logger) (micro.Service, error) {
+func ServeMatch(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, timeout time.Duration, obs a2aserver.Observer, log *zap.Logger) (micro.Service, error) {
 	svc, err := micro.AddService(nc, micro.Config{Name: "skillmatch", Version: semver(Version()),
 		Description: "matches a task to an A2A agent skill and replies with the decision"})
 	if err != nil {
@@ -48,9 +48,16 @@ func ServeMatch(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, time
 		case inFlight <- struct{}{}:
 			go func() {
 				defer func() { <-inFlight }()
-				answerMatch(ctx, js, r, timeout, log)
+				start := time.Now()
+				result := answerMatch(ctx, js, r, timeout, log)
+				if obs != nil {
+					obs.FrontDoorAnswered("nats", result, time.Since(start))
+				}
 			}()
 		default:
+			if obs != nil {
+				obs.FrontDoorAnswered("nats", "busy", 0)
+			}
 			_ = r.Error("503", fmt.Sprintf("front door busy: %d requests are waiting for their decisions; retry", maxMatchesInFlight), nil)
 		}
 	})
@@ -72,32 +79,35 @@ func ServeMatch(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, time
 	return svc, nil
 }
 
-// answerMatch submits the request's task and replies with its decision.
-func answerMatch(ctx context.Context, js jetstream.JetStream, r micro.Request, timeout time.Duration, log *zap.Logger) {
+// answerMatch submits the request's task, replies with its decision and
+// returns how the request ended (a2aserver.Observer's results).
+func answerMatch(ctx context.Context, js jetstream.JetStream, r micro.Request, timeout time.Duration, log *zap.Logger) string {
 	caller, err := wire.CallerOf(SubjectMatch, r.Subject())
 	if err != nil {
 		_ = r.Error("400", err.Error(), nil)
-		return
+		return "invalid"
 	}
 	t, err := matchTask(r.Data())
 	if err != nil {
 		_ = r.Error("400", err.Error(), nil)
-		return
+		return "invalid"
 	}
 	// The caller is the subject's: the payload's caller id is a claim.
 	t.Caller.ID = caller
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	a, err := pipeline.Submit(ctx, js, pipeline.Streams{}, t)
+	a, err := client.New(js).Submit(ctx, t)
 	switch {
 	case err != nil:
 		log.Warn("front door: no decision", zap.String("task_id", t.ID), zap.Error(err))
 		_ = r.Error("504", err.Error(), nil)
+		return "no_decision"
 	case a.DeadLetter != nil:
-		data, _ := json.Marshal(a.DeadLetter)
-		_ = r.Error("400", fmt.Sprintf("task %s rejected by the %s: %s", t.ID, a.DeadLetter.Stage, a.DeadLetter.Reason), data)
+		_ = r.Error("400", fmt.Sprintf("task %s rejected by the %s: %s", t.ID, a.DeadLetter.Stage, a.DeadLetter.Reason), a.DeadLetter.Raw)
+		return "rejected"
 	default:
-		_ = r.RespondJSON(a.Decision)
+		_ = r.Respond(a.Decision.Raw) // the decider's message as it is
+		return a.Decision.Action
 	}
 }
 

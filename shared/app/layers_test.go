@@ -15,7 +15,7 @@ const module = "github.com/skillmatch/skillmatch/shared/"
 
 // layers lists the top folders of ./shared from the bottom up: a package
 // may import packages of its own layer or of a lower one, never a higher.
-var layers = []string{"a2a", "retrieval", "match", "learn", "pipeline", "discovery", "console", "app"}
+var layers = []string{"a2a", "retrieval", "match", "learn", "pipeline", "discovery", "frontdoor", "console", "app"}
 
 func layerOf(t *testing.T, rel string) int {
 	t.Helper()

@@ -25,7 +25,7 @@ func TestServicesLinkOnlyWhatTheyUse(t *testing.T) {
 	for _, tc := range []struct {
 		service string
 		heavy   bool
-	}{{"extractor", false}, {"reranker", false}, {"decider", false}, {"feedback", false}, {"retriever", true}} {
+	}{{"extractor", false}, {"reranker", false}, {"decider", false}, {"feedback", false}, {"frontdoor", false}, {"retriever", true}, {"console", true}} {
 		cmd := exec.Command("go", "list", "-deps", "./services/"+tc.service)
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()

@@ -24,6 +24,8 @@ type Metrics struct {
 	took      *prometheus.HistogramVec
 	decisions *prometheus.CounterVec
 	dead      *prometheus.CounterVec
+	door      *prometheus.CounterVec
+	doorTook  *prometheus.HistogramVec
 }
 
 // NewMetrics registers the metrics; Watch adds those read from a group.
@@ -38,7 +40,13 @@ func NewMetrics() *Metrics {
 		Help: "Decisions published, by action (delegate, clarify, abstain); the abstention rate is abstain over all."}, []string{"action"})
 	m.dead = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_dead_letters_total",
 		Help: "Messages a stage dead-lettered, by the first words of the reason."}, []string{"stage", "reason"})
-	m.reg.MustRegister(m.handled, m.took, m.decisions, m.dead,
+	m.door = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_frontdoor_requests_total",
+		Help: "Requests a front door (a2a, nats) answered, by result: the decision's action, rejected, invalid, no_decision, unauthenticated."},
+		[]string{"door", "result"})
+	m.doorTook = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "skillmatch_frontdoor_seconds",
+		Help:    "Time from a front-door request to its answer (the whole pipeline, for a decision).",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 15}}, []string{"door"})
+	m.reg.MustRegister(m.handled, m.took, m.decisions, m.dead, m.door, m.doorTook,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -59,8 +67,8 @@ func (m *Metrics) Handled(stage string, took time.Duration, res runtime.Result, 
 	}
 	m.handled.WithLabelValues(stage, "ok").Inc()
 	for _, o := range res.Out {
-		if _, ok := wire.CallerOfDecision(o.Subject); ok {
-			m.decisions.WithLabelValues(o.Subject[strings.LastIndexByte(o.Subject, '.')+1:]).Inc()
+		if action, ok := wire.ActionOfDecision(o.Subject); ok {
+			m.decisions.WithLabelValues(action).Inc()
 		}
 	}
 }
@@ -96,6 +104,14 @@ func (m *Metrics) Watch(g *pipeline.Group, snaps *pipeline.Snapshots) {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "skillmatch_calibration_revision",
 			Help: "Model bucket revision of the calibration the reranker applies (0: the model's own)."},
 			func() float64 { return float64(g.Reranker.CalibrationRevision()) }))
+	}
+}
+
+// FrontDoorAnswered implements a2aserver.Observer.
+func (m *Metrics) FrontDoorAnswered(door, result string, took time.Duration) {
+	m.door.WithLabelValues(door, result).Inc()
+	if result != "unauthenticated" {
+		m.doorTook.WithLabelValues(door).Observe(took.Seconds())
 	}
 }
 

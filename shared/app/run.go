@@ -34,6 +34,7 @@ type RunFlags struct {
 	Refresh    RefreshFlags
 	Trust      TrustFlags
 	Console    ConsoleFlags
+	A2A        A2AFlags
 }
 
 const runUsage = `Usage: skillmatch run [--data DIR] [--cards DIR] [--nats-listen 127.0.0.1:4222] [--registry FILE [--refresh 5m]]
@@ -46,6 +47,9 @@ the dead-letter watcher, configured by the same flags as the services. Publish t
 ` + wire.SubjectSubmitted + `.<caller> (or use ` + "`skillmatch submit`" + `); decisions appear on
 ` + wire.SubjectDecisionPrefix + `<caller>.<action>. Or ask and wait: ` + "`nats req skillmatch.match '<task>'`" + ` replies with
 the decision (skillmatch.match.<caller> to ask as a caller; NATS micro service "skillmatch").
+With --a2a-listen it is also an A2A agent: its card at /.well-known/agent-card.json, SendMessage
+over JSON-RPC and HTTP+JSON answered with the decision as a data part; --a2a-tokens makes
+callers authenticate with bearer tokens.
 The --cards folder is loaded into the catalog KV bucket at start; change it while running
 with ` + "`skillmatch cards add|remove`" + ` (the stages rebuild their index live). With --registry the
 agents it lists are discovered and kept fresh every --refresh, as ` + "`skillmatch cards refresh`" + `
@@ -79,6 +83,7 @@ func NewRunFlags(out io.Writer) (*flag.FlagSet, *RunFlags) {
 	r.Refresh.Register(fs, "refresh")
 	r.Trust.Register(fs)
 	r.Console.Register(fs, "")
+	r.A2A.Register(fs, "")
 	return fs, r
 }
 
@@ -98,7 +103,9 @@ type Running struct {
 	// ConsoleAddr is where the operator console is served ("" when
 	// --console-listen is off).
 	ConsoleAddr string
-	stop        []func()
+	// A2AURL is the A2A front door's base URL ("" when --a2a-listen is off).
+	A2AURL string
+	stop   []func()
 }
 
 // Stop stops the stages, the refresher and the server, in that order.
@@ -211,7 +218,7 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	}
 	run.stop = append(run.stop, g.Stop)
 	// The request-reply front door: `nats req skillmatch.match '<task>'`.
-	door, err := ServeMatch(ctx, nc, js, 15*time.Second, log)
+	door, err := ServeMatch(ctx, nc, js, 15*time.Second, metrics, log)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +230,19 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		}
 		run.stop = append(run.stop, stopConsole)
 		run.ConsoleAddr = addr
+	}
+	// The A2A front door: `--a2a-listen 127.0.0.1:8080`.
+	a2a, err := rf.A2A.Serve(js, metrics, log)
+	if err != nil {
+		return nil, err
+	}
+	if a2a != nil {
+		run.A2AURL = a2a.URL()
+		run.stop = append(run.stop, func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = a2a.Stop(ctx)
+		})
 	}
 	if rf.Pipeline.HealthListen != "" {
 		addr, err := serveHealth(ctx, rf.Pipeline.HealthListen, nc, g, snaps, true, metrics)

@@ -170,7 +170,14 @@ func TestComposeEnvIsFlags(t *testing.T) {
 		t.Fatalf("console --help: %v", err)
 	}
 	usage += stderr.String() // the console service's flags
-	keys := regexp.MustCompile(`\bSKILLMATCH_([A-Z_]+):`).FindAllStringSubmatch(string(data), -1)
+	// The front-door service's flags too.
+	var help *HelpError
+	fdFS, _ := NewFrontDoorFlags(io.Discard)
+	if _, err := Parse(fdFS, []string{"--help"}); !errors.As(err, &help) {
+		t.Fatalf("frontdoor --help: %v", err)
+	}
+	usage += help.Text
+	keys := regexp.MustCompile(`\bSKILLMATCH_([A-Z0-9_]+):`).FindAllStringSubmatch(string(data), -1)
 	if len(keys) < 5 {
 		t.Fatalf("found only %d SKILLMATCH_ variables in docker-compose.yml", len(keys))
 	}

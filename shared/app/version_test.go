@@ -86,3 +86,41 @@ func TestServiceMainCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// The front-door service answers its command line as the stage services
+// do: help on stdout, --version, bad flags in two lines and exit 2.
+func TestFrontDoorMainCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"--help"}, 0, "-a2a-tokens string", ""},
+		{[]string{"--version"}, 0, "skillmatch-frontdoor " + Version(), ""},
+		{[]string{"--bogus"}, 2, "", "skillmatch-frontdoor: flag provided but not defined: -bogus\nsee 'skillmatch-frontdoor --help'\n"},
+		{[]string{"--a2a-timeout", "soon"}, 2, "", "see 'skillmatch-frontdoor --help'"},
+		{[]string{"extra"}, 2, "", "unexpected argument \"extra\"\nsee"},
+	} {
+		var stdout, stderr bytes.Buffer
+		ran := false
+		code := frontDoorMain(tc.args, &stdout, &stderr, func(context.Context, *FrontDoorFlags, io.Writer) error { ran = true; return nil })
+		if code != tc.code || ran {
+			t.Errorf("%v: exit %d, ran %v; want %d without running", tc.args, code, ran, tc.code)
+		}
+		for _, c := range []struct{ got, want string }{{stdout.String(), tc.stdout}, {stderr.String(), tc.stderr}} {
+			if (c.want == "") != (c.got == "") || !strings.Contains(c.got, c.want) {
+				t.Errorf("%v: output %q, want %q", tc.args, c.got, c.want)
+			}
+		}
+	}
+	// Listening on every interface without authentication is a usage error.
+	var stdout, stderr bytes.Buffer
+	code := frontDoorMain([]string{"--a2a-listen", "0.0.0.0:0", "--nats", "nats://127.0.0.1:1", "--timeout", "100ms"}, &stdout, &stderr,
+		func(ctx context.Context, f *FrontDoorFlags, _ io.Writer) error {
+			_, err := f.A2A.Serve(nil, nil, nil)
+			return err
+		})
+	if code != 2 || !strings.Contains(stderr.String(), "loopback") {
+		t.Errorf("open 0.0.0.0: exit %d, %s", code, stderr.String())
+	}
+}

@@ -362,7 +362,7 @@ func TestConsoleInBrowser(t *testing.T) {
 				Top:       &decide.Option{Key: "world-info/weather-forecast", AgentID: "world-info", SkillID: "weather-forecast", Score: 1, Prob: 0.1},
 				DecidedAt: time.Now().UTC()}
 			data, _ := json.Marshal(&d)
-			if _, err := js.PublishAsync(wire.SubjectDecision("loadtest", "abstain"), data); err != nil {
+			if _, err := js.PublishAsync(wire.SubjectDecision("loadtest", "abstain", d.TaskID), data); err != nil {
 				t.Fatal(err)
 			}
 			if i%1000 == 999 {

@@ -49,14 +49,14 @@ func TestTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := func(i int, caller string, a decide.Action) {
-		if _, err := js.Publish(ctx, wire.SubjectDecision(caller, string(a)), decisionMsg(t, i, a)); err != nil {
+		if _, err := js.Publish(ctx, wire.SubjectDecision(caller, string(a), fmt.Sprintf("t-%d", i)), decisionMsg(t, i, a)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range 30 {
 		pub(i, "alice", decide.Abstain)
 	}
-	if _, err := js.Publish(ctx, wire.SubjectDecision("alice", "abstain"), []byte("not a decision")); err != nil {
+	if _, err := js.Publish(ctx, wire.SubjectDecision("alice", "abstain", "junk"), []byte("not a decision")); err != nil {
 		t.Fatal(err)
 	}
 	tail, err := StartTail(ctx, js, "DECISIONS", 10, zap.NewNop())
@@ -173,7 +173,7 @@ func TestStartWithin(t *testing.T) {
 		t.Fatalf("empty stream: %d %v", from, err)
 	}
 	for range 10 {
-		if _, err := js.Publish(ctx, wire.SubjectDeadLetter("extractor", "bob"), []byte(strings.Repeat("x", 1000))); err != nil {
+		if _, err := js.Publish(ctx, wire.SubjectDeadLetter("extractor", "bob", ""), []byte(strings.Repeat("x", 1000))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -140,7 +140,7 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 			out.Tie = &note
 		}
 	}
-	res, err = res.Emit(wire.SubjectDecision(t.Caller.ID, string(out.Action)), MsgID(t.Caller.ID, m.TaskID, "decision"), &out)
+	res, err = res.Emit(wire.SubjectDecision(t.Caller.ID, string(out.Action), m.TaskID), MsgID(t.Caller.ID, m.TaskID, "decision"), &out)
 	if err != nil || d.cfg.Decided == nil {
 		return res, err
 	}

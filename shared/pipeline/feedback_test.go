@@ -293,7 +293,7 @@ func TestFeedbackRefitCalibrationDrift(t *testing.T) {
 		d := wire.Decision{V: wire.Version, TaskID: id, DecisionID: wire.DecisionID("", id),
 			Decision: decide.Decision{Action: decide.Abstain, Probability: top.Prob, Reason: "test"}, Top: &top}
 		data, _ := json.Marshal(d)
-		if _, err := js.Publish(ctx, wire.SubjectDecision("", string(decide.Abstain)), data); err != nil {
+		if _, err := js.Publish(ctx, wire.SubjectDecision("", string(decide.Abstain), id), data); err != nil {
 			t.Fatal(err)
 		}
 		if i%3 == 2 {

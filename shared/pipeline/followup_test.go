@@ -323,7 +323,7 @@ func decideRanked(t *testing.T, s *Decider, id, taskJSON string, candidates []de
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(res.Out[0].Subject, wire.SubjectDecisionPrefix) || !strings.HasSuffix(res.Out[0].Subject, "."+string(d.Action)) {
+	if a, ok := wire.ActionOfDecision(res.Out[0].Subject); !ok || a != string(d.Action) || !strings.HasSuffix(res.Out[0].Subject, "."+wire.TaskToken(d.TaskID)) {
 		t.Errorf("%s decision on %s", d.Action, res.Out[0].Subject)
 	}
 	return d

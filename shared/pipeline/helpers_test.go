@@ -300,7 +300,7 @@ func checkDecisions(t *testing.T, js jetstream.JetStream, want map[string]string
 		if seen[d.TaskID] == 2 {
 			t.Errorf("task %s decided twice", d.TaskID)
 		}
-		if !strings.HasPrefix(m.Subject(), wire.SubjectDecisionPrefix) || !strings.HasSuffix(m.Subject(), "."+string(d.Action)) {
+		if a, ok := wire.ActionOfDecision(m.Subject()); !ok || a != string(d.Action) || !strings.HasSuffix(m.Subject(), "."+wire.TaskToken(d.TaskID)) {
 			t.Errorf("task %s: %s decision on %s", d.TaskID, d.Action, m.Subject())
 		}
 		w, ok := want[d.TaskID]

@@ -65,7 +65,7 @@ func TestPipelineCallerFromSubject(t *testing.T) {
 		d, _ := wire.DecodeDecision(msg.Data())
 		subjects[d.TaskID] = msg.Subject()
 	}
-	if subjects["id-bob"] != "skillmatch.decision.bob.delegate" || !strings.HasPrefix(subjects["id-eve"], "skillmatch.decision.eve.") {
+	if subjects["id-bob"] != "skillmatch.decision.bob.delegate."+wire.TaskToken("id-bob") || !strings.HasPrefix(subjects["id-eve"], "skillmatch.decision.eve.") {
 		t.Errorf("decision subjects %v", subjects)
 	}
 	// The task the decider saw carries the stamped caller: bob's tenant

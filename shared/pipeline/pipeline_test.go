@@ -78,7 +78,7 @@ func TestDecideDelegation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Out) != 1 || res.Out[0].Subject != "skillmatch.decision._.delegate" || res.Out[0].MsgID != "_/d-1/decision" {
+	if len(res.Out) != 1 || res.Out[0].Subject != "skillmatch.decision._.delegate.ZC0x" || res.Out[0].MsgID != "_/d-1/decision" {
 		t.Fatalf("outputs %+v", res.Out)
 	}
 	d, err := wire.DecodeDecision(res.Out[0].Data)
@@ -304,7 +304,7 @@ func TestPipelineDeadLetters(t *testing.T) {
 				b = c
 			}
 		}
-		if d.Stage != b.stage || msg.Subject() != wire.SubjectDeadLetter(b.stage, "") || d.Subject != b.subject {
+		if d.Stage != b.stage || msg.Subject() != wire.SubjectDeadLetter(b.stage, "", d.TaskID) || d.Subject != b.subject {
 			t.Errorf("dead letter %d: stage %s on %s for %s, want %s for %s", i, d.Stage, msg.Subject(), d.Subject, b.stage, b.subject)
 		}
 		if !strings.Contains(d.Reason, b.reason) {
@@ -359,7 +359,7 @@ func TestPipelineMaxDeliveries(t *testing.T) {
 		!strings.Contains(d.Reason, "3 deliveries") || d.Subject != wire.SubjectExtracted {
 		t.Errorf("dead letter %+v (payload %s)", d, d.Payload)
 	}
-	if msgs[0].Subject() != wire.SubjectDeadLetter("flaky", "") {
+	if msgs[0].Subject() != wire.SubjectDeadLetter("flaky", "", "f-1") || !strings.HasSuffix(msgs[0].Subject(), ".Zi0x") {
 		t.Errorf("on %s", msgs[0].Subject())
 	}
 	flaky.Stop()

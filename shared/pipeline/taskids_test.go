@@ -105,7 +105,7 @@ func TestPipelineTaskIDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch {
-		case msg.Subject() != wire.SubjectDeadLetter(StageExtractor, "alice"):
+		case msg.Subject() != wire.SubjectDeadLetter(StageExtractor, "alice", dl.TaskID):
 			t.Errorf("dead letter on %s: %s", msg.Subject(), dl.Reason)
 		case strings.Contains(dl.Reason, ErrTaskIDReused.Error()):
 			reused++

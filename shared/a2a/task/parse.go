@@ -486,6 +486,10 @@ func (p *parser) short(field, s string) error {
 	return nil
 }
 
+// ValidID reports whether id can be a task id: 1 to MaxIDLen characters
+// of A-Z a-z 0-9 . _ : - (what Parse accepts).
+func ValidID(id string) bool { return validID(id) }
+
 func validID(id string) bool {
 	if id == "" || len(id) > MaxIDLen {
 		return false

@@ -15,7 +15,7 @@ import (
 // free loopback ports, without its cluster peers) and checks that each
 // service user may publish its own output and nothing else.
 func TestDeployConfig(t *testing.T) {
-	users := []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE"}
+	users := []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE", "FRONTDOOR"}
 	for _, u := range users {
 		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
 	}
@@ -49,13 +49,16 @@ func TestDeployConfig(t *testing.T) {
 		allowed []string
 		denied  []string
 	}{
-		{"alice", []string{"skillmatch.task.submitted.alice", "skillmatch.outcome.alice"},
-			[]string{"skillmatch.task.submitted.bob", "skillmatch.task.submitted", "skillmatch.outcome.bob", "skillmatch.decision.alice.delegate", "skillmatch.task.ranked"}},
+		{"alice", []string{"skillmatch.task.submitted.alice", "skillmatch.outcome.alice", "skillmatch.match.alice"},
+			[]string{"skillmatch.task.submitted.bob", "skillmatch.task.submitted", "skillmatch.outcome.bob", "skillmatch.decision.alice.delegate", "skillmatch.task.ranked",
+				"skillmatch.match", "skillmatch.match.bob"}},
 		{"bob", []string{"skillmatch.task.submitted.bob"}, []string{"skillmatch.task.submitted.alice", "skillmatch.outcome.alice"}},
 		{"extractor", []string{"skillmatch.task.extracted", "skillmatch.deadletter.extractor.alice"}, []string{"skillmatch.task.ranked", "skillmatch.decision.alice.delegate", "skillmatch.deadletter.decider.alice"}},
 		{"retriever", []string{"skillmatch.task.shortlisted"}, []string{"skillmatch.task.extracted", "skillmatch.decision.alice.abstain", "$KV.skillmatch_tasks.dGFzaw"}},
 		{"reranker", []string{"skillmatch.task.ranked"}, []string{"skillmatch.task.shortlisted", "skillmatch.decision.bob.delegate"}},
 		{"decider", []string{"skillmatch.decision.alice.delegate", "skillmatch.decision._.abstain", "$KV.skillmatch_tasks.dGFzaw"}, []string{"skillmatch.task.submitted.alice", "skillmatch.outcome", "$KV.skillmatch_model.x"}},
+		{"frontdoor", []string{"skillmatch.task.submitted.alice", "skillmatch.task.submitted"},
+			[]string{"skillmatch.decision.alice.delegate", "skillmatch.outcome.alice", "skillmatch.task.extracted", "skillmatch.deadletter.decider.alice", "$KV.skillmatch_tasks.dGFzaw"}},
 		{"feedback", []string{"skillmatch.deadletter.retriever.bob"}, []string{"skillmatch.decision.alice.delegate", "skillmatch.task.submitted.bob"}},
 		// The console reads: it may ask the JetStream API, never publish pipeline messages or bucket values.
 		{"console", []string{"$JS.API.STREAM.INFO.DECISIONS"}, []string{"skillmatch.task.submitted.alice", "skillmatch.outcome.alice",

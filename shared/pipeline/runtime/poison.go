@@ -13,7 +13,7 @@ import (
 
 // PoisonQueue turns bad input (an error wrapping ErrBadInput) into a
 // result whose only output is the input's dead letter, on
-// wire.SubjectDeadLetter(stage, caller), keeping the failed result's task id. The
+// wire.SubjectDeadLetter(stage, caller, task), keeping the failed result's task id. The
 // runner publishes it like any output and then terminates the input, so
 // the dead-letter path is the chain's: published exactly once (its MsgID
 // names the input's stream and sequence), retried and Nak'd like any
@@ -60,6 +60,6 @@ func deadLetterOutput(dl *wire.DeadLetter) (Output, error) {
 	if err != nil {
 		return Output{}, fmt.Errorf("dead letter of %s/%d: %w", dl.Stream, dl.StreamSeq, err)
 	}
-	return Output{Subject: wire.SubjectDeadLetter(dl.Stage, dl.Caller), Data: data,
+	return Output{Subject: wire.SubjectDeadLetter(dl.Stage, dl.Caller, dl.TaskID), Data: data,
 		MsgID: "dl/" + dl.Stage + "/" + dl.Stream + "/" + strconv.FormatUint(dl.StreamSeq, 10)}, nil
 }

@@ -46,7 +46,7 @@ func TestPoisonQueue(t *testing.T) {
 				t.Fatalf("result %+v, want one dead letter", res)
 			}
 			o := res.Out[0]
-			if o.Subject != wire.SubjectDeadLetter("retriever", "") || o.MsgID != "dl/retriever/TASKS/42" {
+			if o.Subject != wire.SubjectDeadLetter("retriever", "", "t-9") || o.MsgID != "dl/retriever/TASKS/42" {
 				t.Errorf("dead letter on %s as %s", o.Subject, o.MsgID)
 			}
 			dl, err := wire.DecodeDeadLetter(o.Data)

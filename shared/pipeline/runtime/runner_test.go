@@ -186,7 +186,7 @@ func TestRunnerPanicDeadLetters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if dls[0].Subject != wire.SubjectDeadLetter("s", "") || dl.Stage != "s" || dl.TaskID != "poison" ||
+			if dls[0].Subject != wire.SubjectDeadLetter("s", "", "poison") || dl.Stage != "s" || dl.TaskID != "poison" ||
 				!strings.Contains(dl.Reason, "handler panic: runtime error: index out of range") ||
 				dl.Stream != streamIn || dl.StreamSeq != 2 || dl.Deliveries != 1 || string(dl.Payload) != `{"taskId":"poison"}` {
 				t.Errorf("dead letter on %s: %+v", dls[0].Subject, dl)
@@ -357,7 +357,7 @@ func TestRunnerDeadLetterStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msgs[0].Subject != wire.SubjectDeadLetter("flaky", "") || d.Stage != "flaky" || d.TaskID != "f-1" ||
+	if msgs[0].Subject != wire.SubjectDeadLetter("flaky", "", "f-1") || d.Stage != "flaky" || d.TaskID != "f-1" ||
 		string(d.Payload) != `{"taskId":"f-1"}` || d.Deliveries != 3 || !strings.Contains(d.Reason, "3 deliveries") || d.Subject != subjectIn {
 		t.Errorf("dead letter on %s: %+v", msgs[0].Subject, d)
 	}

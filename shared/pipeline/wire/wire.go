@@ -13,7 +13,7 @@
 //	skillmatch.task.extracted            Extracted     (extractor → retriever)
 //	skillmatch.task.shortlisted          Shortlisted   (retriever → reranker)
 //	skillmatch.task.ranked               Ranked        (reranker → decider)
-//	skillmatch.decision.<caller>.<action> Decision     (decider → caller)
+//	skillmatch.decision.<caller>.<action>.<task> Decision (decider → caller)
 //	skillmatch.outcome.<caller>          Outcome       (caller → feedback)
 //	skillmatch.deadletter.<stage>.<caller> DeadLetter  (any stage)
 //
@@ -22,11 +22,13 @@
 package wire
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/identity"
@@ -55,10 +57,23 @@ const (
 	SubjectDeadLetters = Prefix + ".deadletter.>"
 )
 
-// SubjectDecision is the subject of a decision with the given action for
-// the caller (identity.Token: "" is anonymous).
-func SubjectDecision(caller, action string) string {
-	return SubjectDecisionPrefix + identity.Token(caller) + "." + action
+// SubjectDecision is the subject of the decision with the given action on
+// caller's task (identity.Token: "" is anonymous; TaskToken), so that a
+// client can await exactly its own (SubjectDecisionOf).
+func SubjectDecision(caller, action, taskID string) string {
+	return SubjectDecisionPrefix + identity.Token(caller) + "." + action + "." + TaskToken(taskID)
+}
+
+// SubjectDecisionOf is the filter of the decision on caller's task,
+// whatever its action.
+func SubjectDecisionOf(caller, taskID string) string {
+	return SubjectDecisionPrefix + identity.Token(caller) + ".*." + TaskToken(taskID)
+}
+
+// TaskToken is a task id as one subject token: its base64url form
+// without padding, so that any id the task reader accepts is one token.
+func TaskToken(taskID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(taskID))
 }
 
 // SubjectDecisionsOf is every decision subject of a caller.
@@ -73,14 +88,26 @@ func CallerOfDecision(subject string) (caller string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	tok, action, ok := strings.Cut(rest, ".")
-	if !ok || action == "" || strings.Contains(action, ".") {
+	// <caller>.<action>.<task>; <caller>.<action> is accepted too: the
+	// decisions stored before the task token was added.
+	parts := strings.Split(rest, ".")
+	if len(parts) < 2 || len(parts) > 3 || slices.Contains(parts[1:], "") {
 		return "", false
 	}
+	tok := parts[0]
 	if tok == identity.Anonymous {
 		return "", true
 	}
 	return tok, identity.Valid(tok) == nil
+}
+
+// ActionOfDecision is the action a decision subject names; ok is false
+// for a subject that is not one.
+func ActionOfDecision(subject string) (action string, ok bool) {
+	if _, ok := CallerOfDecision(subject); !ok {
+		return "", false
+	}
+	return strings.Split(subject, ".")[3], true
 }
 
 // SubjectSubmittedBy is where caller submits tasks ("": anonymous).
@@ -133,14 +160,21 @@ func CallerOf(base, subject string) (string, error) {
 }
 
 // SubjectDeadLetter is the subject of a stage's dead letter of a message
-// from caller ("": anonymous or unknown).
-func SubjectDeadLetter(stage, caller string) string {
-	return SubjectDeadLetterPrefix + stage + "." + identity.Token(caller)
+// from caller ("": anonymous or unknown) about a task (TaskToken), or
+// about none when the stage could not read a task id:
+// skillmatch.deadletter.<stage>.<caller>[.<task token>].
+func SubjectDeadLetter(stage, caller, taskID string) string {
+	s := SubjectDeadLetterPrefix + stage + "." + identity.Token(caller)
+	if taskID != "" && taskIDChars(taskID) {
+		s += "." + TaskToken(taskID)
+	}
+	return s
 }
 
-// SubjectDeadLettersOf is every dead-letter subject of a caller.
-func SubjectDeadLettersOf(caller string) string {
-	return SubjectDeadLetterPrefix + "*." + identity.Token(caller)
+// SubjectDeadLetterOf is the filter of the dead letters of caller's task,
+// whatever the stage.
+func SubjectDeadLetterOf(caller, taskID string) string {
+	return SubjectDeadLetterPrefix + "*." + identity.Token(caller) + "." + TaskToken(taskID)
 }
 
 // CallerOfMessage is whom a pipeline message comes from: the caller token

@@ -149,10 +149,28 @@ func TestSubjects(t *testing.T) {
 	if got := SubjectDecisionsOf("alice"); got != "skillmatch.decision.alice.>" {
 		t.Error(got)
 	}
-	if got := SubjectDecision("", string(decide.Clarify)); got != "skillmatch.decision._.clarify" {
+	if got := SubjectDecision("", string(decide.Clarify), "t.1"); got != "skillmatch.decision._.clarify.dC4x" {
 		t.Error(got)
 	}
-	if got := SubjectDeadLetter("decider", "bob"); got != "skillmatch.deadletter.decider.bob" {
+	if got := SubjectDecisionOf("bob", "t.1"); got != "skillmatch.decision.bob.*.dC4x" {
+		t.Error(got)
+	}
+	for subject, want := range map[string]string{"skillmatch.decision.bob.abstain.dC4x": "abstain",
+		"skillmatch.decision.bob.delegate": "delegate", "skillmatch.decision.bob": "", "skillmatch.decision.bob.a.b.c": "",
+		"skillmatch.decision.a.b..": "", "skillmatch.decision.b c.abstain.x": ""} {
+		if got, ok := ActionOfDecision(subject); got != want || ok != (want != "") {
+			t.Errorf("ActionOfDecision(%s) = %q, %v; want %q", subject, got, ok, want)
+		}
+	}
+	if got := SubjectDeadLetter("decider", "bob", "t.1"); got != "skillmatch.deadletter.decider.bob.dC4x" {
+		t.Error(got)
+	}
+	if got := SubjectDeadLetterOf("bob", "t.1"); got != "skillmatch.deadletter.*.bob.dC4x" {
+		t.Error(got)
+	}
+	// No task token for a task id the stage could not read or that no
+	// task could have.
+	if got := SubjectDeadLetter("decider", "bob", "bad id!"); got != "skillmatch.deadletter.decider.bob" {
 		t.Error(got)
 	}
 	if got := CallerOfMessage("skillmatch.task.ranked", []byte(`{"task":{"caller":{"id":"bob"}}}`)); got != "bob" {
@@ -164,7 +182,7 @@ func TestSubjects(t *testing.T) {
 	if got := CallerOfMessage("skillmatch.task.ranked", []byte(`{"task":{"caller":{"id":"a.b"}}}`)); got != "" {
 		t.Error("bad caller id", got)
 	}
-	if got := SubjectDeadLetter("decider", ""); got != "skillmatch.deadletter.decider._" {
+	if got := SubjectDeadLetter("decider", "", ""); got != "skillmatch.deadletter.decider._" {
 		t.Error(got)
 	}
 	if a, again := DecisionID("", "a"), DecisionID("", "a"); a == DecisionID("", "b") || a != again || a == DecisionID("bob", "a") {

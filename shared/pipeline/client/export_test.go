@@ -1,0 +1,4 @@
+package client
+
+// DecodeDecision is decodeDecision, for the contract test.
+var DecodeDecision = decodeDecision
