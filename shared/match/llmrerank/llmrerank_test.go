@@ -116,7 +116,7 @@ func TestPromptFencesCardText(t *testing.T) {
 		t.Fatal("a 400 was not an error")
 	}
 	var req struct {
-		Messages []struct{ Role, Content string }
+		Messages       []struct{ Role, Content string }
 		ResponseFormat struct {
 			Type       string `json:"type"`
 			JSONSchema struct {
