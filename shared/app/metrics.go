@@ -24,6 +24,7 @@ type Metrics struct {
 	took      *prometheus.HistogramVec
 	decisions *prometheus.CounterVec
 	dead      *prometheus.CounterVec
+	degraded  *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics; Watch adds those read from a group.
@@ -38,7 +39,10 @@ func NewMetrics() *Metrics {
 		Help: "Decisions published, by action (delegate, clarify, abstain); the abstention rate is abstain over all."}, []string{"action"})
 	m.dead = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_dead_letters_total",
 		Help: "Messages a stage dead-lettered, by the first words of the reason."}, []string{"stage", "reason"})
-	m.reg.MustRegister(m.handled, m.took, m.decisions, m.dead,
+	m.degraded = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_degraded_total",
+		Help: "Tasks a stage handled without its remote model (down, refused or over its time budget), by component:\n" +
+			"embedder (retrieved with BM25 alone) or reranker (ranked by the built-in reranker)."}, []string{"component"})
+	m.reg.MustRegister(m.handled, m.took, m.decisions, m.dead, m.degraded,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -64,6 +68,10 @@ func (m *Metrics) Handled(stage string, took time.Duration, res runtime.Result, 
 		}
 	}
 }
+
+// Degraded counts a task that fell back to the built-in path
+// (MatcherFlags.OnDegraded).
+func (m *Metrics) Degraded(component string) { m.degraded.WithLabelValues(component).Inc() }
 
 // reasonClass keeps a label's values few: the reason up to its first
 // colon (e.g. "bad input: bad message"), at most 48 bytes.

@@ -53,6 +53,7 @@ type config struct {
 	remote       rerank.Reranker
 	remoteCal    calibrate.Calibrator
 	remoteBudget time.Duration
+	embedBudget  time.Duration
 	onDegraded   func(component string)
 }
 
@@ -82,6 +83,10 @@ func WithReranker(r rerank.Reranker) Option { return func(c *config) { c.reranke
 func WithRemoteReranker(r rerank.Reranker, cal calibrate.Calibrator, budget time.Duration) Option {
 	return func(c *config) { c.remote, c.remoteCal, c.remoteBudget = r, cal, budget }
 }
+
+// WithEmbedBudget bounds the query embedding of a remote embedder (0:
+// only ctx bounds it); past it the task is retrieved with BM25 alone.
+func WithEmbedBudget(d time.Duration) Option { return func(c *config) { c.embedBudget = d } }
 
 // WithDegradedHook calls f with "embedder" or "reranker" each time a task
 // falls back to the built-in path, for a metric.
@@ -343,7 +348,15 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 		// A remote embedder that is down or too slow costs the dense half
 		// of retrieval, not the task: BM25 alone shortlists, and the
 		// decision says so.
-		v, err := vector.One(ctx, m.emb, q)
+		ectx, cancel := ctx, context.CancelFunc(func() {})
+		if m.cfg.embedBudget > 0 {
+			ectx, cancel = context.WithTimeout(ctx, m.cfg.embedBudget)
+		}
+		v, err := vector.One(ectx, m.emb, q)
+		cancel()
+		if err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("shortlist: %w", ctx.Err())
+		}
 		if err != nil {
 			m.log.Warn("query embedding failed; retrieving with BM25 alone", zap.Error(err))
 			sl.Degraded = DegradedEmbedder

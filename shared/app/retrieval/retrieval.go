@@ -7,14 +7,18 @@
 package retrieval
 
 import (
+	"cmp"
+	"context"
 	"flag"
 	"io"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/remoteembed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/weaviateindex"
 )
 
@@ -26,19 +30,41 @@ type stack struct{}
 func Stack() app.Retrieval { return stack{} }
 
 // Options implements app.Retrieval.
-func (stack) Options(m *app.MatcherFlags, log *zap.Logger) []match.Option {
-	opts := []match.Option{match.WithEmbedder(embed.Default())}
+func (stack) Options(m *app.MatcherFlags, log *zap.Logger) ([]match.Option, error) {
+	var opts []match.Option
+	switch m.Embedder {
+	case "openai":
+		c, err := m.EmbedderClient()
+		if err != nil {
+			return nil, err
+		}
+		// Learning the dimension is one request, retried like any other.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*cmp.Or(m.EmbedderTimeout, 10*time.Second))
+		defer cancel()
+		e, err := remoteembed.New(ctx, remoteembed.Config{Client: c, Model: m.EmbedderModel, Dim: m.EmbedderDim, Batch: m.EmbedderBatch})
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, match.WithEmbedder(e), match.WithEmbedBudget(m.EmbedderBudget))
+	default:
+		opts = append(opts, match.WithEmbedder(embed.Default()))
+	}
 	if m.Index == "weaviate" {
 		// One builder for every rebuild: it logs one line per change of
 		// Weaviate's reachability, not one per index.
 		opts = append(opts, match.WithIndex(weaviateindex.Builder(weaviateindex.Config{
 			URL: m.WeaviateURL, GRPC: m.WeaviateGRPC, Catalog: m.WeaviateName, Tenant: m.WeaviateTenant, Log: log})))
 	}
-	return opts
+	return opts, nil
 }
 
 // EmbedderID implements app.Retrieval.
-func (stack) EmbedderID() string { return embed.Default().ID() }
+func (stack) EmbedderID(m *app.MatcherFlags) string {
+	if id := m.RemoteEmbedderID(); id != "" {
+		return id
+	}
+	return embed.Default().ID()
+}
 
 // MatcherFlags registers the matcher flags on fs for a command that
 // shortlists.

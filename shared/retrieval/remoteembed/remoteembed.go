@@ -74,11 +74,11 @@ func New(ctx context.Context, cfg Config) (*Embedder, error) {
 		}
 		e.cfg.Dim = len(vs[0])
 	}
-	e.id = fmt.Sprintf("openai:%s:%dd", cfg.Model, e.cfg.Dim)
+	e.id = "openai:" + cfg.Model
 	return e, nil
 }
 
-// ID implements vector.Embedder: the model and the dimension. The
+// ID implements vector.Embedder: "openai:" and the model name. The
 // server's address is left out: the same model gives the same vectors
 // wherever it runs.
 func (e *Embedder) ID() string { return e.id }
