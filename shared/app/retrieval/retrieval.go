@@ -19,6 +19,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/remoteembed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 	"github.com/skillmatch/skillmatch/shared/retrieval/weaviateindex"
 )
 
@@ -31,24 +32,11 @@ func Stack() app.Retrieval { return stack{} }
 
 // Options implements app.Retrieval.
 func (stack) Options(m *app.MatcherFlags, log *zap.Logger) ([]match.Option, error) {
-	var opts []match.Option
-	switch m.Embedder {
-	case "openai":
-		c, err := m.EmbedderClient()
-		if err != nil {
-			return nil, err
-		}
-		// Learning the dimension is one request, retried like any other.
-		ctx, cancel := context.WithTimeout(context.Background(), 3*cmp.Or(m.EmbedderTimeout, 10*time.Second))
-		defer cancel()
-		e, err := remoteembed.New(ctx, remoteembed.Config{Client: c, Model: m.EmbedderModel, Dim: m.EmbedderDim, Batch: m.EmbedderBatch})
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, match.WithEmbedder(e), match.WithEmbedBudget(m.EmbedderBudget))
-	default:
-		opts = append(opts, match.WithEmbedder(embed.Default()))
+	e, err := Embedder(m)
+	if err != nil {
+		return nil, err
 	}
+	opts := []match.Option{match.WithEmbedder(e), match.WithEmbedBudget(m.EmbedderBudget)}
 	if m.Index == "weaviate" {
 		// One builder for every rebuild: it logs one line per change of
 		// Weaviate's reachability, not one per index.
@@ -56,6 +44,26 @@ func (stack) Options(m *app.MatcherFlags, log *zap.Logger) ([]match.Option, erro
 			URL: m.WeaviateURL, GRPC: m.WeaviateGRPC, Catalog: m.WeaviateName, Tenant: m.WeaviateTenant, Log: log})))
 	}
 	return opts, nil
+}
+
+// Embedder is the embedder the flags choose: the built-in GloVe, or for
+// --embedder openai the remote embedder, its dimension learned from the
+// server when --embedder-dim is not given.
+func Embedder(m *app.MatcherFlags) (vector.Embedder, error) {
+	if m.Embedder != "openai" {
+		return embed.Default(), nil
+	}
+	c, err := m.EmbedderClient()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*cmp.Or(m.EmbedderTimeout, 10*time.Second))
+	defer cancel()
+	e, err := remoteembed.New(ctx, remoteembed.Config{Client: c, Model: m.EmbedderModel, Dim: m.EmbedderDim, Batch: m.EmbedderBatch})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // EmbedderID implements app.Retrieval.
