@@ -25,8 +25,12 @@ func TestPostRetriesOnlyWhatMayPass(t *testing.T) {
 		{"429", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "slow down", 429) }, 3, true},
 		{"401", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "bad key", 401) }, 1, false},
 		{"not JSON", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<html>")) }, 1, false},
-		{"too big", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`"` + strings.Repeat("x", 2000) + `"`)) }, 1, false},
-		{"redirect", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "http://example.com/", http.StatusFound) }, 1, false},
+		{"too big", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte(`"` + strings.Repeat("x", 2000) + `"`))
+		}, 1, false},
+		{"redirect", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://example.com/", http.StatusFound)
+		}, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var calls atomic.Int32
