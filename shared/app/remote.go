@@ -65,8 +65,10 @@ func (r *RemoteFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&r.RerankerModel, "reranker-model", "", "--reranker llm: the chat model's name; systemone: the model alias (default jev-latest)")
 	fs.StringVar(&r.RerankerKeyFile, "reranker-key-file", "", "file holding the reranker's API key (when "+RerankerKeyEnv+" is unset)")
 	fs.StringVar(&r.RerankerAuthHeader, "reranker-auth-header", "", "header that carries the reranker's key as is (default: Authorization: Bearer KEY)")
-	fs.DurationVar(&r.RerankerTimeout, "reranker-timeout", 20*time.Second, "time limit of one reranker request")
-	fs.DurationVar(&r.RerankerBudget, "reranker-budget", 30*time.Second, "time the remote reranker may take for a task, retries included; past it,\n"+
+	fs.DurationVar(&r.RerankerTimeout, "reranker-timeout", 10*time.Second, "time limit of one reranker request")
+	// Well inside the stages' ack wait (--backoff's first delay, 30s), so
+	// a slow model never gets a delivery redelivered while it is ranked.
+	fs.DurationVar(&r.RerankerBudget, "reranker-budget", 15*time.Second, "time the remote reranker may take for a task, retries included; past it,\n"+
 		"or when it fails, the built-in reranker ranks and the decision says degraded")
 	fs.Float64Var(&r.RerankerThreshold, "reranker-threshold", 0.6, "--reranker systemone: lowest relevance (0-1) a skill is kept at; under it its fit is 0")
 }
