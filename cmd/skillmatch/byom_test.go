@@ -27,6 +27,9 @@ func TestEvalWithRemoteEmbedder(t *testing.T) {
 	if n := srv.TextsEmbedded(); n < 49 {
 		t.Errorf("the server embedded %d texts: the index or the queries did not go through it", n)
 	}
+	if strings.Contains(out, "degraded") {
+		t.Errorf("tasks degraded with the server up:\n%s", out)
+	}
 }
 
 // fit --reranker llm fits the LLM's calibration into the model, and eval
@@ -95,5 +98,20 @@ func TestMissingKeyFileIsAnError(t *testing.T) {
 		"--reranker-model", "m", "--reranker-key-file", filepath.Join(t.TempDir(), "nope"), "hello")
 	if code == 0 || !strings.Contains(errOut, "key file") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// eval with the reranker's server gone still evaluates every task, and
+// says how many were decided without it.
+func TestEvalCountsDegraded(t *testing.T) {
+	srv := modelapitest.New()
+	srv.Close()
+	code, out, errOut := runCmd(t, "eval", "--set", fitSet, "--quiet", "--reranker", "llm", "--reranker-url", srv.BaseURL(),
+		"--reranker-model", "gone", "--reranker-budget", "50ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "tasks decided without the remote model") {
+		t.Errorf("eval does not say it degraded:\n%s", out)
 	}
 }
