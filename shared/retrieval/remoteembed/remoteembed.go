@@ -123,12 +123,15 @@ func (e *Embedder) EmbedDocuments(ctx context.Context, texts []string) ([][]floa
 		}
 		want[keys[i]] = append(want[keys[i]], i)
 	}
-	if len(missing) > 0 {
-		vs, err := e.Embed(ctx, missing)
+	// Each batch is cached as it arrives: a build that fails half way
+	// (server gone) resumes where it stopped next time.
+	for start := 0; start < len(missing); start += e.cfg.Batch {
+		batch := missing[start:min(start+e.cfg.Batch, len(missing))]
+		vs, err := e.post(ctx, batch, e.cfg.Dim)
 		if err != nil {
 			return nil, err
 		}
-		for j, t := range missing {
+		for j, t := range batch {
 			k := sha256.Sum256([]byte(t))
 			e.cache.put(k, vs[j])
 			for n, i := range want[k] {

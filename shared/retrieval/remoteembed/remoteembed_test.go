@@ -139,3 +139,24 @@ func TestRefusesAWrongDimension(t *testing.T) {
 		t.Errorf("64-d vectors for a 32-d embedder: %v, want ErrBadAnswer", err)
 	}
 }
+
+// A build that fails half way keeps the batches that arrived: the next
+// attempt sends only the rest.
+func TestFailedBuildResumes(t *testing.T) {
+	srv := modelapitest.New()
+	defer srv.Close()
+	e := newEmbedder(t, srv, remoteembed.Config{Dim: modelapitest.Dim, Batch: 2, Client: modelapi.Client{Retries: -1}})
+	texts := []string{"one", "two", "three", "four", "five", "six"}
+	srv.DownAfter(2) // two batches of two, then an outage
+	if _, err := e.EmbedDocuments(context.Background(), texts); !errors.Is(err, vector.ErrUnavailable) {
+		t.Fatalf("outage in the third batch: %v, want ErrUnavailable", err)
+	}
+	srv.SetDown(false)
+	before := srv.TextsEmbedded()
+	if _, err := e.EmbedDocuments(context.Background(), texts); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.TextsEmbedded() - before; got != 2 {
+		t.Errorf("after the outage %d texts were sent, want the 2 never embedded", got)
+	}
+}

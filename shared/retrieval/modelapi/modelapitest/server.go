@@ -29,12 +29,13 @@ type Server struct {
 	batches  []int
 	failNext int
 	down     bool
+	budget   int // requests still served before going down; <0: no limit
 	keys     []string
 }
 
 // New starts a server on loopback; Close stops it.
 func New() *Server {
-	s := &Server{mux: http.NewServeMux(), texts: map[string]int{}}
+	s := &Server{mux: http.NewServeMux(), texts: map[string]int{}, budget: -1}
 	s.mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
@@ -57,6 +58,14 @@ func (s *Server) FailNext(n int) {
 func (s *Server) SetDown(down bool) {
 	s.mu.Lock()
 	s.down = down
+	s.mu.Unlock()
+}
+
+// DownAfter serves n more requests, then answers 503 to every one: an
+// outage in the middle of a batched build.
+func (s *Server) DownAfter(n int) {
+	s.mu.Lock()
+	s.budget = n
 	s.mu.Unlock()
 }
 
@@ -95,9 +104,15 @@ func (s *Server) Keys() []string {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.keys = append(s.keys, r.Header.Get("Authorization"))
+	if s.budget == 0 {
+		s.down, s.budget = true, -1
+	}
 	fail := s.down || s.failNext > 0
 	if s.failNext > 0 {
 		s.failNext--
+	}
+	if !fail && s.budget > 0 {
+		s.budget--
 	}
 	s.mu.Unlock()
 	if fail {
