@@ -415,7 +415,10 @@ func (m *Matcher) Calibrator() calibrate.Calibrator { return m.cal }
 
 // RankCalibrated is Rank with another calibrator (nil: the matcher's own),
 // for a caller that hot-reloads the calibration without rebuilding the
-// matcher and its index.
+// matcher and its index. The calibrator is that of the reranker that
+// normally ranks: the remote one when there is one (the refit learns from
+// its scores), else the learned one. A task the remote reranker could not
+// rank is calibrated with the model's own calibration of the learned one.
 func (m *Matcher) RankCalibrated(ctx context.Context, req *extract.Requirement, sl *Shortlist, cal calibrate.Calibrator) ([]Ranked, error) {
 	ranked, _, err := m.RankDegraded(ctx, req, sl, cal)
 	return ranked, err
@@ -425,9 +428,6 @@ func (m *Matcher) RankCalibrated(ctx context.Context, req *extract.Requirement, 
 // back from the remote reranker to the learned one (DegradedReranker, or
 // "").
 func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl *Shortlist, cal calibrate.Calibrator) ([]Ranked, string, error) {
-	if cal == nil {
-		cal = m.cal
-	}
 	if sl.Retrieval == nil || len(sl.Retrieval.Candidates) == 0 {
 		return nil, "", nil
 	}
@@ -441,7 +441,11 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		cancel()
 		if err == nil {
 			var out []Ranked
-			if out, err = m.rebuild(sl, scored, m.cfg.remoteCal); err == nil {
+			rcal := cal
+			if rcal == nil {
+				rcal = m.cfg.remoteCal
+			}
+			if out, err = m.rebuild(sl, scored, rcal); err == nil {
 				return out, "", nil
 			}
 		}
@@ -456,8 +460,11 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		if err != nil {
 			return nil, "", fmt.Errorf("rank: %w", err)
 		}
-		out, err := m.rebuild(sl, scored, cal)
+		out, err := m.rebuild(sl, scored, m.cal)
 		return out, DegradedReranker, err
+	}
+	if cal == nil {
+		cal = m.cal
 	}
 	scored, err := m.rr.Rerank(ctx, in)
 	if err != nil {
