@@ -51,6 +51,7 @@ fuzz: ## fuzz the card and task readers for a minute each
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/card/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/task/
 	$(GO) test -run '^$$' -fuzz FuzzStringsAt -fuzztime 60s ./shared/pipeline/wire/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/match/llmrerank/
 
 $(MODEL): build
 	$(BIN) fit --set $(GOLDEN)/clinc150 --split train -o $(MODEL)

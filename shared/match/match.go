@@ -358,7 +358,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 			return nil, fmt.Errorf("shortlist: %w", ctx.Err())
 		}
 		if err != nil {
-			m.log.Warn("query embedding failed; retrieving with BM25 alone", zap.Error(err))
+			m.log.Warn("query embedding failed; retrieving with BM25 alone", zap.String("task_id", req.TaskID), zap.Error(err))
 			sl.Degraded = DegradedEmbedder
 			if m.cfg.onDegraded != nil {
 				m.cfg.onDegraded("embedder")
@@ -452,7 +452,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		if ctx.Err() != nil {
 			return nil, "", fmt.Errorf("rank: %w", ctx.Err())
 		}
-		m.log.Warn("remote reranker failed; ranking with the learned reranker", zap.Error(err))
+		m.log.Warn("remote reranker failed; ranking with the learned reranker", zap.String("task_id", req.TaskID), zap.Error(err))
 		if m.cfg.onDegraded != nil {
 			m.cfg.onDegraded("reranker")
 		}
