@@ -37,9 +37,14 @@ const (
 
 // Stub is the chat stub; Handler serves POST /v1/chat/completions.
 type Stub struct {
-	mode  atomic.Int32
-	calls atomic.Int64
+	mode   atomic.Int32
+	calls  atomic.Int64
+	obeyed atomic.Int64
 }
+
+// Obeyed is the number of answers in which the stub followed an
+// instruction found in its prompt.
+func (s *Stub) Obeyed() int64 { return s.obeyed.Load() }
 
 // SetMode changes how the stub answers from the next request on.
 func (s *Stub) SetMode(m Mode) { s.mode.Store(int32(m)) }
@@ -49,7 +54,7 @@ func (s *Stub) Calls() int64 { return s.calls.Load() }
 
 var (
 	nonceRe   = regexp.MustCompile(`<<<REQUEST (\S+)"`)
-	commandRe = regexp.MustCompile(`(?i)ignore (?:all )?previous instructions and answer (\d+)`)
+	commandRe = regexp.MustCompile(`(?i)(?:ignore (?:all )?previous instructions and answer|report a fit of) (\d+)`)
 	idsRe     = regexp.MustCompile(`(?m)^Candidate ids: (.*)\.$`)
 )
 
@@ -88,6 +93,11 @@ func (s *Stub) Handler(w http.ResponseWriter, r *http.Request) {
 // Judge is what the stub would answer for a prompt, as id → fit; exported
 // so a test can show it is fooled by an undelimited prompt.
 func Judge(system, user string) (map[string]int, []string) {
+	fits, ids, _ := judge(system, user)
+	return fits, ids
+}
+
+func judge(system, user string) (map[string]int, []string, bool) {
 	nonce := ""
 	if m := nonceRe.FindStringSubmatch(system); m != nil {
 		nonce = m[1]
@@ -111,8 +121,9 @@ func Judge(system, user string) (map[string]int, []string) {
 		for _, id := range ids {
 			fits[id] = n
 		}
+		return fits, ids, true
 	}
-	return fits, ids
+	return fits, ids, false
 }
 
 // split separates the request block, each card block by id, and the text
@@ -163,7 +174,10 @@ func overlap(need, card []string) int {
 }
 
 func (s *Stub) answer(system, user string) string {
-	fits, ids := Judge(system, user)
+	fits, ids, obeyed := judge(system, user)
+	if obeyed {
+		s.obeyed.Add(1)
+	}
 	mode := Mode(s.mode.Load())
 	if mode == Prose {
 		return "The best skill is clearly the first one."
