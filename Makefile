@@ -53,6 +53,7 @@ fuzz: ## fuzz the card and task readers for a minute each
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/task/
 	$(GO) test -run '^$$' -fuzz FuzzStringsAt -fuzztime 60s ./shared/pipeline/wire/
 	$(GO) test -run '^$$' -fuzz FuzzTaskOf -fuzztime 60s ./shared/frontdoor/a2aserver/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/match/llmrerank/
 
 $(MODEL): build
 	$(BIN) fit --set $(GOLDEN)/clinc150 --split train -o $(MODEL)

@@ -147,6 +147,9 @@ func printReport(w io.Writer, set, split string, agents, skills int, r *eval.Rep
 	fmt.Fprintf(w, "  ECE (10 bins)        %.3f\n", r.ECE)
 	fmt.Fprintf(w, "  decisions            %d delegate, %d clarify, %d abstain\n", r.Delegated, r.Clarified, r.Abstained)
 	fmt.Fprintf(w, "  latency per task     p50 %.0f µs, p99 %.0f µs\n", r.P50us, r.P99us)
+	if r.Degraded > 0 {
+		fmt.Fprintf(w, "  degraded             %d tasks decided without the remote model\n", r.Degraded)
+	}
 	if r.BM25 != nil {
 		// The same tasks ranked by BM25 alone over the same filtered
 		// catalog: what the model and the dense retriever add.

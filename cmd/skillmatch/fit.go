@@ -6,15 +6,23 @@ import (
 	"io"
 	"strings"
 
+	"github.com/skillmatch/skillmatch/shared/app"
+	"github.com/skillmatch/skillmatch/shared/app/retrieval"
 	"github.com/skillmatch/skillmatch/shared/learn/fit"
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/model"
 )
 
 func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("fit", "fit --set DIR [--set DIR...] [--split train] -o model.json",
 		"Fits the reranker's weights and the calibration of its top score on a golden set's\n"+
 			"training split, and writes a model file for eval, match and run (--model). Several\n"+
-			"--set fit one model on all their training tasks, each matched against its own catalog.", stderr)
+			"--set fit one model on all their training tasks, each matched against its own catalog.\n"+
+			"With --embedder openai the weights are fitted on the remote embedder's vectors. With\n"+
+			"--reranker llm or systemone only that reranker's calibration is fitted (every training\n"+
+			"task is sent to it, which takes a while); the learned weights and calibration are those\n"+
+			"of --model (default: built in), which rank when the remote reranker is unavailable.", stderr)
 	var sets listFlag
 	fs.Var(&sets, "set", "golden set folder (repeatable: one model across several sets)")
 	split := fs.String("split", "train", "split to fit on")
@@ -24,6 +32,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	l2 := fs.Float64("l2", 1, "ridge penalty on the reranker's standardised weights")
 	noMatch := fs.Float64("no-match-weight", 10, "weight of a task no skill should take, in the loss and the calibration\n(training sets hold few of them; real traffic holds many)")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	mf := matcherFlags(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -41,7 +50,17 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		gss = append(gss, gs)
 	}
-	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch}
+	if err := mf.Validate(); err != nil {
+		return err
+	}
+	if mf.Reranker != "learned" {
+		return fitRemote(ctx, gss, mf, *split, *noMatch, *out, *quiet, sets, stdout, stderr)
+	}
+	emb, err := retrieval.Embedder(mf)
+	if err != nil {
+		return err
+	}
+	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch, Embedder: emb}
 	if !*quiet {
 		p := newProgress(stderr, "fit")
 		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }
@@ -55,5 +74,40 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "fitted on %d tasks of %s (split %s, %d folds, examples %v): wrote %s\n",
 		m.Fitted.Tasks, strings.Join(sets, ", "), *split, m.Fitted.Folds, *examples, *out)
+	return nil
+}
+
+// fitRemote fits the calibration of --reranker llm or systemone into a
+// copy of the base model (--model, or the built-in one).
+func fitRemote(ctx context.Context, gss []*golden.Set, mf *app.MatcherFlags, split string, noMatch float64, out string,
+	quiet bool, sets []string, stdout, stderr io.Writer) error {
+	mdl := model.Default()
+	if mf.Model != "" {
+		var err error
+		if mdl, err = model.Load(mf.Model); err != nil {
+			return err
+		}
+	}
+	build, err := mf.Builder(nil)
+	if err != nil {
+		return err
+	}
+	cfg := fit.RemoteConfig{Build: build, Split: split, NoMatchWeight: noMatch}
+	if !quiet {
+		cfg.Progress = newProgress(stderr, "fit "+mf.Reranker).update
+	}
+	rf, err := fit.FitRemote(ctx, gss, cfg)
+	if err != nil {
+		return err
+	}
+	if mdl.Remote == nil {
+		mdl.Remote = map[string]*calibrate.Model{}
+	}
+	mdl.Remote[mf.Reranker] = rf.Calibration
+	if err := mdl.Save(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "fitted the %s reranker's calibration (%s) on %d tasks of %s (split %s; %d left out, not ranked by it): wrote %s\n",
+		mf.Reranker, rf.Calibration.Method(), rf.Tasks, strings.Join(sets, ", "), split, rf.Degraded, out)
 	return nil
 }

@@ -110,6 +110,9 @@ func printDecision(w io.Writer, d decide.Decision) {
 		fmt.Fprintf(w, "abstain\n")
 	}
 	fmt.Fprintf(w, "reason: %s\n", d.Reason)
+	if d.Degraded != "" {
+		fmt.Fprintf(w, "degraded: %s (the built-in path decided)\n", d.Degraded)
+	}
 }
 
 func printExplain(w io.Writer, r *match.Result) {

@@ -25,10 +25,11 @@ import (
 // the reranker and decider services do, so their binaries link neither the
 // GloVe vectors nor the Weaviate client.
 type Retrieval interface {
-	// Options are the embedder and index options for the flags.
-	Options(m *MatcherFlags, log *zap.Logger) []match.Option
-	// EmbedderID names the embedder (vector.Embedder.ID).
-	EmbedderID() string
+	// Options are the embedder and index options for the flags; a remote
+	// embedder that cannot be set up is an error.
+	Options(m *MatcherFlags, log *zap.Logger) ([]match.Option, error)
+	// EmbedderID names the embedder the flags choose (vector.Embedder.ID).
+	EmbedderID(m *MatcherFlags) string
 }
 
 // MatcherFlags configure the matcher: the model, retrieval, the decision
@@ -59,11 +60,17 @@ type MatcherFlags struct {
 	// Retrieval is how matchers search (nil: they do not); not a flag,
 	// set by the composition that links it (app/retrieval).
 	Retrieval Retrieval
+	// OnDegraded is called with "embedder" or "reranker" each time a task
+	// falls back to the built-in path (a metric); not a flag.
+	OnDegraded func(component string)
+	// RemoteFlags bring your own embedder and reranker.
+	RemoteFlags
 }
 
 // MatcherFlagNames are the flags Register defines.
-var MatcherFlagNames = []string{"model", "model-examples", "shortlist", "rrf-k", "threshold", "margin", "grants",
-	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict", "allow-private-endpoints"}
+var MatcherFlagNames = append([]string{"model", "model-examples", "shortlist", "rrf-k", "threshold", "margin", "grants",
+	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict", "allow-private-endpoints"},
+	RemoteFlagNames...)
 
 // Register defines the matcher flags on fs.
 func (m *MatcherFlags) Register(fs *flag.FlagSet) {
@@ -85,6 +92,7 @@ func (m *MatcherFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&m.WeaviateName, "weaviate-catalog", "default", "catalog name: prefixes the Weaviate collections")
 	fs.StringVar(&m.WeaviateTenant, "weaviate-tenant", "", "store the catalog as this tenant of shared multi-tenant collections (one per catalog\n"+
 		"of a multi-tenant deployment); empty: collections of its own")
+	m.RemoteFlags.Register(fs)
 }
 
 // Validate checks the flags that need no file.
@@ -107,7 +115,7 @@ func (m *MatcherFlags) Validate() error {
 	if m.Threshold < 0 || m.Threshold > 1 || m.Margin < 0 || m.Margin > 1 {
 		return fmt.Errorf("%w: --threshold and --margin are probabilities (0 to 1)", ErrUsage)
 	}
-	return nil
+	return m.RemoteFlags.Validate()
 }
 
 // BuildFunc builds a matcher for a catalog snapshot.
@@ -143,8 +151,20 @@ func (m *MatcherFlags) Builder(log *zap.Logger) (BuildFunc, error) {
 	opts := []match.Option{match.WithModel(mdl), match.WithModelExamples(m.ModelExamples), match.WithShortlist(m.Shortlist),
 		match.WithRRFK(m.RRFK), match.WithPolicy(p), match.WithExplain(m.Explain), match.WithGrants(g),
 		match.WithFollowups(m.Followups), match.WithStrict(m.Strict), match.WithPrivateEndpoints(m.PrivateEndpoints), match.WithLogger(log)}
+	remote, err := m.rerankerOptions(mdl)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, remote...)
+	if m.OnDegraded != nil {
+		opts = append(opts, match.WithDegradedHook(m.OnDegraded))
+	}
 	if m.Retrieval != nil {
-		opts = append(opts, m.Retrieval.Options(m, log)...)
+		ropts, err := m.Retrieval.Options(m, log)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, ropts...)
 	} else {
 		opts = append(opts, match.WithoutRetrieval())
 	}
@@ -156,7 +176,10 @@ func (m *MatcherFlags) Builder(log *zap.Logger) (BuildFunc, error) {
 func (m *MatcherFlags) ID() string {
 	emb := "no retrieval"
 	if m.Retrieval != nil {
-		emb = m.Retrieval.EmbedderID()
+		emb = m.Retrieval.EmbedderID(m)
+	}
+	if m.Reranker != "learned" && m.Reranker != "" {
+		emb += ", " + m.Reranker + " reranker " + m.RerankerModel
 	}
 	name := "built-in model"
 	if m.Model != "" {

@@ -26,6 +26,7 @@ type Metrics struct {
 	dead      *prometheus.CounterVec
 	door      *prometheus.CounterVec
 	doorTook  *prometheus.HistogramVec
+	degraded  *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics; Watch adds those read from a group.
@@ -46,7 +47,11 @@ func NewMetrics() *Metrics {
 	m.doorTook = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "skillmatch_frontdoor_seconds",
 		Help:    "Time from a front-door request to its answer (the whole pipeline, for a decision).",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 15}}, []string{"door"})
-	m.reg.MustRegister(m.handled, m.took, m.decisions, m.dead, m.door, m.doorTook,
+
+	m.degraded = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_degraded_total",
+		Help: "Tasks a stage handled without its remote model (down, refused or over its time budget), by component:\n" +
+			"embedder (retrieved with BM25 alone) or reranker (ranked by the built-in reranker)."}, []string{"component"})
+	m.reg.MustRegister(m.handled, m.took, m.decisions, m.dead, m.door, m.doorTook, m.degraded,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -72,6 +77,10 @@ func (m *Metrics) Handled(stage string, took time.Duration, res runtime.Result, 
 		}
 	}
 }
+
+// Degraded counts a task that fell back to the built-in path
+// (MatcherFlags.OnDegraded).
+func (m *Metrics) Degraded(component string) { m.degraded.WithLabelValues(component).Inc() }
 
 // reasonClass keeps a label's values few: the reason up to its first
 // colon (e.g. "bad input: bad message"), at most 48 bytes.

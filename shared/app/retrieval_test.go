@@ -19,11 +19,11 @@ import (
 // that package imports this one, so this package's tests cannot use it.
 type memoryRetrieval struct{}
 
-func (memoryRetrieval) Options(*MatcherFlags, *zap.Logger) []match.Option {
-	return []match.Option{match.WithEmbedder(embed.Default())}
+func (memoryRetrieval) Options(*MatcherFlags, *zap.Logger) ([]match.Option, error) {
+	return []match.Option{match.WithEmbedder(embed.Default())}, nil
 }
 
-func (memoryRetrieval) EmbedderID() string { return embed.Default().ID() }
+func (memoryRetrieval) EmbedderID(*MatcherFlags) string { return embed.Default().ID() }
 
 // retrievalFor is the retrieval each service's main gives RunService:
 // only the retriever's shortlists.

@@ -129,6 +129,7 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	cfg.Log = log
 	metrics := NewMetrics()
 	cfg.Observer = metrics
+	rf.Matcher.OnDegraded = metrics.Degraded
 	build, err := rf.Matcher.Builder(log)
 	if err != nil {
 		return nil, err

@@ -146,6 +146,7 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 	snaps := pipeline.NewSnapshots(nil)
 	var build BuildFunc
 	if matching {
+		sf.Matcher.OnDegraded = metrics.Degraded
 		if build, err = sf.Matcher.Builder(log); err != nil {
 			return err
 		}

@@ -63,7 +63,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 	for _, n := range []int{10000} {
 		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
 			cat := benchCatalog(n)
-			embed.Default().Embed("warm up") // load the vectors outside the timer
+			embed.Default().EmbedText("warm up") // load the vectors outside the timer
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
@@ -339,7 +339,7 @@ func TestSynthCatalogShape(t *testing.T) {
 	// Most of the vocabulary is known to the embedder.
 	e, unknown := embed.Default(), 0
 	for _, w := range benchNouns {
-		if slices.Max(e.Embed(w)) == 0 && slices.Min(e.Embed(w)) == 0 {
+		if slices.Max(e.EmbedText(w)) == 0 && slices.Min(e.EmbedText(w)) == 0 {
 			unknown++
 		}
 	}

@@ -48,6 +48,13 @@ type config struct {
 	noSearch  bool
 	followups settle.Store
 	log       *zap.Logger
+	// remote is a remote reranker or scorer tried before the learned one
+	// (WithRemoteReranker); remoteCal calibrates its fits.
+	remote       rerank.Reranker
+	remoteCal    calibrate.Calibrator
+	remoteBudget time.Duration
+	embedBudget  time.Duration
+	onDegraded   func(component string)
 }
 
 // WithModel uses a fitted model (default: the built-in model).
@@ -67,6 +74,32 @@ func WithoutRetrieval() Option { return func(c *config) { c.noSearch = true } }
 
 // WithReranker replaces the model's learned reranker.
 func WithReranker(r rerank.Reranker) Option { return func(c *config) { c.reranker = r } }
+
+// WithRemoteReranker ranks with r — a language model or a relevance
+// service — within budget per task (0: only ctx bounds it), calibrating
+// its fits with cal. When r fails or runs over, the matcher ranks with the
+// model's learned reranker and calibration instead and the decision says
+// so (Degraded): a model server being down costs quality, never a task.
+func WithRemoteReranker(r rerank.Reranker, cal calibrate.Calibrator, budget time.Duration) Option {
+	return func(c *config) { c.remote, c.remoteCal, c.remoteBudget = r, cal, budget }
+}
+
+// WithEmbedBudget bounds the query embedding of a remote embedder (0:
+// only ctx bounds it); past it the task is retrieved with BM25 alone.
+func WithEmbedBudget(d time.Duration) Option { return func(c *config) { c.embedBudget = d } }
+
+// WithDegradedHook calls f with "embedder" or "reranker" each time a task
+// falls back to the built-in path, for a metric.
+func WithDegradedHook(f func(component string)) Option {
+	return func(c *config) { c.onDegraded = f }
+}
+
+// The Degraded notes a shortlist, ranking or decision carries when a
+// remote model could not be used for it.
+const (
+	DegradedEmbedder = "embedder unavailable"
+	DegradedReranker = "reranker unavailable"
+)
 
 // WithCalibrator replaces the model's calibration.
 func WithCalibrator(cal calibrate.Calibrator) Option { return func(c *config) { c.cal = cal } }
@@ -144,15 +177,17 @@ func WithLogger(l *zap.Logger) Option { return func(c *config) { c.log = l } }
 // Matcher matches tasks against one catalog snapshot. It is safe for
 // concurrent use.
 type Matcher struct {
-	cat    *catalog.Catalog
-	refs   []ref // doc i of the index is refs[i]
-	idx    index.Index
-	emb    vector.Embedder
-	rr     rerank.Reranker
-	cal    calibrate.Calibrator
-	policy decide.Policy
-	cfg    config
-	log    *zap.Logger
+	cat  *catalog.Catalog
+	refs []ref // doc i of the index is refs[i]
+	idx  index.Index
+	emb  vector.Embedder
+	rr   rerank.Reranker
+	// learned is the model's reranker, the fallback of a remote one.
+	learned rerank.Reranker
+	cal     calibrate.Calibrator
+	policy  decide.Policy
+	cfg     config
+	log     *zap.Logger
 }
 
 type ref struct {
@@ -175,12 +210,18 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	case cfg.embedder == nil:
 		return nil, ErrNoEmbedder
 	}
-	if cfg.reranker == nil {
-		l, err := rerank.NewLearned(cfg.model.Reranker)
-		if err != nil {
-			return nil, fmt.Errorf("new matcher: %w", err)
+	learned, err := rerank.NewLearned(cfg.model.Reranker)
+	if err != nil {
+		return nil, fmt.Errorf("new matcher: %w", err)
+	}
+	switch {
+	case cfg.remote != nil:
+		cfg.reranker = cfg.remote
+		if cfg.remoteCal == nil {
+			return nil, errors.New("new matcher: a remote reranker needs a calibration")
 		}
-		cfg.reranker = l
+	case cfg.reranker == nil:
+		cfg.reranker = learned
 	}
 	if cfg.cal == nil {
 		cfg.cal = cfg.model.Calibration
@@ -190,7 +231,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 			return index.NewMemory(docs, e)
 		}
 	}
-	m := &Matcher{cat: cat, emb: cfg.embedder, rr: cfg.reranker, cal: cfg.cal, policy: cfg.policy, cfg: cfg, log: cfg.log}
+	m := &Matcher{cat: cat, emb: cfg.embedder, rr: cfg.reranker, learned: learned, cal: cfg.cal, policy: cfg.policy, cfg: cfg, log: cfg.log}
 	var extra map[string][]string
 	if cfg.examples {
 		extra = cfg.model.Examples
@@ -245,6 +286,9 @@ type Shortlist struct {
 	Retrieval  *index.Result
 	Terms      []string
 	Vector     []float32
+	// Degraded says why retrieval fell back to the built-in path
+	// (DegradedEmbedder), "" when it did not.
+	Degraded string
 }
 
 // Ranked is a reranked candidate with its calibrated probability.
@@ -266,6 +310,9 @@ type Result struct {
 	// ContextID is the context id a delegation carries ("" for none).
 	ContextID string
 	Timings   Timings
+	// Degraded lists, joined by "; ", the stages that fell back to the
+	// built-in path for this task ("" for none); Decision.Degraded too.
+	Degraded string
 }
 
 // Timings of each stage.
@@ -295,7 +342,31 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	sl := &Shortlist{Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := queryText(req)
 	sl.Terms = analyze.Terms(q)
-	sl.Vector = m.emb.Embed(q)
+	if local, ok := m.emb.(vector.Local); ok {
+		sl.Vector = local.EmbedText(q)
+	} else {
+		// A remote embedder that is down or too slow costs the dense half
+		// of retrieval, not the task: BM25 alone shortlists, and the
+		// decision says so.
+		ectx, cancel := ctx, context.CancelFunc(func() {})
+		if m.cfg.embedBudget > 0 {
+			ectx, cancel = context.WithTimeout(ctx, m.cfg.embedBudget)
+		}
+		v, err := vector.One(ectx, m.emb, q)
+		cancel()
+		if err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("shortlist: %w", ctx.Err())
+		}
+		if err != nil {
+			m.log.Warn("query embedding failed; retrieving with BM25 alone", zap.String("task_id", req.TaskID), zap.Error(err))
+			sl.Degraded = DegradedEmbedder
+			if m.cfg.onDegraded != nil {
+				m.cfg.onDegraded("embedder")
+			}
+		} else {
+			sl.Vector = v
+		}
+	}
 	if fr.Kept == 0 {
 		sl.Retrieval = &index.Result{}
 		return sl, nil
@@ -344,18 +415,68 @@ func (m *Matcher) Calibrator() calibrate.Calibrator { return m.cal }
 
 // RankCalibrated is Rank with another calibrator (nil: the matcher's own),
 // for a caller that hot-reloads the calibration without rebuilding the
-// matcher and its index.
+// matcher and its index. The calibrator is that of the reranker that
+// normally ranks: the remote one when there is one (the refit learns from
+// its scores), else the learned one. A task the remote reranker could not
+// rank is calibrated with the model's own calibration of the learned one.
 func (m *Matcher) RankCalibrated(ctx context.Context, req *extract.Requirement, sl *Shortlist, cal calibrate.Calibrator) ([]Ranked, error) {
+	ranked, _, err := m.RankDegraded(ctx, req, sl, cal)
+	return ranked, err
+}
+
+// RankDegraded is RankCalibrated that also says whether the ranking fell
+// back from the remote reranker to the learned one (DegradedReranker, or
+// "").
+func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl *Shortlist, cal calibrate.Calibrator) ([]Ranked, string, error) {
+	if sl.Retrieval == nil || len(sl.Retrieval.Candidates) == 0 {
+		return nil, "", nil
+	}
+	in := &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, Explain: m.cfg.explain}
+	if m.cfg.remote != nil {
+		rctx, cancel := ctx, context.CancelFunc(func() {})
+		if m.cfg.remoteBudget > 0 {
+			rctx, cancel = context.WithTimeout(ctx, m.cfg.remoteBudget)
+		}
+		scored, err := m.rr.Rerank(rctx, in)
+		cancel()
+		if err == nil {
+			var out []Ranked
+			rcal := cal
+			if rcal == nil {
+				rcal = m.cfg.remoteCal
+			}
+			if out, err = m.rebuild(sl, scored, rcal); err == nil {
+				return out, "", nil
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, "", fmt.Errorf("rank: %w", ctx.Err())
+		}
+		m.log.Warn("remote reranker failed; ranking with the learned reranker", zap.String("task_id", req.TaskID), zap.Error(err))
+		if m.cfg.onDegraded != nil {
+			m.cfg.onDegraded("reranker")
+		}
+		scored, err = m.learned.Rerank(ctx, in)
+		if err != nil {
+			return nil, "", fmt.Errorf("rank: %w", err)
+		}
+		out, err := m.rebuild(sl, scored, m.cal)
+		return out, DegradedReranker, err
+	}
 	if cal == nil {
 		cal = m.cal
 	}
-	if sl.Retrieval == nil || len(sl.Retrieval.Candidates) == 0 {
-		return nil, nil
-	}
-	scored, err := m.rr.Rerank(ctx, &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, Explain: m.cfg.explain})
+	scored, err := m.rr.Rerank(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("rank: %w", err)
+		return nil, "", fmt.Errorf("rank: %w", err)
 	}
+	out, err := m.rebuild(sl, scored, cal)
+	return out, "", err
+}
+
+// rebuild checks a reranker's answer against the shortlist and calibrates
+// each fit.
+func (m *Matcher) rebuild(sl *Shortlist, scored []rerank.Scored, cal calibrate.Calibrator) ([]Ranked, error) {
 	// Rebuild every candidate from the shortlist by its doc number: a
 	// reranker reorders and scores, it cannot add, repeat or rewrite a
 	// candidate.
@@ -444,10 +565,12 @@ func (m *Matcher) Match(ctx context.Context, t *task.Task) (*Result, error) {
 	}
 	res.Shortlist = sl
 	t2 := time.Now()
-	res.Ranked, err = m.Rank(ctx, &res.Requirement, sl)
+	var rankNote string
+	res.Ranked, rankNote, err = m.RankDegraded(ctx, &res.Requirement, sl, nil)
 	if err != nil {
 		return nil, fmt.Errorf("match task %s: %w", t.ID, err)
 	}
+	res.Degraded = JoinDegraded(sl.Degraded, rankNote)
 	t3 := time.Now()
 	d, opts := m.Decide(res.Ranked)
 	st, err := m.Settler(nil).Settle(ctx, t, &res.Requirement, d, opts, t.ID)
@@ -455,9 +578,25 @@ func (m *Matcher) Match(ctx context.Context, t *task.Task) (*Result, error) {
 		return nil, fmt.Errorf("match task %s: %w", t.ID, err)
 	}
 	res.Decision, res.Pinned, res.ContextID = st.Decision, st.Pinned, st.ContextID
+	res.Decision.Degraded = res.Degraded
 	t4 := time.Now()
 	res.Timings = Timings{Extract: t1.Sub(t0), Retrieve: t2.Sub(t1), Rerank: t3.Sub(t2), Decide: t4.Sub(t3)}
 	m.log.Debug("matched", zap.String("task_id", t.ID), zap.String("action", string(res.Decision.Action)),
 		zap.Float64("probability", res.Decision.Probability), zap.Duration("took", t4.Sub(t0)))
 	return res, nil
+}
+
+// JoinDegraded joins the stages' Degraded notes, skipping empty ones.
+func JoinDegraded(notes ...string) string {
+	out := ""
+	for _, n := range notes {
+		switch {
+		case n == "":
+		case out == "":
+			out = n
+		default:
+			out += "; " + n
+		}
+	}
+	return out
 }

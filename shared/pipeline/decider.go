@@ -121,6 +121,7 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 		return res, err
 	}
 	out.Decision = st.Decision
+	out.Degraded = m.Degraded
 	if st.Decision.Action == decide.Delegate && st.Decision.Chosen != nil {
 		if a, ok := snap.m.Catalog().Agent(st.Decision.Chosen.AgentID); ok {
 			if out.Request, err = wire.NewA2ARequest(a.Card, st.Decision.Chosen.SkillID, &t, out.DecisionID,

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/learn/feedback"
+	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/calibrate"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
@@ -90,6 +92,11 @@ func (f *FeedbackStage) Refit(ctx context.Context, js jetstream.JetStream, cfg R
 		d, err := wire.DecodeDecision(m.Data())
 		if err != nil || d.Top == nil {
 			return // not decodable, or decided before Top was recorded
+		}
+		if strings.Contains(d.Degraded, match.DegradedReranker) {
+			// Ranked by the fallback of a remote reranker: its score is on
+			// another scale than the scores the refit calibrates.
+			return
 		}
 		caller, ok := wire.CallerOfDecision(m.Subject())
 		if !ok {

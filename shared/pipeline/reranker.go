@@ -41,11 +41,12 @@ func (r *Reranker) Handle(ctx context.Context, in Msg) (Result, error) {
 	if err != nil {
 		return res, badInput(err)
 	}
-	ranked, err := snap.m.RankCalibrated(ctx, &m.Requirement, sl, r.Calibrator())
+	ranked, note, err := snap.m.RankDegraded(ctx, &m.Requirement, sl, r.Calibrator())
 	if err != nil {
 		return res, err
 	}
-	out := wire.Ranked{V: wire.Version, TaskID: m.TaskID, Caller: m.Caller, Task: m.Task, Catalog: m.Catalog, Candidates: match.Options(ranked)}
+	out := wire.Ranked{V: wire.Version, TaskID: m.TaskID, Caller: m.Caller, Task: m.Task, Catalog: m.Catalog, Candidates: match.Options(ranked),
+		Degraded: match.JoinDegraded(sl.Degraded, note)}
 	if out.Candidates == nil {
 		out.Candidates = []decide.Option{}
 	}

@@ -30,6 +30,7 @@ func TestShortlistWireIsExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		sl.Degraded = match.DegradedEmbedder // travels to the decision
 		b, err := json.Marshal(shortlistToWire(sl))
 		if err != nil {
 			t.Fatal(err)
@@ -41,6 +42,9 @@ func TestShortlistWireIsExact(t *testing.T) {
 		sl2, err := shortlistFromWire(&ws, m.Index())
 		if err != nil {
 			t.Fatal(err)
+		}
+		if sl2.Degraded != match.DegradedEmbedder {
+			t.Errorf("%q: degraded %q after the wire", text, sl2.Degraded)
 		}
 		got, err := m.Rank(ctx, &req, sl2)
 		if err != nil {

@@ -7,14 +7,19 @@
 package retrieval
 
 import (
+	"cmp"
+	"context"
 	"flag"
 	"io"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/remoteembed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 	"github.com/skillmatch/skillmatch/shared/retrieval/weaviateindex"
 )
 
@@ -26,19 +31,48 @@ type stack struct{}
 func Stack() app.Retrieval { return stack{} }
 
 // Options implements app.Retrieval.
-func (stack) Options(m *app.MatcherFlags, log *zap.Logger) []match.Option {
-	opts := []match.Option{match.WithEmbedder(embed.Default())}
+func (stack) Options(m *app.MatcherFlags, log *zap.Logger) ([]match.Option, error) {
+	e, err := Embedder(m)
+	if err != nil {
+		return nil, err
+	}
+	opts := []match.Option{match.WithEmbedder(e), match.WithEmbedBudget(m.EmbedderBudget)}
 	if m.Index == "weaviate" {
 		// One builder for every rebuild: it logs one line per change of
 		// Weaviate's reachability, not one per index.
 		opts = append(opts, match.WithIndex(weaviateindex.Builder(weaviateindex.Config{
 			URL: m.WeaviateURL, GRPC: m.WeaviateGRPC, Catalog: m.WeaviateName, Tenant: m.WeaviateTenant, Log: log})))
 	}
-	return opts
+	return opts, nil
+}
+
+// Embedder is the embedder the flags choose: the built-in GloVe, or for
+// --embedder openai the remote embedder, its dimension learned from the
+// server when --embedder-dim is not given.
+func Embedder(m *app.MatcherFlags) (vector.Embedder, error) {
+	if m.Embedder != "openai" {
+		return embed.Default(), nil
+	}
+	c, err := m.EmbedderClient()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*cmp.Or(m.EmbedderTimeout, 10*time.Second))
+	defer cancel()
+	e, err := remoteembed.New(ctx, remoteembed.Config{Client: c, Model: m.EmbedderModel, Dim: m.EmbedderDim, Batch: m.EmbedderBatch})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // EmbedderID implements app.Retrieval.
-func (stack) EmbedderID() string { return embed.Default().ID() }
+func (stack) EmbedderID(m *app.MatcherFlags) string {
+	if id := m.RemoteEmbedderID(); id != "" {
+		return id
+	}
+	return embed.Default().ID()
+}
 
 // MatcherFlags registers the matcher flags on fs for a command that
 // shortlists.

@@ -34,6 +34,10 @@ type Report struct {
 	Delegated    int `json:"delegated"`
 	Clarified    int `json:"clarified"`
 	Abstained    int `json:"abstained"`
+	// Degraded counts the tasks decided without a remote embedder or
+	// reranker (match.Result.Degraded): figures of a run with many are
+	// the built-in path's, not the remote model's.
+	Degraded int `json:"degraded,omitempty"`
 
 	// BM25 ranks the same filtered catalog by BM25 alone, for scale: what
 	// skillmatch adds over the plainest retriever. Nil when not computed.
@@ -67,6 +71,8 @@ type Outcome struct {
 	// says it was computed.
 	BM25Rank   int
 	BM25Ranked bool
+	// Degraded is the task's match.Result.Degraded.
+	Degraded string
 }
 
 // Run matches every task and scores the outcomes. progress, when not nil,
@@ -94,7 +100,7 @@ func Run(ctx context.Context, m *match.Matcher, tasks []golden.Task, progress fu
 // OutcomeOf records what the matcher did with one labelled task; policy
 // orders the ranked candidates as the decider saw them.
 func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency time.Duration) Outcome {
-	o := Outcome{Task: gt, Latency: latency, Action: res.Decision.Action}
+	o := Outcome{Task: gt, Latency: latency, Action: res.Decision.Action, Degraded: res.Degraded}
 	if res.Shortlist != nil && res.Shortlist.Retrieval != nil {
 		for _, c := range res.Shortlist.Retrieval.Candidates {
 			if gt.Correct(c.Entry.Key) {
@@ -143,6 +149,9 @@ func Score(outs []Outcome) *Report {
 			r.Clarified++
 		case decide.Abstain:
 			r.Abstained++
+		}
+		if o.Degraded != "" {
+			r.Degraded++
 		}
 		if o.TopKey != "" {
 			probs = append(probs, o.Prob)

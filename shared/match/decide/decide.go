@@ -42,6 +42,10 @@ type Decision struct {
 	Candidates []Option `json:"candidates,omitempty"`
 	Question   string   `json:"question,omitempty"`
 	Reason     string   `json:"reason"`
+	// Degraded says which remote model this decision had to do without
+	// ("reranker unavailable", "embedder unavailable"; "" when none):
+	// the built-in path decided instead.
+	Degraded string `json:"degraded,omitempty"`
 }
 
 // Policy holds the operating point.

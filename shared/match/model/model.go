@@ -27,7 +27,22 @@ type Model struct {
 	// Examples are extra example texts per skill key ("<agent>/<skill>"),
 	// indexed like the card's own examples. Empty in a domain-neutral model.
 	Examples map[string][]string `json:"examples,omitempty"`
-	Fitted   FitInfo             `json:"fitted"`
+	// Remote calibrates the fits of remote rerankers, by kind ("llm",
+	// "systemone"): `skillmatch fit --reranker llm` fits one. The learned
+	// reranker's Calibration stays for when the remote one is down.
+	Remote map[string]*calibrate.Model `json:"remote,omitempty"`
+	Fitted FitInfo                     `json:"fitted"`
+}
+
+// RemoteCalibration is the calibration of a remote reranker's fits: the
+// model's fitted one for kind, else a neutral default — fit 5 of 10 is an
+// even chance, 8 about 0.9 — until `skillmatch fit --reranker` fits one.
+func (m *Model) RemoteCalibration(kind string) calibrate.Calibrator {
+	if c := m.Remote[kind]; c != nil {
+		return c
+	}
+	c, _ := calibrate.NewPlatt(calibrate.Platt{A: -0.8, B: 4})
+	return c
 }
 
 // FitInfo records where a model came from.

@@ -19,7 +19,14 @@ type bagOfWords struct{}
 
 func (bagOfWords) ID() string { return "test-bag-of-words" }
 func (bagOfWords) Dim() int   { return 64 }
-func (bagOfWords) Embed(text string) []float32 {
+func (b bagOfWords) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = b.EmbedText(t)
+	}
+	return out, nil
+}
+func (bagOfWords) EmbedText(text string) []float32 {
 	v := make([]float32, 64)
 	for _, t := range analyze.Terms(text) {
 		h := fnv.New32a()
@@ -58,7 +65,7 @@ func TestDefaultModelIsMonotoneInSharedWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := index.Query{Text: need, Terms: analyze.Terms(need), Vector: emb.Embed(need)}
+	q := index.Query{Text: need, Terms: analyze.Terms(need), Vector: emb.EmbedText(need)}
 	res, err := idx.Search(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)

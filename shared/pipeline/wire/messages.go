@@ -120,6 +120,9 @@ type Ranked struct {
 	Task       json.RawMessage `json:"task"`
 	Catalog    string          `json:"catalog"`
 	Candidates []decide.Option `json:"candidates"`
+	// Degraded lists the stages so far that did without their remote
+	// model (match.JoinDegraded), carried on to the decision.
+	Degraded string `json:"degraded,omitempty"`
 }
 
 // DecodeRanked reads and checks a Ranked message.

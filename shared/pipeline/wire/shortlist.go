@@ -28,6 +28,9 @@ type Shortlist struct {
 	// Keys[i] is the key of Retrieval.Candidates[i].
 	Keys      []string   `json:"keys"`
 	Retrieval *Retrieval `json:"retrieval"`
+	// Degraded says why retrieval fell back to the built-in path
+	// ("embedder unavailable"), carried on to the decision.
+	Degraded string `json:"degraded,omitempty"`
 }
 
 // Floats is a float32 vector that travels as base64 of its little-endian

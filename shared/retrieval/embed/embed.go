@@ -9,6 +9,7 @@
 package embed
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -43,7 +44,7 @@ func loadBuiltin() (*table, *GloVe, error) {
 // which the package's tests rule out — it returns an embedder whose ID says
 // so and whose vectors are all zero, so nothing matches instead of the
 // process dying.
-func Default() vector.Embedder {
+func Default() vector.Local {
 	_, g, err := loadBuiltin()
 	if err != nil {
 		return broken{err: err}
@@ -56,6 +57,13 @@ type broken struct{ err error }
 
 func (b broken) ID() string { return BuiltinID + "-unavailable" }
 func (b broken) Dim() int   { return builtinDim }
-func (b broken) Embed(string) []float32 {
+func (b broken) EmbedText(string) []float32 {
 	return make([]float32, builtinDim)
+}
+func (b broken) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = b.EmbedText("")
+	}
+	return out, nil
 }

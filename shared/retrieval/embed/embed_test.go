@@ -56,8 +56,8 @@ func TestSimilarBeatsUnrelated(t *testing.T) {
 		{"my credit card was declined", "why was my payment rejected", "set an alarm for six am"},
 		{"find a recipe for chicken curry", "how do i cook rice", "what is my account balance"},
 	} {
-		a := e.Embed(tc.anchor)
-		sim, unrel := vector.Cosine(a, e.Embed(tc.similar)), vector.Cosine(a, e.Embed(tc.unrelated))
+		a := e.EmbedText(tc.anchor)
+		sim, unrel := vector.Cosine(a, e.EmbedText(tc.similar)), vector.Cosine(a, e.EmbedText(tc.unrelated))
 		// A margin, not just an order: a near tie would mean the embedder
 		// barely separates the topics.
 		t.Logf("%.3f vs %.3f  %s", sim, unrel, tc.anchor)
@@ -71,7 +71,7 @@ func TestSimilarBeatsUnrelated(t *testing.T) {
 func TestZeroVectorForUnknownText(t *testing.T) {
 	e := Default()
 	for _, text := range []string{"", "   ", "!!! ??? ...", "zqxjvw blorfinax", "—"} {
-		v := e.Embed(text)
+		v := e.EmbedText(text)
 		if len(v) != e.Dim() || norm(v) != 0 {
 			t.Errorf("Embed(%q): len %d norm %g, want the zero vector of len %d", text, len(v), norm(v), e.Dim())
 		}
@@ -87,7 +87,7 @@ func TestUnitLength(t *testing.T) {
 		"invoices invoicing invoiced",
 		"a very long text about mountains rivers forests deserts oceans and the weather over them all year round",
 	} {
-		if n := norm(e.Embed(text)); math.Abs(n-1) > 1e-5 {
+		if n := norm(e.EmbedText(text)); math.Abs(n-1) > 1e-5 {
 			t.Errorf("Embed(%q) has norm %g, want 1", text, n)
 		}
 	}
@@ -102,7 +102,7 @@ func TestDeterministic(t *testing.T) {
 	// with the shared default, and repeated calls must too.
 	fresh := newGloVe(tb, defaultOptions())
 	text := "schedule a meeting with the finance team about the quarterly budget"
-	want := Default().Embed(text)
+	want := Default().EmbedText(text)
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
 	for g := 0; g < 8; g++ {
@@ -110,7 +110,7 @@ func TestDeterministic(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 50; i++ {
-				got := fresh.Embed(text)
+				got := fresh.EmbedText(text)
 				for j := range want {
 					if got[j] != want[j] {
 						errs <- "embedding differs between calls"
@@ -136,14 +136,14 @@ func TestStopwords(t *testing.T) {
 		t.Fatal(err)
 	}
 	// With stopwords skipped, adding them changes nothing.
-	if c := vector.Cosine(skip.Embed("the bank of the river"), skip.Embed("bank river")); c < 0.9999 {
+	if c := vector.Cosine(skip.EmbedText("the bank of the river"), skip.EmbedText("bank river")); c < 0.9999 {
 		t.Errorf("stopwords changed the embedding: cosine %g", c)
 	}
 	if skip.ID() == BuiltinID {
 		t.Errorf("WithSkipStopwords(true) kept the default id")
 	}
 	keep := Default()
-	if c := vector.Cosine(keep.Embed("the bank of the river"), keep.Embed("bank river")); c > 0.9999 {
+	if c := vector.Cosine(keep.EmbedText("the bank of the river"), keep.EmbedText("bank river")); c > 0.9999 {
 		t.Errorf("the default embedder ignored stopwords: cosine %g", c)
 	}
 }
@@ -164,7 +164,7 @@ func TestOptions(t *testing.T) {
 		t.Errorf("a different SIF weight kept the default id")
 	}
 	text := "the quick brown fox jumps over the lazy dog"
-	if c := vector.Cosine(other.Embed(text), same.Embed(text)); c > 0.99999 {
+	if c := vector.Cosine(other.EmbedText(text), same.EmbedText(text)); c > 0.99999 {
 		t.Errorf("WithSIFWeight had no effect (cosine %g)", c)
 	}
 
@@ -266,7 +266,7 @@ func TestFallbackLookup(t *testing.T) {
 		}
 	}
 	// An inflected form embeds like its base.
-	if c := vector.Cosine(g.Embed("invoices"), g.Embed("invoice")); c < 0.9999 {
+	if c := vector.Cosine(g.EmbedText("invoices"), g.EmbedText("invoice")); c < 0.9999 {
 		t.Errorf("invoices vs invoice: cosine %g, want 1", c)
 	}
 }
@@ -275,14 +275,14 @@ func TestCommonComponentRemoved(t *testing.T) {
 	g := writeTable(t, "alpha", "beta", "gamma")
 	// The synthetic table's common component is the first axis.
 	for _, text := range []string{"alpha", "beta gamma", "alpha beta gamma"} {
-		if v := g.Embed(text); math.Abs(float64(v[0])) > 1e-6 {
+		if v := g.EmbedText(text); math.Abs(float64(v[0])) > 1e-6 {
 			t.Errorf("Embed(%q)[0] = %g, want 0 after removing the common component", text, v[0])
 		}
 	}
 }
 
 func TestCosineOfItself(t *testing.T) {
-	v := Default().Embed("open the pod bay doors")
+	v := Default().EmbedText("open the pod bay doors")
 	if c := vector.Cosine(v, v); math.Abs(float64(c)-1) > 1e-5 {
 		t.Errorf("Cosine(v, v) = %g, want 1", c)
 	}
@@ -291,10 +291,10 @@ func TestCosineOfItself(t *testing.T) {
 func BenchmarkEmbed(b *testing.B) {
 	e := Default()
 	const text = "please transfer five hundred dollars from my checking account to savings tomorrow" // 12 words
-	e.Embed(text)
+	e.EmbedText(text)
 	b.ReportAllocs()
 	for b.Loop() {
-		e.Embed(text)
+		e.EmbedText(text)
 	}
 }
 

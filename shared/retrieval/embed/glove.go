@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	_ "embed" // for the shipped vectors
 	"errors"
 	"fmt"
@@ -165,7 +166,17 @@ func (g *GloVe) Dim() int { return g.t.Dim }
 // Len is the number of words in the vocabulary.
 func (g *GloVe) Len() int { return g.t.Len() }
 
-// Embed implements vector.Embedder: the SIF sentence vector of text,
+// Embed implements vector.Embedder: EmbedText of each text. It never
+// fails; ctx is not consulted, a text takes microseconds.
+func (g *GloVe) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = g.EmbedText(t)
+	}
+	return out, nil
+}
+
+// EmbedText implements vector.Local: the SIF sentence vector of text,
 //
 //	v = Σ_w a/(a+p(w))·v(w),   v ← v − (v·u)u,   v ← v/|v|
 //
@@ -173,7 +184,7 @@ func (g *GloVe) Len() int { return g.t.Len() }
 // fallback), where u is the stored common component. SIF averages the sum;
 // the average is skipped because the projection and the normalisation
 // cancel any positive scale.
-func (g *GloVe) Embed(text string) []float32 {
+func (g *GloVe) EmbedText(text string) []float32 {
 	out := make([]float32, g.t.Dim)
 	words := analyze.Words(text)
 	found := g.accumulate(out, words, g.skipStop)

@@ -27,7 +27,7 @@ func testDocs() []Doc {
 
 func query(text string) Query {
 	e := embed.Default()
-	return Query{Text: text, Terms: analyze.Terms(text), Vector: e.Embed(text)}
+	return Query{Text: text, Terms: analyze.Terms(text), Vector: e.EmbedText(text)}
 }
 
 func TestMemorySearch(t *testing.T) {

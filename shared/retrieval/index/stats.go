@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -19,9 +20,9 @@ type Stats struct {
 	Vectors Vectors
 }
 
-// BuildStats analyses (when not done yet) and embeds every doc on workers
-// goroutines, which is most of the work and needs no shared state, then
-// indexes them in order.
+// BuildStats analyses (when not done yet) and embeds every doc — a Local
+// embedder on workers goroutines, any other in batches — then indexes them
+// in order.
 func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (Stats, error) {
 	for i := range docs {
 		if docs[i].Key == "" {
@@ -29,31 +30,11 @@ func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (S
 		}
 	}
 	vecs := make([][][]float32, len(docs)) // per doc: description, then examples
-	var wg sync.WaitGroup
-	next := make(chan int, 64)
-	for range max(workers, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				d := &docs[i]
-				if d.NameTerms == nil && d.DescTerms == nil {
-					d.Analyze()
-				}
-				v := make([][]float32, 1+len(d.Examples))
-				v[0] = emb.Embed(DescriptionText(d))
-				for j, ex := range d.Examples {
-					v[j+1] = emb.Embed(ex)
-				}
-				vecs[i] = v
-			}
-		}()
+	if local, ok := emb.(vector.Local); ok {
+		embedLocal(docs, local, vecs, workers)
+	} else if err := embedRemote(docs, emb, vecs); err != nil {
+		return Stats{}, err
 	}
-	for i := range docs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 	total := 0
 	for i := range docs {
 		total += 1 + len(docs[i].Examples)
@@ -86,4 +67,58 @@ func (vs *Vectors) DocVectors(d int) [][]float32 {
 		out = append(out, vs.Vec(v))
 	}
 	return out
+}
+
+// embedLocal analyses and embeds every doc on workers goroutines, which is
+// most of an index build and needs no shared state.
+func embedLocal(docs []Doc, emb vector.Local, vecs [][][]float32, workers int) {
+	var wg sync.WaitGroup
+	next := make(chan int, 64)
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				d := &docs[i]
+				if d.NameTerms == nil && d.DescTerms == nil {
+					d.Analyze()
+				}
+				v := make([][]float32, 1+len(d.Examples))
+				v[0] = emb.EmbedText(DescriptionText(d))
+				for j, ex := range d.Examples {
+					v[j+1] = emb.EmbedText(ex)
+				}
+				vecs[i] = v
+			}
+		}()
+	}
+	for i := range docs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// embedRemote embeds every doc's texts in one call, which a remote
+// embedder batches and caches (vector.EmbedDocuments). The build has no
+// context of its own: the embedder's timeouts and retry budget bound it.
+func embedRemote(docs []Doc, emb vector.Embedder, vecs [][][]float32) error {
+	var texts []string
+	for i := range docs {
+		d := &docs[i]
+		if d.NameTerms == nil && d.DescTerms == nil {
+			d.Analyze()
+		}
+		texts = append(texts, DescriptionText(d))
+		texts = append(texts, d.Examples...)
+	}
+	all, err := vector.EmbedDocuments(context.Background(), emb, texts)
+	if err != nil {
+		return fmt.Errorf("index: embed %d texts: %w", len(texts), err)
+	}
+	for i := range docs {
+		n := 1 + len(docs[i].Examples)
+		vecs[i], all = all[:n:n], all[n:]
+	}
+	return nil
 }

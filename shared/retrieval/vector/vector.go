@@ -4,9 +4,13 @@
 // decider) links this and not the shipped GloVe table of package embed.
 package vector
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+)
 
-// Embedder turns text into a unit-length dense vector.
+// Embedder turns texts into unit-length dense vectors.
 type Embedder interface {
 	// ID names the embedder and its parameters. Store it beside the vectors
 	// it produced: vectors from different ids are not comparable, so a
@@ -14,10 +18,79 @@ type Embedder interface {
 	ID() string
 	// Dim is the length of every vector Embed returns.
 	Dim() int
-	// Embed returns an L2-normalised vector of length Dim, or the zero
-	// vector when the text has no word the embedder knows. The result is
-	// the caller's to keep or modify.
-	Embed(text string) []float32
+	// Embed returns one L2-normalised vector of length Dim per text, in
+	// order, or the zero vector for a text with no word the embedder
+	// knows. The vectors are the caller's to keep or modify. A remote
+	// embedder fails with an error (wrapping ErrUnavailable when the
+	// service is down or over its time budget); it never returns fewer
+	// vectors than texts without one.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Local is an Embedder that computes in process and cannot fail (the
+// built-in GloVe). Retrieval calls EmbedText on it directly, so the hot
+// path — one query per task — allocates nothing beyond the vector.
+type Local interface {
+	Embedder
+	// EmbedText is Embed of one text.
+	EmbedText(text string) []float32
+}
+
+// DocumentEmbedder is an Embedder that embeds catalog texts apart from
+// queries, for example through a cache keyed by content, so that a
+// changed card re-embeds only its own texts. Indexes embed their docs
+// with EmbedDocuments.
+type DocumentEmbedder interface {
+	Embedder
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// ErrUnavailable marks an embedder (or any remote model) that is down,
+// refused the request or did not answer within its time budget: callers
+// degrade to what they can do without it.
+var ErrUnavailable = errors.New("model service unavailable")
+
+// One embeds a single text: directly for a Local embedder, as a batch of
+// one otherwise.
+func One(ctx context.Context, e Embedder, text string) ([]float32, error) {
+	if l, ok := e.(Local); ok {
+		return l.EmbedText(text), nil
+	}
+	vs, err := e.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("embedder %s: %d vectors for 1 text", e.ID(), len(vs))
+	}
+	return vs[0], nil
+}
+
+// EmbedDocuments embeds catalog texts: through EmbedDocuments when e has
+// it, Embed otherwise. It checks the count and every length, so an index
+// never stores a vector of the wrong size.
+func EmbedDocuments(ctx context.Context, e Embedder, texts []string) ([][]float32, error) {
+	var (
+		vs  [][]float32
+		err error
+	)
+	if d, ok := e.(DocumentEmbedder); ok {
+		vs, err = d.EmbedDocuments(ctx, texts)
+	} else {
+		vs, err = e.Embed(ctx, texts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != len(texts) {
+		return nil, fmt.Errorf("embedder %s: %d vectors for %d texts", e.ID(), len(vs), len(texts))
+	}
+	for i, v := range vs {
+		if len(v) != e.Dim() {
+			return nil, fmt.Errorf("embedder %s: vector %d has %d dimensions, want %d", e.ID(), i, len(v), e.Dim())
+		}
+	}
+	return vs, nil
 }
 
 // Cosine returns the cosine similarity of two unit vectors, which is their

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"context"
 	"math"
 	"math/rand"
 	"testing"
@@ -38,4 +39,34 @@ func BenchmarkCosine(b *testing.B) {
 		sink += Cosine(x, y)
 	}
 	_ = sink
+}
+
+// short is an embedder that answers with one vector too few or of the
+// wrong length: EmbedDocuments and One must refuse it, not pass it on.
+type short struct{ dim, drop int }
+
+func (s short) ID() string { return "short" }
+func (s short) Dim() int   { return 3 }
+func (s short) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, max(len(texts)-s.drop, 0))
+	for i := range out {
+		out[i] = make([]float32, s.dim)
+	}
+	return out, nil
+}
+
+func TestEmbedDocumentsChecksTheAnswer(t *testing.T) {
+	ctx := context.Background()
+	if _, err := EmbedDocuments(ctx, short{dim: 3}, []string{"a", "b"}); err != nil {
+		t.Fatalf("a well-formed answer: %v", err)
+	}
+	if _, err := EmbedDocuments(ctx, short{dim: 3, drop: 1}, []string{"a", "b"}); err == nil {
+		t.Error("one vector too few was accepted")
+	}
+	if _, err := EmbedDocuments(ctx, short{dim: 2}, []string{"a"}); err == nil {
+		t.Error("a vector of the wrong length was accepted")
+	}
+	if _, err := One(ctx, short{dim: 3, drop: 1}, "a"); err == nil {
+		t.Error("One accepted no vector")
+	}
 }

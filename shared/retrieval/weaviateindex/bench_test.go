@@ -37,7 +37,7 @@ func BenchmarkSearch(b *testing.B) {
 	b.Logf("%d skills, %d texts: stored (or found) in Weaviate in %v", n, len(wv.vs.Owner)-n, time.Since(t0).Round(time.Millisecond))
 	qs := make([]index.Query, len(queries))
 	for i, text := range queries {
-		qs[i] = index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)}
+		qs[i] = index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.EmbedText(text)}
 	}
 	half := allows(docs)["half"]
 	for _, c := range []struct {

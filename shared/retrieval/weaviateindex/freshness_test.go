@@ -22,6 +22,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // catalogV2 is the example catalog with one skill removed and one added.
@@ -125,7 +126,7 @@ func TestFreshness(t *testing.T) {
 		t.Error("A still answers after Drop")
 	}
 	for _, text := range []string{removed.Description, removed.Name} {
-		res, err := b.Search(ctx, index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)})
+		res, err := b.Search(ctx, index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.EmbedText(text)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +242,7 @@ func TestFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := ix.(*Index)
-	q := index.Query{Text: "book a room", Terms: analyze.Terms("book a room"), Vector: emb.Embed("book a room")}
+	q := index.Query{Text: "book a room", Terms: analyze.Terms("book a room"), Vector: emb.EmbedText("book a room")}
 	if _, err := x.Search(ctx, q); err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +344,7 @@ func TestBuilderDropsStale(t *testing.T) {
 	if !exists(other) {
 		t.Error("a version the builder did not build was dropped")
 	}
-	q := index.Query{Text: "book a room", Terms: analyze.Terms("book a room"), Vector: emb.Embed("book a room")}
+	q := index.Query{Text: "book a room", Terms: analyze.Terms("book a room"), Vector: emb.EmbedText("book a room")}
 	if _, err := xs[2].Search(context.Background(), q); err != nil {
 		t.Errorf("newest index after the drop: %v", err)
 	}
@@ -423,7 +424,11 @@ func sameAnswers(t *testing.T, x *Index, mem index.Index, queries []string, labe
 	t.Helper()
 	ctx, emb := context.Background(), x.Embedder()
 	for _, text := range queries {
-		q := index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text)}
+		v, err := vector.One(ctx, emb, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := index.Query{Text: text, Terms: analyze.Terms(text), Vector: v}
 		want, err := mem.Search(ctx, q)
 		if err != nil {
 			t.Fatal(err)

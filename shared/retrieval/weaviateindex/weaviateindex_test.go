@@ -281,7 +281,7 @@ func TestConformance(t *testing.T) {
 			compared := 0
 			for _, text := range queries {
 				for fname, allow := range filters {
-					q := index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.Embed(text), Allow: allow}
+					q := index.Query{Text: text, Terms: analyze.Terms(text), Vector: emb.EmbedText(text), Allow: allow}
 					switch {
 					case fx.name != "examples":
 					case strings.HasPrefix(text, "book"):

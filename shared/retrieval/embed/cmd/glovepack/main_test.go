@@ -133,8 +133,8 @@ func TestConvertRoundTrip(t *testing.T) {
 		if g.Dim() != dim || g.Len() != len(tc.words) {
 			t.Fatalf("bits=%d: embedder dim %d len %d", tc.bits, g.Dim(), g.Len())
 		}
-		money := g.Embed("money")
-		if same, other := vector.Cosine(money, g.Embed("bank fund")), vector.Cosine(money, g.Embed("river")); same < other+0.5 {
+		money := g.EmbedText("money")
+		if same, other := vector.Cosine(money, g.EmbedText("bank fund")), vector.Cosine(money, g.EmbedText("river")); same < other+0.5 {
 			t.Errorf("bits=%d: money~bank fund %.3f, money~river %.3f: topics not separated", tc.bits, same, other)
 		}
 	}
