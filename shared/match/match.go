@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -336,7 +337,11 @@ func (m *Matcher) RankCalibrated(ctx context.Context, req *extract.Requirement, 
 	if sl.Retrieval == nil || len(sl.Retrieval.Candidates) == 0 {
 		return nil, nil
 	}
-	scored, err := m.rr.Rerank(ctx, &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, Explain: m.cfg.explain})
+	in, err := m.RerankInput(ctx, req, sl)
+	if err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
+	}
+	scored, err := m.rr.Rerank(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("rank: %w", err)
 	}
@@ -364,6 +369,33 @@ func (m *Matcher) RankCalibrated(ctx context.Context, req *extract.Requirement, 
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
 	return out, nil
+}
+
+// RerankInput is what the reranker reads for a shortlist: the retrieval,
+// and for a task with earlier turns a retrieval of those turns over the
+// shortlisted skills. It runs in the rank stage, from the requirement, so
+// the pipeline's reranker sees what the in-process matcher sees.
+func (m *Matcher) RerankInput(ctx context.Context, req *extract.Requirement, sl *Shortlist) (*rerank.Input, error) {
+	in := &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, Explain: m.cfg.explain}
+	if len(req.History) == 0 || sl.Retrieval == nil || len(sl.Retrieval.Candidates) == 0 {
+		return in, nil
+	}
+	text := strings.Join(req.History, "\n")
+	allow := make([]bool, m.idx.Len())
+	for _, c := range sl.Retrieval.Candidates {
+		allow[c.Doc] = true
+	}
+	n := len(sl.Retrieval.Candidates)
+	h, err := m.idx.Search(ctx, index.Query{Text: text, Terms: analyze.Terms(text), Vector: m.emb.Embed(text),
+		Allow: allow, Shortlist: n, K: m.cfg.rrfK, Depth: n, Neighbors: 1})
+	switch {
+	case errors.Is(err, index.ErrEmptyQuery):
+		h = &index.Result{}
+	case err != nil:
+		return nil, fmt.Errorf("history retrieval: %w", err)
+	}
+	in.History = h
+	return in, nil
 }
 
 // ErrOutsideShortlist is returned when a reranker returns a candidate the

@@ -38,6 +38,11 @@ var FeatureNames = []string{
 	"ex_bm25_log",  // log(1 + best single-example BM25)
 	"lex_knn_vote", // share of the BM25-nearest examples that are this skill's
 	"lex_knn_top",  // 1 when the BM25-nearest example is this skill's
+	"has_history",  // 1 when the task has earlier turns
+	"hist_rr",      // 1 / rank among the shortlist for the earlier turns
+	"hist_bm25",    // earlier turns' BM25 / best in the shortlist
+	"hist_dense",   // earlier turns' max cosine
+	"hist_agent",   // best hist_rr among the candidate agent's skills: the topic carried over
 }
 
 // NumFeatures is the length of a feature vector.
@@ -89,6 +94,7 @@ func Features(in *Input) [][]float64 {
 	for _, w := range weights {
 		wsum += w
 	}
+	hist := newHistory(in.History)
 	agent := cands[0].Entry.AgentID
 	single := 1.0
 	for _, c := range cands {
@@ -172,9 +178,48 @@ func Features(in *Input) [][]float64 {
 		if n := in.Result.LexNeighbors; len(n) > 0 && n[0].Doc == c.Doc {
 			f[26] = 1
 		}
+		historyFeatures(f[27:32], c, hist)
 		out[i] = f
 	}
 	return out
+}
+
+// history is what the earlier turns said of each shortlisted doc.
+type history struct {
+	byDoc map[int]*index.Candidate
+	agent map[string]float64
+	maxBM float64
+}
+
+func newHistory(r *index.Result) *history {
+	if r == nil {
+		return nil
+	}
+	h := &history{byDoc: make(map[int]*index.Candidate, len(r.Candidates)), agent: map[string]float64{}}
+	for i := range r.Candidates {
+		c := &r.Candidates[i]
+		h.byDoc[c.Doc] = c
+		h.maxBM = max(h.maxBM, c.BM25)
+		h.agent[c.Entry.AgentID] = max(h.agent[c.Entry.AgentID], 1/float64(c.FusedRank))
+	}
+	return h
+}
+
+// historyFeatures fills has_history .. hist_agent; all zero without
+// earlier turns.
+func historyFeatures(f []float64, c index.Candidate, h *history) {
+	if h == nil {
+		return
+	}
+	f[0] = 1
+	if hc, ok := h.byDoc[c.Doc]; ok {
+		f[1] = 1 / float64(hc.FusedRank)
+		if h.maxBM > 0 {
+			f[2] = hc.BM25 / h.maxBM
+		}
+		f[3] = float64(hc.Dense)
+	}
+	f[4] = h.agent[c.Entry.AgentID]
 }
 
 // exactFormat is 1 when the skill names the wanted types without a
