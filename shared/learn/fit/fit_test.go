@@ -133,3 +133,64 @@ func TestFitSets(t *testing.T) {
 		t.Error("no set should fail")
 	}
 }
+
+// Regimes: every set fitted with and without its training texts as
+// examples, and its cards description-only too; the model keeps texts only
+// when Examples says so, and still matches.
+func TestFitRegimes(t *testing.T) {
+	set := loadSet(t)
+	if !set.HasExamples() {
+		t.Fatal("testdata cards give examples")
+	}
+	train := len(set.Split("train"))
+	tests := []struct {
+		name      string
+		cfg       Config
+		passes    int
+		keepTexts bool
+	}{
+		{"bare too", Config{BareToo: true}, 2, false},
+		{"both text regimes", Config{BothTextRegimes: true}, 2, false},
+		{"both, keeping texts", Config{BothTextRegimes: true, Examples: true}, 2, true},
+		{"every regime", Config{BareToo: true, BothTextRegimes: true}, 4, false},
+	}
+	for _, tc := range tests {
+		tc.cfg.Split, tc.cfg.Folds = "train", 3
+		m, err := Fit(context.Background(), set, tc.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if m.Fitted.Tasks != tc.passes*train {
+			t.Errorf("%s: fitted on %d tasks, want %d", tc.name, m.Fitted.Tasks, tc.passes*train)
+		}
+		if tc.keepTexts != (len(m.Examples) > 0) {
+			t.Errorf("%s: model keeps %d skills' texts", tc.name, len(m.Examples))
+		}
+		for k, ex := range m.Examples {
+			if n := countTrain(set, k); len(ex) != n {
+				t.Errorf("%s: %s has %d texts, want %d (each once)", tc.name, k, len(ex), n)
+			}
+		}
+		mt, err := match.New(set.Catalog, match.WithModel(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := eval.Run(context.Background(), mt, set.Split("dev"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Top1 < 0.9 || r.Precision < 0.9 {
+			t.Errorf("%s: dev top-1 %.2f, precision %.2f", tc.name, r.Top1, r.Precision)
+		}
+	}
+}
+
+func countTrain(s *golden.Set, key string) int {
+	n := 0
+	for _, t := range s.Split("train") {
+		if t.Expected == key {
+			n++
+		}
+	}
+	return n
+}
