@@ -43,6 +43,10 @@ var FeatureNames = []string{
 	"hist_bm25",    // earlier turns' BM25 / best in the shortlist
 	"hist_dense",   // earlier turns' max cosine
 	"hist_agent",   // best hist_rr among the candidate agent's skills: the topic carried over
+	"bm25_z",       // BM25 standardised over the shortlist: the same in any catalog
+	"dense_z",      // dense score standardised over the shortlist
+	"desc_z",       // description cosine standardised over the shortlist
+	"centroid_z",   // prototype cosine standardised over the shortlist
 }
 
 // NumFeatures is the length of a feature vector.
@@ -95,6 +99,12 @@ func Features(in *Input) [][]float64 {
 		wsum += w
 	}
 	hist := newHistory(in.History)
+	zs := [4][]float64{
+		zscores(cands, func(c *index.Candidate) float64 { return c.BM25 }),
+		zscores(cands, func(c *index.Candidate) float64 { return float64(c.Dense) }),
+		zscores(cands, func(c *index.Candidate) float64 { return float64(c.DescSim) }),
+		zscores(cands, func(c *index.Candidate) float64 { return float64(c.CentroidSim) }),
+	}
 	agent := cands[0].Entry.AgentID
 	single := 1.0
 	for _, c := range cands {
@@ -179,7 +189,39 @@ func Features(in *Input) [][]float64 {
 			f[26] = 1
 		}
 		historyFeatures(f[27:32], c, hist)
+		f[32] = zs[0][i]
+		f[33] = zs[1][i]
+		f[34] = zs[2][i]
+		f[35] = zs[3][i]
 		out[i] = f
+	}
+	return out
+}
+
+// zscores standardises one score over the shortlist: raw BM25 and cosine
+// levels depend on the catalog's wording and size, a candidate's standing
+// among its rivals much less. All zero when the scores do not vary.
+func zscores(cands []index.Candidate, score func(*index.Candidate) float64) []float64 {
+	out := make([]float64, len(cands))
+	if len(cands) < 2 {
+		return out
+	}
+	mean := 0.0
+	for i := range cands {
+		mean += score(&cands[i])
+	}
+	mean /= float64(len(cands))
+	v := 0.0
+	for i := range cands {
+		d := score(&cands[i]) - mean
+		v += d * d
+	}
+	sd := math.Sqrt(v / float64(len(cands)))
+	if sd < 1e-9 {
+		return out
+	}
+	for i := range cands {
+		out[i] = (score(&cands[i]) - mean) / sd
 	}
 	return out
 }

@@ -224,3 +224,34 @@ func TestFeaturesHistory(t *testing.T) {
 		}
 	}
 }
+
+// Standardised scores: a candidate's standing among its rivals, the same
+// whatever the catalog's score levels.
+func TestFeaturesZScores(t *testing.T) {
+	d := doc("a", "x", "Some skill.")
+	tests := []struct {
+		name string
+		bm25 []float64
+		want []float64
+	}{
+		{"spread", []float64{3, 1}, []float64{1, -1}},
+		{"scaled spread", []float64{30, 10}, []float64{1, -1}},
+		{"equal", []float64{2, 2, 2}, []float64{0, 0, 0}},
+		{"alone", []float64{5}, []float64{0}},
+	}
+	for _, tc := range tests {
+		var cands []index.Candidate
+		for _, b := range tc.bm25 {
+			cands = append(cands, index.Candidate{Entry: d, BM25: b, Dense: float32(b / 10)})
+		}
+		f := Features(needInput(cands...))
+		for i, want := range tc.want {
+			if got := feat(t, f[i], "bm25_z"); math.Abs(got-want) > 1e-6 {
+				t.Errorf("%s: candidate %d bm25_z = %v, want %v", tc.name, i, got, want)
+			}
+			if got := feat(t, f[i], "dense_z"); math.Abs(got-want) > 1e-5 {
+				t.Errorf("%s: candidate %d dense_z = %v, want %v", tc.name, i, got, want)
+			}
+		}
+	}
+}
