@@ -33,7 +33,12 @@ type Config struct {
 	// while real traffic holds many, and a delegation that should have
 	// been an abstention is the costliest mistake.
 	NoMatchWeight float64
-	Embedder      embed.Embedder
+	// CalibrationNoMatchWeight weighs them in the calibration alone
+	// (0: NoMatchWeight). The reranker should learn hard to score them
+	// low, while probabilities should hold at the share of them a catalog
+	// really sees: weighing them up there makes every probability too low.
+	CalibrationNoMatchWeight float64
+	Embedder                 embed.Embedder
 	// BareToo also fits each set whose cards give examples a second time
 	// with those examples removed, so the model learns the
 	// description-only regime most catalogs are in, beside the other.
@@ -68,6 +73,9 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	}
 	if cfg.NoMatchWeight <= 0 {
 		cfg.NoMatchWeight = 10
+	}
+	if cfg.CalibrationNoMatchWeight <= 0 {
+		cfg.CalibrationNoMatchWeight = cfg.NoMatchWeight
 	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.Default()
@@ -230,7 +238,11 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		}
 		// Whole copies stand in for the weight: calibration fits
 		// unweighted samples.
-		for range int(math.Round(g.Weight)) + btoi(g.Weight == 0) {
+		copies := 1
+		if g.Weight > 0 {
+			copies = max(int(math.Round(g.Weight*cfg.CalibrationNoMatchWeight/cfg.NoMatchWeight)), 1)
+		}
+		for range copies {
 			scores = append(scores, best)
 			labels = append(labels, correct[gi][bestI])
 		}
@@ -283,13 +295,6 @@ func hash(s string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return h.Sum32()
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // startStage tells the progress callback that a stage has begun, so that

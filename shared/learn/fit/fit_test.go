@@ -194,3 +194,34 @@ func countTrain(s *golden.Set, key string) int {
 	}
 	return n
 }
+
+// Calibrating at the set's own share of no-match tasks gives probabilities
+// at least as high as weighing them up, and leaves the reranker alone.
+func TestFitCalibrationNoMatchWeight(t *testing.T) {
+	set := loadSet(t)
+	ctx := context.Background()
+	heavy, err := Fit(ctx, set, Config{Split: "train", NoMatchWeight: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	natural, err := Fit(ctx, set, Config{Split: "train", NoMatchWeight: 10, CalibrationNoMatchWeight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w1, _ := json.Marshal(heavy.Reranker)
+	w2, _ := json.Marshal(natural.Reranker)
+	if !bytes.Equal(w1, w2) {
+		t.Error("the calibration weight changed the reranker")
+	}
+	higher := false
+	for s := 0.0; s <= 10; s += 0.5 {
+		ph, pn := heavy.Calibration.Prob(s), natural.Calibration.Prob(s)
+		if pn < ph-0.02 {
+			t.Errorf("fit %.1f: probability %.3f at the natural share, below %.3f with no-match tasks weighed up", s, pn, ph)
+		}
+		higher = higher || pn > ph+0.01
+	}
+	if !higher {
+		t.Error("weighing no-match tasks down in the calibration changed no probability")
+	}
+}
