@@ -240,6 +240,10 @@ type Ranked struct {
 	rerank.Scored
 	Prob    float64
 	Demoted bool
+	// AlikeOf and Alike mark a skill of another agent that does the best
+	// candidate's job (see decide.Option).
+	AlikeOf string
+	Alike   decide.Alike
 }
 
 // Result is everything the matcher did for one task.
@@ -368,6 +372,7 @@ func (m *Matcher) RankCalibrated(ctx context.Context, req *extract.Requirement, 
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
+	m.markLookAlikes(out)
 	return out, nil
 }
 
@@ -396,6 +401,62 @@ func (m *Matcher) RerankInput(ctx context.Context, req *extract.Requirement, sl 
 	}
 	in.History = h
 	return in, nil
+}
+
+// lookAlikeDepth is how far down the ranking a look-alike of the best
+// candidate is looked for: the listwise layer pushes every rival of the
+// best one down, so a twin's probability says little and its place does.
+const lookAlikeDepth = 5
+
+// markLookAlikes marks the skills of other agents near the top that do the
+// best candidate's job: the same tags, name or description words. Their
+// agents' data handling (clearance, internal or external) tells twins from
+// alternatives the caller must choose between.
+func (m *Matcher) markLookAlikes(out []Ranked) {
+	if len(out) < 2 {
+		return
+	}
+	top := out[0].Entry
+	ts := m.refs[out[0].Doc].agent.Status
+	for i := 1; i < min(len(out), lookAlikeDepth); i++ {
+		e := out[i].Entry
+		if e.AgentID == top.AgentID || !sameJob(top, e) {
+			continue
+		}
+		out[i].AlikeOf = top.Key
+		if s := m.refs[out[i].Doc].agent.Status; s.Clearance == ts.Clearance && s.External == ts.External {
+			out[i].Alike = decide.AlikeTwin
+		} else {
+			out[i].Alike = decide.AlikeDiffers
+		}
+	}
+}
+
+// sameJob says whether two skills describe the same job: half or more of
+// their tags, of their name words or of their description words are
+// shared.
+func sameJob(a, b *index.Doc) bool {
+	return jaccard(a.TagTerms, b.TagTerms) >= 0.5 || jaccard(a.NameTerms, b.NameTerms) >= 0.5 ||
+		jaccard(a.DescTerms, b.DescTerms) >= 0.5
+}
+
+// jaccard of two sorted term sets.
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	both := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			both, i, j = both+1, i+1, j+1
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
 }
 
 // ErrOutsideShortlist is returned when a reranker returns a candidate the
@@ -434,6 +495,7 @@ func Options(ranked []Ranked) []decide.Option {
 			Key: r.Entry.Key, AgentID: r.Entry.AgentID, SkillID: r.Entry.SkillID,
 			AgentName: r.Entry.AgentName, SkillName: r.Entry.Name,
 			Score: r.Score, Prob: r.Prob, Demoted: r.Demoted, Reason: r.Reason,
+			AlikeOf: r.AlikeOf, Alike: r.Alike,
 		}
 	}
 	return opts
