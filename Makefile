@@ -64,9 +64,8 @@ eval-a2a: build ## evaluate the built-in model on a2a-samples (needs the golden 
 eval-transfer: build ## fit on the other golden sets, evaluate on each dev set, beside the built-in model and plain BM25
 	GOLDEN=$(GOLDEN) BIN=$(BIN) scripts/eval-transfer.sh
 
-default-model: build ## refit the built-in domain-neutral model (weights and calibration only) on clinc150, sgd and sgd-x1 train
-	$(BIN) fit --set $(GOLDEN)/clinc150 --set $(GOLDEN)/sgd --set $(GOLDEN)/sgd-x1 --split train --examples=false \
-		--both-text-regimes --calibration-no-match-weight 1 -o shared/match/model/default.json
+default-model: build ## refit the built-in domain-neutral model (weights and calibration only) on clinc150 train
+	$(BIN) fit --set $(GOLDEN)/clinc150 --split train --examples=false -o shared/match/model/default.json
 
 clean:
 	rm -rf bin
