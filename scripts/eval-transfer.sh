@@ -11,7 +11,7 @@
 #
 # FIT_FLAGS are the fit's regime flags (default: each set fitted with and
 # without its training texts as examples, probabilities calibrated at the
-# sets' own share of no-match tasks): the recipe of `make default-model`.
+# sets' own share of no-match tasks).
 #
 # Usage: scripts/eval-transfer.sh   (GOLDEN=../shared/golden, BIN=bin/skillmatch, FIT_FLAGS=...)
 set -euo pipefail
