@@ -9,12 +9,17 @@
 # held-out catalog does not have, so only the weights and the calibration
 # can transfer (as for the built-in model).
 #
-# Usage: scripts/eval-transfer.sh   (GOLDEN=../shared/golden, BIN=bin/skillmatch)
+# FIT_FLAGS are the fit's regime flags (default: each set fitted with and
+# without its training texts as examples, probabilities calibrated at the
+# sets' own share of no-match tasks).
+#
+# Usage: scripts/eval-transfer.sh   (GOLDEN=../shared/golden, BIN=bin/skillmatch, FIT_FLAGS=...)
 set -euo pipefail
 
 GOLDEN=${GOLDEN:-../shared/golden}
 BIN=${BIN:-bin/skillmatch}
 SETS=${SETS:-"clinc150 a2a-samples sgd sgd-x1"}
+FIT_FLAGS=${FIT_FLAGS:-"--both-text-regimes --calibration-no-match-weight 1"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -73,7 +78,8 @@ for s in "${present[@]}"; do
 			names+=("$o")
 		done
 		if [ ${#args[@]} -gt 0 ]; then
-			"$BIN" fit "${args[@]}" --split train --examples=false --quiet -o "$model" >&2
+			# shellcheck disable=SC2086 # FIT_FLAGS is a list of flags
+			"$BIN" fit "${args[@]}" --split train --examples=false $FIT_FLAGS --quiet -o "$model" >&2
 			echo "${names[*]}" | sed 's/ /+/g' >"$model.names"
 		fi
 	fi

@@ -31,6 +31,9 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	folds := fs.Int("folds", 5, "cross-fitting folds when --examples is on")
 	l2 := fs.Float64("l2", 1, "ridge penalty on the reranker's standardised weights")
 	noMatch := fs.Float64("no-match-weight", 10, "weight of a task no skill should take, in the loss and the calibration\n(training sets hold few of them; real traffic holds many)")
+	bare := fs.Bool("bare-too", false, "also fit each set whose cards give examples with those examples removed\n(the description-only regime most catalogs are in)")
+	both := fs.Bool("both-text-regimes", false, "fit each set both with its training texts indexed as extra examples (cross-fitted)\nand without, whatever --examples keeps: weights for catalogs with many examples and with none")
+	calNoMatch := fs.Float64("calibration-no-match-weight", 0, "weight of a task no skill should take in the calibration alone (default: --no-match-weight)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	mf := matcherFlags(fs)
 	if _, err := parse(fs, args); err != nil {
@@ -60,7 +63,8 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch, Embedder: emb}
+	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch, Embedder: emb,
+		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, BothTextRegimes: *both}
 	if !*quiet {
 		p := newProgress(stderr, "fit")
 		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -289,6 +290,12 @@ type Shortlist struct {
 	// Degraded says why retrieval fell back to the built-in path
 	// (DegradedEmbedder), "" when it did not.
 	Degraded string
+	// History, for a task with earlier turns, is a retrieval of those
+	// turns over the shortlisted skills, so that "yes, book it" can lean
+	// on what the conversation was about (the reranker's history
+	// features); nil without earlier turns. It is made here, where the
+	// index can search, and travels with the shortlist to the reranker.
+	History *index.Result
 }
 
 // Ranked is a reranked candidate with its calibrated probability.
@@ -296,6 +303,10 @@ type Ranked struct {
 	rerank.Scored
 	Prob    float64
 	Demoted bool
+	// AlikeOf and Alike mark a skill of another agent that does the best
+	// candidate's job (see decide.Option).
+	AlikeOf string
+	Alike   decide.Alike
 }
 
 // Result is everything the matcher did for one task.
@@ -342,30 +353,21 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	sl := &Shortlist{Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := queryText(req)
 	sl.Terms = analyze.Terms(q)
-	if local, ok := m.emb.(vector.Local); ok {
-		sl.Vector = local.EmbedText(q)
-	} else {
+	v, err := m.embedQuery(ctx, req, q)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("shortlist: %w", ctx.Err())
+	case err != nil:
 		// A remote embedder that is down or too slow costs the dense half
 		// of retrieval, not the task: BM25 alone shortlists, and the
 		// decision says so.
-		ectx, cancel := ctx, context.CancelFunc(func() {})
-		if m.cfg.embedBudget > 0 {
-			ectx, cancel = context.WithTimeout(ctx, m.cfg.embedBudget)
+		m.log.Warn("query embedding failed; retrieving with BM25 alone", zap.String("task_id", req.TaskID), zap.Error(err))
+		sl.Degraded = DegradedEmbedder
+		if m.cfg.onDegraded != nil {
+			m.cfg.onDegraded("embedder")
 		}
-		v, err := vector.One(ectx, m.emb, q)
-		cancel()
-		if err != nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("shortlist: %w", ctx.Err())
-		}
-		if err != nil {
-			m.log.Warn("query embedding failed; retrieving with BM25 alone", zap.String("task_id", req.TaskID), zap.Error(err))
-			sl.Degraded = DegradedEmbedder
-			if m.cfg.onDegraded != nil {
-				m.cfg.onDegraded("embedder")
-			}
-		} else {
-			sl.Vector = v
-		}
+	default:
+		sl.Vector = v
 	}
 	if fr.Kept == 0 {
 		sl.Retrieval = &index.Result{}
@@ -382,7 +384,55 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 		return nil, fmt.Errorf("shortlist: %w", err)
 	}
 	sl.Retrieval = res
+	if sl.History, err = m.historySearch(ctx, req, res, sl.Degraded != ""); err != nil {
+		return nil, fmt.Errorf("shortlist: %w", err)
+	}
 	return sl, nil
+}
+
+// embedQuery embeds a query text: in process with a local embedder, else
+// within the embedder's time budget.
+func (m *Matcher) embedQuery(ctx context.Context, req *extract.Requirement, q string) ([]float32, error) {
+	if local, ok := m.emb.(vector.Local); ok {
+		return local.EmbedText(q), nil
+	}
+	if m.cfg.embedBudget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.cfg.embedBudget)
+		defer cancel()
+	}
+	return vector.One(ctx, m.emb, q)
+}
+
+// historySearch retrieves a task's earlier turns over the shortlisted
+// skills (nil without earlier turns). With the embedder down (noDense)
+// the turns are searched by BM25 alone, like the task.
+func (m *Matcher) historySearch(ctx context.Context, req *extract.Requirement, sl *index.Result, noDense bool) (*index.Result, error) {
+	if len(req.History) == 0 || sl == nil || len(sl.Candidates) == 0 {
+		return nil, nil
+	}
+	text := strings.Join(req.History, "\n")
+	var v []float32
+	if !noDense {
+		var err error
+		if v, err = m.embedQuery(ctx, req, text); err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	allow := make([]bool, m.idx.Len())
+	for _, c := range sl.Candidates {
+		allow[c.Doc] = true
+	}
+	n := len(sl.Candidates)
+	h, err := m.idx.Search(ctx, index.Query{Text: text, Terms: analyze.Terms(text), Vector: v,
+		Allow: allow, Shortlist: n, K: m.cfg.rrfK, Depth: n, Neighbors: 1})
+	switch {
+	case errors.Is(err, index.ErrEmptyQuery):
+		return &index.Result{}, nil
+	case err != nil:
+		return nil, fmt.Errorf("history retrieval: %w", err)
+	}
+	return h, nil
 }
 
 // Filters are the hard filters' options the matcher applies (grants,
@@ -431,7 +481,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 	if sl.Retrieval == nil || len(sl.Retrieval.Candidates) == 0 {
 		return nil, "", nil
 	}
-	in := &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, Explain: m.cfg.explain}
+	in := m.RerankInput(req, sl)
 	if m.cfg.remote != nil {
 		rctx, cancel := ctx, context.CancelFunc(func() {})
 		if m.cfg.remoteBudget > 0 {
@@ -500,6 +550,7 @@ func (m *Matcher) rebuild(sl *Shortlist, scored []rerank.Scored, cal calibrate.C
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
+	m.markLookAlikes(out)
 	return out, nil
 }
 
@@ -511,6 +562,69 @@ var ErrNoEmbedder = errors.New("new matcher: no embedder: give match.WithEmbedde
 // ErrNoRetrieval is returned by the Shortlist of a matcher built
 // WithoutRetrieval.
 var ErrNoRetrieval = errors.New("matcher built without retrieval: it only ranks and decides shortlists made elsewhere")
+
+// RerankInput is what a reranker reads for a shortlist: the requirement,
+// the retrieval and, for a task with earlier turns, their retrieval over
+// the shortlisted skills.
+func (m *Matcher) RerankInput(req *extract.Requirement, sl *Shortlist) *rerank.Input {
+	return &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, History: sl.History, Explain: m.cfg.explain}
+}
+
+// lookAlikeDepth is how far down the ranking a look-alike of the best
+// candidate is looked for: the listwise layer pushes every rival of the
+// best one down, so a twin's probability says little and its place does.
+const lookAlikeDepth = 5
+
+// markLookAlikes marks the skills of other agents near the top that do the
+// best candidate's job: the same tags, name or description words. Their
+// agents' data handling (clearance, internal or external) tells twins from
+// alternatives the caller must choose between.
+func (m *Matcher) markLookAlikes(out []Ranked) {
+	if len(out) < 2 {
+		return
+	}
+	top := out[0].Entry
+	ts := m.refs[out[0].Doc].agent.Status
+	for i := 1; i < min(len(out), lookAlikeDepth); i++ {
+		e := out[i].Entry
+		if e.AgentID == top.AgentID || !sameJob(top, e) {
+			continue
+		}
+		out[i].AlikeOf = top.Key
+		if s := m.refs[out[i].Doc].agent.Status; s.Clearance == ts.Clearance && s.External == ts.External {
+			out[i].Alike = decide.AlikeTwin
+		} else {
+			out[i].Alike = decide.AlikeDiffers
+		}
+	}
+}
+
+// sameJob says whether two skills describe the same job: half or more of
+// their tags, of their name words or of their description words are
+// shared.
+func sameJob(a, b *index.Doc) bool {
+	return jaccard(a.TagTerms, b.TagTerms) >= 0.5 || jaccard(a.NameTerms, b.NameTerms) >= 0.5 ||
+		jaccard(a.DescTerms, b.DescTerms) >= 0.5
+}
+
+// jaccard of two sorted term sets.
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	both := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			both, i, j = both+1, i+1, j+1
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
+}
 
 // ErrOutsideShortlist is returned when a reranker returns a candidate the
 // filters and retrievers did not shortlist.
@@ -548,6 +662,7 @@ func Options(ranked []Ranked) []decide.Option {
 			Key: r.Entry.Key, AgentID: r.Entry.AgentID, SkillID: r.Entry.SkillID,
 			AgentName: r.Entry.AgentName, SkillName: r.Entry.Name,
 			Score: r.Score, Prob: r.Prob, Demoted: r.Demoted, Reason: r.Reason,
+			AlikeOf: r.AlikeOf, Alike: r.Alike,
 		}
 	}
 	return opts

@@ -32,6 +32,15 @@ func shortlistToWire(sl *match.Shortlist) wire.Shortlist {
 		}
 		out.Retrieval = (*wire.Retrieval)(&res)
 	}
+	if h := sl.History; h != nil {
+		res := *h
+		res.Candidates = make([]index.Candidate, len(h.Candidates))
+		for i, c := range h.Candidates {
+			c.Entry = nil
+			res.Candidates[i] = c
+		}
+		out.History = (*wire.Retrieval)(&res)
+	}
 	return out
 }
 
@@ -67,7 +76,26 @@ func shortlistFromWire(s *wire.Shortlist, idx index.Index) (*match.Shortlist, er
 		}
 		c.Entry = e
 	}
-	for _, nbs := range [][]index.Neighbor{sl.Retrieval.Neighbors, sl.Retrieval.LexNeighbors} {
+	if s.History != nil {
+		// Only shortlisted skills are searched for the earlier turns.
+		short := make(map[int]bool, len(cands))
+		for _, c := range cands {
+			short[c.Doc] = true
+		}
+		sl.History = (*index.Result)(s.History)
+		for i := range sl.History.Candidates {
+			c := &sl.History.Candidates[i]
+			if !short[c.Doc] {
+				return nil, fmt.Errorf("wire: shortlist: history doc %d is not shortlisted", c.Doc)
+			}
+			c.Entry = idx.Doc(c.Doc)
+		}
+	}
+	nbss := [][]index.Neighbor{sl.Retrieval.Neighbors, sl.Retrieval.LexNeighbors}
+	if sl.History != nil {
+		nbss = append(nbss, sl.History.Neighbors, sl.History.LexNeighbors)
+	}
+	for _, nbs := range nbss {
 		for _, nb := range nbs {
 			if nb.Doc < 0 || nb.Doc >= n {
 				return nil, fmt.Errorf("wire: shortlist: neighbour doc %d outside the index (%d docs)", nb.Doc, n)

@@ -19,8 +19,12 @@ func TestShortlistWireIsExact(t *testing.T) {
 	ctx := context.Background()
 	texts := []string{"book me a flight to Lisbon next Tuesday", "reset my password", "what's the weather in Oslo",
 		"summarise this contract and flag risky clauses", "xyzzy plugh"}
-	for _, text := range texts {
+	for i, text := range texts {
 		tk := &task.Task{ID: "t", Message: task.Message{Parts: []task.Part{{Text: text}}}}
+		if i%2 == 1 {
+			// Earlier turns: their retrieval travels with the shortlist.
+			tk.History = []task.Message{{Role: "user", Parts: []task.Part{{Text: "is it going to snow in Oslo this weekend"}}}}
+		}
 		req := m.Extract(tk)
 		sl, err := m.Shortlist(ctx, &req)
 		if err != nil {
@@ -42,6 +46,9 @@ func TestShortlistWireIsExact(t *testing.T) {
 		sl2, err := shortlistFromWire(&ws, m.Index())
 		if err != nil {
 			t.Fatal(err)
+		}
+		if (sl.History == nil) != (sl2.History == nil) || (sl.History != nil && len(sl.History.Candidates) != len(sl2.History.Candidates)) {
+			t.Errorf("%q: history retrieval %v before the wire, %v after", text, sl.History, sl2.History)
 		}
 		if sl2.Degraded != match.DegradedEmbedder {
 			t.Errorf("%q: degraded %q after the wire", text, sl2.Degraded)
@@ -73,5 +80,37 @@ func TestShortlistWireIsExact(t *testing.T) {
 	}
 	if wire.Fingerprint(m.Index()) == "" {
 		t.Error("empty fingerprint")
+	}
+}
+
+// A history retrieval naming a skill that was not shortlisted is refused:
+// the earlier turns are only ever searched over the shortlist.
+func TestShortlistWireRefusesForeignHistory(t *testing.T) {
+	m := testMatcher(t)
+	tk := &task.Task{ID: "t", Message: task.Message{Parts: []task.Part{{Text: "book me a flight to Lisbon"}}},
+		History: []task.Message{{Role: "user", Parts: []task.Part{{Text: "I fly on Friday"}}}}}
+	req := m.Extract(tk)
+	sl, err := m.Shortlist(context.Background(), &req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := shortlistToWire(sl)
+	short := map[int]bool{}
+	for _, c := range sl.Retrieval.Candidates {
+		short[c.Doc] = true
+	}
+	foreign := -1
+	for d := 0; d < m.Index().Len(); d++ {
+		if !short[d] {
+			foreign = d
+			break
+		}
+	}
+	if foreign < 0 || ws.History == nil || len(ws.History.Candidates) == 0 {
+		t.Fatalf("test catalog: foreign doc %d, history %v", foreign, ws.History)
+	}
+	ws.History.Candidates[0].Doc = foreign
+	if _, err := shortlistFromWire(&ws, m.Index()); err == nil {
+		t.Error("a history candidate outside the shortlist was accepted")
 	}
 }

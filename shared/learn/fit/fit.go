@@ -34,7 +34,21 @@ type Config struct {
 	// while real traffic holds many, and a delegation that should have
 	// been an abstention is the costliest mistake.
 	NoMatchWeight float64
-	Embedder      vector.Embedder
+	// CalibrationNoMatchWeight weighs them in the calibration alone
+	// (0: NoMatchWeight). The reranker should learn hard to score them
+	// low, while probabilities should hold at the share of them a catalog
+	// really sees: weighing them up there makes every probability too low.
+	CalibrationNoMatchWeight float64
+	Embedder                 vector.Embedder
+	// BareToo also fits each set whose cards give examples a second time
+	// with those examples removed, so the model learns the
+	// description-only regime most catalogs are in, beside the other.
+	BareToo bool
+	// BothTextRegimes fits each set both with its training texts indexed
+	// as extra examples (cross-fitted) and without, whatever Examples says
+	// the model keeps: the weights then know catalogs with many examples
+	// and catalogs with none.
+	BothTextRegimes bool
 	// Progress, when set, is told how far fitting is.
 	Progress func(stage string, done, total int)
 }
@@ -61,8 +75,20 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	if cfg.NoMatchWeight <= 0 {
 		cfg.NoMatchWeight = 10
 	}
+	if cfg.CalibrationNoMatchWeight <= 0 {
+		cfg.CalibrationNoMatchWeight = cfg.NoMatchWeight
+	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.Default()
+	}
+	given := len(sets)
+	if cfg.BareToo {
+		sets = append([]*golden.Set(nil), sets...)
+		for _, s := range sets {
+			if s.HasExamples() {
+				sets = append(sets, s.WithoutExamples())
+			}
+		}
 	}
 	perSet := make([][]golden.Task, len(sets))
 	total := 0
@@ -73,24 +99,40 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		}
 		total += len(perSet[si])
 	}
-	folds := 1
-	if cfg.Examples {
-		folds = cfg.Folds
+	// A pass matches one set's tasks in one regime: with the training
+	// texts of the other folds indexed as examples, or without.
+	type pass struct {
+		set   int
+		texts bool
 	}
-	fold := func(t *golden.Task) int { return int(hash(t.ID) % uint32(folds)) }
+	var passes []pass
+	for si := range sets {
+		if cfg.Examples || cfg.BothTextRegimes {
+			passes = append(passes, pass{si, true})
+		}
+		if !cfg.Examples || cfg.BothTextRegimes {
+			passes = append(passes, pass{si, false})
+		}
+	}
+	total *= len(passes) / len(sets)
 	// A neutral model: features are the same whatever the weights.
 	probe := neutral(cfg.Embedder.ID())
 	groups := make([]rerank.Group, 0, total)
 	var correct [][]bool
 	var ids []uint32 // a hash of each group's task id, for cross-fitting
 	done := 0
-	for si, set := range sets {
-		tasks := perSet[si]
+	for _, p := range passes {
+		set, tasks := sets[p.set], perSet[p.set]
+		folds := 1
+		if p.texts {
+			folds = cfg.Folds
+		}
+		fold := func(t *golden.Task) int { return int(hash(t.ID) % uint32(folds)) }
 		for f := 0; f < folds; f++ {
 			// Extra examples come from the set's own other folds: its
 			// keys name its own catalog's skills.
 			extra := map[string][]string{}
-			if cfg.Examples {
+			if p.texts {
 				for i := range tasks {
 					if t := &tasks[i]; fold(t) != f && t.Expected != "" {
 						extra[t.Expected] = append(extra[t.Expected], t.Text)
@@ -115,8 +157,7 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 				if err != nil {
 					return nil, fmt.Errorf("fit %s task %s: %w", set.Dir, t.ID, err)
 				}
-				in := &rerank.Input{Req: &req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval}
-				g := rerank.Group{Features: rerank.Features(in)}
+				g := rerank.Group{Features: rerank.Features(m.RerankInput(&req, sl))}
 				if t.NoMatch() {
 					g.Weight = cfg.NoMatchWeight
 				}
@@ -194,7 +235,11 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		}
 		// Whole copies stand in for the weight: calibration fits
 		// unweighted samples.
-		for range int(math.Round(g.Weight)) + btoi(g.Weight == 0) {
+		copies := 1
+		if g.Weight > 0 {
+			copies = max(int(math.Round(g.Weight*cfg.CalibrationNoMatchWeight/cfg.NoMatchWeight)), 1)
+		}
+		for range copies {
 			scores = append(scores, best)
 			labels = append(labels, correct[gi][bestI])
 		}
@@ -202,6 +247,10 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	cal, err := calibrate.Fit(scores, labels)
 	if err != nil {
 		return nil, fmt.Errorf("fit calibration: %w", err)
+	}
+	folds := 1
+	if cfg.Examples || cfg.BothTextRegimes {
+		folds = cfg.Folds
 	}
 	dirs := make([]string, len(sets))
 	for si, set := range sets {
@@ -213,7 +262,8 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	}
 	if cfg.Examples {
 		out.Examples = map[string][]string{}
-		for _, tasks := range perSet {
+		// A bare copy's tasks are its original's: keep each text once.
+		for _, tasks := range perSet[:given] {
 			for i := range tasks {
 				if t := &tasks[i]; t.Expected != "" {
 					out.Examples[t.Expected] = append(out.Examples[t.Expected], t.Text)
@@ -242,13 +292,6 @@ func hash(s string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return h.Sum32()
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // startStage tells the progress callback that a stage has begun, so that

@@ -134,3 +134,95 @@ func TestFitSets(t *testing.T) {
 		t.Error("no set should fail")
 	}
 }
+
+// Regimes: every set fitted with and without its training texts as
+// examples, and its cards description-only too; the model keeps texts only
+// when Examples says so, and still matches.
+func TestFitRegimes(t *testing.T) {
+	set := loadSet(t)
+	if !set.HasExamples() {
+		t.Fatal("testdata cards give examples")
+	}
+	train := len(set.Split("train"))
+	tests := []struct {
+		name      string
+		cfg       Config
+		passes    int
+		keepTexts bool
+	}{
+		{"bare too", Config{BareToo: true}, 2, false},
+		{"both text regimes", Config{BothTextRegimes: true}, 2, false},
+		{"both, keeping texts", Config{BothTextRegimes: true, Examples: true}, 2, true},
+		{"every regime", Config{BareToo: true, BothTextRegimes: true}, 4, false},
+	}
+	for _, tc := range tests {
+		tc.cfg.Split, tc.cfg.Folds = "train", 3
+		m, err := Fit(context.Background(), set, tc.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if m.Fitted.Tasks != tc.passes*train {
+			t.Errorf("%s: fitted on %d tasks, want %d", tc.name, m.Fitted.Tasks, tc.passes*train)
+		}
+		if tc.keepTexts != (len(m.Examples) > 0) {
+			t.Errorf("%s: model keeps %d skills' texts", tc.name, len(m.Examples))
+		}
+		for k, ex := range m.Examples {
+			if n := countTrain(set, k); len(ex) != n {
+				t.Errorf("%s: %s has %d texts, want %d (each once)", tc.name, k, len(ex), n)
+			}
+		}
+		mt, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()), match.WithModel(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := eval.Run(context.Background(), mt, set.Split("dev"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Top1 < 0.9 || r.Precision < 0.9 {
+			t.Errorf("%s: dev top-1 %.2f, precision %.2f", tc.name, r.Top1, r.Precision)
+		}
+	}
+}
+
+func countTrain(s *golden.Set, key string) int {
+	n := 0
+	for _, t := range s.Split("train") {
+		if t.Expected == key {
+			n++
+		}
+	}
+	return n
+}
+
+// Calibrating at the set's own share of no-match tasks gives probabilities
+// at least as high as weighing them up, and leaves the reranker alone.
+func TestFitCalibrationNoMatchWeight(t *testing.T) {
+	set := loadSet(t)
+	ctx := context.Background()
+	heavy, err := Fit(ctx, set, Config{Split: "train", NoMatchWeight: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	natural, err := Fit(ctx, set, Config{Split: "train", NoMatchWeight: 10, CalibrationNoMatchWeight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w1, _ := json.Marshal(heavy.Reranker)
+	w2, _ := json.Marshal(natural.Reranker)
+	if !bytes.Equal(w1, w2) {
+		t.Error("the calibration weight changed the reranker")
+	}
+	higher := false
+	for s := 0.0; s <= 10; s += 0.5 {
+		ph, pn := heavy.Calibration.Prob(s), natural.Calibration.Prob(s)
+		if pn < ph-0.02 {
+			t.Errorf("fit %.1f: probability %.3f at the natural share, below %.3f with no-match tasks weighed up", s, pn, ph)
+		}
+		higher = higher || pn > ph+0.01
+	}
+	if !higher {
+		t.Error("weighing no-match tasks down in the calibration changed no probability")
+	}
+}

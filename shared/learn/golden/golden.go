@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
@@ -183,4 +184,34 @@ func parseTask(raw []byte) (Task, error) {
 		return t, fmt.Errorf("task %q: acceptable given with expected null", t.ID)
 	}
 	return t, nil
+}
+
+// WithoutExamples returns a copy of the set whose cards have no examples:
+// the description-only regime most catalogs are in. The tasks are shared;
+// the original set is not changed.
+func (s *Set) WithoutExamples() *Set {
+	agents := make([]catalog.Agent, len(s.Catalog.Agents))
+	for i, a := range s.Catalog.Agents {
+		c := *a.Card
+		c.Skills = append([]card.Skill(nil), a.Card.Skills...)
+		for j := range c.Skills {
+			c.Skills[j].Examples = nil
+		}
+		agents[i] = catalog.Agent{Card: &c, Status: a.Status}
+	}
+	cat := *s.Catalog
+	cat.Agents = agents
+	return &Set{Dir: s.Dir + " (no card examples)", Catalog: &cat, Tasks: s.Tasks, CardErrors: s.CardErrors}
+}
+
+// HasExamples reports whether any card of the set gives examples.
+func (s *Set) HasExamples() bool {
+	for _, a := range s.Catalog.Agents {
+		for _, sk := range a.Card.Skills {
+			if len(sk.Examples) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -98,3 +98,32 @@ func TestLoadTasksCategory(t *testing.T) {
 		}
 	}
 }
+
+// A description-only copy drops every example and leaves the set alone.
+func TestWithoutExamples(t *testing.T) {
+	s, err := Load("../eval/testdata/hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.HasExamples() {
+		t.Fatal("the hostile set's cards give examples")
+	}
+	bare := s.WithoutExamples()
+	if bare.HasExamples() {
+		t.Error("the copy still has examples")
+	}
+	if !s.HasExamples() {
+		t.Error("the original lost its examples")
+	}
+	if len(bare.Catalog.Agents) != len(s.Catalog.Agents) || len(bare.Tasks) != len(s.Tasks) {
+		t.Errorf("copy has %d agents, %d tasks; want %d, %d", len(bare.Catalog.Agents), len(bare.Tasks), len(s.Catalog.Agents), len(s.Tasks))
+	}
+	for i, a := range bare.Catalog.Agents {
+		if len(a.Card.Skills) != len(s.Catalog.Agents[i].Card.Skills) || a.Card.ID != s.Catalog.Agents[i].Card.ID {
+			t.Errorf("agent %s changed beyond its examples", a.Card.ID)
+		}
+	}
+	if bare.Dir == s.Dir {
+		t.Error("the copy should say it is one in its Dir")
+	}
+}

@@ -27,7 +27,27 @@ type Option struct {
 	Prob      float64 `json:"probability"` // calibrated probability that it is right
 	Demoted   bool    `json:"demoted,omitempty"`
 	Reason    string  `json:"reason,omitempty"`
+	// AlikeOf is the key of the skill of another agent this one does the
+	// same job as (set by the ranker for the best candidate's look-alikes),
+	// and Alike says how: the same data handling (a twin, a fallback) or
+	// another (the caller must choose).
+	AlikeOf string `json:"alikeOf,omitempty"`
+	Alike   Alike  `json:"alike,omitempty"`
 }
+
+// Alike says how a look-alike skill of another agent relates to the one it
+// looks like.
+type Alike string
+
+const (
+	// AlikeTwin does the same job under the same data handling
+	// (clearance, internal or external): either will do.
+	AlikeTwin Alike = "twin"
+	// AlikeDiffers does the same job but handles the data differently
+	// (an internal secure translator and an external one): the caller
+	// must choose, the decider must not.
+	AlikeDiffers Alike = "differs"
+)
 
 // Decision is the decider's answer for one task.
 type Decision struct {
@@ -101,6 +121,29 @@ func (p Policy) Decide(opts []Option) Decision {
 	}
 	close := second != nil && top.Prob-second.Prob < p.Margin
 	sameAgent := second != nil && second.AgentID == top.AgentID
+	if j := lookAlike(opts); j > 0 && top.Prob >= p.ClarifyFloor {
+		alike := opts[j]
+		switch {
+		case alike.Alike == AlikeDiffers:
+			d.Action = Clarify
+			d.Candidates = []Option{top, alike}
+			d.Question = fmt.Sprintf("Do you want %s (%s) or %s (%s)? They do the same job but handle your data differently.",
+				label(top), agentLabel(top), label(alike), agentLabel(alike))
+			d.Reason = fmt.Sprintf("%s and %s do the same job under different data handling", top.Key, alike.Key)
+			return d
+		case alike.Alike == AlikeTwin && top.Prob >= p.Threshold:
+			d.Action = Delegate
+			chosen := top
+			d.Chosen = &chosen
+			rest := append(append([]Option(nil), opts[1:j]...), opts[j+1:]...)
+			d.Fallbacks = append([]Option{alike}, p.fallbacks(rest)...)
+			if len(d.Fallbacks) > max(p.MaxFallbacks, 1) {
+				d.Fallbacks = d.Fallbacks[:max(p.MaxFallbacks, 1)]
+			}
+			d.Reason = fmt.Sprintf("best match %s at %.2f; %s does the same job and is the first fallback", top.Key, top.Prob, alike.Key)
+			return d
+		}
+	}
 	switch {
 	case top.Prob >= p.Threshold && (!close || sameAgent):
 		d.Action = Delegate
@@ -128,6 +171,17 @@ func (p Policy) Decide(opts []Option) Decision {
 		}
 	}
 	return d
+}
+
+// lookAlike is the position of the first option marked as a look-alike of
+// the best one, 0 for none.
+func lookAlike(opts []Option) int {
+	for j := 1; j < len(opts); j++ {
+		if opts[j].AlikeOf != "" && opts[j].AlikeOf == opts[0].Key && opts[j].AgentID != opts[0].AgentID {
+			return j
+		}
+	}
+	return 0
 }
 
 // fallbacks keeps up to MaxFallbacks plausible options, degraded last.

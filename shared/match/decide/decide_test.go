@@ -106,3 +106,59 @@ func TestDegradedFallbacksLast(t *testing.T) {
 		t.Errorf("fallbacks %v, want healthy ones first", fb)
 	}
 }
+
+func alike(o Option, of string, a Alike) Option {
+	o.AlikeOf, o.Alike = of, a
+	return o
+}
+
+// A look-alike of the best skill from another agent: a twin (same data
+// handling) is the first fallback whatever its probability; one that
+// handles data differently makes the decider ask, naming both.
+func TestDecideLookAlikes(t *testing.T) {
+	p := DefaultPolicy
+	tests := []struct {
+		name      string
+		opts      []Option
+		action    Action
+		chosen    string
+		fallbacks []string
+		asks      []string
+	}{
+		{"twin is the first fallback", []Option{opt("a/x", 0.9), opt("c/z", 0.3), alike(opt("b/x", 0.02), "a/x", AlikeTwin)},
+			Delegate, "a/x", []string{"b/x", "c/z"}, nil},
+		{"twin below the threshold changes nothing", []Option{opt("a/x", 0.5), alike(opt("b/x", 0.02), "a/x", AlikeTwin)},
+			Abstain, "", nil, nil},
+		{"different handling asks", []Option{opt("a/x", 0.95), opt("c/z", 0.1), alike(opt("b/x", 0.02), "a/x", AlikeDiffers)},
+			Clarify, "", nil, []string{"a/x", "b/x"}},
+		{"different handling, best too weak to ask about", []Option{opt("a/x", 0.2), alike(opt("b/x", 0.02), "a/x", AlikeDiffers)},
+			Abstain, "", nil, nil},
+		{"look-alike of another skill is ignored", []Option{opt("a/x", 0.9), alike(opt("b/x", 0.3), "c/z", AlikeDiffers)},
+			Delegate, "a/x", []string{"b/x"}, nil},
+		{"same agent is not a look-alike", []Option{opt("a/x", 0.9), alike(opt("a/y", 0.3), "a/x", AlikeDiffers)},
+			Delegate, "a/x", []string{"a/y"}, nil},
+	}
+	for _, tc := range tests {
+		d := p.Decide(tc.opts)
+		if d.Action != tc.action {
+			t.Errorf("%s: action %s, want %s (%s)", tc.name, d.Action, tc.action, d.Reason)
+			continue
+		}
+		if tc.chosen != "" && (d.Chosen == nil || d.Chosen.Key != tc.chosen) {
+			t.Errorf("%s: chose %+v, want %s", tc.name, d.Chosen, tc.chosen)
+		}
+		var fb []string
+		for _, f := range d.Fallbacks {
+			fb = append(fb, f.Key)
+		}
+		if strings.Join(fb, ",") != strings.Join(tc.fallbacks, ",") {
+			t.Errorf("%s: fallbacks %v, want %v", tc.name, fb, tc.fallbacks)
+		}
+		if tc.asks != nil {
+			if len(d.Candidates) != 2 || d.Candidates[0].Key != tc.asks[0] || d.Candidates[1].Key != tc.asks[1] ||
+				!strings.Contains(d.Question, "handle your data differently") {
+				t.Errorf("%s: asks about %+v: %q", tc.name, d.Candidates, d.Question)
+			}
+		}
+	}
+}

@@ -38,6 +38,15 @@ var FeatureNames = []string{
 	"ex_bm25_log",  // log(1 + best single-example BM25)
 	"lex_knn_vote", // share of the BM25-nearest examples that are this skill's
 	"lex_knn_top",  // 1 when the BM25-nearest example is this skill's
+	"has_history",  // 1 when the task has earlier turns
+	"hist_rr",      // 1 / rank among the shortlist for the earlier turns
+	"hist_bm25",    // earlier turns' BM25 / best in the shortlist
+	"hist_dense",   // earlier turns' max cosine
+	"hist_agent",   // best hist_rr among the candidate agent's skills: the topic carried over
+	"bm25_z",       // BM25 standardised over the shortlist: the same in any catalog
+	"dense_z",      // dense score standardised over the shortlist
+	"desc_z",       // description cosine standardised over the shortlist
+	"centroid_z",   // prototype cosine standardised over the shortlist
 }
 
 // NumFeatures is the length of a feature vector.
@@ -88,6 +97,13 @@ func Features(in *Input) [][]float64 {
 	wsum := 0.0
 	for _, w := range weights {
 		wsum += w
+	}
+	hist := newHistory(in.History)
+	zs := [4][]float64{
+		zscores(cands, func(c *index.Candidate) float64 { return c.BM25 }),
+		zscores(cands, func(c *index.Candidate) float64 { return float64(c.Dense) }),
+		zscores(cands, func(c *index.Candidate) float64 { return float64(c.DescSim) }),
+		zscores(cands, func(c *index.Candidate) float64 { return float64(c.CentroidSim) }),
 	}
 	agent := cands[0].Entry.AgentID
 	single := 1.0
@@ -172,9 +188,80 @@ func Features(in *Input) [][]float64 {
 		if n := in.Result.LexNeighbors; len(n) > 0 && n[0].Doc == c.Doc {
 			f[26] = 1
 		}
+		historyFeatures(f[27:32], c, hist)
+		f[32] = zs[0][i]
+		f[33] = zs[1][i]
+		f[34] = zs[2][i]
+		f[35] = zs[3][i]
 		out[i] = f
 	}
 	return out
+}
+
+// zscores standardises one score over the shortlist: raw BM25 and cosine
+// levels depend on the catalog's wording and size, a candidate's standing
+// among its rivals much less. All zero when the scores do not vary.
+func zscores(cands []index.Candidate, score func(*index.Candidate) float64) []float64 {
+	out := make([]float64, len(cands))
+	if len(cands) < 2 {
+		return out
+	}
+	mean := 0.0
+	for i := range cands {
+		mean += score(&cands[i])
+	}
+	mean /= float64(len(cands))
+	v := 0.0
+	for i := range cands {
+		d := score(&cands[i]) - mean
+		v += d * d
+	}
+	sd := math.Sqrt(v / float64(len(cands)))
+	if sd < 1e-9 {
+		return out
+	}
+	for i := range cands {
+		out[i] = (score(&cands[i]) - mean) / sd
+	}
+	return out
+}
+
+// history is what the earlier turns said of each shortlisted doc.
+type history struct {
+	byDoc map[int]*index.Candidate
+	agent map[string]float64
+	maxBM float64
+}
+
+func newHistory(r *index.Result) *history {
+	if r == nil {
+		return nil
+	}
+	h := &history{byDoc: make(map[int]*index.Candidate, len(r.Candidates)), agent: map[string]float64{}}
+	for i := range r.Candidates {
+		c := &r.Candidates[i]
+		h.byDoc[c.Doc] = c
+		h.maxBM = max(h.maxBM, c.BM25)
+		h.agent[c.Entry.AgentID] = max(h.agent[c.Entry.AgentID], 1/float64(c.FusedRank))
+	}
+	return h
+}
+
+// historyFeatures fills has_history .. hist_agent; all zero without
+// earlier turns.
+func historyFeatures(f []float64, c index.Candidate, h *history) {
+	if h == nil {
+		return
+	}
+	f[0] = 1
+	if hc, ok := h.byDoc[c.Doc]; ok {
+		f[1] = 1 / float64(hc.FusedRank)
+		if h.maxBM > 0 {
+			f[2] = hc.BM25 / h.maxBM
+		}
+		f[3] = float64(hc.Dense)
+	}
+	f[4] = h.agent[c.Entry.AgentID]
 }
 
 // exactFormat is 1 when the skill names the wanted types without a

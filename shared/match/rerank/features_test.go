@@ -192,3 +192,66 @@ func TestFeaturesFormat(t *testing.T) {
 		}
 	}
 }
+
+// History features are zero without earlier turns, and otherwise say how
+// the turns rank each candidate and its agent.
+func TestFeaturesHistory(t *testing.T) {
+	a1 := doc("rooms", "search-hotel", "Find a hotel in a city.")
+	a2 := doc("rooms", "reserve-hotel", "Reserve a selected hotel.")
+	b := doc("tables", "reserve-table", "Reserve a table at a restaurant.")
+	in := needInput(index.Candidate{Entry: a2, BM25: 2}, index.Candidate{Entry: b, BM25: 2}, index.Candidate{Entry: a1, BM25: 1})
+	noHist := Features(in)
+	in.History = &index.Result{Candidates: []index.Candidate{
+		{Doc: 2, Entry: a1, BM25: 4, Dense: 0.8, FusedRank: 1},
+		{Doc: 1, Entry: b, BM25: 1, Dense: 0.3, FusedRank: 2},
+	}}
+	hist := Features(in)
+	tests := []struct {
+		name string
+		f    []float64
+		want map[string]float64
+	}{
+		{"no history", noHist[0], map[string]float64{"has_history": 0, "hist_rr": 0, "hist_bm25": 0, "hist_dense": 0, "hist_agent": 0}},
+		{"sibling of the talked-about skill", hist[0], map[string]float64{"has_history": 1, "hist_rr": 0, "hist_bm25": 0, "hist_dense": 0, "hist_agent": 1}},
+		{"other agent, second", hist[1], map[string]float64{"has_history": 1, "hist_rr": 0.5, "hist_bm25": 0.25, "hist_dense": 0.3, "hist_agent": 0.5}},
+		{"the talked-about skill", hist[2], map[string]float64{"has_history": 1, "hist_rr": 1, "hist_bm25": 1, "hist_dense": 0.8, "hist_agent": 1}},
+	}
+	for _, tc := range tests {
+		for name, want := range tc.want {
+			if got := feat(t, tc.f, name); math.Abs(got-want) > 1e-6 {
+				t.Errorf("%s: %s = %v, want %v", tc.name, name, got, want)
+			}
+		}
+	}
+}
+
+// Standardised scores: a candidate's standing among its rivals, the same
+// whatever the catalog's score levels.
+func TestFeaturesZScores(t *testing.T) {
+	d := doc("a", "x", "Some skill.")
+	tests := []struct {
+		name string
+		bm25 []float64
+		want []float64
+	}{
+		{"spread", []float64{3, 1}, []float64{1, -1}},
+		{"scaled spread", []float64{30, 10}, []float64{1, -1}},
+		{"equal", []float64{2, 2, 2}, []float64{0, 0, 0}},
+		{"alone", []float64{5}, []float64{0}},
+	}
+	for _, tc := range tests {
+		var cands []index.Candidate
+		for _, b := range tc.bm25 {
+			cands = append(cands, index.Candidate{Entry: d, BM25: b, Dense: float32(b / 10)})
+		}
+		f := Features(needInput(cands...))
+		for i, want := range tc.want {
+			if got := feat(t, f[i], "bm25_z"); math.Abs(got-want) > 1e-6 {
+				t.Errorf("%s: candidate %d bm25_z = %v, want %v", tc.name, i, got, want)
+			}
+			if got := feat(t, f[i], "dense_z"); math.Abs(got-want) > 1e-5 {
+				t.Errorf("%s: candidate %d dense_z = %v, want %v", tc.name, i, got, want)
+			}
+		}
+	}
+}

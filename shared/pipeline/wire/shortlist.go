@@ -31,6 +31,10 @@ type Shortlist struct {
 	// Degraded says why retrieval fell back to the built-in path
 	// ("embedder unavailable"), carried on to the decision.
 	Degraded string `json:"degraded,omitempty"`
+	// History is the retrieval of the task's earlier turns over the
+	// shortlisted skills (match.Shortlist.History), candidates without
+	// their keys; absent without earlier turns.
+	History *Retrieval `json:"history,omitempty"`
 }
 
 // Floats is a float32 vector that travels as base64 of its little-endian
