@@ -15,6 +15,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
@@ -51,8 +52,12 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // BenchmarkPipeline measures the embedded pipeline over about 1,000 skills
 // next to the in-process core on the same tasks: end-to-end latency with
 // one task in flight (median, p99) and throughput with all tasks (3,000;
-// SKILLMATCH_BENCH_TASKS sets another number) published at once. Run: go
-// test -run '^$' -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
+// SKILLMATCH_BENCH_TASKS sets another number) published at once. It runs
+// the pipeline twice in one run, on the default store ("default-") and on a
+// server that fsyncs every write ("synced-": sync_interval always, as
+// deploy/nats and run --sync-always configure it), and reports
+// "synced/default", the ratio of their throughputs. Run: go test -run '^$'
+// -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
 func BenchmarkPipeline(b *testing.B) {
 	cat := bigCatalog(b, 1000)
 	m, err := match.New(cat, match.WithEmbedder(embed.Default()))
@@ -77,79 +82,96 @@ func BenchmarkPipeline(b *testing.B) {
 			inproc = append(inproc, time.Since(s))
 		}
 		inprocRate := float64(len(tasks)) / time.Since(t0).Seconds()
-
-		srv := startServer(b, b.TempDir(), "")
-		nc, js := connectJS(b, srv)
-		cfg := testConfig(b)
-		cfg.Workers = 1
-		cfg.BackOff = []time.Duration{30 * time.Second}
-		// SKILLMATCH_BENCH_INFLIGHT=1 measures synchronous publishing.
-		if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_INFLIGHT")); err == nil {
-			cfg.MaxInFlight = v
-		}
-		g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		arrived := make(chan string, len(tasks))
-		sub, err := nc.Subscribe(wire.SubjectDecisions, func(msg *nats.Msg) {
-			var d struct {
-				TaskID string `json:"taskId"`
-			}
-			_ = json.Unmarshal(msg.Data, &d)
-			arrived <- d.TaskID
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		// One task in flight.
-		var pipe []time.Duration
-		for i, tk := range tasks[:300] {
-			lt := *tk
-			lt.ID = fmt.Sprintf("lat-%04d", i)
-			s := time.Now()
-			if _, err := Publish(ctx, js, &lt); err != nil {
-				b.Fatal(err)
-			}
-			for id := range arrived {
-				if id == lt.ID {
-					break
-				}
-			}
-			pipe = append(pipe, time.Since(s))
-		}
-		// Flood.
-		t0 = time.Now()
-		for i, tk := range tasks {
-			ft := *tk
-			ft.ID = fmt.Sprintf("flood-%04d", i)
-			raw, _ := json.Marshal(wire.TaskSubmitted{V: wire.Version, Task: mustJSON(&ft)})
-			if _, err := js.PublishAsync(wire.SubjectSubmitted, raw); err != nil {
-				b.Fatal(err)
-			}
-		}
-		for n := 0; n < len(tasks); {
-			select {
-			case <-arrived:
-				n++
-			case <-time.After(120 * time.Second):
-				b.Fatalf("flood: %d of %d decided", n, len(tasks))
-			}
-		}
-		rate := float64(len(tasks)) / time.Since(t0).Seconds()
-		sub.Unsubscribe()
-		g.Stop()
-		nc.Close()
-		srv.Shutdown()
-
 		b.ReportMetric(float64(len(cat.Skills())), "skills")
 		b.ReportMetric(ms(percentile(inproc, 0.5)), "inproc-p50-ms")
 		b.ReportMetric(ms(percentile(inproc, 0.99)), "inproc-p99-ms")
 		b.ReportMetric(inprocRate, "inproc-tasks/s")
-		b.ReportMetric(ms(percentile(pipe, 0.5)), "pipe-p50-ms")
-		b.ReportMetric(ms(percentile(pipe, 0.99)), "pipe-p99-ms")
-		b.ReportMetric(rate, "pipe-tasks/s")
+
+		rates := map[string]float64{}
+		for _, store := range []struct {
+			name string
+			sync bool
+		}{{"default", false}, {"synced", true}} {
+			pipe, rate := benchPipelineRun(ctx, b, m, tasks, store.sync)
+			b.ReportMetric(ms(percentile(pipe, 0.5)), store.name+"-p50-ms")
+			b.ReportMetric(ms(percentile(pipe, 0.99)), store.name+"-p99-ms")
+			b.ReportMetric(rate, store.name+"-tasks/s")
+			rates[store.name] = rate
+		}
+		b.ReportMetric(rates["synced"]/rates["default"], "synced/default")
 	}
+}
+
+// benchPipelineRun starts a server (fsyncing every write when sync) and
+// the stages, then measures latency with one task in flight (the first
+// 300 tasks) and throughput with all tasks published at once.
+func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks []*task.Task, sync bool) ([]time.Duration, float64) {
+	srv, err := natsbox.Start(natsbox.Config{DataDir: b.TempDir(), InProcess: true, SyncAlways: sync})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Shutdown()
+	nc, js := connectJS(b, srv)
+	defer nc.Close()
+	cfg := testConfig(b)
+	cfg.Workers = 1
+	cfg.BackOff = []time.Duration{30 * time.Second}
+	// SKILLMATCH_BENCH_INFLIGHT=1 measures synchronous publishing.
+	if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_INFLIGHT")); err == nil {
+		cfg.MaxInFlight = v
+	}
+	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Stop()
+	arrived := make(chan string, len(tasks))
+	sub, err := nc.Subscribe(wire.SubjectDecisions, func(msg *nats.Msg) {
+		var d struct {
+			TaskID string `json:"taskId"`
+		}
+		_ = json.Unmarshal(msg.Data, &d)
+		arrived <- d.TaskID
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sub.Unsubscribe() //nolint:errcheck
+	// One task in flight.
+	var pipe []time.Duration
+	for i, tk := range tasks[:min(300, len(tasks))] {
+		lt := *tk
+		lt.ID = fmt.Sprintf("lat-%04d", i)
+		s := time.Now()
+		if _, err := Publish(ctx, js, &lt); err != nil {
+			b.Fatal(err)
+		}
+		for id := range arrived {
+			if id == lt.ID {
+				break
+			}
+		}
+		pipe = append(pipe, time.Since(s))
+	}
+	// Flood.
+	t0 := time.Now()
+	for i, tk := range tasks {
+		ft := *tk
+		ft.ID = fmt.Sprintf("flood-%04d", i)
+		raw, _ := json.Marshal(wire.TaskSubmitted{V: wire.Version, Task: mustJSON(&ft)})
+		if _, err := js.PublishAsync(wire.SubjectSubmitted, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for n := 0; n < len(tasks); {
+		select {
+		case <-arrived:
+			n++
+		case <-time.After(120 * time.Second):
+			b.Fatalf("flood: %d of %d decided", n, len(tasks))
+		}
+	}
+	return pipe, float64(len(tasks)) / time.Since(t0).Seconds()
 }
 
 func mustJSON(t *task.Task) json.RawMessage {
