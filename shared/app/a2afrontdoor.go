@@ -10,8 +10,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -125,22 +123,10 @@ func FrontDoorMain(args []string) int {
 // frontDoorMain is FrontDoorMain with its streams and runner given, for
 // tests: help, version and flag errors are answered before anything starts.
 func frontDoorMain(args []string, stdout, stderr io.Writer, run func(context.Context, *FrontDoorFlags, io.Writer) error) int {
-	const name = "skillmatch-frontdoor"
 	fs, f := NewFrontDoorFlags(io.Discard)
-	pos, err := Parse(fs, args)
-	if err == nil && len(pos) > 0 {
-		err = fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
-	}
-	if err != nil {
-		return ReportError(name, err, stdout, stderr)
-	}
-	if f.Version {
-		fmt.Fprintln(stdout, VersionLine(name))
-		return 0
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return ReportError(name, run(ctx, f, stderr), stdout, stderr)
+	return binaryMain("skillmatch-frontdoor", fs, &f.Version, args, stdout, stderr, func(ctx context.Context) error {
+		return run(ctx, f, stderr)
+	})
 }
 
 // RunFrontDoor serves the front doors until ctx ends.

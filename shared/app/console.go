@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -135,22 +133,10 @@ func ConsoleMain(args []string, r Retrieval) int {
 }
 
 func consoleMain(args []string, stdout, stderr io.Writer, run func(context.Context, []string, io.Writer) error) int {
-	const name = "skillmatch-console"
 	fs, cf := NewConsoleServiceFlags(io.Discard)
-	pos, err := Parse(fs, args)
-	if err == nil && len(pos) > 0 {
-		err = fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
-	}
-	if err != nil {
-		return ReportError(name, err, stdout, stderr)
-	}
-	if cf.Version {
-		fmt.Fprintln(stdout, VersionLine(name))
-		return 0
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return ReportError(name, run(ctx, args, stderr), stdout, stderr)
+	return binaryMain("skillmatch-console", fs, &cf.Version, args, stdout, stderr, func(ctx context.Context) error {
+		return run(ctx, args, stderr)
+	})
 }
 
 // RunConsole runs the console service until ctx ends. Its matcher

@@ -76,8 +76,19 @@ func ServiceMainWith(stage string, args []string, r Retrieval) int {
 // answered before anything starts.
 func serviceMain(stage string, args []string, stdout, stderr io.Writer,
 	run func(context.Context, string, []string, io.Writer) error) int {
-	name := "skillmatch-" + stage
 	fs, sf := NewServiceFlags(stage, io.Discard)
+	return binaryMain("skillmatch-"+stage, fs, &sf.Version, args, stdout, stderr, func(ctx context.Context) error {
+		return run(ctx, stage, args, stderr)
+	})
+}
+
+// binaryMain is the main of a service binary: it parses args with fs
+// (whose --version sets *version) to answer help, version and flag errors
+// before anything starts, then runs until SIGINT or SIGTERM. It returns
+// the exit code: 0, 2 for a usage error (two short lines on stderr), 1
+// otherwise.
+func binaryMain(name string, fs *flag.FlagSet, version *bool, args []string, stdout, stderr io.Writer,
+	run func(context.Context) error) int {
 	pos, err := Parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
@@ -85,13 +96,13 @@ func serviceMain(stage string, args []string, stdout, stderr io.Writer,
 	if err != nil {
 		return ReportError(name, err, stdout, stderr)
 	}
-	if sf.Version {
+	if *version {
 		fmt.Fprintln(stdout, VersionLine(name))
 		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return ReportError(name, run(ctx, stage, args, stderr), stdout, stderr)
+	return ReportError(name, run(ctx), stdout, stderr)
 }
 
 // RunService runs the named stage (and the dead-letter watcher when asked)
