@@ -43,7 +43,8 @@ type Record struct {
 // MaxNeed caps Record.Need, in bytes, cut at a character boundary.
 const MaxNeed = 500
 
-func capNeed(s string) string {
+// CapNeed is the part of a requirement's need a Record keeps.
+func CapNeed(s string) string {
 	if len(s) <= MaxNeed {
 		return s
 	}
@@ -128,7 +129,7 @@ func (s *Settler) Settle(ctx context.Context, t *task.Task, req *extract.Require
 		return st, err
 	}
 	rec := Record{TaskID: t.ID, DecisionID: decisionID, AgentID: st.Decision.Chosen.AgentID, SkillID: st.Decision.Chosen.SkillID,
-		ContextID: st.ContextID, CallerID: t.Caller.ID, Need: capNeed(req.Need), At: s.now().UTC()}
+		ContextID: st.ContextID, CallerID: t.Caller.ID, Need: CapNeed(req.Need), At: s.now().UTC()}
 	stored, err := s.Store.Put(ctx, rec)
 	switch {
 	case err != nil:
