@@ -47,7 +47,7 @@ type PipelineFlags struct {
 
 // PipelineFlagNames are the flags Register defines.
 var PipelineFlagNames = []string{"stream-submissions", "stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
-	"catalog-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
+	"catalog-bucket", "examples-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
 	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes",
 	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
 	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen", "callers", "otlp-endpoint"}
