@@ -259,6 +259,13 @@ func learnedExamples(ctx context.Context, js jetstream.JetStream, m *MatcherFlag
 		return nil, err
 	}
 	ekv, err := pipeline.ExamplesKV(ctx, js, p.ExamplesBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		// Streams set up by a version without it: match without learned
+		// examples rather than not at all.
+		log.Warn("no learned-examples bucket; matching without learned examples (set the streams up again to create it)",
+			zap.String("bucket", p.ExamplesBucket))
+		return pipeline.WithLearnedExamples(nil, "", nil), nil
+	}
 	if err != nil {
 		return nil, err
 	}

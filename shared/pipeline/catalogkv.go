@@ -288,8 +288,12 @@ type watchConfig struct {
 // examples in the examples bucket kv (catalogBucket names the catalog, as
 // for NewExamples) and build each matcher with build, given the catalog
 // and those examples (skill key to texts), instead of the watch's
-// BuildFunc: a learned example is indexed as soon as it is stored.
+// BuildFunc: a learned example is indexed as soon as it is stored. A nil
+// kv changes nothing.
 func WithLearnedExamples(kv jetstream.KeyValue, catalogBucket string, build func(*catalog.Catalog, map[string][]string) (*match.Matcher, error)) WatchOption {
+	if kv == nil {
+		return func(*watchConfig) {} // no learned examples
+	}
 	if catalogBucket == "" {
 		catalogBucket = wire.BucketCatalog
 	}
