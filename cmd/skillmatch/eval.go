@@ -61,6 +61,9 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if *learnFrom != "" {
+		if *learnFrom == "test" || *learnFrom == "all" {
+			return fmt.Errorf("%w: --learn-from %s: learning is fitting, and nothing is fitted on a test split", errUsage, *learnFrom)
+		}
 		if *learnFrom == *split || *split == "all" {
 			return fmt.Errorf("%w: --learn-from %s would teach the tasks being evaluated", errUsage, *learnFrom)
 		}

@@ -190,7 +190,9 @@ func TestEvalLearnFrom(t *testing.T) {
 			t.Errorf("%s: %v after an untrusted caller's outcomes, %v without", k, untrusted[k], base[k])
 		}
 	}
-	if code, _, _ := runCmd(t, "eval", "--set", fitSet, "--quiet", "--learn-from", "dev"); code != 2 {
-		t.Errorf("learning from the evaluated split: exit %d, want 2", code)
+	for _, from := range []string{"dev", "test", "all"} {
+		if code, _, _ := runCmd(t, "eval", "--set", fitSet, "--quiet", "--learn-from", from); code != 2 {
+			t.Errorf("--learn-from %s, evaluating dev: exit %d, want 2", from, code)
+		}
 	}
 }
