@@ -13,7 +13,7 @@ import (
 )
 
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("eval", "eval --set DIR [--split dev] [--model FILE] [--json FILE] [--pertask FILE] [--plot FILE]",
+	fs := newFlags("eval", "eval --set DIR [--split dev] [--model FILE] [--learn-from train [--learn-tasks N] [--learn-as trusted|untrusted]] [--json FILE] [--pertask FILE] [--plot FILE]",
 		"Matches every task of a golden set's split and prints the figures: recall@20, top-1,\n"+
 			"MRR, delegation precision, coverage, no-match refusal, ECE and per-task latency,\n"+
 			"beside the top-1, recall@20 and MRR of plain BM25 over the same filtered catalog.", stderr)
@@ -29,6 +29,11 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
 	perTask := fs.String("pertask", "", "also write one JSON line per task to this file: id, expected, acceptable,\ntop, decision, chosen, probability, rank, bm25_rank, category")
 	plot := fs.String("plot", "", "also write an SVG to this file: the reliability diagram and the\nprecision/coverage curve over the delegation threshold")
+	learnFrom := fs.String("learn-from", "", "before evaluating, report tasks of this split (e.g. train) as verified successes of their\n"+
+		"expected skill through the feedback stage (in process, on an embedded NATS server), and\n"+
+		"evaluate with the examples the catalog learned from them")
+	learnTasks := fs.Int("learn-tasks", 2000, "--learn-from: how many tasks, spread evenly over the split (deterministic)")
+	learnAs := fs.String("learn-as", "trusted", "--learn-from: report as a trusted or an untrusted caller (whose outcomes teach nothing)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -54,6 +59,32 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	m, err := build(gs.Catalog)
 	if err != nil {
 		return err
+	}
+	if *learnFrom != "" {
+		if *learnFrom == "test" || *learnFrom == "all" {
+			return fmt.Errorf("%w: --learn-from %s: learning is fitting, and nothing is fitted on a test split", errUsage, *learnFrom)
+		}
+		if *learnFrom == *split || *split == "all" {
+			return fmt.Errorf("%w: --learn-from %s would teach the tasks being evaluated", errUsage, *learnFrom)
+		}
+		taught := pickSpread(gs.Split(*learnFrom), *learnTasks)
+		learned, err := learnFromOutcomes(ctx, taught, *learnAs)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, v := range learned {
+			n += len(v)
+		}
+		fmt.Fprintf(stdout, "learned from %d %s tasks reported by a%s caller: %d examples of %d skills\n",
+			len(taught), *learnFrom, map[bool]string{true: " trusted", false: "n untrusted"}[*learnAs == "trusted"], n, len(learned))
+		lb, err := mf.LearnedBuilder(nil)
+		if err != nil {
+			return err
+		}
+		if m, err = lb(gs.Catalog, learned); err != nil {
+			return err
+		}
 	}
 	var prog func(int, int)
 	if !*quiet {

@@ -154,3 +154,45 @@ func TestFitSeveralSets(t *testing.T) {
 		}
 	}
 }
+
+// eval --learn-from teaches the catalog the train tasks through the
+// feedback stage: a trusted caller's successes become examples; an
+// untrusted caller's do not, and its figures are those without learning.
+func TestEvalLearnFrom(t *testing.T) {
+	run := func(args ...string) (string, map[string]any) {
+		t.Helper()
+		jsonFile := filepath.Join(t.TempDir(), "r.json")
+		code, out, errOut := runCmd(t, append([]string{"eval", "--set", fitSet, "--quiet", "--json", jsonFile}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		data, err := os.ReadFile(jsonFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep map[string]any
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+		return out, rep
+	}
+	out, _ := run("--learn-from", "train", "--learn-tasks", "20")
+	if !strings.Contains(out, "learned from 20 train tasks reported by a trusted caller") || strings.Contains(out, ": 0 examples") {
+		t.Errorf("a trusted caller taught nothing:\n%s", out)
+	}
+	out, untrusted := run("--learn-from", "train", "--learn-tasks", "20", "--learn-as", "untrusted")
+	if !strings.Contains(out, "reported by an untrusted caller: 0 examples of 0 skills") {
+		t.Errorf("an untrusted caller taught something:\n%s", out)
+	}
+	_, base := run()
+	for _, k := range []string{"top1", "mrr", "recall_at_20", "precision", "coverage", "ece"} {
+		if untrusted[k] != base[k] {
+			t.Errorf("%s: %v after an untrusted caller's outcomes, %v without", k, untrusted[k], base[k])
+		}
+	}
+	for _, from := range []string{"dev", "test", "all"} {
+		if code, _, _ := runCmd(t, "eval", "--set", fitSet, "--quiet", "--learn-from", from); code != 2 {
+			t.Errorf("--learn-from %s, evaluating dev: exit %d, want 2", from, code)
+		}
+	}
+}

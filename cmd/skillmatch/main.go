@@ -29,6 +29,7 @@ Commands:
   submit  publish a task to a running pipeline and print its decision
   report  report the outcome of acting on a decision (evidence for the success priors)
   cards   add, remove or list the cards of a running pipeline's catalog; discover cards by URL
+  examples list or remove the examples the catalog learned from verified outcomes
   replay  replay the submitted tasks through the current catalog; eval figures from labelled outcomes
   version print the version
 
@@ -63,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdReport(ctx, args[1:], stdout, stderr)
 	case "cards":
 		err = cmdCards(ctx, args[1:], stdout, stderr)
+	case "examples":
+		err = cmdExamples(ctx, args[1:], stdout, stderr)
 	case "replay":
 		err = cmdReplay(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":

@@ -183,7 +183,12 @@ func RunConsole(ctx context.Context, args []string, stderr io.Writer, r Retrieva
 	if err != nil {
 		return err
 	}
-	w, err := snaps.WatchCatalog(sctx, kv, build, log)
+	// With the catalog's learned examples, as the retriever indexes them.
+	learned, err := learnedExamples(sctx, js, &cf.Matcher, cf.Pipeline, log)
+	if err != nil {
+		return err
+	}
+	w, err := snaps.WatchCatalog(sctx, kv, build, log, learned)
 	if err != nil {
 		return err
 	}

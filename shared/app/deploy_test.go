@@ -302,6 +302,29 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		after.Decision.Probability != first.Probability {
 		t.Errorf("alice's decision after the flood: %+v %v, before %+v", after, err, first.Decision)
 	}
+	// Alice, trusted in deploy/callers.json, reports her delegation a
+	// success: the feedback stage, as its own user, makes her task an
+	// example of the skill; bob's flood made none.
+	won, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: first.DecisionID, TaskID: "iso-1", Skill: first.Chosen.Key, Success: true})
+	if _, err := alice.Publish(ctx, wire.SubjectOutcomeBy("alice"), won); err != nil {
+		t.Fatal(err)
+	}
+	ekv, err := pipeline.ExamplesKV(ctx, ajs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ex, _, err := pipeline.NewExamples(ekv, "", 0).List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ex[first.Chosen.Key]; len(got) == 1 && got[0] == "what's the weather going to be in Lisbon tomorrow" && len(ex) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("learned examples after alice's success: %v", ex)
+		}
+	}
 	// The front door as its own user: alice asks over request-reply as
 	// herself, bob over A2A with his token; each gets a decision as
 	// itself.

@@ -126,6 +126,32 @@ type BuildFunc = func(*catalog.Catalog) (*match.Matcher, error)
 // Every process of a deployment given the same flags builds matchers with
 // the same fingerprint.
 func (m *MatcherFlags) Builder(log *zap.Logger) (BuildFunc, error) {
+	opts, err := m.options(log)
+	if err != nil {
+		return nil, err
+	}
+	return func(cat *catalog.Catalog) (*match.Matcher, error) { return match.New(cat, opts...) }, nil
+}
+
+// LearnedBuildFunc builds a matcher for a catalog snapshot and the
+// examples the catalog learned (skill key to texts).
+type LearnedBuildFunc = func(*catalog.Catalog, map[string][]string) (*match.Matcher, error)
+
+// LearnedBuilder is Builder for the stages that index the catalog's
+// learned examples (pipeline.WithLearnedExamples).
+func (m *MatcherFlags) LearnedBuilder(log *zap.Logger) (LearnedBuildFunc, error) {
+	opts, err := m.options(log)
+	if err != nil {
+		return nil, err
+	}
+	return func(cat *catalog.Catalog, ex map[string][]string) (*match.Matcher, error) {
+		return match.New(cat, append(opts[:len(opts):len(opts)], match.WithLearnedExamples(ex))...)
+	}, nil
+}
+
+// options validates the flags, loads the model and the grants and
+// returns the matcher options they make.
+func (m *MatcherFlags) options(log *zap.Logger) ([]match.Option, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
@@ -168,7 +194,7 @@ func (m *MatcherFlags) Builder(log *zap.Logger) (BuildFunc, error) {
 	} else {
 		opts = append(opts, match.WithoutRetrieval())
 	}
-	return func(cat *catalog.Catalog) (*match.Matcher, error) { return match.New(cat, opts...) }, nil
+	return opts, nil
 }
 
 // ID names what a matcher is made of besides the catalog, for the

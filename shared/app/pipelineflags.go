@@ -17,6 +17,7 @@ import (
 type PipelineFlags struct {
 	Streams             pipeline.Streams
 	CatalogBucket       string
+	ExamplesBucket      string
 	ModelBucket         string
 	FollowupBucket      string
 	FollowupTTL         time.Duration
@@ -46,7 +47,7 @@ type PipelineFlags struct {
 
 // PipelineFlagNames are the flags Register defines.
 var PipelineFlagNames = []string{"stream-submissions", "stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
-	"catalog-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
+	"catalog-bucket", "examples-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
 	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes",
 	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
 	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen", "callers", "otlp-endpoint"}
@@ -62,6 +63,8 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&p.Streams.Advisories, "stream-advisories", def.Advisories, "stream capturing the max-deliveries advisories")
 	fs.StringVar(&p.CatalogBucket, "catalog-bucket", wire.BucketCatalog, "KV bucket of the card catalog the retriever, reranker and decider watch\n"+
 		"(fill it with `skillmatch cards add`)")
+	fs.StringVar(&p.ExamplesBucket, "examples-bucket", wire.BucketExamples, "KV bucket of the examples each catalog learns from trusted callers' verified successes:\n"+
+		"the feedback stage adds them, the retriever, reranker and decider index them (see `skillmatch examples`)")
 	fs.StringVar(&p.ModelBucket, "model-bucket", wire.BucketModel, "KV bucket of the model state: the feedback stage puts the posteriors and the refitted\n"+
 		"calibration there; the decider and the reranker watch them")
 	fs.StringVar(&p.FollowupBucket, "followup-bucket", wire.BucketTasks, "decider: KV bucket recording delegations, so that a task continuing another\n"+
@@ -120,7 +123,7 @@ func (p *PipelineFlags) Config() (pipeline.Config, error) {
 		return pipeline.Config{}, fmt.Errorf("%w: --explore is a probability and --tie-epsilon not negative", ErrUsage)
 	}
 	cfg := pipeline.Config{Streams: p.Streams, MaxDeliver: p.MaxDeliver, BackOff: bo, Workers: p.Workers, Retry: p.Retry,
-		MaxInFlight: p.MaxInFlight, CatalogBucket: p.CatalogBucket, TasksMaxAge: p.TasksMaxAge,
+		MaxInFlight: p.MaxInFlight, CatalogBucket: p.CatalogBucket, ExamplesBucket: p.ExamplesBucket, TasksMaxAge: p.TasksMaxAge,
 		DeadLettersMaxAge: p.DeadLettersMaxAge, DeadLettersMaxBytes: p.DeadLettersMaxBytes, ModelBucket: p.ModelBucket,
 		TasksMaxBytes: p.TasksMaxBytes, DecisionsMaxBytes: p.DecisionsMaxBytes, OutcomesMaxBytes: p.OutcomesMaxBytes,
 		Followups: pipeline.FollowupConfig{Bucket: p.FollowupBucket, TTL: p.FollowupTTL},

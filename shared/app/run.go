@@ -198,8 +198,12 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 			log.Warn("card skipped", zap.String("file", f.Path), zap.Error(err))
 		}
 	}
+	learned, err := learnedExamples(setup, js, &rf.Matcher, rf.Pipeline, log)
+	if err != nil {
+		return nil, err
+	}
 	snaps := pipeline.NewSnapshots(nil)
-	watch, err := snaps.WatchCatalog(setup, kv, build, log)
+	watch, err := snaps.WatchCatalog(setup, kv, build, log, learned)
 	if err != nil {
 		return nil, err
 	}

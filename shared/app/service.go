@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
@@ -193,7 +194,11 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 		if err != nil {
 			return err
 		}
-		w, err := snaps.WatchCatalog(sctx, kv, build, log)
+		learned, err := learnedExamples(sctx, js, &sf.Matcher, sf.Pipeline, log)
+		if err != nil {
+			return err
+		}
+		w, err := snaps.WatchCatalog(sctx, kv, build, log, learned)
 		if err != nil {
 			return err
 		}
@@ -255,4 +260,25 @@ func serveHealth(ctx context.Context, addr string, nc interface {
 		return "", fmt.Errorf("--health-listen: %w", err)
 	}
 	return a, nil
+}
+
+// learnedExamples is the catalog watch option that indexes the catalog's
+// learned examples from the examples bucket (created with the streams).
+func learnedExamples(ctx context.Context, js jetstream.JetStream, m *MatcherFlags, p PipelineFlags, log *zap.Logger) (pipeline.WatchOption, error) {
+	build, err := m.LearnedBuilder(log)
+	if err != nil {
+		return nil, err
+	}
+	ekv, err := pipeline.ExamplesKV(ctx, js, p.ExamplesBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		// Streams set up by a version without it: match without learned
+		// examples rather than not at all.
+		log.Warn("no learned-examples bucket; matching without learned examples (set the streams up again to create it)",
+			zap.String("bucket", p.ExamplesBucket))
+		return pipeline.WithLearnedExamples(nil, "", nil), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return pipeline.WithLearnedExamples(ekv, p.CatalogBucket, build), nil
 }

@@ -40,6 +40,7 @@ type config struct {
 	shortlist int
 	rrfK      float64
 	examples  bool
+	learned   map[string][]string
 	explain   bool
 	filters   []filter.Option
 	strict    bool
@@ -117,6 +118,14 @@ func WithRRFK(k float64) Option { return func(c *config) { c.rrfK = k } }
 // WithModelExamples says whether the model's extra examples are indexed
 // (default true).
 func WithModelExamples(on bool) Option { return func(c *config) { c.examples = on } }
+
+// WithLearnedExamples indexes more example texts per skill key
+// ("<agent>/<skill>"), after the card's and the model's: the examples a
+// catalog learned from verified outcomes. Keys of skills not in the
+// catalog are ignored.
+func WithLearnedExamples(ex map[string][]string) Option {
+	return func(c *config) { c.learned = ex }
+}
 
 // WithExplain makes every shortlist carry the reason each filtered-out
 // skill was removed ("why not X?"). Off by default: at 100,000 skills the
@@ -236,6 +245,16 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	var extra map[string][]string
 	if cfg.examples {
 		extra = cfg.model.Examples
+	}
+	if len(cfg.learned) > 0 {
+		merged := make(map[string][]string, len(extra)+len(cfg.learned))
+		for k, v := range extra {
+			merged[k] = v
+		}
+		for k, v := range cfg.learned {
+			merged[k] = append(append([]string(nil), merged[k]...), v...)
+		}
+		extra = merged
 	}
 	docs := m.docs(extra)
 	idx, err := cfg.newIndex(docs, cfg.embedder)

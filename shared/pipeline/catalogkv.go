@@ -275,6 +275,31 @@ func (w *CatalogWatch) Stop() {
 	})
 }
 
+// WatchOption configures WatchCatalog.
+type WatchOption func(*watchConfig)
+
+type watchConfig struct {
+	exkv    jetstream.KeyValue
+	catalog string
+	build   func(*catalog.Catalog, map[string][]string) (*match.Matcher, error)
+}
+
+// WithLearnedExamples makes the watch also follow the catalog's learned
+// examples in the examples bucket kv (catalogBucket names the catalog, as
+// for NewExamples) and build each matcher with build, given the catalog
+// and those examples (skill key to texts), instead of the watch's
+// BuildFunc: a learned example is indexed as soon as it is stored. A nil
+// kv changes nothing.
+func WithLearnedExamples(kv jetstream.KeyValue, catalogBucket string, build func(*catalog.Catalog, map[string][]string) (*match.Matcher, error)) WatchOption {
+	if kv == nil {
+		return func(*watchConfig) {} // no learned examples
+	}
+	if catalogBucket == "" {
+		catalogBucket = wire.BucketCatalog
+	}
+	return func(c *watchConfig) { c.exkv, c.catalog, c.build = kv, catalogBucket, build }
+}
+
 // WatchCatalog builds the stages' matcher from the catalog bucket and
 // rebuilds it whenever a card is added, replaced (a new revision) or
 // deleted, swapping it in atomically (SetMatcher): messages being handled
@@ -282,10 +307,15 @@ func (w *CatalogWatch) Stop() {
 // together. An entry that is not a valid card is skipped with a logged
 // reason (and removes that agent); the stage keeps going. It returns once
 // the bucket's current state is loaded (an empty bucket gives an empty
-// catalog, on which every task is abstained).
-func (s *Snapshots) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, build BuildFunc, log *zap.Logger) (*CatalogWatch, error) {
+// catalog, on which every task is abstained). With WithLearnedExamples
+// a change of the learned examples rebuilds it too.
+func (s *Snapshots) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, build BuildFunc, log *zap.Logger, opts ...WatchOption) (*CatalogWatch, error) {
 	if log == nil {
 		log = zap.NewNop()
+	}
+	var wc watchConfig
+	for _, o := range opts {
+		o(&wc)
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	kw, err := kv.WatchAll(wctx)
@@ -293,17 +323,37 @@ func (s *Snapshots) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, bui
 		cancel()
 		return nil, fmt.Errorf("pipeline: watch catalog %s: %w", kv.Bucket(), err)
 	}
+	// exUpdates stays nil (never ready) without learned examples.
+	var exUpdates <-chan jetstream.KeyValueEntry
+	exInitial := false
+	ex := examplesState{catalog: wc.catalog, ex: map[string][]string{}}
+	if wc.exkv != nil {
+		ew, err := wc.exkv.WatchFiltered(wctx, []string{wire.ExamplesPrefix(wc.catalog)})
+		if err != nil {
+			cancel()
+			_ = kw.Stop()
+			return nil, fmt.Errorf("pipeline: watch learned examples %s: %w", wc.exkv.Bucket(), err)
+		}
+		go func() { <-wctx.Done(); _ = ew.Stop() }()
+		exUpdates, exInitial = ew.Updates(), true
+	}
 	w := &CatalogWatch{cancel: cancel, done: make(chan struct{})}
 	st := catalogState{agents: map[string]catalog.Agent{}}
 	ready := make(chan error, 1)
 	rebuild := func() error {
-		for _, e := range st.errs {
+		for _, e := range append(st.errs, ex.errs...) {
 			log.Warn("catalog entry skipped", zap.String("reason", e.Error()))
 		}
-		st.errs = nil
+		st.errs, ex.errs = nil, nil
 		cat := st.catalog()
 		t0 := time.Now()
-		m, err := build(cat)
+		var m *match.Matcher
+		var err error
+		if wc.build != nil {
+			m, err = wc.build(cat, ex.snapshot())
+		} else {
+			m, err = build(cat)
+		}
 		if err != nil {
 			log.Error("catalog not rebuilt; keeping the previous one", zap.Uint64("revision", st.rev), zap.Error(err))
 			return err
@@ -320,33 +370,45 @@ func (s *Snapshots) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, bui
 	go func() {
 		defer close(w.done)
 		defer kw.Stop() //nolint:errcheck
-		initial := true
+		catInitial := true
+		initial := func() bool { return catInitial || exInitial }
 		for {
 			var e jetstream.KeyValueEntry
-			var ok bool
+			var ok, fromEx bool
 			select {
 			case <-wctx.Done():
-				if initial {
+				if initial() {
 					ready <- wctx.Err()
 				}
 				return
 			case e, ok = <-kw.Updates():
+			case e, ok = <-exUpdates:
+				fromEx = true
 			}
 			if !ok {
-				if initial {
+				if initial() {
 					ready <- errors.New("pipeline: catalog watch closed")
 				}
 				return
 			}
 			if e == nil { // end of the initial values
-				if initial {
-					initial = false
+				wasInitial := initial()
+				if fromEx {
+					exInitial = false
+				} else {
+					catInitial = false
+				}
+				if wasInitial && !initial() {
 					ready <- rebuild()
 				}
 				continue
 			}
-			st.apply(e)
-			if initial {
+			if fromEx {
+				ex.apply(e)
+			} else {
+				st.apply(e)
+			}
+			if initial() {
 				continue
 			}
 			// Take whatever else is already waiting, then rebuild once.
@@ -359,6 +421,13 @@ func (s *Snapshots) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, bui
 					}
 					if e != nil {
 						st.apply(e)
+					}
+				case e, ok := <-exUpdates:
+					if !ok {
+						break drain
+					}
+					if e != nil {
+						ex.apply(e)
 					}
 				default:
 					break drain

@@ -91,6 +91,10 @@ type FeedbackConfig struct {
 	// Callers says whose outcomes are trusted (identity.Directory.Trusted);
 	// nil, the zero-configuration mode, trusts every verified outcome.
 	Callers *identity.Directory
+	// Examples, when set, learns from outcomes: a counted success (a
+	// trusted caller, verified against its delegation) makes its task's
+	// request an example of the skill. Nil: outcomes teach no examples.
+	Examples *Examples
 	// Posteriors are the posteriors' options.
 	Posteriors []feedback.PosteriorOption
 	Log        *zap.Logger
@@ -205,8 +209,20 @@ func (f *FeedbackStage) Handle(ctx context.Context, in Msg) (Result, error) {
 		return Result{}, badInput(err)
 	}
 	res := Result{TaskID: o.TaskID}
-	if count, err := f.verify(ctx, caller, o); err != nil || !count {
+	rec, count, err := f.verify(ctx, caller, o)
+	if err != nil || !count {
 		return res, err
+	}
+	// Before the posteriors count it: a failed write is redelivered, and
+	// an example already there is not added twice.
+	if f.cfg.Examples != nil && o.Success && rec.Need != "" {
+		added, err := f.cfg.Examples.Add(ctx, o.Skill, rec.Need)
+		if err != nil {
+			return res, err
+		}
+		if added {
+			f.log.Debug("example learned", zap.String("task_id", o.TaskID), zap.String("skill", o.Skill))
+		}
 	}
 	fo := toFeedback(o)
 	f.mu.RLock()
@@ -241,33 +257,33 @@ func (f *FeedbackStage) Handle(ctx context.Context, in Msg) (Result, error) {
 // name its task, whose decision id it carries, and when the task was
 // delegated, come from the caller it was delegated for (else it is bad
 // input) and report on that skill; the caller must be trusted.
-func (f *FeedbackStage) verify(ctx context.Context, caller string, o *wire.Outcome) (bool, error) {
+func (f *FeedbackStage) verify(ctx context.Context, caller string, o *wire.Outcome) (settle.Record, bool, error) {
 	if f.cfg.Delegations == nil {
-		return true, nil
+		return settle.Record{}, true, nil
 	}
 	if o.TaskID == "" {
-		return false, badInput(fmt.Errorf("%w: outcome %s names no taskId, so it cannot be checked against its decision", wire.ErrBadMessage, o.DecisionID))
+		return settle.Record{}, false, badInput(fmt.Errorf("%w: outcome %s names no taskId, so it cannot be checked against its decision", wire.ErrBadMessage, o.DecisionID))
 	}
 	if o.DecisionID != wire.DecisionID(caller, o.TaskID) {
 		// Decision ids are bound to their caller: an outcome naming
 		// another caller's decision, or none, is refused.
-		return false, badInput(fmt.Errorf("%w: outcome %s from caller %q: not the decision of its task %s, or delivered to another caller",
+		return settle.Record{}, false, badInput(fmt.Errorf("%w: outcome %s from caller %q: not the decision of its task %s, or delivered to another caller",
 			wire.ErrBadMessage, o.DecisionID, identity.Token(caller), o.TaskID))
 	}
 	rec, ok, err := f.cfg.Delegations.Get(ctx, caller, o.TaskID)
 	switch {
 	case err != nil:
-		return false, err
+		return settle.Record{}, false, err
 	case !ok:
 		// Not a delegation (or expired): nothing was tried to count; the
 		// refit checks the label against the decision stream.
-		return false, nil
+		return settle.Record{}, false, nil
 	case rec.CallerID != caller:
-		return false, badInput(fmt.Errorf("outcome for task %s from caller %q: its decision was delivered to another caller", o.TaskID, identity.Token(caller)))
+		return settle.Record{}, false, badInput(fmt.Errorf("outcome for task %s from caller %q: its decision was delivered to another caller", o.TaskID, identity.Token(caller)))
 	case o.Skill != rec.AgentID+"/"+rec.SkillID:
-		return false, nil // a fallback or another skill: not what was delegated
+		return settle.Record{}, false, nil // a fallback or another skill: not what was delegated
 	}
-	return f.cfg.trusted(caller), nil
+	return rec, f.cfg.trusted(caller), nil
 }
 
 // Flush publishes the posteriors if an outcome was handled since the last

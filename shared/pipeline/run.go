@@ -108,6 +108,11 @@ type Config struct {
 	// wire.BucketModel), created with the streams: the feedback stage
 	// puts the posteriors there, the decider watches them.
 	ModelBucket string
+	// ExamplesBucket is the KV bucket of the examples catalogs learn from
+	// trusted callers' verified successes (default wire.BucketExamples),
+	// created with the streams: the feedback stage adds them, the stages
+	// that build matchers index them.
+	ExamplesBucket string
 	// TaskIDsBucket is the KV bucket of the task ids in use and their
 	// decisions (default wire.BucketTaskIDs; see TaskIDs), created with
 	// the streams; its entries live TasksMaxAge, as the tasks do.
@@ -278,6 +283,9 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 		return err
 	}
 	if err := setupTaskIDs(ctx, js, cfg); err != nil {
+		return err
+	}
+	if err := setupExamples(ctx, js, cfg); err != nil {
 		return err
 	}
 	return setupModel(ctx, js, cfg)

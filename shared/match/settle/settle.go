@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/grants"
@@ -33,7 +34,39 @@ type Record struct {
 	ContextID string
 	// CallerID is the caller that may continue the task.
 	CallerID string
-	At       time.Time
+	// Need is the start of the task's requirement (MaxNeed bytes): what
+	// a verified success of the skill may teach the catalog; empty for
+	// confidential and restricted data.
+	Need string
+	At   time.Time
+}
+
+// MaxNeed caps Record.Need, in bytes, cut at a character boundary.
+const MaxNeed = 500
+
+// learnableNeed is what a Record keeps of a requirement's need: its
+// start, and nothing of confidential or restricted data (or of a class
+// it does not know), whose words must not become examples other callers'
+// tasks are matched against.
+func learnableNeed(req *extract.Requirement) string {
+	if req.DataClass != "" {
+		if rank, ok := catalog.ClassRank(req.DataClass); !ok || rank > 1 {
+			return ""
+		}
+	}
+	return CapNeed(req.Need)
+}
+
+// CapNeed is the part of a requirement's need a Record keeps.
+func CapNeed(s string) string {
+	if len(s) <= MaxNeed {
+		return s
+	}
+	cut := MaxNeed
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // SameDelegation says whether two records describe the same delegation
@@ -110,7 +143,7 @@ func (s *Settler) Settle(ctx context.Context, t *task.Task, req *extract.Require
 		return st, err
 	}
 	rec := Record{TaskID: t.ID, DecisionID: decisionID, AgentID: st.Decision.Chosen.AgentID, SkillID: st.Decision.Chosen.SkillID,
-		ContextID: st.ContextID, CallerID: t.Caller.ID, At: s.now().UTC()}
+		ContextID: st.ContextID, CallerID: t.Caller.ID, Need: learnableNeed(req), At: s.now().UTC()}
 	stored, err := s.Store.Put(ctx, rec)
 	switch {
 	case err != nil:

@@ -11,6 +11,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/grants"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
 )
 
 func exampleCatalog(t *testing.T) *catalog.Catalog {
@@ -190,5 +191,26 @@ func TestFileStoreSurvivesReopen(t *testing.T) {
 	}
 	if _, ok, _ := NewFile(path).Get(ctx, "c", "b"); ok {
 		t.Error("unknown task found")
+	}
+}
+
+// Only public and internal data (or a task that names no class) leave
+// words a verified success may teach; the rest leave none.
+func TestLearnableNeed(t *testing.T) {
+	long := strings.Repeat("é", MaxNeed) // two bytes a character
+	for _, tc := range []struct {
+		class, need, want string
+	}{
+		{"", "book a hotel", "book a hotel"},
+		{"public", "book a hotel", "book a hotel"},
+		{"internal", "book a hotel", "book a hotel"},
+		{"confidential", "merge with Acme", ""},
+		{"restricted", "patient 4711", ""},
+		{"secret-ish", "unknown class", ""},
+		{"internal", long, long[:MaxNeed]},
+	} {
+		if got := learnableNeed(&extract.Requirement{DataClass: tc.class, Need: tc.need}); got != tc.want {
+			t.Errorf("class %q: %q, want %q", tc.class, got, tc.want)
+		}
 	}
 }

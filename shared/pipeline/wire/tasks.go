@@ -30,6 +30,9 @@ type TaskRecord struct {
 	ContextID string `json:"contextId,omitempty"`
 	// CallerID is the caller that may continue the task.
 	CallerID string `json:"callerId,omitempty"`
+	// Need is the start of the task's request, which a trusted caller's
+	// verified success may teach the catalog as an example of the skill.
+	Need string `json:"need,omitempty"`
 	// At is informative only.
 	At time.Time `json:"at,omitzero"`
 }
@@ -42,13 +45,13 @@ func (r TaskRecord) SameDelegation(o TaskRecord) bool { return r.Record().SameDe
 // NewTaskRecord is the bucket value of a settle.Record.
 func NewTaskRecord(r settle.Record) *TaskRecord {
 	return &TaskRecord{V: Version, TaskID: r.TaskID, DecisionID: r.DecisionID, AgentID: r.AgentID, SkillID: r.SkillID,
-		ContextID: r.ContextID, CallerID: r.CallerID, At: r.At}
+		ContextID: r.ContextID, CallerID: r.CallerID, Need: r.Need, At: r.At}
 }
 
 // Record is the settle.Record a bucket value holds.
 func (r TaskRecord) Record() settle.Record {
 	return settle.Record{TaskID: r.TaskID, DecisionID: r.DecisionID, AgentID: r.AgentID, SkillID: r.SkillID,
-		ContextID: r.ContextID, CallerID: r.CallerID, At: r.At}
+		ContextID: r.ContextID, CallerID: r.CallerID, Need: r.Need, At: r.At}
 }
 
 // TaskRecordKey is the bucket key of a caller's task: task ids are the
