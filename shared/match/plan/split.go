@@ -1,0 +1,130 @@
+// Package plan splits a request into the parts a multi-skill plan is made
+// of. Splitting is conservative on purpose: a request is split only on an
+// explicit conjunction between clauses that each carry their own content,
+// so a single-intent request stays one part and takes the usual path.
+package plan
+
+import (
+	"strings"
+	"unicode"
+)
+
+// MaxParts bounds how many parts Split returns; a longer request keeps its
+// tail in the last part.
+const MaxParts = 4
+
+// minWords is the fewest words a part must have for a split to stand:
+// "and then" between two one-word fragments joins a phrase, not two tasks.
+const minWords = 3
+
+// strongCues join two clauses whatever their words: each is an explicit
+// "do this, then that". Longer cues first, so ", and then " wins over ", then ".
+var strongCues = []string{
+	", and then ", " and then ", ", and after that ", " and after that ", ", after that ",
+	", then ", "; then ", "; ", " and also ", ", and also ", ", also ", " as well as ",
+	". then ", ". also ", ". ",
+}
+
+// notVerb are first words of a clause after a plain " and " that show the
+// " and " joins two nouns ("the invoices and the receipts"), two
+// modifiers or a subordinate clause rather than two commands.
+var notVerb = map[string]bool{
+	"a": true, "an": true, "the": true, "my": true, "your": true, "his": true, "her": true,
+	"their": true, "our": true, "its": true, "this": true, "that": true, "these": true,
+	"those": true, "some": true, "all": true, "any": true, "each": true, "every": true,
+	"i": true, "i'm": true, "you": true, "he": true, "she": true, "it": true, "it's": true,
+	"we": true, "they": true, "me": true, "him": true, "them": true, "us": true,
+	"what": true, "what's": true, "when": true, "where": true, "how": true, "why": true,
+	"who": true, "which": true, "is": true, "are": true, "was": true, "were": true,
+	"will": true, "would": true, "can": true, "could": true, "should": true, "do": true,
+	"does": true, "did": true, "have": true, "has": true, "had": true, "not": true, "no": true,
+	"so": true, "if": true, "to": true, "for": true, "from": true, "with": true, "in": true,
+	"on": true, "at": true, "by": true, "of": true, "or": true, "and": true, "then": true,
+	"other": true, "more": true, "less": true, "one": true, "two": true, "three": true,
+}
+
+// Split returns the parts of a request, in order: one part (the trimmed
+// text) when it has no explicit conjunction between two clauses each of
+// at least minWords words.
+func Split(text string) []string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	parts := splitOn(text, true)
+	var out []string
+	for _, p := range parts {
+		out = append(out, splitOn(p, false)...)
+	}
+	if len(out) > MaxParts {
+		out = append(out[:MaxParts-1], strings.Join(out[MaxParts-1:], " and "))
+	}
+	return out
+}
+
+// splitOn splits text at strong cues (strong) or at a plain " and "
+// followed by what reads as a command (!strong), keeping a split only when
+// both sides are long enough.
+func splitOn(text string, strong bool) []string {
+	lower := strings.ToLower(text)
+	for from := 0; from < len(lower); {
+		at, cue := nextCue(lower, from, strong)
+		if at < 0 {
+			break
+		}
+		left, right := trimPart(text[:at]), trimPart(text[at+len(cue):])
+		if wordCount(left) >= minWords && wordCount(right) >= minWords && (strong || startsWithCommand(right)) {
+			return append([]string{left}, splitOn(right, strong)...)
+		}
+		from = at + 1
+	}
+	return []string{trimPart(text)}
+}
+
+// nextCue finds the earliest cue at or after from.
+func nextCue(lower string, from int, strong bool) (int, string) {
+	if !strong {
+		i := strings.Index(lower[from:], " and ")
+		if i < 0 {
+			return -1, ""
+		}
+		return from + i, " and "
+	}
+	best, cue := -1, ""
+	for _, c := range strongCues {
+		if i := strings.Index(lower[from:], c); i >= 0 && (best < 0 || from+i < best || (from+i == best && len(c) > len(cue))) {
+			best, cue = from+i, c
+		}
+	}
+	return best, cue
+}
+
+// startsWithCommand says whether a clause after a plain " and " starts
+// like a command: its first word is a word (not a number) and not one
+// that starts a noun phrase, a question or a subordinate clause.
+func startsWithCommand(clause string) bool {
+	w := strings.Fields(strings.ToLower(clause))
+	if len(w) == 0 {
+		return false
+	}
+	first := strings.TrimFunc(w[0], func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
+	if first == "" || notVerb[first] {
+		return false
+	}
+	for _, r := range first {
+		if !unicode.IsLetter(r) && r != '\'' {
+			return false
+		}
+	}
+	// A command's verb is rarely plural or an -ing/-ed form; those read as
+	// nouns or modifiers ("invoices and receipts", "meetings and
+	// reminders").
+	plural := strings.HasSuffix(first, "s") && !strings.HasSuffix(first, "ss")
+	return !plural && !strings.HasSuffix(first, "ing") && !strings.HasSuffix(first, "ed")
+}
+
+func trimPart(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ';' || r == '.' })
+}
+
+func wordCount(s string) int { return len(strings.Fields(s)) }

@@ -1,0 +1,71 @@
+package plan
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"empty", "  ", nil},
+		{"single intent", "reconcile the supplier invoices against the purchase order", []string{"reconcile the supplier invoices against the purchase order"}},
+		{"and then", "reconcile the invoices and then translate the contract into French",
+			[]string{"reconcile the invoices", "translate the contract into French"}},
+		{"comma then", "summarize this report, then book a flight to Lisbon",
+			[]string{"summarize this report", "book a flight to Lisbon"}},
+		{"semicolon", "reset my vpn password; check the weather in Oslo",
+			[]string{"reset my vpn password", "check the weather in Oslo"}},
+		{"as well as", "transcribe the board call recording as well as draft a reply to the ticket",
+			[]string{"transcribe the board call recording", "draft a reply to the ticket"}},
+		{"plain and joining two commands", "reconcile the invoices and translate the contract",
+			[]string{"reconcile the invoices", "translate the contract"}},
+		{"three parts", "book a hotel in Rome, then rent a car there and also convert 200 dollars to euros",
+			[]string{"book a hotel in Rome", "rent a car there", "convert 200 dollars to euros"}},
+		{"and joining nouns", "reconcile the invoices and the receipts from March", []string{"reconcile the invoices and the receipts from March"}},
+		{"and joining plural nouns", "compare invoices and receipts for the quarter", []string{"compare invoices and receipts for the quarter"}},
+		{"and before a question word", "tell me the time and what the weather is", []string{"tell me the time and what the weather is"}},
+		{"short sides stay whole", "salt and pepper", []string{"salt and pepper"}},
+		{"short cue side stays whole", "do it; then stop", []string{"do it; then stop"}},
+		{"and with short right side", "book a flight and hotel", []string{"book a flight and hotel"}},
+		{"verb ending in ss is a command", "summarize the policy and process my refund request",
+			[]string{"summarize the policy", "process my refund request"}},
+		{"number after and", "add five and 20 more", []string{"add five and 20 more"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Split(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Split(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSplitCapsParts(t *testing.T) {
+	got := Split("book a flight to Rome; book a hotel in Rome; rent a car in Rome; convert 100 dollars to euros; check the weather in Rome")
+	if len(got) != MaxParts {
+		t.Fatalf("got %d parts %q, want %d", len(got), got, MaxParts)
+	}
+	if got[MaxParts-1] != "convert 100 dollars to euros and check the weather in Rome" {
+		t.Errorf("last part keeps the tail: %q", got[MaxParts-1])
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	f.Add("reconcile the invoices and then translate the contract")
+	f.Add("; ; and and , then ")
+	f.Fuzz(func(t *testing.T, s string) {
+		parts := Split(s)
+		if len(parts) > MaxParts {
+			t.Fatalf("%d parts", len(parts))
+		}
+		for _, p := range parts {
+			if p == "" && len(parts) > 1 {
+				t.Fatalf("empty part in %q", parts)
+			}
+		}
+	})
+}
