@@ -57,6 +57,8 @@ type config struct {
 	remoteBudget time.Duration
 	embedBudget  time.Duration
 	onDegraded   func(component string)
+	// planSteps caps a multi-skill plan; below 2, no plans (WithPlanSteps).
+	planSteps int
 }
 
 // WithModel uses a fitted model (default: the built-in model).
@@ -207,7 +209,7 @@ type ref struct {
 
 // New builds a matcher (and its index) for the catalog.
 func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
-	cfg := config{policy: decide.DefaultPolicy, shortlist: 20, rrfK: 60, examples: true, log: zap.NewNop()}
+	cfg := config{policy: decide.DefaultPolicy, shortlist: 20, rrfK: 60, examples: true, planSteps: DefaultPlanSteps, log: zap.NewNop()}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -707,6 +709,15 @@ func (m *Matcher) Match(ctx context.Context, t *task.Task) (*Result, error) {
 	res.Degraded = JoinDegraded(sl.Degraded, rankNote)
 	t3 := time.Now()
 	d, opts := m.Decide(res.Ranked)
+	// A request with several intents may get a plan instead; settling it
+	// still pins a named skill or a follow-up, and records no delegation.
+	p, err := m.planFor(ctx, t, &res.Requirement, d)
+	if err != nil {
+		return nil, fmt.Errorf("match task %s: %w", t.ID, err)
+	}
+	if p != nil {
+		d = *p
+	}
 	st, err := m.Settler(nil).Settle(ctx, t, &res.Requirement, d, opts, t.ID)
 	if err != nil {
 		return nil, fmt.Errorf("match task %s: %w", t.ID, err)

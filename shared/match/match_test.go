@@ -884,6 +884,17 @@ func checkShape(t *testing.T, m *match.Matcher, res *match.Result) {
 		if d.Probability != d.Chosen.Prob || len(d.Candidates) > 0 || d.Question != "" {
 			t.Errorf("delegate decision malformed: %+v", d)
 		}
+	case decide.Plan:
+		if d.Chosen != nil || len(d.Steps) < 2 || len(d.Steps) > match.DefaultPlanSteps {
+			t.Fatalf("plan with chosen %v and %d steps", d.Chosen, len(d.Steps))
+		}
+		seen := map[string]bool{}
+		for _, s := range d.Steps {
+			if seen[s.Chosen.Key] || s.Part == "" || s.Probability < p.Threshold || d.Probability > s.Probability {
+				t.Errorf("plan step malformed: %+v in %+v", s, d)
+			}
+			seen[s.Chosen.Key] = true
+		}
 	case decide.Clarify:
 		if d.Chosen != nil || len(d.Candidates) != 2 {
 			t.Fatalf("clarify with chosen %v and %d candidates", d.Chosen, len(d.Candidates))

@@ -14,7 +14,21 @@ const (
 	Delegate Action = "delegate"
 	Clarify  Action = "clarify"
 	Abstain  Action = "abstain"
+	// Plan delegates each part of a multi-intent request to its own skill,
+	// in order (Decision.Steps).
+	Plan Action = "plan"
 )
+
+// Step is one delegation of a plan: the part of the request it handles
+// and the skill chosen for it.
+type Step struct {
+	// Part is the request's words this step handles.
+	Part   string `json:"part"`
+	Chosen Option `json:"chosen"`
+	// Probability is the calibrated probability the skill is right for
+	// the part.
+	Probability float64 `json:"probability"`
+}
 
 // Option is one ranked candidate as the decider sees it.
 type Option struct {
@@ -61,7 +75,9 @@ type Decision struct {
 	// Candidates are the top two when clarifying.
 	Candidates []Option `json:"candidates,omitempty"`
 	Question   string   `json:"question,omitempty"`
-	Reason     string   `json:"reason"`
+	// Steps are the ordered delegations of a plan (Plan only).
+	Steps  []Step `json:"steps,omitempty"`
+	Reason string `json:"reason"`
 	// Degraded says which remote model this decision had to do without
 	// ("reranker unavailable", "embedder unavailable"; "" when none):
 	// the built-in path decided instead.

@@ -40,6 +40,11 @@ var notVerb = map[string]bool{
 	"does": true, "did": true, "have": true, "has": true, "had": true, "not": true, "no": true,
 	"so": true, "if": true, "to": true, "for": true, "from": true, "with": true, "in": true,
 	"on": true, "at": true, "by": true, "of": true, "or": true, "and": true, "then": true,
+	// Delivery verbs say what to do with the result, not another task:
+	// "reconcile the invoices and send me a JSON summary".
+	"send": true, "give": true, "return": true, "show": true, "tell": true, "let": true,
+	"email": true, "mail": true, "forward": true, "reply": true, "output": true, "print": true,
+	"deliver": true, "provide": true, "attach": true, "keep": true, "make": true, "put": true,
 	"other": true, "more": true, "less": true, "one": true, "two": true, "three": true,
 }
 

@@ -33,6 +33,8 @@ func TestSplit(t *testing.T) {
 		{"and with short right side", "book a flight and hotel", []string{"book a flight and hotel"}},
 		{"verb ending in ss is a command", "summarize the policy and process my refund request",
 			[]string{"summarize the policy", "process my refund request"}},
+		{"delivery verb after and", "reconcile these supplier invoices against the PO and send me a JSON summary",
+			[]string{"reconcile these supplier invoices against the PO and send me a JSON summary"}},
 		{"number after and", "add five and 20 more", []string{"add five and 20 more"}},
 	}
 	for _, tt := range tests {
