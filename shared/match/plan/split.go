@@ -15,7 +15,12 @@ const MaxParts = 4
 
 // minWords is the fewest words a part must have for a split to stand:
 // "and then" between two one-word fragments joins a phrase, not two tasks.
-const minWords = 3
+// A plain " and " is the weakest cue, so its sides need minAndWords: "check
+// the NDA and flag anything unusual" is one job.
+const (
+	minWords    = 3
+	minAndWords = 4
+)
 
 // strongCues join two clauses whatever their words: each is an explicit
 // "do this, then that". Longer cues first, so ", and then " wins over ", then ".
@@ -78,7 +83,11 @@ func splitOn(text string, strong bool) []string {
 			break
 		}
 		left, right := trimPart(text[:at]), trimPart(text[at+len(cue):])
-		if wordCount(left) >= minWords && wordCount(right) >= minWords && (strong || startsWithCommand(right)) {
+		least := minWords
+		if !strong {
+			least = minAndWords
+		}
+		if wordCount(left) >= least && wordCount(right) >= least && (strong || startsWithCommand(right)) {
 			return append([]string{left}, splitOn(right, strong)...)
 		}
 		from = at + 1
