@@ -176,7 +176,15 @@ func printReport(w io.Writer, set, split string, agents, skills int, r *eval.Rep
 		fmt.Fprintf(w, "  no-match refusal     n/a (no no-match tasks)\n")
 	}
 	fmt.Fprintf(w, "  ECE (10 bins)        %.3f\n", r.ECE)
-	fmt.Fprintf(w, "  decisions            %d delegate, %d clarify, %d abstain\n", r.Delegated, r.Clarified, r.Abstained)
+	fmt.Fprintf(w, "  decisions            %d delegate, %d clarify, %d abstain", r.Delegated, r.Clarified, r.Abstained)
+	if r.Planned > 0 {
+		fmt.Fprintf(w, ", %d plan", r.Planned)
+	}
+	fmt.Fprintln(w)
+	if r.PlanTasks > 0 {
+		fmt.Fprintf(w, "  plan recall          %.3f  (%d tasks with an expected plan)\n", r.PlanRecall, r.PlanTasks)
+		fmt.Fprintf(w, "  plan precision       %.3f\n", r.PlanPrecision)
+	}
 	fmt.Fprintf(w, "  latency per task     p50 %.0f µs, p99 %.0f µs\n", r.P50us, r.P99us)
 	if r.Degraded > 0 {
 		fmt.Fprintf(w, "  degraded             %d tasks decided without the remote model\n", r.Degraded)

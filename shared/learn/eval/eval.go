@@ -34,6 +34,16 @@ type Report struct {
 	Delegated    int `json:"delegated"`
 	Clarified    int `json:"clarified"`
 	Abstained    int `json:"abstained"`
+	// Planned counts the tasks given a multi-skill plan.
+	Planned int `json:"planned,omitempty"`
+	// Plan figures over the tasks with an expected plan (PlanTasks): a
+	// step is right when its skill is in the task's expected plan; recall
+	// is the share of expected skills delegated (by a plan's steps or a
+	// single delegation), precision the share of delegated skills that
+	// are right.
+	PlanTasks     int     `json:"plan_tasks,omitempty"`
+	PlanRecall    float64 `json:"plan_recall,omitempty"`
+	PlanPrecision float64 `json:"plan_precision,omitempty"`
 	// Degraded counts the tasks decided without a remote embedder or
 	// reranker (match.Result.Degraded): figures of a run with many are
 	// the built-in path's, not the remote model's.
@@ -73,6 +83,9 @@ type Outcome struct {
 	BM25Ranked bool
 	// Degraded is the task's match.Result.Degraded.
 	Degraded string
+	// Delegated lists the skill keys the decision delegates to: a plan's
+	// steps in order, or the one chosen skill.
+	Delegated []string
 }
 
 // Run matches every task and scores the outcomes. progress, when not nil,
@@ -123,6 +136,10 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 	}
 	if res.Decision.Chosen != nil {
 		o.Chosen = res.Decision.Chosen.Key
+		o.Delegated = []string{o.Chosen}
+	}
+	for _, s := range res.Decision.Steps {
+		o.Delegated = append(o.Delegated, s.Chosen.Key)
 	}
 	return o
 }
@@ -132,6 +149,7 @@ func Score(outs []Outcome) *Report {
 	r := &Report{Tasks: len(outs)}
 	var inList, top1, delegatedRight int
 	var rr float64
+	var expected, foundExpected, emitted, rightSteps int
 	var bm Baseline
 	bmRanked := false
 	var probs []float64
@@ -149,6 +167,25 @@ func Score(outs []Outcome) *Report {
 			r.Clarified++
 		case decide.Abstain:
 			r.Abstained++
+		case decide.Plan:
+			r.Planned++
+		}
+		if len(o.Task.ExpectedPlan) > 0 {
+			r.PlanTasks++
+			want := make(map[string]bool, len(o.Task.ExpectedPlan))
+			for _, k := range o.Task.ExpectedPlan {
+				want[k] = true
+			}
+			expected += len(want)
+			emitted += len(o.Delegated)
+			found := map[string]bool{}
+			for _, k := range o.Delegated {
+				if want[k] {
+					rightSteps++
+					found[k] = true
+				}
+			}
+			foundExpected += len(found)
 		}
 		if o.Degraded != "" {
 			r.Degraded++
@@ -163,7 +200,7 @@ func Score(outs []Outcome) *Report {
 		}
 		if o.Task.NoMatch() {
 			r.NoMatch++
-			if o.Action != decide.Delegate {
+			if o.Action != decide.Delegate && o.Action != decide.Plan {
 				r.Refusal++
 			}
 			continue
@@ -201,6 +238,8 @@ func Score(outs []Outcome) *Report {
 	r.Coverage = share(r.Coverage, r.WithExpected)
 	r.Refusal = share(r.Refusal, r.NoMatch)
 	r.ECE = calibrate.ECE(probs, labels, 10)
+	r.PlanRecall = share(float64(foundExpected), expected)
+	r.PlanPrecision = share(float64(rightSteps), emitted)
 	r.P50us, r.P99us = percentile(lat, 50), percentile(lat, 99)
 	if bmRanked {
 		r.BM25 = &Baseline{RecallAt: share(bm.RecallAt, r.WithExpected), Top1: share(bm.Top1, r.WithExpected),

@@ -34,6 +34,10 @@ type Task struct {
 	// evaluations break their figures down by; the format allows extra
 	// fields, and a set without it reads as before.
 	Category string `json:"category,omitempty"`
+	// ExpectedPlan, for a request with several intents, lists the skills
+	// a plan should delegate to, in the request's order (an extension of
+	// the format, like Category; a set without it reads as before).
+	ExpectedPlan []string `json:"expected_plan,omitempty"`
 }
 
 // NoMatch reports whether the right outcome is to abstain or clarify.
@@ -178,6 +182,11 @@ func parseTask(raw []byte) (Task, error) {
 		t.Expected = *labels.Expected
 		if !strings.Contains(t.Expected, "/") {
 			return t, fmt.Errorf("task %q: expected %q is not <agent>/<skillId>", t.ID, t.Expected)
+		}
+	}
+	for _, k := range t.ExpectedPlan {
+		if !strings.Contains(k, "/") {
+			return t, fmt.Errorf("task %q: expected_plan entry %q is not <agent>/<skillId>", t.ID, k)
 		}
 	}
 	if t.Expected == "" && len(t.Acceptable) > 0 {
