@@ -106,6 +106,11 @@ func printDecision(w io.Writer, d decide.Decision) {
 		}
 	case decide.Clarify:
 		fmt.Fprintf(w, "clarify: %s\n", d.Question)
+	case decide.Plan:
+		fmt.Fprintf(w, "plan of %d steps, probability %.2f\n", len(d.Steps), d.Probability)
+		for i, s := range d.Steps {
+			fmt.Fprintf(w, "  step %d: %s (%s / %s), probability %.2f: %q\n", i+1, s.Chosen.Key, s.Chosen.AgentName, s.Chosen.SkillName, s.Probability, s.Part)
+		}
 	default:
 		fmt.Fprintf(w, "abstain\n")
 	}

@@ -50,6 +50,8 @@ type MatcherFlags struct {
 	WeaviateName   string
 	WeaviateTenant string
 	Strict         bool
+	// PlanSteps caps a multi-skill plan (match.WithPlanSteps).
+	PlanSteps int
 	// PrivateEndpoints lets agents be at private, loopback or link-local
 	// addresses (match.WithPrivateEndpoints).
 	PrivateEndpoints bool
@@ -69,7 +71,7 @@ type MatcherFlags struct {
 
 // MatcherFlagNames are the flags Register defines.
 var MatcherFlagNames = append([]string{"model", "model-examples", "shortlist", "rrf-k", "threshold", "margin", "grants",
-	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict", "allow-private-endpoints"},
+	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict", "allow-private-endpoints", "plan-steps"},
 	RemoteFlagNames...)
 
 // Register defines the matcher flags on fs.
@@ -86,6 +88,8 @@ func (m *MatcherFlags) Register(fs *flag.FlagSet) {
 		"with none, without a data class is restricted data, a skill without declared modes takes no typed input or output")
 	fs.BoolVar(&m.PrivateEndpoints, "allow-private-endpoints", false, "let every agent's interfaces be at private, loopback or link-local addresses (development\n"+
 		"catalogs on localhost); otherwise only agents whose registry entry says allowPrivate may be")
+	fs.IntVar(&m.PlanSteps, "plan-steps", match.DefaultPlanSteps, "most skills in the plan of a request with several intents (in-process match and eval;\n"+
+		"the pipeline decides single skills); 0 or 1: no plans")
 	fs.StringVar(&m.Index, "index", "memory", "retrieval index: memory (in process) or weaviate")
 	fs.StringVar(&m.WeaviateURL, "weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080")
 	fs.StringVar(&m.WeaviateGRPC, "weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)")
@@ -108,6 +112,9 @@ func (m *MatcherFlags) Validate() error {
 	}
 	if m.Shortlist < 1 {
 		return fmt.Errorf("%w: --shortlist %d: want at least 1", ErrUsage, m.Shortlist)
+	}
+	if m.PlanSteps < 0 {
+		return fmt.Errorf("%w: --plan-steps %d: want 0 or more", ErrUsage, m.PlanSteps)
 	}
 	if m.RRFK <= 0 {
 		return fmt.Errorf("%w: --rrf-k %v: want a positive constant", ErrUsage, m.RRFK)
@@ -174,7 +181,7 @@ func (m *MatcherFlags) options(log *zap.Logger) ([]match.Option, error) {
 	}
 	p := decide.DefaultPolicy
 	p.Threshold, p.Margin = m.Threshold, m.Margin
-	opts := []match.Option{match.WithModel(mdl), match.WithModelExamples(m.ModelExamples), match.WithShortlist(m.Shortlist),
+	opts := []match.Option{match.WithModel(mdl), match.WithModelExamples(m.ModelExamples), match.WithShortlist(m.Shortlist), match.WithPlanSteps(m.PlanSteps),
 		match.WithRRFK(m.RRFK), match.WithPolicy(p), match.WithExplain(m.Explain), match.WithGrants(g),
 		match.WithFollowups(m.Followups), match.WithStrict(m.Strict), match.WithPrivateEndpoints(m.PrivateEndpoints), match.WithLogger(log)}
 	remote, err := m.rerankerOptions(mdl)
