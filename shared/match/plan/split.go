@@ -50,7 +50,7 @@ var notVerb = map[string]bool{
 	"send": true, "give": true, "return": true, "show": true, "tell": true, "let": true,
 	"email": true, "mail": true, "forward": true, "reply": true, "output": true, "print": true,
 	"deliver": true, "provide": true, "attach": true, "keep": true, "make": true, "put": true,
-	"other": true, "more": true, "less": true, "one": true, "two": true, "three": true,
+	"other": true, "another": true, "more": true, "less": true, "one": true, "two": true, "three": true,
 }
 
 // Split returns the parts of a request, in order: one part (the trimmed
@@ -87,7 +87,8 @@ func splitOn(text string, strong bool) []string {
 		if !strong {
 			least = minAndWords
 		}
-		if wordCount(left) >= least && wordCount(right) >= least && (strong || startsWithCommand(right)) {
+		if wordCount(left) >= least && wordCount(right) >= least && hasContent(left) && hasContent(right) &&
+			(strong || startsWithCommand(right)) {
 			return append([]string{left}, splitOn(right, strong)...)
 		}
 		from = at + 1
@@ -142,3 +143,21 @@ func trimPart(s string) string {
 }
 
 func wordCount(s string) int { return len(strings.Fields(s)) }
+
+// filler are words that carry no task of their own ("can you help me").
+var filler = map[string]bool{"please": true, "help": true, "thanks": true, "thank": true, "just": true,
+	"sure": true, "me": true, "okay": true, "ok": true}
+
+// hasContent says whether a clause has at least two words that are not
+// function words or filler: "can you help me" after a task is not a
+// second task.
+func hasContent(clause string) bool {
+	n := 0
+	for _, w := range strings.Fields(strings.ToLower(clause)) {
+		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+		if w != "" && !notVerb[w] && !filler[w] {
+			n++
+		}
+	}
+	return n >= 2
+}

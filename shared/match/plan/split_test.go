@@ -37,6 +37,10 @@ func TestSplit(t *testing.T) {
 			[]string{"summarize the travel policy", "process my refund request"}},
 		{"delivery verb after and", "reconcile these supplier invoices against the PO and send me a JSON summary",
 			[]string{"reconcile these supplier invoices against the PO and send me a JSON summary"}},
+		{"filler clause is no task", "my bike tyre is flat and I do not know how to fix it; can you help me",
+			[]string{"my bike tyre is flat and I do not know how to fix it; can you help me"}},
+		{"another after and", "book a table for 7pm tonight and another one for Friday",
+			[]string{"book a table for 7pm tonight and another one for Friday"}},
 		{"number after and", "add five and 20 more", []string{"add five and 20 more"}},
 	}
 	for _, tt := range tests {
