@@ -10,6 +10,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/settle"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // scopesFlag tells "not given" (no security filter) from "given empty" (a
@@ -82,10 +83,17 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if asJSON.On() {
+		// A plan carries one ready A2A request per step, as a pipeline
+		// delegation carries its request.
+		steps, err := wire.StepRequests(m.Catalog(), res.Decision, t, wire.DecisionID(t.Caller.ID, t.ID), m.PrivateEndpoints())
+		if err != nil {
+			return err
+		}
 		return asJSON.Write(stdout, struct {
 			TaskID string `json:"taskId"`
 			decide.Decision
-		}{t.ID, res.Decision})
+			StepRequests []*wire.A2ARequest `json:"stepRequests,omitempty"`
+		}{t.ID, res.Decision, steps})
 	}
 	printDecision(stdout, res.Decision)
 	if res.Decision.Action == decide.Delegate && *followups != "" {

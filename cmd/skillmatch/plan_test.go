@@ -33,12 +33,20 @@ func TestMatchPrintsPlan(t *testing.T) {
 			} `json:"chosen"`
 			Probability float64 `json:"probability"`
 		} `json:"steps"`
+		StepRequests []struct {
+			URL  string          `json:"url"`
+			Body json.RawMessage `json:"body"`
+		} `json:"stepRequests"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
 		t.Fatalf("--json output is not JSON: %v\n%s", err, stdout)
 	}
 	if d.Action != "plan" || len(d.Steps) != 2 || d.Steps[1].Chosen.Key != "world-info/convert-currency" || d.Steps[1].Part != "convert 250 US dollars to euros" {
 		t.Errorf("--json plan: %+v", d)
+	}
+	if len(d.StepRequests) != 2 || !strings.Contains(string(d.StepRequests[1].Body), "convert 250 US dollars to euros") ||
+		strings.Contains(string(d.StepRequests[1].Body), "Boston") {
+		t.Errorf("--json plan: want one A2A request per step with its own part, got %+v", d.StepRequests)
 	}
 	code, stdout, _ = runCmd(t, "match", "--cards", examplesDir, "--plan-steps", "0", text)
 	if code != 0 || strings.Contains(stdout, "plan") {

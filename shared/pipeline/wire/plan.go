@@ -1,0 +1,46 @@
+package wire
+
+import (
+	"fmt"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+)
+
+// StepRequests builds one A2A request per step of a plan decision, in
+// order, with NewA2ARequest: each carries its step's part of the request
+// as the message text (the task's files and metadata travel with every
+// step) and a decision id of its own (decisionID + "-s<n>"), so outcomes
+// are reported per step. A step's agent not in cat, or a card with no
+// interface, is an error: a plan's steps come from cat's filters.
+// allowPrivate is the matcher's WithPrivateEndpoints.
+func StepRequests(cat *catalog.Catalog, d decide.Decision, t *task.Task, decisionID string, allowPrivate bool) ([]*A2ARequest, error) {
+	if d.Action != decide.Plan {
+		return nil, nil
+	}
+	out := make([]*A2ARequest, 0, len(d.Steps))
+	for i, s := range d.Steps {
+		a, ok := cat.Agent(s.Chosen.AgentID)
+		if !ok {
+			return nil, fmt.Errorf("wire: plan step %d: agent %q is not in the catalog", i+1, s.Chosen.AgentID)
+		}
+		st := *t
+		st.Message.Parts = []task.Part{{Text: s.Part}}
+		for _, p := range t.Message.Parts {
+			if p.File != nil {
+				st.Message.Parts = append(st.Message.Parts, p)
+			}
+		}
+		r, err := NewA2ARequest(a.Card, s.Chosen.SkillID, &st, fmt.Sprintf("%s-s%d", decisionID, i+1),
+			WithAllowPrivate(a.Status.AllowPrivate || allowPrivate))
+		if err != nil {
+			return nil, fmt.Errorf("wire: plan step %d: %w", i+1, err)
+		}
+		if r == nil {
+			return nil, fmt.Errorf("wire: plan step %d: agent %q declares no interface", i+1, s.Chosen.AgentID)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
