@@ -209,7 +209,7 @@ type ref struct {
 
 // New builds a matcher (and its index) for the catalog.
 func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
-	cfg := config{policy: decide.DefaultPolicy, shortlist: 20, rrfK: 60, examples: true, planSteps: DefaultPlanSteps, log: zap.NewNop()}
+	cfg := config{policy: decide.DefaultPolicy, shortlist: 20, rrfK: 60, examples: true, log: zap.NewNop()}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -11,16 +11,18 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/plan"
 )
 
-// DefaultPlanSteps caps a multi-skill plan (WithPlanSteps).
+// DefaultPlanSteps is the usual cap of a multi-skill plan: the default of
+// the commands' --plan-steps.
 const DefaultPlanSteps = 3
 
 // coverDepth is how near the top of a part's ranking the skill chosen for
 // the whole request must be to count as covering that part.
 const coverDepth = 3
 
-// WithPlanSteps caps the steps of a multi-skill plan (default
-// DefaultPlanSteps); below 2 a request with several intents gets a single
-// decision, as before plans existed.
+// WithPlanSteps lets Match answer a request with several intents with a
+// plan of at most n steps (DefaultPlanSteps is the usual cap). Off by
+// default (below 2): a matcher decides single skills, as the pipeline's
+// decider does, unless its composition asks for plans.
 func WithPlanSteps(n int) Option { return func(c *config) { c.planSteps = n } }
 
 // partMatch is how one part of a request matched on its own.

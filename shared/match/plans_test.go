@@ -9,7 +9,7 @@ import (
 
 func TestPlans(t *testing.T) {
 	cat := exampleCatalog(t)
-	m := newMatcher(t, cat)
+	m := newMatcher(t, cat, match.WithPlanSteps(match.DefaultPlanSteps))
 	tests := []struct {
 		name   string
 		text   string
@@ -61,10 +61,11 @@ func TestPlanStepsCapAndOff(t *testing.T) {
 	if capped.Action != decide.Plan || len(capped.Steps) != 2 {
 		t.Fatalf("cap 2: %s with %d steps, want a plan of 2", capped.Action, len(capped.Steps))
 	}
-	single := mustMatch(t, newMatcher(t, cat), textTask("t", "book a flight to Lisbon for Monday morning")).Decision
-	off := mustMatch(t, newMatcher(t, cat, match.WithPlanSteps(0)), textTask("t", text)).Decision
-	if off.Action == decide.Plan || len(off.Steps) > 0 {
-		t.Fatalf("plans off still planned: %+v", off)
+	single := mustMatch(t, newMatcher(t, cat, match.WithPlanSteps(match.DefaultPlanSteps)), textTask("t", "book a flight to Lisbon for Monday morning")).Decision
+	for name, m := range map[string]*match.Matcher{"0": newMatcher(t, cat, match.WithPlanSteps(0)), "default": newMatcher(t, cat)} {
+		if off := mustMatch(t, m, textTask("t", text)).Decision; off.Action == decide.Plan || len(off.Steps) > 0 {
+			t.Fatalf("plans off (%s) still planned: %+v", name, off)
+		}
 	}
 	if single.Action != decide.Delegate {
 		t.Fatalf("single intent: %s", single.Action)
@@ -72,7 +73,7 @@ func TestPlanStepsCapAndOff(t *testing.T) {
 }
 
 func TestNamedSkillIsNeverPlanned(t *testing.T) {
-	m := newMatcher(t, exampleCatalog(t))
+	m := newMatcher(t, exampleCatalog(t), match.WithPlanSteps(match.DefaultPlanSteps))
 	tk := textTask("t", "reconcile the supplier invoices against the purchase order and then translate the attached document into German")
 	tk.Constraints.SkillID = "polyglot-translator/translate-document"
 	d := mustMatch(t, m, tk).Decision

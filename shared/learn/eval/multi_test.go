@@ -23,7 +23,7 @@ func TestMultiIntentSet(t *testing.T) {
 	if len(set.CardErrors) > 0 {
 		t.Fatalf("cards must all load: %v", set.CardErrors)
 	}
-	m, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()))
+	m, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()), match.WithPlanSteps(match.DefaultPlanSteps))
 	if err != nil {
 		t.Fatal(err)
 	}
