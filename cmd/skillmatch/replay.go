@@ -177,8 +177,12 @@ func (r *replayResult) print(w io.Writer) {
 		fmt.Fprintf(w, "; %d repeated ids counted once", r.Repeated)
 	}
 	fmt.Fprintln(w, ")")
-	fmt.Fprintf(w, "  decisions            %d delegate, %d clarify, %d abstain\n",
+	fmt.Fprintf(w, "  decisions            %d delegate, %d clarify, %d abstain",
 		r.Actions[decide.Delegate], r.Actions[decide.Clarify], r.Actions[decide.Abstain])
+	if n := r.Actions[decide.Plan]; n > 0 {
+		fmt.Fprintf(w, ", %d plan", n)
+	}
+	fmt.Fprintln(w)
 	if r.Report == nil {
 		fmt.Fprintln(w, "no labelled outcomes for these tasks: no eval figures")
 		if r.Failures > 0 {
