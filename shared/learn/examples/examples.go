@@ -6,8 +6,8 @@ package examples
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/skillmatch/skillmatch/shared/match/extract"
 )
 
 // Limits of a skill's learned examples.
@@ -22,37 +22,7 @@ const (
 // Clean is the text an example keeps: control and format characters
 // dropped, white space collapsed, at most MaxText characters. Task text is
 // a caller's words and goes into the index like card text: data, capped.
-func Clean(s string) string {
-	var b strings.Builder
-	space, n := false, 0
-	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r):
-			space = b.Len() > 0
-			continue
-		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == utf8.RuneError:
-			continue
-		}
-		if space {
-			if n+1 >= MaxText {
-				break
-			}
-			b.WriteByte(' ')
-			n++
-			space = false
-		}
-		if n >= MaxText {
-			out := b.String()
-			if i := strings.LastIndexByte(out, ' '); i > 0 && len(out)-i < 64 {
-				out = out[:i]
-			}
-			return out
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
+func Clean(s string) string { return extract.Clean(s, MaxText) }
 
 // Same says whether two examples are one: equal once cleaned, ignoring
 // case.

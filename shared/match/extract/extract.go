@@ -47,7 +47,7 @@ func FromTask(t *task.Task) Requirement {
 	// the need stays in the user's words, and structured payloads would
 	// pull retrieval toward whichever skill mentions their field names.
 	text := messageText(&t.Message)
-	r.Need = clean(text, DefaultMaxNeed)
+	r.Need = Clean(text, DefaultMaxNeed)
 	r.InputTypes = inputTypes(t.Message.Parts)
 
 	var toks []token
@@ -94,7 +94,7 @@ func history(turns []task.Message) []string {
 		if turns[i].Role == "agent" {
 			continue
 		}
-		if s := clean(messageText(&turns[i]), DefaultMaxNeed); s != "" {
+		if s := Clean(messageText(&turns[i]), DefaultMaxNeed); s != "" {
 			out = append(out, s)
 		}
 	}
@@ -102,11 +102,11 @@ func history(turns []task.Message) []string {
 	return out
 }
 
-// clean collapses runs of white space, drops control and invisible format
+// Clean collapses runs of white space, drops control and invisible format
 // characters (zero-width spaces, bidi overrides: they hide text from the
 // person reading a log) and caps the result at max characters, cut at a word
 // boundary when one is near.
-func clean(s string, max int) string {
+func Clean(s string, max int) string {
 	var b strings.Builder
 	b.Grow(min(len(s), 4*max))
 	space, n := false, 0

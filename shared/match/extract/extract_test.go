@@ -258,10 +258,10 @@ func TestScopesNilVersusEmpty(t *testing.T) {
 
 func TestNeedCap(t *testing.T) {
 	text := strings.Repeat("word ", 1000)
-	if got := clean(text, 23); got != "word word word word" {
+	if got := Clean(text, 23); got != "word word word word" {
 		t.Errorf("Need = %q", got)
 	}
-	if got := clean("abcdefghij", 4); got != "abcd" {
+	if got := Clean("abcdefghij", 4); got != "abcd" {
 		t.Errorf("a single long word is cut: %q", got)
 	}
 	if got := fromText("t", strings.Repeat("é", 3000)).Need; len([]rune(got)) != DefaultMaxNeed {
