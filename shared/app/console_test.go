@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"go.uber.org/zap"
 
@@ -180,27 +179,7 @@ func TestConsoleMainCommandLine(t *testing.T) {
 // The console service as deploy/nats's console user: its read-only
 // permissions are enough for every page, a decision's trace included.
 func TestDeployedConsoleReadsOnly(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE", "FRONTDOOR"} {
-		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
-	}
-	t.Setenv("SERVER_NAME", "nats-test")
-	opts, err := server.ProcessConfigFile(filepath.Join("..", "..", "deploy", "nats", "nats.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Host, opts.Port, opts.HTTPPort = "127.0.0.1", -1, 0
-	opts.Cluster.Port, opts.Routes, opts.Cluster.Name = 0, nil, ""
-	opts.StoreDir = t.TempDir()
-	opts.NoLog, opts.NoSigs, opts.SyncAlways = true, true, false
-	ns, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	defer ns.Shutdown()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
+	ns := startDeployServer(t)
 	url := func(user, pass string) string {
 		return strings.Replace(ns.ClientURL(), "nats://", "nats://"+user+":"+pass+"@", 1)
 	}

@@ -36,28 +36,7 @@ import (
 // user, whatever its payload claims, and no caller reads another's
 // decisions or replies.
 func TestDeployedCallersAreIsolated(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE", "FRONTDOOR"} {
-		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
-	}
-	t.Setenv("SERVER_NAME", "nats-test")
-	opts, err := server.ProcessConfigFile(filepath.Join("..", "..", "deploy", "nats", "nats.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Host, opts.Port, opts.HTTPPort = "127.0.0.1", -1, 0
-	opts.Cluster.Port, opts.Routes, opts.Cluster.Name = 0, nil, ""
-	opts.StoreDir = t.TempDir()
-	opts.NoLog, opts.NoSigs = true, true
-	opts.SyncAlways = false // the test's own disk; the file's setting is checked by TestDeployConfig
-	ns, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	defer ns.Shutdown()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
+	ns := startDeployServer(t)
 	url := func(user string) string {
 		return strings.Replace(ns.ClientURL(), "nats://", "nats://"+user+":"+user+"-secret@", 1)
 	}
@@ -382,9 +361,7 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 // refused, a caller of the file submits as itself, and the stages (this
 // process's own user) run as before.
 func TestRunWithAuth(t *testing.T) {
-	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE", "FRONTDOOR"} {
-		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
-	}
+	setDeployPasswords(t)
 	r, ctx := startTestRun(t, "--auth", filepath.Join("..", "..", "deploy", "nats", "accounts.conf"))
 	if nc, err := nats.Connect(r.ClientURL, nats.Timeout(2*time.Second)); err == nil {
 		nc.Close()
@@ -539,4 +516,40 @@ func startTestRun(t *testing.T, extra ...string) (*Running, context.Context) {
 	}
 	t.Cleanup(r.Stop)
 	return r, ctx
+}
+
+// setDeployPasswords gives every user of deploy/nats/accounts.conf a
+// password from the environment, as the deployment does: "<user>-secret".
+func setDeployPasswords(t *testing.T) {
+	t.Helper()
+	for _, u := range []string{"SKILLMATCH_ADMIN", "ALICE", "BOB", "EXTRACTOR", "RETRIEVER", "RERANKER", "DECIDER", "FEEDBACK", "CONSOLE", "FRONTDOOR"} {
+		t.Setenv(u+"_PASSWORD", strings.ToLower(u)+"-secret")
+	}
+}
+
+// startDeployServer starts a nats-server from deploy/nats (cluster block
+// aside) on loopback with a store of the test's own; it stops with the test.
+func startDeployServer(t *testing.T) *server.Server {
+	t.Helper()
+	setDeployPasswords(t)
+	t.Setenv("SERVER_NAME", "nats-test")
+	opts, err := server.ProcessConfigFile(filepath.Join("..", "..", "deploy", "nats", "nats.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Host, opts.Port, opts.HTTPPort = "127.0.0.1", -1, 0
+	opts.Cluster.Port, opts.Routes, opts.Cluster.Name = 0, nil, ""
+	opts.StoreDir = t.TempDir()
+	opts.NoLog, opts.NoSigs = true, true
+	opts.SyncAlways = false // the test's own disk; the file's setting is checked by TestDeployConfig
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	return ns
 }
