@@ -38,7 +38,7 @@ func NewMetrics() *Metrics {
 		Help:    "Time a stage's handler took for one delivery.",
 		Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .5}}, []string{"stage"})
 	m.decisions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_decisions_total",
-		Help: "Decisions published, by action (delegate, clarify, abstain); the abstention rate is abstain over all."}, []string{"action"})
+		Help: "Decisions published, by action (delegate, plan, clarify, abstain); the abstention rate is abstain over all."}, []string{"action"})
 	m.dead = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_dead_letters_total",
 		Help: "Messages a stage dead-lettered, by the first words of the reason."}, []string{"stage", "reason"})
 	m.door = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_frontdoor_requests_total",
