@@ -305,7 +305,7 @@ func (f *FeedbackStage) verify(ctx context.Context, caller string, o *wire.Outco
 	if o.TaskID == "" {
 		return settle.Record{}, false, badInput(fmt.Errorf("%w: outcome %s names no taskId, so it cannot be checked against its decision", wire.ErrBadMessage, o.DecisionID))
 	}
-	if o.DecisionID != wire.DecisionID(caller, o.TaskID) {
+	if o.DecisionID != wire.DecisionID(caller, o.TaskID) && !wire.StepOf(o.DecisionID, wire.DecisionID(caller, o.TaskID)) {
 		// Decision ids are bound to their caller: an outcome naming
 		// another caller's decision, or none, is refused.
 		return settle.Record{}, false, badInput(fmt.Errorf("%w: outcome %s from caller %q: not the decision of its task %s, or delivered to another caller",
@@ -315,9 +315,10 @@ func (f *FeedbackStage) verify(ctx context.Context, caller string, o *wire.Outco
 	switch {
 	case err != nil:
 		return settle.Record{}, false, err
-	case !ok:
-		// Not a delegation (or expired): nothing was tried to count; the
-		// refit checks the label against the decision stream.
+	case !ok || o.DecisionID != wire.DecisionID(caller, o.TaskID):
+		// Not a delegation (or expired), or a step of a plan, which is
+		// recorded nowhere to be checked against: evidence, not counted;
+		// the refit checks a label against the decision stream.
 		return settle.Record{}, false, nil
 	case rec.CallerID != caller:
 		return settle.Record{}, false, badInput(fmt.Errorf("outcome for task %s from caller %q: its decision was delivered to another caller", o.TaskID, identity.Token(caller)))

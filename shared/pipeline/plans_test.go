@@ -123,3 +123,62 @@ func checkStepRequests(t *testing.T, m *match.Matcher, d *wire.Decision) {
 		}
 	}
 }
+
+// A plan's step outcomes name the step's decision id (<decision>-s<n>):
+// evidence kept in the outcomes stream, not dead-lettered as another
+// caller's, and not counted, since no step is recorded as a delegation to
+// check them against; a step number past any plan is refused.
+func TestPlanStepOutcomes(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.FeedbackInterval = 100 * time.Millisecond
+	cfg.RefitInterval = -1
+	_, js, ctx := serve(t, 60*time.Second)
+	g, err := StartAll(ctx, js, NewSnapshots(testMatcher(t)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop()
+	a, err := Submit(ctx, js, Streams{}, &task.Task{ID: "plan-1", Message: task.Message{Parts: []task.Part{{
+		Text: "book a flight to Lisbon for Monday; reset my forgotten password; what is the weather forecast in Lisbon"}}}})
+	if err != nil || a.Decision == nil || a.Decision.Action != decide.Plan {
+		t.Fatalf("plan-1: %+v %v", a, err)
+	}
+	d := a.Decision
+	report := func(decisionID, skill string) {
+		t.Helper()
+		data, _ := json.Marshal(wire.Outcome{V: wire.Version, DecisionID: decisionID, TaskID: "plan-1", Skill: skill, Success: true})
+		if _, err := js.Publish(ctx, wire.SubjectOutcomeBy(""), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, s := range d.Steps {
+		report(wire.StepDecisionID(d.DecisionID, i+1), s.Chosen.Key)
+	}
+	report(wire.StepDecisionID(d.DecisionID, wire.MaxPlanSteps+1), d.Steps[0].Chosen.Key)
+	waitCount(t, js, DefaultStreams.DeadLetters, 1, 10*time.Second)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		c, err := js.Consumer(ctx, DefaultStreams.Outcomes, StageFeedback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info, err := c.Info(ctx); err == nil && info.NumPending == 0 && info.NumAckPending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("outcomes not all handled")
+		}
+	}
+	dls := readAll(t, js, DefaultStreams.DeadLetters)
+	if len(dls) != 1 {
+		t.Fatalf("%d dead letters, want the out-of-range step's only", len(dls))
+	}
+	if dl, err := wire.DecodeDeadLetter(dls[0].Data()); err != nil || !strings.Contains(string(dl.Payload), wire.StepDecisionID(d.DecisionID, wire.MaxPlanSteps+1)) {
+		t.Errorf("dead letter %+v %v", dl, err)
+	}
+	if p := g.Decider.Posteriors(); p != nil && p.Snapshot().Observed != 0 {
+		t.Errorf("posteriors counted %d step outcomes, want none", p.Snapshot().Observed)
+	}
+	if n, _ := streamCount(ctx, js, DefaultStreams.Outcomes); n != uint64(len(d.Steps))+1 {
+		t.Errorf("%d outcomes kept, want every one reported", n)
+	}
+}

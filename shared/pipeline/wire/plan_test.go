@@ -222,3 +222,16 @@ func FuzzDecodeDecision(f *testing.F) {
 		}
 	})
 }
+
+func TestStepOf(t *testing.T) {
+	d := DecisionID("bob", "t-1")
+	for id, want := range map[string]bool{
+		StepDecisionID(d, 1): true, StepDecisionID(d, MaxPlanSteps): true,
+		d: false, StepDecisionID(d, 0): false, StepDecisionID(d, MaxPlanSteps+1): false,
+		d + "-s01": false, d + "-s": false, d + "-s1x": false, StepDecisionID(DecisionID("eve", "t-1"), 1): false,
+	} {
+		if got := StepOf(id, d); got != want {
+			t.Errorf("StepOf(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
