@@ -23,7 +23,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("replay", "replay [--from SEQ|TIME] [--to SEQ|TIME] [--nats URL]",
 		"Replays the tasks submitted to a pipeline (the "+wire.SubjectSubmitted+" messages of the\n"+
 			"submissions stream) through the current matcher, built in this process from the catalog bucket "+wire.BucketCatalog+",\n"+
-			"and prints how many tasks it would delegate, clarify and abstain on. Where the outcomes\n"+
+			"and prints how many tasks it would delegate, plan, clarify and abstain on. Where the outcomes\n"+
 			"stream carries labels for a task (an outcome's rightSkill, \"none\" for no skill; or a\n"+
 			"successful outcome, whose skill was then right) it prints the eval figures on those tasks.\n"+
 			"Nothing is published: the running pipeline is not disturbed.\n\n"+

@@ -119,6 +119,21 @@ func TestRunAndSubmit(t *testing.T) {
 			t.Errorf("%v: submit printed\n%s\nmatch printed\n%s", args, sout.String(), mout.String())
 		}
 	}
+	// A request with several intents: `run` plans by default, as `match`
+	// does, and submit prints the same plan with one A2A request per step.
+	sout.Reset()
+	plan := "reconcile the supplier invoices against the purchase order and then translate the attached document into German"
+	if err := cmdSubmit(ctx, []string{"--nats", url, plan}, &sout, &serr); err != nil {
+		t.Fatalf("submit plan: %v", err)
+	}
+	var mout, merr bytes.Buffer
+	if code := run(ctx, []string{"match", "--cards", examplesDir, "--followups", "", plan}, &mout, &merr); code != 0 {
+		t.Fatalf("match plan: exit %d %s", code, merr.String())
+	}
+	if !strings.HasPrefix(mout.String(), "plan of 2 steps") || !strings.Contains(sout.String(), mout.String()) ||
+		!strings.Contains(sout.String(), "A2A request, step 2 (decision d-") || strings.Contains(sout.String(), "A2A request, step 3") {
+		t.Errorf("plan: submit printed\n%s\nmatch printed\n%s", sout.String(), mout.String())
+	}
 	// An invalid task is refused before it is sent.
 	if err := cmdSubmit(ctx, []string{"--nats", url, "--id", "bad id", "x"}, &sout, &serr); !errors.Is(err, errUsage) {
 		t.Errorf("invalid id: %v", err)

@@ -254,6 +254,28 @@ func TestRunA2AAnonymous(t *testing.T) {
 	if d := decisionOf(t, res); d["decisionId"] != wire.DecisionID("", "anon-1") {
 		t.Errorf("decision %v, want the anonymous caller's", d)
 	}
+	// A request with several intents gets a plan with one ready A2A
+	// request per step, and the text part says so.
+	plan := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(
+		"book a flight to Lisbon for Monday; reset my forgotten password; what is the weather forecast in Lisbon"))
+	plan.ID = "anon-plan"
+	res, err = c.SendMessage(ctx, &a2a.SendMessageRequest{Message: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := decisionOf(t, res)
+	steps, _ := d["steps"].([]any)
+	reqs, _ := d["stepRequests"].([]any)
+	text := ""
+	for _, p := range res.(*a2a.Message).Parts {
+		if tp, ok := p.Content.(a2a.Text); ok {
+			text += string(tp)
+		}
+	}
+	if d["action"] != "plan" || len(steps) != 3 || len(reqs) != 3 || d["request"] != nil ||
+		!strings.HasPrefix(text, "plan of 3 steps") || !strings.Contains(text, "3. world-info/weather-forecast") {
+		t.Errorf("plan: decision %v, text %q", d, text)
+	}
 	// The same message again (a retry) gets the same decision.
 	res, err = c.SendMessage(ctx, sendTask("anon-1", "translate this contract to German"))
 	if err != nil || decisionOf(t, res)["decisionId"] != wire.DecisionID("", "anon-1") {

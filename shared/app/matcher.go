@@ -88,8 +88,8 @@ func (m *MatcherFlags) Register(fs *flag.FlagSet) {
 		"with none, without a data class is restricted data, a skill without declared modes takes no typed input or output")
 	fs.BoolVar(&m.PrivateEndpoints, "allow-private-endpoints", false, "let every agent's interfaces be at private, loopback or link-local addresses (development\n"+
 		"catalogs on localhost); otherwise only agents whose registry entry says allowPrivate may be")
-	fs.IntVar(&m.PlanSteps, "plan-steps", match.DefaultPlanSteps, "most skills in the plan of a request with several intents (in-process match and eval;\n"+
-		"the pipeline decides single skills); 0 or 1: no plans")
+	fs.IntVar(&m.PlanSteps, "plan-steps", match.DefaultPlanSteps, "most skills in the plan of a request with several intents (match, eval and the pipeline:\n"+
+		"the retriever shortlists each part, the decider plans; give every stage the same value); 0 or 1: no plans")
 	fs.StringVar(&m.Index, "index", "memory", "retrieval index: memory (in process) or weaviate")
 	fs.StringVar(&m.WeaviateURL, "weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080")
 	fs.StringVar(&m.WeaviateGRPC, "weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)")

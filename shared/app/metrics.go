@@ -27,6 +27,7 @@ type Metrics struct {
 	door      *prometheus.CounterVec
 	doorTook  *prometheus.HistogramVec
 	degraded  *prometheus.CounterVec
+	examples  *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics; Watch adds those read from a group.
@@ -38,7 +39,7 @@ func NewMetrics() *Metrics {
 		Help:    "Time a stage's handler took for one delivery.",
 		Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .5}}, []string{"stage"})
 	m.decisions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_decisions_total",
-		Help: "Decisions published, by action (delegate, clarify, abstain); the abstention rate is abstain over all."}, []string{"action"})
+		Help: "Decisions published, by action (delegate, plan, clarify, abstain); the abstention rate is abstain over all."}, []string{"action"})
 	m.dead = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_dead_letters_total",
 		Help: "Messages a stage dead-lettered, by the first words of the reason."}, []string{"stage", "reason"})
 	m.door = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_frontdoor_requests_total",
@@ -51,12 +52,22 @@ func NewMetrics() *Metrics {
 	m.degraded = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_degraded_total",
 		Help: "Tasks a stage handled without its remote model (down, refused or over its time budget), by component:\n" +
 			"embedder (retrieved with BM25 alone) or reranker (ranked by the built-in reranker)."}, []string{"component"})
-	m.reg.MustRegister(m.handled, m.took, m.decisions, m.dead, m.door, m.doorTook, m.degraded,
+	m.examples = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "skillmatch_examples_total",
+		Help: "Verified successes reported on the skill their task was delegated to, by what they taught the catalog:\n" +
+			"learned (the request became an example of the skill), known (it was one already), untrusted (refused: the\n" +
+			"caller is not trusted to teach) or withheld (refused: confidential data, no text kept)."}, []string{"result"})
+	m.reg.MustRegister(m.handled, m.took, m.decisions, m.dead, m.door, m.doorTook, m.degraded, m.examples,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
-var _ runtime.Observer = (*Metrics)(nil)
+var (
+	_ runtime.Observer         = (*Metrics)(nil)
+	_ pipeline.ExampleObserver = (*Metrics)(nil)
+)
+
+// ExampleOutcome implements pipeline.ExampleObserver.
+func (m *Metrics) ExampleOutcome(result string) { m.examples.WithLabelValues(result).Inc() }
 
 // Handled implements runtime.Observer.
 func (m *Metrics) Handled(stage string, took time.Duration, res runtime.Result, deadLetter string, err error) {

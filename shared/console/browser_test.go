@@ -265,6 +265,34 @@ func TestConsoleInBrowser(t *testing.T) {
 		screenshot(t, bctx, shots, "decision")
 	})
 
+	t.Run("a plan appears live with its steps and opens them with a request each", func(t *testing.T) {
+		do(chromedp.Navigate(base+"/decisions"),
+			chromedp.Poll[chromedp.Void](`document.getElementById('live-state').textContent === 'live'`, chromedp.WithPollingTimeout(10*time.Second)))
+		tk := &task.Task{ID: "live-plan", Message: task.Message{Parts: []task.Part{{Text: "book a flight to Lisbon for Monday; reset my forgotten password; what is the weather forecast in Lisbon"}}},
+			Caller: task.Caller{ID: "alice"}}
+		if _, err := pipeline.Publish(ctx, js, tk); err != nil {
+			t.Fatal(err)
+		}
+		row := `Array.from(document.querySelectorAll('#decision-rows a')).find(a => a.textContent === 'live-plan')`
+		if err := chromedp.Do(bctx, chromedp.Poll[chromedp.Void](row+` !== undefined`,
+			chromedp.WithPollingTimeout(5*time.Second), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+			t.Fatalf("task live-plan not in the live view: %v", err)
+		}
+		cells := evalString(row + `.closest('tr').textContent`)
+		if !strings.Contains(cells, "plan") || !strings.Contains(cells, "travel-concierge/book-flight → it-helpdesk/password-reset → world-info/weather-forecast") {
+			t.Errorf("the live row of a plan does not show its steps: %q", cells)
+		}
+		seq := evalString(row + `.closest('tr').dataset.seq`)
+		do(chromedp.Click(chromedp.CSS(`tr[data-seq="`+seq+`"] a`)), chromedp.WaitVisible(chromedp.CSS(`#plan-steps`)))
+		if n := evalNumber(`document.querySelectorAll('#plan-steps li').length`); n != 3 {
+			t.Errorf("%v plan steps on the decision page, want 3:\n%s", n, text("#plan-steps"))
+		}
+		if tr := text("#trace"); !strings.Contains(tr, "A2A request, step 3") || strings.Contains(tr, "A2A request, step 4") {
+			t.Errorf("the decision page lacks one A2A request per step:\n%s", tr)
+		}
+		screenshot(t, bctx, shots, "decision-plan")
+	})
+
 	t.Run("a dead letter appears with its reason", func(t *testing.T) {
 		// Published raw, so that the payload holds the markup verbatim.
 		raw := `{"id":"dl-1","message":{"parts":[{"text":"<script>window.__pwned = 4</script> hi"}]},"caller":{"dataClass":"top-secret"}}`

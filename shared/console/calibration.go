@@ -107,7 +107,7 @@ func Rates(ds []Summary, n int) []RateBucket {
 		b := &out[i]
 		b.N++
 		switch d.Action {
-		case "delegate":
+		case "delegate", "plan": // a plan delegates each step
 			b.Delegate++
 		case "clarify":
 			b.Clarify++
@@ -326,7 +326,7 @@ func (s *Server) calibrationPage(w http.ResponseWriter, r *http.Request) {
 	v.RatesChart = RatesSVG(v.Rates)
 	for _, d := range kept {
 		switch d.Action {
-		case "delegate":
+		case "delegate", "plan": // a plan delegates each step
 			v.Delegate++
 		case "clarify":
 			v.Clarify++

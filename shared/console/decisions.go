@@ -161,7 +161,9 @@ type decisionView struct {
 	Stored   time.Time
 	Decision *wire.Decision
 	Request  string
-	Trace    Trace
+	// StepRequests are a plan's requests, one per step, indented.
+	StepRequests []string
+	Trace        Trace
 }
 
 func (s *Server) decisionPage(w http.ResponseWriter, r *http.Request) {
@@ -196,6 +198,11 @@ func (s *Server) decisionPage(w http.ResponseWriter, r *http.Request) {
 	if d.Request != nil {
 		if b, err := json.MarshalIndent(d.Request, "", "  "); err == nil {
 			v.Request = clipText(string(b), 16<<10)
+		}
+	}
+	for _, r := range d.StepRequests {
+		if b, err := json.MarshalIndent(r, "", "  "); err == nil {
+			v.StepRequests = append(v.StepRequests, clipText(string(b), 16<<10))
 		}
 	}
 	at := d.DecidedAt

@@ -22,11 +22,14 @@ type Summary struct {
 	Action     string    `json:"action"`
 	TaskID     string    `json:"taskId"`
 	DecisionID string    `json:"decisionId"`
-	// Agent and Skill are the chosen skill's, else the top candidate's.
-	Agent       string  `json:"agent"`
-	Skill       string  `json:"skill"`
-	Probability float64 `json:"probability"`
-	Reason      string  `json:"reason"`
+	// Agent and Skill are the chosen skill's (a plan's first step's),
+	// else the top candidate's.
+	Agent string `json:"agent"`
+	Skill string `json:"skill"`
+	// Steps are a plan's skill keys, in order.
+	Steps       []string `json:"steps,omitempty"`
+	Probability float64  `json:"probability"`
+	Reason      string   `json:"reason"`
 	// TopKey, TopScore and TopProb are the top candidate after the
 	// tie-break (empty when the decision has none): the reliability
 	// diagram joins them with the outcomes.
@@ -45,10 +48,20 @@ type Filter struct {
 	Before                uint64
 }
 
-// Match reports whether s passes the filter.
+// Match reports whether s passes the filter; a plan passes the agent
+// filter when any of its steps goes to the agent.
 func (f Filter) Match(s *Summary) bool {
 	return (f.Caller == "" || f.Caller == s.Caller) && (f.Action == "" || f.Action == s.Action) &&
-		(f.Agent == "" || f.Agent == s.Agent) && (f.Before == 0 || s.Seq < f.Before)
+		(f.Agent == "" || f.Agent == s.Agent || s.hasStepAgent(f.Agent)) && (f.Before == 0 || s.Seq < f.Before)
+}
+
+func (s *Summary) hasStepAgent(agent string) bool {
+	for _, k := range s.Steps {
+		if a, _, _ := strings.Cut(k, "/"); a == agent {
+			return true
+		}
+	}
+	return false
 }
 
 // Tail follows the decisions stream with an ordered consumer (no state on
@@ -109,9 +122,14 @@ func Summarize(subject string, data []byte, seq uint64, at time.Time) (Summary, 
 	if !d.DecidedAt.IsZero() {
 		s.At = d.DecidedAt
 	}
+	for _, st := range d.Steps {
+		s.Steps = append(s.Steps, st.Chosen.Key)
+	}
 	switch {
 	case d.Chosen != nil:
 		s.Agent, s.Skill = d.Chosen.AgentID, d.Chosen.SkillID
+	case len(d.Steps) > 0:
+		s.Agent, s.Skill = d.Steps[0].Chosen.AgentID, d.Steps[0].Chosen.SkillID
 	case d.Top != nil:
 		s.Agent, s.Skill = d.Top.AgentID, d.Top.SkillID
 	}

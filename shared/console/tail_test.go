@@ -186,3 +186,27 @@ func TestStartWithin(t *testing.T) {
 		}
 	}
 }
+
+// A plan is summarised by its steps: the live view shows them in order,
+// and the agent filter finds the plan by any step's agent.
+func TestSummarizePlan(t *testing.T) {
+	step := func(agent, skill string) decide.Step {
+		return decide.Step{Part: "do " + skill, Probability: 0.9, Chosen: decide.Option{Key: agent + "/" + skill, AgentID: agent, SkillID: skill}}
+	}
+	data, _ := json.Marshal(wire.Decision{V: wire.Version, TaskID: "t-1", DecisionID: "d-1",
+		Decision: decide.Decision{Action: decide.Plan, Probability: 0.9, Reason: "2 parts",
+			Steps: []decide.Step{step("a", "x"), step("b", "y")}},
+		Top: &decide.Option{Key: "c/z", AgentID: "c", SkillID: "z"}})
+	s, err := Summarize(wire.SubjectDecision("alice", "plan", "t-1"), data, 7, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Action != "plan" || s.Agent != "a" || s.Skill != "x" || strings.Join(s.Steps, ",") != "a/x,b/y" {
+		t.Errorf("summary %+v", s)
+	}
+	for agent, want := range map[string]bool{"a": true, "b": true, "c": false} {
+		if got := (Filter{Agent: agent, Action: "plan"}).Match(&s); got != want {
+			t.Errorf("agent %s: match %v, want %v", agent, got, want)
+		}
+	}
+}

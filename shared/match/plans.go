@@ -21,66 +21,102 @@ const coverDepth = 3
 
 // WithPlanSteps lets Match answer a request with several intents with a
 // plan of at most n steps (DefaultPlanSteps is the usual cap). Off by
-// default (below 2): a matcher decides single skills, as the pipeline's
-// decider does, unless its composition asks for plans.
+// default (below 2): a matcher decides single skills unless its
+// composition asks for plans. The pipeline's stages plan as their
+// matchers are set: the shortlist stage splits (PlanParts), the decider
+// plans and caps (Plan).
 func WithPlanSteps(n int) Option { return func(c *config) { c.planSteps = n } }
 
-// partMatch is how one part of a request matched on its own.
-type partMatch struct {
-	part string
-	d    decide.Decision
-	opts []decide.Option
+// PartDecision is how one part of a request was decided on its own: the
+// part's words, its settled decision and its options, best first.
+type PartDecision struct {
+	Part     string
+	Decision decide.Decision
+	Options  []decide.Option
+}
+
+// PlanParts returns the parts a plan of the request would be made of, or
+// nil when the request gets no plan: plans off, a follow-up, a named
+// skill, or a request the splitter keeps whole (plan.Split; at most
+// plan.MaxParts parts). The pipeline's shortlist stage calls it to
+// retrieve per part, Match to match per part.
+func (m *Matcher) PlanParts(t *task.Task, req *extract.Requirement) []string {
+	if m.cfg.planSteps < 2 || t.Message.TaskID != "" {
+		return nil
+	}
+	if _, _, named := t.Constraints.Skill(); named {
+		return nil
+	}
+	parts := plan.Split(req.Need)
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
+
+// PartRequirement is the requirement of one part of a request: the whole
+// request's constraints with the part's words and without earlier turns.
+func PartRequirement(req *extract.Requirement, part string) extract.Requirement {
+	preq := *req
+	preq.Need, preq.History = part, nil
+	return preq
 }
 
 // planFor decides whether a request with several intents gets a plan: nil
 // keeps the single decision whole. It returns nil for a request the
 // splitter keeps whole, so a single-intent request takes exactly the usual
-// path. A plan is made when the skill chosen for the whole request does
-// not cover every part (one skill that does several parts is preferred)
-// and at least two parts each delegate confidently to different skills.
+// path.
 func (m *Matcher) planFor(ctx context.Context, t *task.Task, req *extract.Requirement, whole decide.Decision) (*decide.Decision, error) {
-	if m.cfg.planSteps < 2 || m.cfg.noSearch || t.Message.TaskID != "" {
+	parts := m.PlanParts(t, req)
+	if parts == nil {
 		return nil, nil
 	}
-	if _, _, named := t.Constraints.Skill(); named {
-		return nil, nil
-	}
-	parts := plan.Split(req.Need)
-	if len(parts) < 2 {
-		return nil, nil
-	}
-	matches := make([]partMatch, 0, len(parts))
+	decided := make([]PartDecision, 0, len(parts))
 	for _, p := range parts {
-		pm, err := m.matchPart(ctx, t, req, p)
+		pd, err := m.matchPart(ctx, t, req, p)
 		if err != nil {
 			return nil, err
 		}
-		matches = append(matches, pm)
+		decided = append(decided, pd)
 	}
-	if whole.Action == decide.Delegate && whole.Chosen != nil && covers(whole.Chosen.Key, matches, m.policy.Threshold) {
-		return nil, nil
+	return m.Plan(whole, decided), nil
+}
+
+// Plan makes the plan of a request from its parts' decisions, or returns
+// nil to keep whole, the policy's decision on the whole request. A plan is
+// made when the skill chosen for the whole request does not cover every
+// part (one skill that does several parts is preferred) and at least two
+// parts each delegate confidently to different skills; it has at most the
+// matcher's WithPlanSteps steps. Match and the pipeline's decider both
+// decide with it, so a plan is the same in process and through NATS.
+func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Decision {
+	if m.cfg.planSteps < 2 || len(parts) < 2 {
+		return nil
+	}
+	if whole.Action == decide.Delegate && whole.Chosen != nil && covers(whole.Chosen.Key, parts, m.policy.Threshold) {
+		return nil
 	}
 	var steps []decide.Step
-	for _, pm := range matches {
-		if pm.d.Action != decide.Delegate || pm.d.Chosen == nil {
+	for _, pd := range parts {
+		if pd.Decision.Action != decide.Delegate || pd.Decision.Chosen == nil {
 			continue // a part no skill takes confidently is dropped
 		}
 		merged := false
 		for i := range steps {
-			if steps[i].Chosen.Key == pm.d.Chosen.Key {
+			if steps[i].Chosen.Key == pd.Decision.Chosen.Key {
 				// One skill doing several parts is one step.
-				steps[i].Part += "; " + pm.part
-				steps[i].Probability = min(steps[i].Probability, pm.d.Probability)
+				steps[i].Part += "; " + pd.Part
+				steps[i].Probability = min(steps[i].Probability, pd.Decision.Probability)
 				merged = true
 				break
 			}
 		}
 		if !merged {
-			steps = append(steps, decide.Step{Part: pm.part, Chosen: *pm.d.Chosen, Probability: pm.d.Probability})
+			steps = append(steps, decide.Step{Part: pd.Part, Chosen: *pd.Decision.Chosen, Probability: pd.Decision.Probability})
 		}
 	}
 	if len(steps) < 2 {
-		return nil, nil
+		return nil
 	}
 	steps = capSteps(steps, m.cfg.planSteps)
 	d := &decide.Decision{Action: decide.Plan, Steps: steps, Probability: steps[0].Probability}
@@ -90,45 +126,54 @@ func (m *Matcher) planFor(ctx context.Context, t *task.Task, req *extract.Requir
 		keys[i] = s.Chosen.Key
 	}
 	d.Reason = fmt.Sprintf("%d parts, %d delegated: %s", len(parts), len(steps), strings.Join(keys, " then "))
-	return d, nil
+	return d
 }
 
 // matchPart shortlists, ranks and decides one part of a request with the
-// whole request's constraints; its delegation is settled (grants, hard
-// filters) but recorded nowhere: a plan is not a follow-up target.
-func (m *Matcher) matchPart(ctx context.Context, t *task.Task, req *extract.Requirement, part string) (partMatch, error) {
-	preq := *req
-	preq.Need, preq.History = part, nil
+// whole request's constraints.
+func (m *Matcher) matchPart(ctx context.Context, t *task.Task, req *extract.Requirement, part string) (PartDecision, error) {
+	preq := PartRequirement(req, part)
 	sl, err := m.Shortlist(ctx, &preq)
 	if err != nil {
-		return partMatch{}, fmt.Errorf("plan part %q: %w", part, err)
+		return PartDecision{}, fmt.Errorf("plan part %q: %w", part, err)
 	}
 	ranked, _, err := m.RankDegraded(ctx, &preq, sl, nil)
 	if err != nil {
-		return partMatch{}, fmt.Errorf("plan part %q: %w", part, err)
+		return PartDecision{}, fmt.Errorf("plan part %q: %w", part, err)
 	}
-	d, opts := m.Decide(ranked)
+	return m.DecidePart(ctx, t, &preq, part, Options(ranked))
+}
+
+// DecidePart decides one part of task t from its ranked options (any
+// order; req is the part's requirement, PartRequirement): the policy's
+// order and decision, settled (grants, hard filters) but recorded nowhere,
+// since a plan is not a follow-up target. Near-ties are neither broken by
+// success priors nor explored: no step's outcome teaches a posterior.
+// Errors wrap settle.ErrRejected for options that are not this catalog's.
+func (m *Matcher) DecidePart(ctx context.Context, t *task.Task, req *extract.Requirement, part string, opts []decide.Option) (PartDecision, error) {
+	opts = append([]decide.Option(nil), opts...)
+	m.policy.Order(opts)
 	s := m.Settler(nil)
 	s.Store = nil
-	st, err := s.Settle(ctx, t, &preq, d, opts, "")
+	st, err := s.Settle(ctx, t, req, m.policy.Decide(opts), opts, "")
 	if err != nil {
-		return partMatch{}, fmt.Errorf("plan part %q: %w", part, err)
+		return PartDecision{}, fmt.Errorf("plan part %q: %w", part, err)
 	}
-	return partMatch{part: part, d: st.Decision, opts: opts}, nil
+	return PartDecision{Part: part, Decision: st.Decision, Options: opts}, nil
 }
 
 // covers says whether skill key does every part: it is the part's choice,
 // or near the top of the part's ranking (the first coverDepth) while the
 // part delegates to no other skill or key itself is confident for it.
-func covers(key string, parts []partMatch, threshold float64) bool {
-	for _, pm := range parts {
-		if pm.d.Action == decide.Delegate && pm.d.Chosen != nil && pm.d.Chosen.Key == key {
+func covers(key string, parts []PartDecision, threshold float64) bool {
+	for _, pd := range parts {
+		if pd.Decision.Action == decide.Delegate && pd.Decision.Chosen != nil && pd.Decision.Chosen.Key == key {
 			continue
 		}
 		found := false
-		for i := 0; i < min(coverDepth, len(pm.opts)); i++ {
-			o := pm.opts[i]
-			if o.Key == key && (pm.d.Action != decide.Delegate || o.Prob >= threshold) {
+		for i := 0; i < min(coverDepth, len(pd.Options)); i++ {
+			o := pd.Options[i]
+			if o.Key == key && (pd.Decision.Action != decide.Delegate || o.Prob >= threshold) {
 				found = true
 				break
 			}

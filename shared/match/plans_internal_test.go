@@ -9,24 +9,24 @@ import (
 
 func opt(key string, prob float64) decide.Option { return decide.Option{Key: key, Prob: prob} }
 
-func delegated(key string, prob float64, rest ...decide.Option) partMatch {
+func delegated(key string, prob float64, rest ...decide.Option) PartDecision {
 	o := opt(key, prob)
-	return partMatch{d: decide.Decision{Action: decide.Delegate, Chosen: &o, Probability: prob}, opts: append([]decide.Option{o}, rest...)}
+	return PartDecision{Decision: decide.Decision{Action: decide.Delegate, Chosen: &o, Probability: prob}, Options: append([]decide.Option{o}, rest...)}
 }
 
 func TestCovers(t *testing.T) {
-	abstained := partMatch{d: decide.Decision{Action: decide.Abstain}, opts: []decide.Option{opt("b", 0.5), opt("a", 0.4)}}
+	abstained := PartDecision{Decision: decide.Decision{Action: decide.Abstain}, Options: []decide.Option{opt("b", 0.5), opt("a", 0.4)}}
 	tests := []struct {
 		name  string
-		parts []partMatch
+		parts []PartDecision
 		want  bool
 	}{
-		{"every part chose it", []partMatch{delegated("a", 0.9), delegated("a", 0.8)}, true},
-		{"near the top of an undecided part", []partMatch{delegated("a", 0.9), abstained}, true},
-		{"another skill is confident for a part", []partMatch{delegated("a", 0.9), delegated("b", 0.95, opt("a", 0.3))}, false},
-		{"confident itself beside another choice", []partMatch{delegated("a", 0.9), delegated("b", 0.95, opt("a", 0.75))}, true},
-		{"absent from a part's top", []partMatch{delegated("a", 0.9), {d: decide.Decision{Action: decide.Abstain},
-			opts: []decide.Option{opt("b", 0.5), opt("c", 0.4), opt("d", 0.3), opt("a", 0.2)}}}, false},
+		{"every part chose it", []PartDecision{delegated("a", 0.9), delegated("a", 0.8)}, true},
+		{"near the top of an undecided part", []PartDecision{delegated("a", 0.9), abstained}, true},
+		{"another skill is confident for a part", []PartDecision{delegated("a", 0.9), delegated("b", 0.95, opt("a", 0.3))}, false},
+		{"confident itself beside another choice", []PartDecision{delegated("a", 0.9), delegated("b", 0.95, opt("a", 0.75))}, true},
+		{"absent from a part's top", []PartDecision{delegated("a", 0.9), {Decision: decide.Decision{Action: decide.Abstain},
+			Options: []decide.Option{opt("b", 0.5), opt("c", 0.4), opt("d", 0.3), opt("a", 0.2)}}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,9 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/learn/feedback"
+	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
 	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
@@ -47,7 +49,9 @@ type DecisionStore interface {
 // Decider is the fourth stage: it applies the policy to the ranked
 // candidates, settles the decision (settle: follow-ups, named skills,
 // grants, the hard filters checked again on what is sent) and, for a
-// delegation, builds the A2A request for the chosen agent.
+// delegation, builds the A2A request for the chosen agent; for a request
+// with several intents it may make a plan (match.Matcher.Plan), with one
+// A2A request per step.
 type Decider struct {
 	snaps   *Snapshots
 	cfg     DeciderConfig
@@ -111,9 +115,16 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 	opts, note := p.BreakTies(m.Candidates, d.priors(), decide.TieRand(d.cfg.TieSeed, m.TaskID), d.cfg.Ties)
 	out := wire.Decision{V: wire.Version, TaskID: m.TaskID, DecisionID: wire.DecisionID(t.Caller.ID, m.TaskID),
 		Catalog: m.Catalog, DecidedAt: d.cfg.Now().UTC()}
+	decision, err := d.plan(ctx, snap.m, &t, p.Decide(opts), m.Parts)
+	if errors.Is(err, settle.ErrRejected) {
+		return res, badInput(fmt.Errorf("ranked task %s: %w", m.TaskID, err))
+	}
+	if err != nil {
+		return res, err
+	}
 	settler := snap.m.Settler(d.cfg.Followups)
 	settler.Now = d.cfg.Now
-	st, err := settler.Settle(ctx, &t, nil, p.Decide(opts), opts, out.DecisionID)
+	st, err := settler.Settle(ctx, &t, nil, decision, opts, out.DecisionID)
 	if errors.Is(err, settle.ErrRejected) {
 		return res, badInput(fmt.Errorf("ranked task %s: %w", m.TaskID, err))
 	}
@@ -122,6 +133,12 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 	}
 	out.Decision = st.Decision
 	out.Degraded = m.Degraded
+	if st.Decision.Action == decide.Plan {
+		// One ready request per step, as a delegation carries one.
+		if out.StepRequests, err = wire.StepRequests(snap.m.Catalog(), st.Decision, &t, out.DecisionID, snap.m.PrivateEndpoints()); err != nil {
+			return res, badInput(err)
+		}
+	}
 	if st.Decision.Action == decide.Delegate && st.Decision.Chosen != nil {
 		if a, ok := snap.m.Catalog().Agent(st.Decision.Chosen.AgentID); ok {
 			if out.Request, err = wire.NewA2ARequest(a.Card, st.Decision.Chosen.SkillID, &t, out.DecisionID,
@@ -146,6 +163,31 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 		return res, err
 	}
 	return d.once(ctx, res, t.Caller.ID)
+}
+
+// plan decides each ranked part of a request with several intents and
+// returns the plan Match would make of them (match.Matcher.Plan), or
+// whole when the request gets none: no parts, plans off in this
+// decider's matcher, or one skill covering every part. A follow-up or a
+// named skill is settled over the plan like over any decision.
+func (d *Decider) plan(ctx context.Context, m *match.Matcher, t *task.Task, whole decide.Decision, parts []wire.PartRanked) (decide.Decision, error) {
+	if len(parts) == 0 {
+		return whole, nil
+	}
+	req := extract.FromTask(t)
+	decided := make([]match.PartDecision, 0, len(parts))
+	for _, p := range parts {
+		preq := match.PartRequirement(&req, p.Part)
+		pd, err := m.DecidePart(ctx, t, &preq, p.Part, p.Candidates)
+		if err != nil {
+			return whole, err
+		}
+		decided = append(decided, pd)
+	}
+	if pl := m.Plan(whole, decided); pl != nil {
+		return *pl, nil
+	}
+	return whole, nil
 }
 
 // once publishes res's decision only if it is the task's first: it is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -89,16 +90,21 @@ func TestPipelineLearnsExamplesFromTrustedSuccesses(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.FeedbackInterval = 100 * time.Millisecond
 	cfg.RefitInterval = -1
+	obs := &exampleCounts{n: map[string]int{}}
+	cfg.Observer = obs
 	scopes := []string{"support.tickets"}
 	js, ctx, _ := startWithCallers(t, testMatcher(t), cfg, map[string]identity.Identity{
 		"bob": {Scopes: scopes, Trusted: true},
 		"eve": {Scopes: scopes},
 	})
 	store := examplesStore(ctx, t, js, 0)
-	decideAs := func(caller, id, text string) *wire.Decision {
+	decideAs := func(caller, id, text string, class ...string) *wire.Decision {
 		t.Helper()
-		a, err := Submit(ctx, js, Streams{}, &task.Task{ID: id, Caller: task.Caller{ID: caller},
-			Message: task.Message{Parts: []task.Part{{Text: text}}}})
+		tk := &task.Task{ID: id, Caller: task.Caller{ID: caller}, Message: task.Message{Parts: []task.Part{{Text: text}}}}
+		if len(class) > 0 {
+			tk.Caller.DataClass = class[0]
+		}
+		a, err := Submit(ctx, js, Streams{}, tk)
 		if err != nil || a.Decision == nil || a.Decision.Action != decide.Delegate {
 			t.Fatalf("%s's %s: %+v %v", caller, id, a, err)
 		}
@@ -121,10 +127,14 @@ func TestPipelineLearnsExamplesFromTrustedSuccesses(t *testing.T) {
 	d2 := decideAs("bob", "bob-2", failed)
 	d3 := decideAs("eve", "eve-1", eves)
 	d4 := decideAs("bob", "bob-3", misnamed)
+	d5 := decideAs("bob", "bob-4", good)
+	d6 := decideAs("bob", "bob-5", "triage this support ticket: payroll data leaked", "confidential")
 	report("eve", "eve-1", d3.Chosen.Key, true)
 	report("bob", "bob-2", d2.Chosen.Key, false)
 	report("bob", "bob-3", "some-agent/another-skill", true)
 	report("bob", "bob-1", d1.Chosen.Key, true)
+	report("bob", "bob-4", d5.Chosen.Key, true) // the same request again: known
+	report("bob", "bob-5", d6.Chosen.Key, true) // confidential: withheld
 	_ = d4
 	var ex map[string][]string
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
@@ -161,6 +171,31 @@ func TestPipelineLearnsExamplesFromTrustedSuccesses(t *testing.T) {
 	if !slices.Equal(all, []string{good}) {
 		t.Errorf("learned examples %q, want only bob's verified success %q", all, good)
 	}
+	// The metrics hear each fate: a failure or another skill is not a
+	// verified success of the delegated skill, and counts nowhere.
+	if got := obs.counts(); got[ExampleLearned] != 1 || got[ExampleKnown] != 1 || got[ExampleUntrusted] != 1 || got[ExampleWithheld] != 1 || len(got) != 4 {
+		t.Errorf("example outcomes %v, want one each of learned, known, untrusted and withheld", got)
+	}
+}
+
+// exampleCounts is an Observer that counts example outcomes.
+type exampleCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *exampleCounts) Handled(string, time.Duration, Result, string, error) {}
+
+func (c *exampleCounts) ExampleOutcome(result string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[result]++
+}
+
+func (c *exampleCounts) counts() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.n)
 }
 
 // The stages that build matchers rebuild when a learned example is added

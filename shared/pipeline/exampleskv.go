@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/learn/examples"
+	"github.com/skillmatch/skillmatch/shared/pipeline/runtime"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -50,6 +51,12 @@ func NewExamples(kv jetstream.KeyValue, catalog string, limit int) *Examples {
 		limit = examples.DefaultCap
 	}
 	return &Examples{kv: kv, catalog: catalog, cap: limit}
+}
+
+// exampleObserver is o when it also hears examples (ExampleObserver).
+func exampleObserver(o runtime.Observer) ExampleObserver {
+	eo, _ := o.(ExampleObserver)
+	return eo
 }
 
 // maxCAS bounds the attempts of one change that keep losing the

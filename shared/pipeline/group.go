@@ -125,7 +125,8 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 				return nil, err
 			}
 			if g.fb, err = NewFeedbackStage(ctx, mkv, FeedbackConfig{Every: cfg.FeedbackEvery, Interval: cfg.FeedbackInterval,
-				Delegations: fu, Callers: cfg.Callers, Examples: NewExamples(ekv, cfg.CatalogBucket, 0), Log: cfg.Log}); err != nil {
+				Delegations: fu, Callers: cfg.Callers, Examples: NewExamples(ekv, cfg.CatalogBucket, 0), ExampleObserver: exampleObserver(cfg.Observer),
+				Log: cfg.Log}); err != nil {
 				return nil, err
 			}
 			if cfg.RefitInterval > 0 {

@@ -46,7 +46,8 @@ func testMatcher(t testing.TB) *match.Matcher {
 			matcherErr = fmt.Errorf("example catalog: %v", errs)
 			return
 		}
-		theMatcher, matcherErr = match.New(cat, match.WithEmbedder(embed.Default()))
+		// Plans on, as `skillmatch run` has them by default.
+		theMatcher, matcherErr = match.New(cat, match.WithEmbedder(embed.Default()), match.WithPlanSteps(match.DefaultPlanSteps))
 	})
 	if matcherErr != nil {
 		t.Fatal(matcherErr)

@@ -48,7 +48,7 @@ func (s *switchable) Ready(context.Context) error {
 func TestRetrieverHoldsWhileIndexUnavailable(t *testing.T) {
 	ref := testMatcher(t)
 	sw := &switchable{}
-	m, err := match.New(ref.Catalog(), match.WithEmbedder(embed.Default()), match.WithIndex(func(docs []index.Doc, emb vector.Embedder) (index.Index, error) {
+	m, err := match.New(ref.Catalog(), match.WithEmbedder(embed.Default()), match.WithPlanSteps(match.DefaultPlanSteps), match.WithIndex(func(docs []index.Doc, emb vector.Embedder) (index.Index, error) {
 		mem, err := index.NewMemory(docs, emb)
 		sw.Index = mem
 		return sw, err

@@ -95,9 +95,39 @@ type FeedbackConfig struct {
 	// trusted caller, verified against its delegation) makes its task's
 	// request an example of the skill. Nil: outcomes teach no examples.
 	Examples *Examples
+	// ExampleObserver, when set with Examples, hears what became of each
+	// verified success that could have taught an example (a metric).
+	ExampleObserver ExampleObserver
 	// Posteriors are the posteriors' options.
 	Posteriors []feedback.PosteriorOption
 	Log        *zap.Logger
+}
+
+// ExampleObserver hears what became of each verified success reported
+// on the skill its task was delegated to: one of the Example* results. A
+// Config.Observer that implements it (the metrics) is told.
+type ExampleObserver interface {
+	ExampleOutcome(result string)
+}
+
+// What became of a verified success, for an ExampleObserver.
+const (
+	// ExampleLearned: its request became an example of the skill.
+	ExampleLearned = "learned"
+	// ExampleKnown: the request was an example already (or cleans to
+	// nothing).
+	ExampleKnown = "known"
+	// ExampleUntrusted: refused, the caller is not trusted to teach.
+	ExampleUntrusted = "untrusted"
+	// ExampleWithheld: refused, the task's data is confidential or
+	// restricted, so no text of it was kept to learn from.
+	ExampleWithheld = "withheld"
+)
+
+func (c FeedbackConfig) exampleOutcome(result string) {
+	if c.Examples != nil && c.ExampleObserver != nil {
+		c.ExampleObserver.ExampleOutcome(result)
+	}
 }
 
 // trusted says whether a caller's verified outcomes may teach the model.
@@ -210,11 +240,19 @@ func (f *FeedbackStage) Handle(ctx context.Context, in Msg) (Result, error) {
 	}
 	res := Result{TaskID: o.TaskID}
 	rec, count, err := f.verify(ctx, caller, o)
+	if err == nil && !count && o.Success && rec.TaskID != "" {
+		// Verified against its delegation, but from a caller that is not
+		// trusted: evidence, never an example.
+		f.cfg.exampleOutcome(ExampleUntrusted)
+	}
 	if err != nil || !count {
 		return res, err
 	}
 	// Before the posteriors count it: a failed write is redelivered, and
 	// an example already there is not added twice.
+	if f.cfg.Examples != nil && o.Success && rec.Need == "" && rec.TaskID != "" {
+		f.cfg.exampleOutcome(ExampleWithheld)
+	}
 	if f.cfg.Examples != nil && o.Success && rec.Need != "" {
 		added, err := f.cfg.Examples.Add(ctx, o.Skill, rec.Need)
 		if err != nil {
@@ -222,6 +260,9 @@ func (f *FeedbackStage) Handle(ctx context.Context, in Msg) (Result, error) {
 		}
 		if added {
 			f.log.Debug("example learned", zap.String("task_id", o.TaskID), zap.String("skill", o.Skill))
+			f.cfg.exampleOutcome(ExampleLearned)
+		} else {
+			f.cfg.exampleOutcome(ExampleKnown)
 		}
 	}
 	fo := toFeedback(o)
@@ -264,7 +305,7 @@ func (f *FeedbackStage) verify(ctx context.Context, caller string, o *wire.Outco
 	if o.TaskID == "" {
 		return settle.Record{}, false, badInput(fmt.Errorf("%w: outcome %s names no taskId, so it cannot be checked against its decision", wire.ErrBadMessage, o.DecisionID))
 	}
-	if o.DecisionID != wire.DecisionID(caller, o.TaskID) {
+	if o.DecisionID != wire.DecisionID(caller, o.TaskID) && !wire.StepOf(o.DecisionID, wire.DecisionID(caller, o.TaskID)) {
 		// Decision ids are bound to their caller: an outcome naming
 		// another caller's decision, or none, is refused.
 		return settle.Record{}, false, badInput(fmt.Errorf("%w: outcome %s from caller %q: not the decision of its task %s, or delivered to another caller",
@@ -274,9 +315,10 @@ func (f *FeedbackStage) verify(ctx context.Context, caller string, o *wire.Outco
 	switch {
 	case err != nil:
 		return settle.Record{}, false, err
-	case !ok:
-		// Not a delegation (or expired): nothing was tried to count; the
-		// refit checks the label against the decision stream.
+	case !ok || o.DecisionID != wire.DecisionID(caller, o.TaskID):
+		// Not a delegation (or expired), or a step of a plan, which is
+		// recorded nowhere to be checked against: evidence, not counted;
+		// the refit checks a label against the decision stream.
 		return settle.Record{}, false, nil
 	case rec.CallerID != caller:
 		return settle.Record{}, false, badInput(fmt.Errorf("outcome for task %s from caller %q: its decision was delivered to another caller", o.TaskID, identity.Token(caller)))

@@ -49,12 +49,15 @@ func TestStagesChainedEqualMatch(t *testing.T) {
 			t.Errorf("task %s:\n got %s\nwant %s", tk.ID, got, want[tk.ID])
 		}
 		actions[d.Action]++
-		if d.Action == decide.Delegate {
+		switch {
+		case d.Action == decide.Delegate:
 			if d.Request == nil || d.Request.URL == "" || len(d.Request.Body) == 0 {
 				t.Errorf("task %s: delegation without a request: %+v", tk.ID, d.Request)
 			}
-		} else if d.Request != nil {
+		case d.Request != nil:
 			t.Errorf("task %s: %s with a request", tk.ID, d.Action)
+		case d.Action == decide.Plan && len(d.StepRequests) != len(d.Steps):
+			t.Errorf("task %s: plan of %d steps with %d requests", tk.ID, len(d.Steps), len(d.StepRequests))
 		}
 	}
 	// Which actions occur depends on the model the lead is tuning; the

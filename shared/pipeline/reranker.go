@@ -11,8 +11,8 @@ import (
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
-// Reranker is the third stage: it scores the shortlist and calibrates each
-// fit, with the calibration from the model bucket when one is loaded
+// Reranker is the third stage: it scores the shortlist, and each part's
+// of a request with several intents, and calibrates each fit, with the calibration from the model bucket when one is loaded
 // (WatchModel) and each matcher's own otherwise.
 type Reranker struct {
 	snaps  *Snapshots
@@ -49,6 +49,22 @@ func (r *Reranker) Handle(ctx context.Context, in Msg) (Result, error) {
 		Degraded: match.JoinDegraded(sl.Degraded, note)}
 	if out.Candidates == nil {
 		out.Candidates = []decide.Option{}
+	}
+	for _, p := range m.Parts {
+		psl, err := shortlistFromWire(&p.Shortlist, snap.m.Index())
+		if err != nil {
+			return res, badInput(fmt.Errorf("plan part %q: %w", p.Part, err))
+		}
+		preq := match.PartRequirement(&m.Requirement, p.Part)
+		pranked, _, err := snap.m.RankDegraded(ctx, &preq, psl, r.Calibrator())
+		if err != nil {
+			return res, fmt.Errorf("plan part %q: %w", p.Part, err)
+		}
+		pr := wire.PartRanked{Part: p.Part, Candidates: match.Options(pranked)}
+		if pr.Candidates == nil {
+			pr.Candidates = []decide.Option{}
+		}
+		out.Parts = append(out.Parts, pr)
 	}
 	return res.Emit(wire.SubjectRanked, MsgID(m.Caller, m.TaskID, "ranked"), &out)
 }

@@ -2,12 +2,18 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // Retriever is the second stage: hard filters, then hybrid retrieval of
-// the shortlist over the current catalog snapshot.
+// the shortlist over the current catalog snapshot, and, for a request
+// with several intents, of each part's shortlist (match.PlanParts), so
+// that the decider can make the plan Match makes.
 type Retriever struct {
 	snaps *Snapshots
 }
@@ -32,6 +38,18 @@ func (r *Retriever) Handle(ctx context.Context, in Msg) (Result, error) {
 	}
 	out := wire.Shortlisted{V: wire.Version, TaskID: m.TaskID, Caller: m.Caller, Requirement: m.Requirement, Task: m.Task,
 		Catalog: snap.fingerprint, Shortlist: shortlistToWire(sl)}
+	var t task.Task
+	if err := json.Unmarshal(m.Task, &t); err != nil {
+		return res, badInput(fmt.Errorf("extracted task %s: %w", m.TaskID, err))
+	}
+	for _, part := range snap.m.PlanParts(&t, &m.Requirement) {
+		preq := match.PartRequirement(&m.Requirement, part)
+		psl, err := snap.m.Shortlist(ctx, &preq)
+		if err != nil {
+			return res, fmt.Errorf("plan part %q: %w", part, err)
+		}
+		out.Parts = append(out.Parts, wire.PartShortlist{Part: part, Shortlist: shortlistToWire(psl)})
+	}
 	return res.Emit(wire.SubjectShortlisted, MsgID(m.Caller, m.TaskID, "shortlisted"), &out)
 }
 

@@ -42,7 +42,7 @@
     act.className = "action " + s.action;
     act.textContent = s.action;
     cell(tr, "").appendChild(act);
-    cell(tr, s.agent ? s.agent + "/" + s.skill : "");
+    cell(tr, s.steps && s.steps.length ? s.steps.join(" → ") : (s.agent ? s.agent + "/" + s.skill : ""));
     cell(tr, (s.probability || 0).toFixed(2));
     cell(tr, s.reason, "reason");
     rows.insertBefore(tr, rows.firstChild);

@@ -5,8 +5,8 @@
 // message is turned into a
 // skillmatch task, submitted through the pipeline as the authenticated
 // caller, and answered with an agent message whose DataPart is the
-// decision (delegate with the ready A2A request, clarify with the
-// question, abstain with the reason).
+// decision (delegate with the ready A2A request, plan with one ready
+// request per step, clarify with the question, abstain with the reason).
 //
 // Who asks comes from authentication (a bearer token or a client
 // certificate, see Tokens), never from the message: a caller id in the
@@ -90,7 +90,7 @@ type Config struct {
 }
 
 // Observer hears how each front-door request ended: result is the
-// decision's action (delegate, clarify, abstain), "rejected" (the
+// decision's action (delegate, plan, clarify, abstain), "rejected" (the
 // pipeline dead-lettered the task), "invalid" (no task could be read),
 // "no_decision" (none in time) or "unauthenticated".
 type Observer interface {
@@ -188,6 +188,7 @@ func (s *Server) Card() *a2a.AgentCard {
 		Name: "skillmatch",
 		Description: "Matches a task to the A2A agent skill that should do it, with a calibrated probability, " +
 			"or says why not: the reply's data part is the decision (delegate with the ready A2A request, " +
+			"plan a request with several intents with one ready request per step, " +
 			"clarify with the question, abstain with the reason).",
 		Version: s.cfg.Version,
 		SupportedInterfaces: []*a2a.AgentInterface{
@@ -201,7 +202,8 @@ func (s *Server) Card() *a2a.AgentCard {
 		Skills: []a2a.AgentSkill{{
 			ID: "match", Name: "Match a task to an agent skill",
 			Description: "Given a task (text, files, wanted output types, scopes, data class), choose the agent skill " +
-				"to delegate it to, ask a clarifying question, or abstain with the reason.",
+				"to delegate it to (or, for a request with several intents, a plan of one skill per part), " +
+				"ask a clarifying question, or abstain with the reason.",
 			Tags:     []string{"routing", "orchestration", "a2a"},
 			Examples: []string{"book me a hotel in Lisbon", "translate this contract to German"},
 		}},
@@ -358,6 +360,12 @@ func Summary(d *client.Decision) string {
 		}
 		_ = json.Unmarshal(d.Request, &r)
 		return fmt.Sprintf("delegate (probability %.2f) to %s: %s", d.Probability, r.URL, d.Reason)
+	case client.Plan:
+		steps := make([]string, len(d.Steps))
+		for i, s := range d.Steps {
+			steps[i] = fmt.Sprintf("%d. %s for %q", i+1, s.Chosen.Key, s.Part)
+		}
+		return fmt.Sprintf("plan of %d steps (probability %.2f): %s", len(d.Steps), d.Probability, strings.Join(steps, "; "))
 	case client.Clarify:
 		return "clarify: " + d.Question
 	default:

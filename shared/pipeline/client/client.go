@@ -114,7 +114,31 @@ type Decision struct {
 	// Request is, for a delegation, the ready A2A request for the chosen
 	// agent (wire.A2ARequest).
 	Request json.RawMessage `json:"request,omitempty"`
-	Raw     json.RawMessage `json:"-"`
+	// Steps are, for a plan, its delegations in order: each part of the
+	// request and the skill chosen for it.
+	Steps []Step `json:"steps,omitempty"`
+	// StepRequests are, for a plan, one ready A2A request per step, in
+	// order (wire.A2ARequest), each with its own decision id
+	// (DecisionID-s<n>) to report the step's outcome under.
+	StepRequests []json.RawMessage `json:"stepRequests,omitempty"`
+	Raw          json.RawMessage   `json:"-"`
+}
+
+// Step is one delegation of a plan.
+type Step struct {
+	// Part is the request's words this step handles.
+	Part   string    `json:"part"`
+	Chosen StepSkill `json:"chosen"`
+	// Probability is the calibrated probability the skill is right for
+	// the part.
+	Probability float64 `json:"probability"`
+}
+
+// StepSkill is the skill a plan step delegates to.
+type StepSkill struct {
+	Key     string `json:"key"`
+	AgentID string `json:"agentId"`
+	SkillID string `json:"skillId"`
 }
 
 // Actions of a decision.
@@ -122,6 +146,9 @@ const (
 	Delegate = "delegate"
 	Clarify  = "clarify"
 	Abstain  = "abstain"
+	// Plan delegates each part of a request with several intents to its
+	// own skill (Steps, StepRequests).
+	Plan = "plan"
 )
 
 // DeadLetter is why the pipeline rejected a task (wire.DeadLetter's
@@ -389,6 +416,10 @@ func decodeDecision(b []byte) (*Decision, error) {
 	}
 	switch d.Action {
 	case Delegate, Clarify, Abstain:
+	case Plan:
+		if len(d.Steps) < 2 || len(d.StepRequests) != len(d.Steps) {
+			return nil, fmt.Errorf("plan of %d steps with %d step requests", len(d.Steps), len(d.StepRequests))
+		}
 	default:
 		return nil, fmt.Errorf("unknown action %q", d.Action)
 	}

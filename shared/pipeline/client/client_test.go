@@ -88,8 +88,28 @@ func TestContract(t *testing.T) {
 		d.Reason != "fits" || d.Question != "which?" || !strings.Contains(string(d.Request), "agent.example") || string(d.Raw) != string(data) {
 		t.Errorf("decision read as %+v", d)
 	}
+	// A plan is read with its steps and one request per step.
+	step := func(agent, skill, part string) decide.Step {
+		return decide.Step{Part: part, Probability: 0.8, Chosen: decide.Option{Key: agent + "/" + skill, AgentID: agent, SkillID: skill}}
+	}
+	data, _ = json.Marshal(wire.Decision{V: wire.Version, TaskID: "t-2", DecisionID: "d-2",
+		Decision: decide.Decision{Action: decide.Plan, Probability: 0.8, Reason: "2 parts",
+			Steps: []decide.Step{step("a", "x", "do x"), step("b", "y", "do y")}},
+		StepRequests: []*wire.A2ARequest{req, {Method: "SendMessage", URL: "https://other.example/a2a"}}})
+	d, err = client.DecodeDecision(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Action != client.Plan || len(d.Steps) != 2 || d.Steps[1].Part != "do y" || d.Steps[1].Chosen.Key != "b/y" ||
+		d.Steps[0].Chosen.AgentID != "a" || len(d.StepRequests) != 2 || !strings.Contains(string(d.StepRequests[1]), "other.example") {
+		t.Errorf("plan read as %+v", d)
+	}
+	if _, err := wire.DecodeDecision(data); err != nil {
+		t.Errorf("the pipeline refuses the plan the client reads: %v", err)
+	}
 	for _, bad := range []string{`{"v":2,"taskId":"t","action":"delegate"}`, `{"taskId":"t","action":"delegate"}`,
-		`{"v":1,"taskId":"t","action":"guess"}`, `[]`} {
+		`{"v":1,"taskId":"t","action":"guess"}`, `[]`, `{"v":1,"taskId":"t","action":"plan"}`,
+		`{"v":1,"taskId":"t","action":"plan","steps":[{"part":"a"},{"part":"b"}],"stepRequests":[{}]}`} {
 		if _, err := client.DecodeDecision([]byte(bad)); err == nil {
 			t.Errorf("%s read as a decision", bad)
 		}

@@ -13,9 +13,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/plan"
 )
 
 // TaskSubmitted is what a caller publishes on SubjectSubmitted. Task is the
@@ -98,6 +100,18 @@ type Shortlisted struct {
 	Task        json.RawMessage     `json:"task"`
 	Catalog     string              `json:"catalog"`
 	Shortlist   Shortlist           `json:"shortlist"`
+	// Parts are, for a request with several intents, the shortlist of
+	// each part (match.Matcher.PlanParts), in the request's order; absent
+	// for a request kept whole and in messages of builds without plans.
+	Parts []PartShortlist `json:"parts,omitempty"`
+}
+
+// PartShortlist is the shortlist of one part of a request, retrieved with
+// the part's words and the whole request's constraints
+// (match.PartRequirement).
+type PartShortlist struct {
+	Part      string    `json:"part"`
+	Shortlist Shortlist `json:"shortlist"`
 }
 
 // DecodeShortlisted reads and checks a Shortlisted message.
@@ -106,7 +120,14 @@ func DecodeShortlisted(data []byte) (*Shortlisted, error) {
 	if err := decode(data, "shortlisted", &m); err != nil {
 		return nil, err
 	}
-	return &m, checkTaskID("shortlisted", m.TaskID)
+	if err := checkTaskID("shortlisted", m.TaskID); err != nil {
+		return nil, err
+	}
+	parts := make([]string, len(m.Parts))
+	for i, p := range m.Parts {
+		parts[i] = p.Part
+	}
+	return &m, checkParts("shortlisted", parts)
 }
 
 // Ranked is the reranker's output: every shortlisted candidate with its fit
@@ -123,6 +144,15 @@ type Ranked struct {
 	// Degraded lists the stages so far that did without their remote
 	// model (match.JoinDegraded), carried on to the decision.
 	Degraded string `json:"degraded,omitempty"`
+	// Parts are, for a request with several intents, each part's ranked
+	// candidates, in the request's order (see Shortlisted.Parts).
+	Parts []PartRanked `json:"parts,omitempty"`
+}
+
+// PartRanked is the ranked candidates of one part of a request.
+type PartRanked struct {
+	Part       string          `json:"part"`
+	Candidates []decide.Option `json:"candidates"`
 }
 
 // DecodeRanked reads and checks a Ranked message.
@@ -131,7 +161,31 @@ func DecodeRanked(data []byte) (*Ranked, error) {
 	if err := decode(data, "ranked", &m); err != nil {
 		return nil, err
 	}
-	return &m, checkTaskID("ranked", m.TaskID)
+	if err := checkTaskID("ranked", m.TaskID); err != nil {
+		return nil, err
+	}
+	parts := make([]string, len(m.Parts))
+	for i, p := range m.Parts {
+		parts[i] = p.Part
+	}
+	return &m, checkParts("ranked", parts)
+}
+
+// checkParts checks the parts of a request: none (kept whole), or 2 to
+// plan.MaxParts non-empty texts, as plan.Split makes them.
+func checkParts(what string, parts []string) error {
+	if len(parts) == 0 {
+		return nil
+	}
+	if len(parts) < 2 || len(parts) > plan.MaxParts {
+		return fmt.Errorf("%w: %s: %d parts, want 2 to %d", ErrBadMessage, what, len(parts), plan.MaxParts)
+	}
+	for i, p := range parts {
+		if strings.TrimSpace(p) == "" || !utf8.ValidString(p) {
+			return fmt.Errorf("%w: %s: part %d is empty or not UTF-8", ErrBadMessage, what, i+1)
+		}
+	}
+	return nil
 }
 
 // Decision is the decider's answer, published on
@@ -145,7 +199,10 @@ type Decision struct {
 	// Request is, for a delegation, the A2A SendMessage request to send
 	// to the chosen agent.
 	Request *A2ARequest `json:"request,omitempty"`
-	Catalog string      `json:"catalog,omitempty"`
+	// StepRequests are, for a plan, one A2A request per step, in order
+	// (StepRequests), each with its own decision id (DecisionID-s<n>).
+	StepRequests []*A2ARequest `json:"stepRequests,omitempty"`
+	Catalog      string        `json:"catalog,omitempty"`
 	// Top is the first candidate after the tie-break, set whatever the
 	// action (also on a clarify or an abstain), so that a calibration
 	// refit can join the decision with the outcomes reported for it.
@@ -158,8 +215,55 @@ type Decision struct {
 	DecidedAt time.Time `json:"decidedAt,omitzero"`
 }
 
-// DecodeDecision reads and checks a Decision message.
-func DecodeDecision(data []byte) (*Decision, error) {
+// MaxPlanSteps is the most steps a plan decision may have: a step per
+// part of the request at most, whatever the decider's cap.
+const MaxPlanSteps = plan.MaxParts
+
+// DecisionCheck is a check DecodeDecision makes besides the message's own
+// consistency.
+type DecisionCheck func(*Decision) error
+
+// InCatalog checks that every skill a decision names (the chosen one,
+// fallbacks, candidates, plan steps) is in cat: for a reader that holds
+// the catalog the decision was made over.
+func InCatalog(cat *catalog.Catalog) DecisionCheck {
+	return func(d *Decision) error {
+		var opts []decide.Option
+		if d.Chosen != nil {
+			opts = append(opts, *d.Chosen)
+		}
+		opts = append(append(opts, d.Fallbacks...), d.Candidates...)
+		for _, s := range d.Steps {
+			opts = append(opts, s.Chosen)
+		}
+		for _, o := range opts {
+			a, ok := cat.Agent(o.AgentID)
+			if !ok {
+				return fmt.Errorf("skill %s: agent %q is not in the catalog", clip(o.Key), o.AgentID)
+			}
+			if _, ok := a.Card.Skill(o.SkillID); !ok {
+				return fmt.Errorf("skill %s: agent %q lists no skill %q", clip(o.Key), o.AgentID, o.SkillID)
+			}
+		}
+		return nil
+	}
+}
+
+// MaxSteps checks that a plan has at most n steps (the decider's
+// --plan-steps).
+func MaxSteps(n int) DecisionCheck {
+	return func(d *Decision) error {
+		if len(d.Steps) > n {
+			return fmt.Errorf("plan of %d steps, more than %d", len(d.Steps), n)
+		}
+		return nil
+	}
+}
+
+// DecodeDecision reads and checks a Decision message: a known action, a
+// plan with 2 to MaxPlanSteps well-formed steps (and a step request per
+// step when it carries any), no steps on any other action; then checks.
+func DecodeDecision(data []byte, checks ...DecisionCheck) (*Decision, error) {
 	var m Decision
 	if err := decode(data, "decision", &m); err != nil {
 		return nil, err
@@ -169,11 +273,57 @@ func DecodeDecision(data []byte) (*Decision, error) {
 	}
 	switch m.Action {
 	case decide.Delegate, decide.Clarify, decide.Abstain:
+		if len(m.Steps) > 0 || len(m.StepRequests) > 0 {
+			return nil, fmt.Errorf("%w: decision: a %s decision with plan steps", ErrBadMessage, m.Action)
+		}
+	case decide.Plan:
+		if err := m.checkPlan(); err != nil {
+			return nil, fmt.Errorf("%w: decision: %s", ErrBadMessage, err)
+		}
 	default:
-		return nil, fmt.Errorf("%w: decision: unknown action %q", ErrBadMessage, m.Action)
+		return nil, fmt.Errorf("%w: decision: unknown action %s", ErrBadMessage, clip(string(m.Action)))
+	}
+	for _, c := range checks {
+		if err := c(&m); err != nil {
+			return nil, fmt.Errorf("%w: decision: %s", ErrBadMessage, err)
+		}
 	}
 	return &m, nil
 }
+
+// checkPlan returns what is wrong with a plan decision, or nil.
+func (m *Decision) checkPlan() error {
+	switch {
+	case len(m.Steps) < 2 || len(m.Steps) > MaxPlanSteps:
+		return fmt.Errorf("plan of %d steps, want 2 to %d", len(m.Steps), MaxPlanSteps)
+	case m.Chosen != nil || m.Request != nil:
+		return errors.New("a plan with a single chosen skill or request")
+	case len(m.StepRequests) > 0 && len(m.StepRequests) != len(m.Steps):
+		return fmt.Errorf("plan of %d steps with %d step requests", len(m.Steps), len(m.StepRequests))
+	case !probability(m.Probability):
+		return fmt.Errorf("plan probability %g: want 0 to 1", m.Probability)
+	}
+	seen := make(map[string]bool, len(m.Steps))
+	for i, s := range m.Steps {
+		k := s.Chosen.Key
+		switch {
+		case strings.TrimSpace(s.Part) == "":
+			return fmt.Errorf("step %d: no part", i+1)
+		case !skillKey(k) || k != s.Chosen.AgentID+"/"+s.Chosen.SkillID:
+			return fmt.Errorf("step %d: skill %s: want \"<agent>/<skill>\" of its agentId and skillId", i+1, clip(k))
+		case seen[k]:
+			return fmt.Errorf("step %d: skill %s twice (one skill doing several parts is one step)", i+1, clip(k))
+		case !probability(s.Probability):
+			return fmt.Errorf("step %d: probability %g: want 0 to 1", i+1, s.Probability)
+		case len(m.StepRequests) > 0 && m.StepRequests[i] == nil:
+			return fmt.Errorf("step %d: no request", i+1)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+func probability(p float64) bool { return p >= 0 && p <= 1 } // false for NaN
 
 // Outcome is what a caller reports after acting on a decision.
 type Outcome struct {

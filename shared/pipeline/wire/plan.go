@@ -2,6 +2,8 @@ package wire
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
@@ -32,7 +34,7 @@ func StepRequests(cat *catalog.Catalog, d decide.Decision, t *task.Task, decisio
 				st.Message.Parts = append(st.Message.Parts, p)
 			}
 		}
-		r, err := NewA2ARequest(a.Card, s.Chosen.SkillID, &st, fmt.Sprintf("%s-s%d", decisionID, i+1),
+		r, err := NewA2ARequest(a.Card, s.Chosen.SkillID, &st, StepDecisionID(decisionID, i+1),
 			WithAllowPrivate(a.Status.AllowPrivate || allowPrivate))
 		if err != nil {
 			return nil, fmt.Errorf("wire: plan step %d: %w", i+1, err)
@@ -43,4 +45,19 @@ func StepRequests(cat *catalog.Catalog, d decide.Decision, t *task.Task, decisio
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// StepDecisionID is the decision id of step n (from 1) of the plan
+// decisionID: what the step's A2A request carries and its outcome names.
+func StepDecisionID(decisionID string, n int) string { return fmt.Sprintf("%s-s%d", decisionID, n) }
+
+// StepOf says whether id is the decision id of a step of the plan
+// decisionID (StepDecisionID, n from 1 to MaxPlanSteps).
+func StepOf(id, decisionID string) bool {
+	rest, ok := strings.CutPrefix(id, decisionID+"-s")
+	if !ok {
+		return false
+	}
+	n, err := strconv.Atoi(rest)
+	return err == nil && n >= 1 && n <= MaxPlanSteps && strconv.Itoa(n) == rest
 }

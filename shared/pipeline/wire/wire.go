@@ -45,8 +45,8 @@ const (
 	SubjectExtracted   = Prefix + ".task.extracted"
 	SubjectShortlisted = Prefix + ".task.shortlisted"
 	SubjectRanked      = Prefix + ".task.ranked"
-	// SubjectDecisionPrefix is followed by the action: delegate, clarify
-	// or abstain.
+	// SubjectDecisionPrefix is followed by the caller, the action
+	// (delegate, plan, clarify or abstain) and the task (SubjectDecision).
 	SubjectDecisionPrefix = Prefix + ".decision."
 	SubjectOutcome        = Prefix + ".outcome"
 	// SubjectDeadLetterPrefix is followed by the stage name.
