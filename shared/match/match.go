@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -284,11 +285,11 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 				Name: s.Name, Description: s.Description, Tags: s.Tags, Examples: examples,
 				InputModes: a.Card.EffectiveInputModes(s), OutputModes: a.Card.EffectiveOutputModes(s),
 			}
-			d.Analyze()
 			docs = append(docs, d)
 			m.refs = append(m.refs, ref{agent: a, skill: s})
 		}
 	}
+	index.AnalyzeAll(docs, runtime.GOMAXPROCS(0))
 	return docs
 }
 

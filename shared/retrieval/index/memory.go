@@ -32,6 +32,8 @@ type Memory struct {
 	exLex *bm25.Index
 	// dense finds the nearest docs and vectors, exactly.
 	dense *Dense
+	// exact makes dense score every vector (ExactDense).
+	exact bool
 }
 
 // NewMemory builds an in-memory index of docs with the embedder.
@@ -46,6 +48,15 @@ func NewMemory(docs []Doc, emb vector.Embedder) (*Memory, error) {
 	m := &Memory{docs: docs, lex: st.Lex, exLex: st.ExLex, vs: st.Vectors, emb: emb}
 	m.dense = NewDense(&m.vs, workers)
 	return m, nil
+}
+
+// ExactDense returns a view of the index whose dense retriever scores
+// every allowed vector in float32, skipping the int8 first pass: the
+// reference that tests and benchmarks compare shortlists with.
+func (m *Memory) ExactDense() *Memory {
+	c := *m
+	c.exact = true
+	return &c
 }
 
 // DescriptionText is the text embedded as a skill's description vector.
@@ -90,7 +101,11 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 
 	var denseIDs []int
 	if len(q.Vector) == m.vs.Dim {
-		denseIDs, res.Neighbors = m.dense.Search(q.Vector, q.Allow, n, q.Depth, q.Neighbors)
+		if m.exact {
+			denseIDs, res.Neighbors = m.dense.Exact(q.Vector, q.Allow, q.Depth, q.Neighbors)
+		} else {
+			denseIDs, res.Neighbors = m.dense.Search(q.Vector, q.Allow, n, q.Depth, q.Neighbors)
+		}
 	}
 
 	fused := fusion.RRF(q.K, lexIDs, denseIDs)

@@ -8,6 +8,7 @@ package quant
 
 import (
 	"math"
+	"slices"
 )
 
 // lanes is how many int8 codes the kernel reads per step; a vector's codes
@@ -55,7 +56,8 @@ func (s *Set) Add(v []float32) {
 		panic("quant: vector of wrong dimension")
 	}
 	n := len(s.codes)
-	s.codes = append(s.codes, make([]int8, s.stride)...)
+	s.codes = slices.Grow(s.codes, s.stride)[:n+s.stride]
+	clear(s.codes[n+s.dim:]) // the padding the kernel reads
 	sc, e, nv := encode(v, s.codes[n:n+s.dim])
 	s.scale = append(s.scale, sc)
 	s.errNorm = append(s.errNorm, e)
