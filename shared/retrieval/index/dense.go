@@ -49,8 +49,7 @@ func NewDense(vs *Vectors, workers int) *Dense {
 	for i := range docs {
 		d.widest = max(d.widest, int(vs.First[i+1]-vs.First[i]))
 	}
-	d.codes = quant.New(vs.Dim, len(vs.Owner))
-	d.codes.AddAll(vs.Vecs)
+	d.codes = quant.Encode(vs.Vecs, vs.Dim, workers)
 	return d
 }
 

@@ -9,6 +9,7 @@ package quant
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // lanes is how many int8 codes the kernel reads per step; a vector's codes
@@ -64,11 +65,28 @@ func (s *Set) Add(v []float32) {
 	s.norm = append(s.norm, nv)
 }
 
-// AddAll appends n vectors stored back to back in vecs.
-func (s *Set) AddAll(vecs []float32) {
-	for i := 0; i+s.dim <= len(vecs) && s.dim > 0; i += s.dim {
-		s.Add(vecs[i : i+s.dim])
+// Encode returns the set of the vectors stored back to back in vecs,
+// quantized on up to workers goroutines.
+func Encode(vecs []float32, dim, workers int) *Set {
+	n := 0
+	if dim > 0 {
+		n = len(vecs) / dim
 	}
+	s := New(dim, n)
+	s.codes = s.codes[:n*s.stride]
+	s.scale, s.errNorm, s.norm = s.scale[:n], s.errNorm[:n], s.norm[:n]
+	workers = max(1, min(workers, n/4096))
+	step := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * step; i < min((w+1)*step, n); i++ {
+				s.scale[i], s.errNorm[i], s.norm[i] = encode(vecs[i*dim:(i+1)*dim], s.codes[i*s.stride:i*s.stride+dim])
+			}
+		})
+	}
+	wg.Wait()
+	return s
 }
 
 // encode writes v's codes and returns its scale, the norm of its

@@ -3,6 +3,7 @@ package quant
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
@@ -162,19 +163,38 @@ func TestBoundsAreTight(t *testing.T) {
 	}
 }
 
+// Encoding in parallel gives the codes of adding one vector at a time.
+func TestEncodeInParallelEqualsAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, dim := range []int{0, 5, 100} {
+		var all []float32
+		one := New(dim, 0)
+		for range 20000 {
+			v := unit(r, dim)
+			all = append(all, v...)
+			one.Add(v)
+		}
+		if dim == 0 {
+			one = New(0, 0) // no vector has zero dimensions
+		}
+		s := Encode(all, dim, 3)
+		if !slices.Equal(s.codes, one.codes) || !slices.Equal(s.scale, one.scale) ||
+			!slices.Equal(s.errNorm, one.errNorm) || !slices.Equal(s.norm, one.norm) {
+			t.Errorf("dim %d: Encode differs from Add", dim)
+		}
+	}
+}
+
 // Bounds of a window of the set are those of the same vectors scored alone.
 func TestBoundsWindow(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	s := New(100, 50)
-	s.AddAll(func() []float32 {
-		var all []float32
-		for range 50 {
-			all = append(all, unit(r, 100)...)
-		}
-		return all
-	}())
+	var all []float32
+	for range 50 {
+		all = append(all, unit(r, 100)...)
+	}
+	s := Encode(all, 100, 4)
 	if s.Len() != 50 {
-		t.Fatalf("AddAll kept %d vectors, want 50", s.Len())
+		t.Fatalf("Encode kept %d vectors, want 50", s.Len())
 	}
 	q := s.Query(unit(r, 100))
 	lo, hi := make([]float32, 50), make([]float32, 50)
