@@ -28,11 +28,15 @@ func Words(text string) []string {
 	skip := false       // after an apostrophe: drop the rest of the word
 	for i := 0; i < len(text); {
 		c, r, size := text[i], rune(text[i]), 1
-		if c >= utf8.RuneSelf {
+		var isWord bool
+		if c < utf8.RuneSelf {
+			isWord = asciiWord[c]
+		} else {
 			r, size = utf8.DecodeRuneInString(text[i:])
+			isWord = unicode.IsLetter(r) || unicode.IsDigit(r)
 		}
 		switch {
-		case isWordRune(c, r):
+		case isWord:
 			if !skip {
 				if start < 0 {
 					start, plain = i, true
@@ -62,12 +66,13 @@ func Words(text string) []string {
 	return out
 }
 
-func isWordRune(c byte, r rune) bool {
-	if c < utf8.RuneSelf {
-		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+// asciiWord says which ASCII bytes are letters or digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
+	return t
+}()
 
 // word returns w lower-cased (w itself when plain).
 func word(w string, plain bool) string {

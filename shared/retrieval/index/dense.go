@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -150,29 +151,45 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 		}
 	}
 	dt, vt := docFloor.min(), vecFloor.min()
-	top, near := newTopK(depth), newTopK(k)
+	var cands, vecs []bound
 	for i := range parts {
 		for _, c := range parts[i].docs {
-			if c.up < dt {
-				continue
-			}
-			b := float32(math.Inf(-1))
-			for v := vs.First[c.id]; v < vs.First[c.id+1]; v++ {
-				if s := vector.Cosine(qv, vs.Vec(int(v))); s > b {
-					b = s
-				}
-			}
-			if b > float32(math.Inf(-1)) {
-				top.offer(scored{int(c.id), b})
+			if c.up >= dt {
+				cands = append(cands, c)
 			}
 		}
 		for _, c := range parts[i].vecs {
-			if c.up < vt {
-				continue
+			if c.up >= vt {
+				vecs = append(vecs, c)
 			}
-			if s := vector.Cosine(qv, vs.Vec(int(c.id))); s == s {
-				near.offer(scored{int(vs.Owner[c.id]), s})
+		}
+	}
+	// Re-scored best bound first: once depth exact scores are in, a
+	// candidate whose upper bound is below the worst of them cannot enter.
+	byBound := func(a, b bound) int { return cmp.Compare(b.up, a.up) }
+	slices.SortFunc(cands, byBound)
+	slices.SortFunc(vecs, byBound)
+	top, near := newTopK(depth), newTopK(k)
+	for _, c := range cands {
+		if top.full() && c.up < top.h[0].s {
+			break
+		}
+		b := float32(math.Inf(-1))
+		for v := vs.First[c.id]; v < vs.First[c.id+1]; v++ {
+			if s := vector.Cosine(qv, vs.Vec(int(v))); s > b {
+				b = s
 			}
+		}
+		if b > float32(math.Inf(-1)) {
+			top.offer(scored{int(c.id), b})
+		}
+	}
+	for _, c := range vecs {
+		if near.full() && c.up < near.h[0].s {
+			break
+		}
+		if s := vector.Cosine(qv, vs.Vec(int(c.id))); s == s {
+			near.offer(scored{int(vs.Owner[c.id]), s})
 		}
 	}
 	return top.docs(), near.neighbors()
@@ -282,6 +299,8 @@ type topK struct {
 }
 
 func newTopK(n int) topK { return topK{h: make([]scored, 0, n), n: n} }
+
+func (t *topK) full() bool { return len(t.h) >= t.n }
 
 func (t *topK) offer(e scored) {
 	switch {
