@@ -167,8 +167,12 @@ func benchMatcher(b *testing.B, skills int) *match.Matcher {
 		b.Fatal(err)
 	}
 	took := time.Since(t0)
-	b.Logf("built the index of %d skills in %v; it holds %.0f MB of heap (catalog apart)",
-		skills, took.Round(time.Millisecond), float64(heapInUse()-before)/(1<<20))
+	codes := 0
+	if mem, ok := m.Index().(*index.Memory); ok {
+		codes = mem.CodeBytes()
+	}
+	b.Logf("built the index of %d skills in %v; it holds %.0f MB of heap (catalog apart), %.1f MB of them int8 codes",
+		skills, took.Round(time.Millisecond), float64(heapInUse()-before)/(1<<20), float64(codes)/(1<<20))
 	bench.matchers[skills] = m
 	return m
 }

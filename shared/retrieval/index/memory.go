@@ -59,6 +59,10 @@ func (m *Memory) ExactDense() *Memory {
 	return &c
 }
 
+// CodeBytes is the memory the int8 codes of the dense first pass take,
+// beside the float32 vectors.
+func (m *Memory) CodeBytes() int { return m.dense.Bytes() }
+
 // DescriptionText is the text embedded as a skill's description vector.
 func DescriptionText(d *Doc) string {
 	return d.Name + ". " + d.Description
