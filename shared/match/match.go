@@ -270,7 +270,12 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 
 // docs lists every skill of the catalog in catalog order.
 func (m *Matcher) docs(extra map[string][]string) []index.Doc {
-	var docs []index.Doc
+	n := 0
+	for ai := range m.cat.Agents {
+		n += len(m.cat.Agents[ai].Card.Skills)
+	}
+	docs := make([]index.Doc, 0, n)
+	m.refs = make([]ref, 0, n)
 	for ai := range m.cat.Agents {
 		a := &m.cat.Agents[ai]
 		for si := range a.Card.Skills {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
@@ -199,17 +200,8 @@ func termSet(text string) []string {
 	if len(terms) == 0 {
 		return nil
 	}
-	seen := make(map[string]struct{}, len(terms))
-	out := terms[:0]
-	for _, t := range terms {
-		if _, ok := seen[t]; ok {
-			continue
-		}
-		seen[t] = struct{}{}
-		out = append(out, t)
-	}
-	sortStrings(out)
-	return out
+	slices.Sort(terms)
+	return slices.Compact(terms)
 }
 
 func joinAll(ss []string) string {

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"runtime"
-	"sort"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
 	"github.com/skillmatch/skillmatch/shared/retrieval/fusion"
@@ -195,5 +194,3 @@ func siftDown(h []scored, i int) {
 		i = worst
 	}
 }
-
-func sortStrings(s []string) { sort.Strings(s) }
