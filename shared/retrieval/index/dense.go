@@ -15,7 +15,8 @@ import (
 // exact, whichever way they are computed:
 //
 //   - few vectors to score (a small catalog, or a filter that keeps
-//     little): every allowed vector is scored in float32;
+//     little), or no SIMD kernel on this CPU: every allowed vector is
+//     scored in float32;
 //   - otherwise a first pass estimates every cosine from int8 codes
 //     (package quant) with a proven error bound, keeps each doc and
 //     vector whose upper bound still reaches the depth-th (k-th) best
@@ -66,7 +67,7 @@ func (d *Dense) Search(qv []float32, allow []bool, allowed, depth, k int) ([]int
 		return nil, nil
 	}
 	vectors := len(d.vs.Owner)
-	if allowed*vectors/docs < quantMinVectors {
+	if allowed*vectors/docs < quantMinVectors || !quant.Accelerated() {
 		return d.exact(qv, allow, depth, k)
 	}
 	return d.quantized(qv, allow, depth, k)

@@ -18,6 +18,11 @@ func Dots(q []int16, codes []int8, stride int, out []int32) {
 	dots(q, codes, stride, out)
 }
 
+// Accelerated reports whether Dots runs the assembly kernel. The portable
+// loop is slower than a float32 dot product, so without it a caller scores
+// in float32 directly.
+func Accelerated() bool { return useAVX2 }
+
 // dotsGeneric is the portable kernel.
 func dotsGeneric(q []int16, codes []int8, stride int, out []int32) {
 	q = q[:stride]
