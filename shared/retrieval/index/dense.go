@@ -212,31 +212,46 @@ func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi, depth, k int) pa
 		v0 := int(vs.First[b])
 		nv := int(vs.First[e]) - v0
 		d.codes.Bounds(q, v0, dots, lower[:nv], upper[:nv])
-		for doc := b; doc < e; doc++ {
+		// Most vectors fall below both floors: one comparison each. A
+		// vector above sends its whole doc through the checks below.
+		floor := min(p.docFloor.min(), p.vecFloor.min())
+		for i := 0; i < nv; i++ {
+			if upper[i] < floor {
+				continue
+			}
+			doc := int(vs.Owner[v0+i])
+			first, end := int(vs.First[doc])-v0, int(vs.First[doc+1])-v0
+			i = end - 1 // the doc's other vectors are handled here
 			if allow != nil && !allow[doc] {
 				continue
 			}
-			lo, hi := int(vs.First[doc])-v0, int(vs.First[doc+1])-v0
-			up := slices.Max(upper[lo:hi])
-			// Skipped when neither the doc nor any of its vectors can
-			// reach the top: thresholds only rise, so it stays out.
-			if up < p.docFloor.min() && up < p.vecFloor.min() {
-				continue
-			}
+			up := maxOf(upper[first:end])
 			if up >= p.docFloor.min() {
-				p.docFloor.offer(slices.Max(lower[lo:hi]))
+				p.docFloor.offer(maxOf(lower[first:end]))
 				p.docs = append(p.docs, bound{int32(doc), up})
 			}
-			for i := lo; i < hi; i++ {
-				if upper[i] >= p.vecFloor.min() {
-					p.vecFloor.offer(lower[i])
-					p.vecs = append(p.vecs, bound{int32(v0 + i), upper[i]})
+			for j := first; j < end; j++ {
+				if upper[j] >= p.vecFloor.min() {
+					p.vecFloor.offer(lower[j])
+					p.vecs = append(p.vecs, bound{int32(v0 + j), upper[j]})
 				}
 			}
+			floor = min(p.docFloor.min(), p.vecFloor.min())
 		}
 		b = e
 	}
 	return p
+}
+
+// maxOf is the largest of xs (never NaN: bounds are not).
+func maxOf(xs []float32) float32 {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		if x > m {
+			m = x
+		}
+	}
+	return m
 }
 
 // floor keeps the n largest values offered; min is the smallest of them,

@@ -18,16 +18,17 @@ const lanes = 16
 
 // Set is a list of quantized vectors of one dimension.
 //
-// Vector v is approximated by Scale[v]·c, where c holds its codes (each
-// component divided by the scale and rounded, so |c_i| ≤ 127). ErrNorm[v]
-// bounds the L2 norm of v - Scale[v]·c and Norm[v] the norm of Scale[v]·c
-// (both rounded up), which is all the error bound needs.
+// Vector v is approximated by v̂ = scale[v]·c, where c holds its codes
+// (each component divided by the scale and rounded, so |c_i| ≤ 127). The
+// error bound of a dot product with v needs only the norms |v - v̂| and
+// |v̂|; the set keeps them folded into the two coefficients Bounds
+// multiplies (see coefficients).
 type Set struct {
 	dim, stride int
 	codes       []int8
 	scale       []float32
-	errNorm     []float32
-	norm        []float32
+	errCoef     []float32
+	normCoef    []float32
 }
 
 // New returns an empty set of dim-dimensional vectors with room for n.
@@ -35,10 +36,10 @@ func New(dim, n int) *Set {
 	stride := (dim + lanes - 1) / lanes * lanes
 	return &Set{
 		dim: dim, stride: stride,
-		codes:   make([]int8, 0, n*stride),
-		scale:   make([]float32, 0, n),
-		errNorm: make([]float32, 0, n),
-		norm:    make([]float32, 0, n),
+		codes:    make([]int8, 0, n*stride),
+		scale:    make([]float32, 0, n),
+		errCoef:  make([]float32, 0, n),
+		normCoef: make([]float32, 0, n),
 	}
 }
 
@@ -49,7 +50,7 @@ func (s *Set) Dim() int { return s.dim }
 func (s *Set) Len() int { return len(s.scale) }
 
 // Bytes is the memory the set holds.
-func (s *Set) Bytes() int { return cap(s.codes) + 4*(cap(s.scale)+cap(s.errNorm)+cap(s.norm)) }
+func (s *Set) Bytes() int { return cap(s.codes) + 4*(cap(s.scale)+cap(s.errCoef)+cap(s.normCoef)) }
 
 // Add appends one vector; it panics when v has the wrong length.
 func (s *Set) Add(v []float32) {
@@ -60,9 +61,10 @@ func (s *Set) Add(v []float32) {
 	s.codes = slices.Grow(s.codes, s.stride)[:n+s.stride]
 	clear(s.codes[n+s.dim:]) // the padding the kernel reads
 	sc, e, nv := encode(v, s.codes[n:n+s.dim])
+	a, b := coefficients(s.dim, e, nv)
 	s.scale = append(s.scale, sc)
-	s.errNorm = append(s.errNorm, e)
-	s.norm = append(s.norm, nv)
+	s.errCoef = append(s.errCoef, a)
+	s.normCoef = append(s.normCoef, b)
 }
 
 // Encode returns the set of the vectors stored back to back in vecs,
@@ -74,14 +76,16 @@ func Encode(vecs []float32, dim, workers int) *Set {
 	}
 	s := New(dim, n)
 	s.codes = s.codes[:n*s.stride]
-	s.scale, s.errNorm, s.norm = s.scale[:n], s.errNorm[:n], s.norm[:n]
+	s.scale, s.errCoef, s.normCoef = s.scale[:n], s.errCoef[:n], s.normCoef[:n]
 	workers = max(1, min(workers, n/4096))
 	step := (n + workers - 1) / workers
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w * step; i < min((w+1)*step, n); i++ {
-				s.scale[i], s.errNorm[i], s.norm[i] = encode(vecs[i*dim:(i+1)*dim], s.codes[i*s.stride:i*s.stride+dim])
+				sc, e, nv := encode(vecs[i*dim:(i+1)*dim], s.codes[i*s.stride:i*s.stride+dim])
+				s.scale[i] = sc
+				s.errCoef[i], s.normCoef[i] = coefficients(dim, e, nv)
 			}
 		})
 	}
@@ -119,15 +123,33 @@ func encode(v []float32, codes []int8) (scale, errNorm, norm float32) {
 	return scale, up(math.Sqrt(e2)), up(math.Sqrt(n2))
 }
 
+// coefficients returns a and b such that, for any query q with
+// quantization q̂, |q|·a + |q - q̂|·b computed in float32 is at least
+//
+//	|q|·|v - v̂| + |q - q̂|·|v̂| + rel·|q|·(|v̂| + |v - v̂|)
+//
+// given errNorm ≥ |v - v̂| and norm ≥ |v̂|. The first two terms bound
+// q·v - q̂·v̂ = q·(v - v̂) + (q - q̂)·v̂ by Cauchy-Schwarz. The third bounds
+// float32 rounding: a dot product of n terms, in any summation order, is
+// off the real one by at most n·u/(1-n·u)·Σ|q_i v_i| with u = 2^-24
+// (Higham, Accuracy and Stability of Numerical Algorithms, 3.1), and
+// Σ|q_i v_i| ≤ |q|·|v|; rel doubles that, which also covers rounding the
+// estimate itself. A relative margin of 2^-19 covers the three float32
+// roundings of computing the bound.
+func coefficients(dim int, errNorm, norm float32) (a, b float32) {
+	nu := float64(dim+2) * 0x1p-24
+	rel := 2 * nu / (1 - nu)
+	const margin = 1 + 0x1p-19
+	e, n := float64(errNorm), float64(norm)
+	return up((e + rel*(n+e)) * margin), up(n * margin)
+}
+
 // Query is a query quantized like the set's vectors.
 type Query struct {
 	codes []int16 // widened to what the kernel multiplies, padded
 	scale float32
 	// errNorm bounds the norm of q - scale·codes; norm the norm of q.
 	errNorm, norm float32
-	// rel bounds the rounding of float32 sums of dim products relative to
-	// the product of the operands' norms (see Bounds).
-	rel float32
 }
 
 // Query quantizes q for estimates against the set.
@@ -141,13 +163,6 @@ func (s *Set) Query(q []float32) *Query {
 	for i, c := range codes {
 		out.codes[i] = int16(c)
 	}
-	// A float32 dot product of n terms, in any summation order, is off the
-	// real one by at most n·u/(1-n·u)·Σ|q_i v_i| with u = 2^-24 (Higham,
-	// Accuracy and Stability of Numerical Algorithms, 3.1), and
-	// Σ|q_i v_i| ≤ |q|·|v|. Doubling it also covers the float32 rounding
-	// of the estimate itself.
-	nu := float64(s.dim+2) * 0x1p-24
-	out.rel = up(2 * nu / (1 - nu))
 	return out
 }
 
@@ -162,14 +177,12 @@ func (s *Set) Bounds(q *Query, lo int, dots []int32, lower, upper []float32) {
 	}
 	dots = dots[:n]
 	Dots(q.codes, s.codes[lo*s.stride:(lo+n)*s.stride], s.stride, dots)
-	scale, errNorm, norm := s.scale[lo:lo+n], s.errNorm[lo:lo+n], s.norm[lo:lo+n]
+	scale, errCoef, normCoef := s.scale[lo:lo+n], s.errCoef[lo:lo+n], s.normCoef[lo:lo+n]
 	upper = upper[:n]
+	qn, qe, qs := q.norm, q.errNorm, q.scale
 	for i, d := range dots {
-		est := float32(d) * q.scale * scale[i]
-		// q·v - est = q·(v - v̂) + (q - q̂)·v̂, each bounded by
-		// Cauchy-Schwarz; |v| ≤ |v̂| + |v - v̂| for the rounding term.
-		err := q.norm*errNorm[i] + q.errNorm*norm[i] + q.rel*q.norm*(norm[i]+errNorm[i])
-		err += err * 0x1p-20 // the float32 rounding of err itself
+		est := float32(d) * qs * scale[i]
+		err := qn*errCoef[i] + qe*normCoef[i]
 		if err != err {
 			err = float32(math.Inf(1)) // ∞·0 from a vector that is not finite
 		}

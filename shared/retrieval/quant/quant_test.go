@@ -179,7 +179,7 @@ func TestEncodeInParallelEqualsAdd(t *testing.T) {
 		}
 		s := Encode(all, dim, 3)
 		if !slices.Equal(s.codes, one.codes) || !slices.Equal(s.scale, one.scale) ||
-			!slices.Equal(s.errNorm, one.errNorm) || !slices.Equal(s.norm, one.norm) {
+			!slices.Equal(s.errCoef, one.errCoef) || !slices.Equal(s.normCoef, one.normCoef) {
 			t.Errorf("dim %d: Encode differs from Add", dim)
 		}
 	}
