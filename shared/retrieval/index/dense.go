@@ -255,7 +255,7 @@ func maxOf(xs []float32) float32 {
 }
 
 // floor keeps the n largest values offered; min is the smallest of them,
-// or -∞ until n were offered.
+// -∞ until n were offered, and +∞ when n is 0 (nothing can enter).
 type floor struct {
 	h []float32
 	n int
@@ -264,7 +264,10 @@ type floor struct {
 func newFloor(n int) floor { return floor{h: make([]float32, 0, n), n: n} }
 
 func (f *floor) min() float32 {
-	if len(f.h) < f.n || f.n == 0 {
+	if f.n == 0 {
+		return float32(math.Inf(1))
+	}
+	if len(f.h) < f.n {
 		return float32(math.Inf(-1))
 	}
 	return f.h[0]

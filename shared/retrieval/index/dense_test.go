@@ -105,6 +105,8 @@ func TestDenseIsExact(t *testing.T) {
 		{name: "few allowed", docs: 3000, dim: 100, allow: "few", depth: 20, k: 1},
 		{name: "none allowed", docs: 3000, dim: 100, allow: "none", depth: 20, k: 1},
 		{name: "depth beyond the catalog", docs: 30, dim: 100, depth: 100, k: 500},
+		{name: "no neighbours asked", docs: 2000, dim: 100, depth: 100, k: 0, wantQuantizable: true},
+		{name: "nothing asked", docs: 2000, dim: 100, depth: 0, k: 0, wantQuantizable: true},
 		{name: "one doc", docs: 1, dim: 100, depth: 100, k: 10},
 		{name: "empty catalog", docs: 0, dim: 100, depth: 100, k: 10},
 		{name: "split across goroutines", docs: 20000, dim: 32, depth: 100, k: 10, wantQuantizable: true},
