@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -269,7 +270,12 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 
 // docs lists every skill of the catalog in catalog order.
 func (m *Matcher) docs(extra map[string][]string) []index.Doc {
-	var docs []index.Doc
+	n := 0
+	for ai := range m.cat.Agents {
+		n += len(m.cat.Agents[ai].Card.Skills)
+	}
+	docs := make([]index.Doc, 0, n)
+	m.refs = make([]ref, 0, n)
 	for ai := range m.cat.Agents {
 		a := &m.cat.Agents[ai]
 		for si := range a.Card.Skills {
@@ -284,11 +290,11 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 				Name: s.Name, Description: s.Description, Tags: s.Tags, Examples: examples,
 				InputModes: a.Card.EffectiveInputModes(s), OutputModes: a.Card.EffectiveOutputModes(s),
 			}
-			d.Analyze()
 			docs = append(docs, d)
 			m.refs = append(m.refs, ref{agent: a, skill: s})
 		}
 	}
+	index.AnalyzeAll(docs, runtime.GOMAXPROCS(0))
 	return docs
 }
 

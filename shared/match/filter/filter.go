@@ -37,8 +37,10 @@
 package filter
 
 import (
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
@@ -166,24 +168,81 @@ func Keep(req *extract.Requirement, cat *catalog.Catalog, opts ...Option) Result
 	}
 	flags := make([]bool, 2*n) // one allocation for both
 	res := Result{Keep: flags[:n:n], Demoted: flags[n:]}
-	c := checker{opts: collect(opts)}
-	i := 0
-	for ai := range cat.Agents {
-		a := &cat.Agents[ai]
+	o := collect(opts)
+	if n >= parallelMinSkills && runtime.GOMAXPROCS(0) > 1 {
+		res.Kept = keepParallel(*req, cat.Agents, o, res.Keep, res.Demoted)
+	} else {
+		res.Kept = keepRange(req, cat.Agents, o, res.Keep, res.Demoted)
+	}
+	return res
+}
+
+// keepParallel splits a large catalog by agents across the cores, each
+// part writing its own range of the flags. It takes the requirement by
+// value so that the small catalogs' path does not move it to the heap.
+func keepParallel(req extract.Requirement, agents []catalog.Agent, o options, keep, demoted []bool) int {
+	parts := split(agents, runtime.GOMAXPROCS(0))
+	kept := make([]int, len(parts))
+	var wg sync.WaitGroup
+	for p, r := range parts {
+		wg.Go(func() {
+			kept[p] = keepRange(&req, agents[r.agents:r.agentsEnd], o, keep[r.skills:r.skillsEnd], demoted[r.skills:r.skillsEnd])
+		})
+	}
+	wg.Wait()
+	total := 0
+	for _, k := range kept {
+		total += k
+	}
+	return total
+}
+
+// part is a range of agents and the range of skill numbers they hold.
+type part struct{ agents, agentsEnd, skills, skillsEnd int }
+
+// split cuts agents into n ranges of about as many agents.
+func split(agents []catalog.Agent, n int) []part {
+	parts := make([]part, 0, n)
+	step := (len(agents) + n - 1) / n
+	skill := 0
+	for lo := 0; lo < len(agents); lo += step {
+		p := part{agents: lo, agentsEnd: min(lo+step, len(agents)), skills: skill}
+		for i := p.agents; i < p.agentsEnd; i++ {
+			if agents[i].Card != nil {
+				skill += len(agents[i].Card.Skills)
+			}
+		}
+		p.skillsEnd = skill
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+// parallelMinSkills is the catalog size from which Keep splits its work
+// across goroutines.
+const parallelMinSkills = 20000
+
+// keepRange checks the skills of agents, whose flags keep and demoted
+// are, and returns how many it kept.
+func keepRange(req *extract.Requirement, agents []catalog.Agent, o options, keep, demoted []bool) int {
+	c := checker{opts: o}
+	i, kept := 0, 0
+	for ai := range agents {
+		a := &agents[ai]
 		if a.Card == nil {
 			continue
 		}
 		c.reset(req, a, false)
 		for si := range a.Card.Skills {
 			if rule, _ := c.check(req, &a.Card.Skills[si]); rule == "" {
-				res.Keep[i] = true
-				res.Demoted[i] = c.demoted
-				res.Kept++
+				keep[i] = true
+				demoted[i] = c.demoted
+				kept++
 			}
 			i++
 		}
 	}
-	return res
+	return kept
 }
 
 // Explain fills res.Rejections with the reason of every skill Keep
@@ -196,25 +255,56 @@ func (res *Result) Explain(req *extract.Requirement, cat *catalog.Catalog, opts 
 	if cat == nil || res.Kept == n || res.Rejections != nil {
 		return
 	}
-	c := checker{opts: collect(opts)}
-	i := 0
-	res.Rejections = make([]Rejection, 0, n-res.Kept)
-	for ai := range cat.Agents {
-		a := &cat.Agents[ai]
+	o := collect(opts)
+	res.Rejections = make([]Rejection, n-res.Kept)
+	if n >= parallelMinSkills && runtime.GOMAXPROCS(0) > 1 {
+		explainParallel(*req, cat.Agents, o, res.Keep, res.Rejections)
+	} else {
+		explainRange(req, cat.Agents, res.Keep, o, res.Rejections)
+	}
+}
+
+// explainParallel is Explain split like keepParallel: each part fills its
+// own range of out, the rejections of the skills it covers.
+func explainParallel(req extract.Requirement, agents []catalog.Agent, o options, keep []bool, out []Rejection) {
+	var wg sync.WaitGroup
+	for _, r := range split(agents, runtime.GOMAXPROCS(0)) {
+		k := keep[r.skills:r.skillsEnd]
+		rejected := len(k)
+		for _, x := range k {
+			if x {
+				rejected--
+			}
+		}
+		dst := out[:rejected]
+		out = out[rejected:]
+		wg.Go(func() { explainRange(&req, agents[r.agents:r.agentsEnd], k, o, dst) })
+	}
+	wg.Wait()
+}
+
+// explainRange writes into out the rejection of each skill of agents that
+// keep (their skills' flags) says was removed.
+func explainRange(req *extract.Requirement, agents []catalog.Agent, keep []bool, o options, out []Rejection) {
+	c := checker{opts: o}
+	i, r := 0, 0
+	for ai := range agents {
+		a := &agents[ai]
 		if a.Card == nil {
 			continue
 		}
 		skills := a.Card.Skills
-		if !slices.Contains(res.Keep[i:i+len(skills)], false) {
+		if !slices.Contains(keep[i:i+len(skills)], false) {
 			i += len(skills)
 			continue
 		}
 		c.reset(req, a, true)
 		for si := range skills {
-			if !res.Keep[i] {
+			if !keep[i] {
 				s := &skills[si]
 				rule, reason := c.check(req, s)
-				res.Rejections = append(res.Rejections, Rejection{Agent: a.Card.ID, Skill: s.ID, Rule: rule, Reason: reason})
+				out[r] = Rejection{Agent: a.Card.ID, Skill: s.ID, Rule: rule, Reason: reason}
+				r++
 			}
 			i++
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 )
@@ -16,30 +17,74 @@ import (
 // ("what's" → "what", "don't" → "don"), because GloVe and BM25 both do
 // better with the stem than with clitics.
 func Words(text string) []string {
-	var out []string
-	var b strings.Builder
-	skip := false
-	flush := func() {
-		if b.Len() > 0 {
-			out = append(out, b.String())
-			b.Reset()
+	// Words are substrings of text unless they need lower-casing: most
+	// card text is lower-case ASCII, and an index build tokenizes every
+	// text three times (term sets, BM25, GloVe), so a copy per word was
+	// most of its allocations. Callers that keep a word beyond the text
+	// (caches) clone it.
+	out := make([]string, 0, len(text)/6+1)
+	start, end := -1, 0 // the current word is text[start:end]; -1 outside one
+	plain := true       // the word needs no lower-casing
+	skip := false       // after an apostrophe: drop the rest of the word
+	for i := 0; i < len(text); {
+		c, r, size := text[i], rune(text[i]), 1
+		var isWord bool
+		if c < utf8.RuneSelf {
+			isWord = asciiWord[c]
+		} else {
+			r, size = utf8.DecodeRuneInString(text[i:])
+			isWord = unicode.IsLetter(r) || unicode.IsDigit(r)
 		}
-		skip = false
-	}
-	for _, r := range text {
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
+		case isWord:
 			if !skip {
-				b.WriteRune(unicode.ToLower(r))
+				if start < 0 {
+					start, plain = i, true
+				}
+				if c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+					plain = false
+				}
+				end = i + size
 			}
-		case (r == '\'' || r == '’') && b.Len() > 0:
+		case (r == '\'' || r == '’') && start >= 0:
 			skip = true
 		default:
-			flush()
+			if start >= 0 {
+				out = append(out, word(text[start:end], plain))
+				start = -1
+			}
+			skip = false
 		}
+		i += size
 	}
-	flush()
+	if start >= 0 {
+		out = append(out, word(text[start:end], plain))
+	}
+	if len(out) == 0 {
+		return nil
+	}
 	return out
+}
+
+// asciiWord says which ASCII bytes are letters or digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
+
+// word returns w lower-cased (w itself when plain).
+func word(w string, plain bool) string {
+	if plain {
+		return w
+	}
+	var b strings.Builder
+	b.Grow(len(w))
+	for _, r := range w {
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 // Stem returns the English Snowball stem of a lower-cased word.
@@ -55,7 +100,8 @@ func Stem(word string) string {
 	// repeats its words; the memo is bounded so that untrusted text cannot
 	// grow it without end.
 	if stemCount.Load() < maxStems {
-		if _, loaded := stems.LoadOrStore(word, s); !loaded {
+		// Clones: word may be a substring of a long text (see Words).
+		if _, loaded := stems.LoadOrStore(strings.Clone(word), strings.Clone(s)); !loaded {
 			stemCount.Add(1)
 		}
 	}

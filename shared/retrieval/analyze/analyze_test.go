@@ -2,7 +2,10 @@ package analyze
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestWords(t *testing.T) {
@@ -35,4 +38,56 @@ func TestStemShortWords(t *testing.T) {
 	if Stem("is") != "is" || Stem("running") != "run" {
 		t.Errorf("Stem: is→%q running→%q", Stem("is"), Stem("running"))
 	}
+}
+
+// wordsByRune is the plain definition of Words (one rune at a time, every
+// word copied); Words must always return what it does.
+func wordsByRune(text string) []string {
+	var out []string
+	var b strings.Builder
+	skip := false
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
+		}
+		skip = false
+	}
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if !skip {
+				b.WriteRune(unicode.ToLower(r))
+			}
+		case (r == '\'' || r == '’') && b.Len() > 0:
+			skip = true
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func TestWordsMatchesTheRuneDefinition(t *testing.T) {
+	for _, text := range []string{
+		"", " ", "a", "A", "Hello, World!", "what's up", "don’t STOP", "'quoted' words", "it''s",
+		"ÉCOLE café Straße", "naïve façade", "日本語のテキスト", "x\xffy", "\xff\xfe", "abc’", "’abc",
+		"tab\tand\nnewline", "MiXeD123case 4U", "ǅemal", "İstanbul", "ΣΊΣΥΦΟΣ", "a'b'c d", "don't'", "12'34",
+	} {
+		if got, want := Words(text), wordsByRune(text); !slices.Equal(got, want) {
+			t.Errorf("Words(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func FuzzWords(f *testing.F) {
+	for _, s := range []string{"Hello, World!", "don’t STOP", "ÉCOLE café", "x\xffy", "it''s a'b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := Words(text), wordsByRune(text); !slices.Equal(got, want) {
+			t.Errorf("Words(%q) = %q, want %q", text, got, want)
+		}
+	})
 }

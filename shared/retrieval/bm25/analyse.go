@@ -1,6 +1,10 @@
 package bm25
 
-import "github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+import (
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+)
 
 // maxCachedWords bounds the word cache: card text is untrusted, and a
 // stream of unique junk words must not grow it without limit. When full the
@@ -29,6 +33,6 @@ func (ix *Index) wordTerms(w string) []uint32 {
 	if len(ix.wordIDs) >= maxCachedWords {
 		clear(ix.wordIDs)
 	}
-	ix.wordIDs[w] = ids
+	ix.wordIDs[strings.Clone(w)] = ids // w may be a substring of a long text
 	return ids
 }

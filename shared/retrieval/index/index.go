@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 )
@@ -34,6 +36,22 @@ type Doc struct {
 	TagTerms     []string
 	DescTerms    []string
 	ExampleTerms []string
+}
+
+// AnalyzeAll analyzes every doc on workers goroutines: a catalog's term
+// sets are a fifth of its index build and need no shared state.
+func AnalyzeAll(docs []Doc, workers int) {
+	workers = max(1, min(workers, len(docs)/256))
+	var wg sync.WaitGroup
+	step := (len(docs) + workers - 1) / workers
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * step; i < min((w+1)*step, len(docs)); i++ {
+				docs[i].Analyze()
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Analyze fills the doc's term sets (sorted, unique).
@@ -182,17 +200,8 @@ func termSet(text string) []string {
 	if len(terms) == 0 {
 		return nil
 	}
-	seen := make(map[string]struct{}, len(terms))
-	out := terms[:0]
-	for _, t := range terms {
-		if _, ok := seen[t]; ok {
-			continue
-		}
-		seen[t] = struct{}{}
-		out = append(out, t)
-	}
-	sortStrings(out)
-	return out
+	slices.Sort(terms)
+	return slices.Compact(terms)
 }
 
 func joinAll(ss []string) string {

@@ -3,9 +3,6 @@ package index
 import (
 	"context"
 	"runtime"
-	"slices"
-	"sort"
-	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
 	"github.com/skillmatch/skillmatch/shared/retrieval/fusion"
@@ -31,8 +28,11 @@ type Memory struct {
 	// vs holds every doc's vectors and prototype.
 	vs Vectors
 	// exLex indexes every example alone, numbered like the vectors.
-	exLex   *bm25.Index
-	workers int
+	exLex *bm25.Index
+	// dense finds the nearest docs and vectors, exactly.
+	dense *Dense
+	// exact makes dense score every vector (ExactDense).
+	exact bool
 }
 
 // NewMemory builds an in-memory index of docs with the embedder.
@@ -44,9 +44,23 @@ func NewMemory(docs []Doc, emb vector.Embedder) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Memory{docs: docs, lex: st.Lex, exLex: st.ExLex, vs: st.Vectors, emb: emb, workers: max(workers, 1)}
+	m := &Memory{docs: docs, lex: st.Lex, exLex: st.ExLex, vs: st.Vectors, emb: emb}
+	m.dense = NewDense(&m.vs, workers)
 	return m, nil
 }
+
+// ExactDense returns a view of the index whose dense retriever scores
+// every allowed vector in float32, skipping the int8 first pass: the
+// reference that tests and benchmarks compare shortlists with.
+func (m *Memory) ExactDense() *Memory {
+	c := *m
+	c.exact = true
+	return &c
+}
+
+// CodeBytes is the memory the int8 codes of the dense first pass take,
+// beside the float32 vectors.
+func (m *Memory) CodeBytes() int { return m.dense.Bytes() }
 
 // DescriptionText is the text embedded as a skill's description vector.
 func DescriptionText(d *Doc) string {
@@ -89,10 +103,12 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 
 	var denseIDs []int
-	var best []float32
 	if len(q.Vector) == m.vs.Dim {
-		best, res.Neighbors = m.scan(q.Vector, q.Allow, q.Neighbors)
-		denseIDs = topDocs(best, q.Depth)
+		if m.exact {
+			denseIDs, res.Neighbors = m.dense.Exact(q.Vector, q.Allow, q.Depth, q.Neighbors)
+		} else {
+			denseIDs, res.Neighbors = m.dense.Search(q.Vector, q.Allow, n, q.Depth, q.Neighbors)
+		}
 	}
 
 	fused := fusion.RRF(q.K, lexIDs, denseIDs)
@@ -138,101 +154,6 @@ func (m *Memory) exampleLex(terms []string, cands []Candidate) {
 	}
 }
 
-// scan computes every allowed doc's best cosine (-2 for disallowed docs)
-// and the nearest vectors, splitting the work by doc ranges on large
-// indexes.
-func (m *Memory) scan(qv []float32, allow []bool, k int) ([]float32, []Neighbor) {
-	best := make([]float32, len(m.docs))
-	n := len(m.vs.Owner)
-	workers := m.workers
-	if n < 40000 {
-		workers = 1
-	}
-	parts := make([]neighborHeap, workers)
-	part := func(w, lo, hi int) {
-		h := make(neighborHeap, 0, k+1)
-		for d := lo; d < hi; d++ {
-			if allow != nil && !allow[d] {
-				best[d] = -2
-				continue
-			}
-			b := float32(-2)
-			for v := m.vs.First[d]; v < m.vs.First[d+1]; v++ {
-				s := vector.Cosine(qv, m.vs.Vec(int(v)))
-				if s > b {
-					b = s
-				}
-				h.offer(Neighbor{Doc: d, Sim: s}, k)
-			}
-			best[d] = b
-		}
-		parts[w] = h
-	}
-	if workers == 1 {
-		part(0, 0, len(m.docs)) // small index: a goroutine costs more than it saves
-	} else {
-		var wg sync.WaitGroup
-		step := (len(m.docs) + workers - 1) / workers
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				part(w, w*step, min((w+1)*step, len(m.docs)))
-			}()
-		}
-		wg.Wait()
-	}
-	var all []Neighbor
-	for _, p := range parts {
-		all = append(all, p...)
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].Sim != all[j].Sim {
-			return all[i].Sim > all[j].Sim
-		}
-		return all[i].Doc < all[j].Doc
-	})
-	if len(all) > k {
-		all = all[:k]
-	}
-	return best, all
-}
-
-// topDocs returns the ids of the n docs with the highest scores (> -2),
-// best first, ties by id. A bounded min-heap keeps the worst kept entry on
-// top, so most docs cost one comparison.
-func topDocs(scores []float32, n int) []int {
-	h := make([]scored, 0, n)
-	for d, s := range scores {
-		if s <= -2 {
-			continue
-		}
-		e := scored{d, s}
-		switch {
-		case len(h) < n:
-			h = append(h, e)
-			siftUp(h, len(h)-1)
-		case better(e, h[0]):
-			h[0] = e
-			siftDown(h, 0)
-		}
-	}
-	slices.SortFunc(h, func(a, b scored) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
-	out := make([]int, len(h))
-	for i, e := range h {
-		out[i] = e.doc
-	}
-	return out
-}
-
 type scored struct {
 	doc int
 	s   float32
@@ -273,44 +194,3 @@ func siftDown(h []scored, i int) {
 		i = worst
 	}
 }
-
-// neighborHeap is a min-heap by similarity: the weakest kept neighbour on
-// top.
-type neighborHeap []Neighbor
-
-func (h *neighborHeap) offer(n Neighbor, k int) {
-	a := *h
-	if len(a) < k {
-		a = append(a, n)
-		for i := len(a) - 1; i > 0; {
-			p := (i - 1) / 2
-			if a[p].Sim <= a[i].Sim {
-				break
-			}
-			a[p], a[i] = a[i], a[p]
-			i = p
-		}
-		*h = a
-		return
-	}
-	if n.Sim <= a[0].Sim {
-		return
-	}
-	a[0] = n
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < len(a) && a[l].Sim < a[m].Sim {
-			m = l
-		}
-		if r := l + 1; r < len(a) && a[r].Sim < a[m].Sim {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-}
-
-func sortStrings(s []string) { sort.Strings(s) }

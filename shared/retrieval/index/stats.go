@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
@@ -21,39 +22,51 @@ type Stats struct {
 }
 
 // BuildStats analyses (when not done yet) and embeds every doc — a Local
-// embedder on workers goroutines, any other in batches — then indexes them
-// in order.
+// embedder on workers goroutines, any other in batches — while two more
+// goroutines build the BM25 indexes, which need only the texts.
 func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (Stats, error) {
 	for i := range docs {
 		if docs[i].Key == "" {
 			return Stats{}, fmt.Errorf("index doc %d: missing key", i)
 		}
 	}
-	vecs := make([][][]float32, len(docs)) // per doc: description, then examples
-	if local, ok := emb.(vector.Local); ok {
-		embedLocal(docs, local, vecs, workers)
-	} else if err := embedRemote(docs, emb, vecs); err != nil {
-		return Stats{}, err
-	}
-	total := 0
+	// Vector numbers are known before any vector: each doc's description,
+	// then its examples. The example BM25 index is numbered alike.
+	first := make([]int32, len(docs)+1)
 	for i := range docs {
-		total += 1 + len(docs[i].Examples)
+		first[i+1] = first[i] + 1 + int32(len(docs[i].Examples))
 	}
-	st := Stats{Lex: bm25.New(), ExLex: bm25.New(), Vectors: NewVectors(emb.Dim(), len(docs), total)}
-	for i := range docs {
-		d := &docs[i]
-		st.Lex.Add(i,
-			bm25.Field{Text: d.Name, Weight: w.Name},
-			bm25.Field{Text: joinAll(d.Tags), Weight: w.Tags},
-			bm25.Field{Text: d.Description, Weight: w.Description},
-			bm25.Field{Text: d.AgentName, Weight: w.AgentName},
-			bm25.Field{Text: joinAll(d.Examples), Weight: w.Examples},
-		)
-		st.Vectors.AddDoc(i, vecs[i][0], vecs[i][1:])
-		for j, ex := range d.Examples {
-			st.ExLex.Add(int(st.Vectors.First[i])+1+j, bm25.Field{Text: ex, Weight: 1})
+	st := Stats{Lex: bm25.New(), ExLex: bm25.New()}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range docs {
+			d := &docs[i]
+			st.Lex.Add(i,
+				bm25.Field{Text: d.Name, Weight: w.Name},
+				bm25.Field{Text: joinAll(d.Tags), Weight: w.Tags},
+				bm25.Field{Text: d.Description, Weight: w.Description},
+				bm25.Field{Text: d.AgentName, Weight: w.AgentName},
+				bm25.Field{Text: joinAll(d.Examples), Weight: w.Examples},
+			)
 		}
-		vecs[i] = nil // copied into Vectors
+	})
+	wg.Go(func() {
+		for i := range docs {
+			for j, ex := range docs[i].Examples {
+				st.ExLex.Add(int(first[i])+1+j, bm25.Field{Text: ex, Weight: 1})
+			}
+		}
+	})
+	st.Vectors = newVectorsFor(emb.Dim(), first)
+	var err error
+	if local, ok := emb.(vector.Local); ok {
+		embedLocal(docs, local, &st.Vectors, workers)
+	} else {
+		err = embedRemote(docs, emb, &st.Vectors)
+	}
+	wg.Wait()
+	if err != nil {
+		return Stats{}, err
 	}
 	return st, nil
 }
@@ -69,40 +82,42 @@ func (vs *Vectors) DocVectors(d int) [][]float32 {
 	return out
 }
 
-// embedLocal analyses and embeds every doc on workers goroutines, which is
-// most of an index build and needs no shared state.
-func embedLocal(docs []Doc, emb vector.Local, vecs [][][]float32, workers int) {
+// embedLocal analyses and embeds every doc on workers goroutines, each
+// writing its docs' vectors in place, which is most of an index build and
+// needs no shared state.
+func embedLocal(docs []Doc, emb vector.Local, vs *Vectors, workers int) {
+	const chunk = 64
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	next := make(chan int, 64)
 	for range max(workers, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				d := &docs[i]
-				if d.NameTerms == nil && d.DescTerms == nil {
-					d.Analyze()
+		wg.Go(func() {
+			var ex [][]float32
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= len(docs) {
+					return
 				}
-				v := make([][]float32, 1+len(d.Examples))
-				v[0] = emb.EmbedText(DescriptionText(d))
-				for j, ex := range d.Examples {
-					v[j+1] = emb.EmbedText(ex)
+				for i := lo; i < min(lo+chunk, len(docs)); i++ {
+					d := &docs[i]
+					if d.NameTerms == nil && d.DescTerms == nil {
+						d.Analyze()
+					}
+					ex = ex[:0]
+					for _, e := range d.Examples {
+						ex = append(ex, emb.EmbedText(e))
+					}
+					vs.put(i, emb.EmbedText(DescriptionText(d)), ex)
 				}
-				vecs[i] = v
 			}
-		}()
+		})
 	}
-	for i := range docs {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 }
 
 // embedRemote embeds every doc's texts in one call, which a remote
 // embedder batches and caches (vector.EmbedDocuments). The build has no
 // context of its own: the embedder's timeouts and retry budget bound it.
-func embedRemote(docs []Doc, emb vector.Embedder, vecs [][][]float32) error {
+func embedRemote(docs []Doc, emb vector.Embedder, vs *Vectors) error {
 	var texts []string
 	for i := range docs {
 		d := &docs[i]
@@ -118,7 +133,8 @@ func embedRemote(docs []Doc, emb vector.Embedder, vecs [][][]float32) error {
 	}
 	for i := range docs {
 		n := 1 + len(docs[i].Examples)
-		vecs[i], all = all[:n:n], all[n:]
+		vs.put(i, all[0], all[1:n])
+		all = all[n:]
 	}
 	return nil
 }

@@ -38,6 +38,48 @@ func NewVectors(dim, docs, total int) Vectors {
 	}
 }
 
+// newVectorsFor makes room for the vectors first numbers (First), to be
+// filled by put in any order.
+func newVectorsFor(dim int, first []int32) Vectors {
+	total, docs := int(first[len(first)-1]), len(first)-1
+	return Vectors{
+		Dim:      dim,
+		Vecs:     make([]float32, total*dim),
+		Owner:    make([]int32, total),
+		Example:  make([]int32, total),
+		First:    first,
+		Centroid: make([]float32, docs*dim),
+	}
+}
+
+// put writes doc's vectors and prototype in their places (see
+// newVectorsFor), as AddDoc computes them. Docs may be put concurrently.
+func (vs *Vectors) put(doc int, desc []float32, examples [][]float32) {
+	v := int(vs.First[doc])
+	if n := int(vs.First[doc+1]) - v; n != 1+len(examples) {
+		panic(fmt.Sprintf("index: doc %d has %d vectors, want %d", doc, 1+len(examples), n))
+	}
+	set := func(v, example int, x []float32) {
+		if len(x) != vs.Dim {
+			panic(fmt.Sprintf("index: embedder returned %d dims, want %d", len(x), vs.Dim))
+		}
+		copy(vs.Vecs[v*vs.Dim:(v+1)*vs.Dim], x)
+		vs.Owner[v], vs.Example[v] = int32(doc), int32(example)
+	}
+	set(v, -1, desc)
+	cen := vs.Centroid[doc*vs.Dim : (doc+1)*vs.Dim]
+	for j, x := range examples {
+		set(v+1+j, j, x)
+		for k := range cen {
+			cen[k] += x[k]
+		}
+	}
+	if len(examples) == 0 {
+		copy(cen, desc)
+	}
+	Normalize(cen)
+}
+
 // AddDoc appends doc's description vector and example vectors, in doc
 // order, and its prototype.
 func (vs *Vectors) AddDoc(doc int, desc []float32, examples [][]float32) {

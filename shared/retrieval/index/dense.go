@@ -1,0 +1,366 @@
+package index
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/quant"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
+)
+
+// The dense retriever returns the depth docs with the highest best cosine
+// over their vectors, and the k vectors nearest to the query. Both are
+// exact, whichever way they are computed:
+//
+//   - few vectors to score (a small catalog, or a filter that keeps
+//     little), or no SIMD kernel on this CPU: every allowed vector is
+//     scored in float32;
+//   - otherwise a first pass estimates every cosine from int8 codes
+//     (package quant) with a proven error bound, keeps each doc and
+//     vector whose upper bound still reaches the depth-th (k-th) best
+//     lower bound, and scores only those in float32. A doc left out is
+//     below depth docs for certain, so the answer is the exact scan's,
+//     ties included (broken by doc number).
+const (
+	// quantMinVectors is the number of allowed vectors from which the
+	// quantized pass pays for itself.
+	quantMinVectors = 1024
+	// parallelMinVectors is the number of vectors from which splitting
+	// the first pass across goroutines pays for itself.
+	parallelMinVectors = 40000
+	// block is how many vectors one kernel call estimates: their codes
+	// and bounds stay in the L1 cache while the docs are checked.
+	block = 256
+)
+
+// Dense is the exact dense retriever over a Vectors, with its int8 codes.
+type Dense struct {
+	vs    *Vectors
+	codes *quant.Set
+	// widest is the most vectors one doc has (the scratch a block needs).
+	widest  int
+	workers int
+}
+
+// NewDense quantizes vs for searches on up to workers goroutines.
+func NewDense(vs *Vectors, workers int) *Dense {
+	d := &Dense{vs: vs, workers: max(workers, 1)}
+	docs := len(vs.First) - 1
+	for i := range docs {
+		d.widest = max(d.widest, int(vs.First[i+1]-vs.First[i]))
+	}
+	d.codes = quant.Encode(vs.Vecs, vs.Dim, workers)
+	return d
+}
+
+// Bytes is the memory the codes take beside the float32 vectors.
+func (d *Dense) Bytes() int { return d.codes.Bytes() }
+
+// Search returns the ids of the depth best allowed docs (best first, ties
+// by id) and the k nearest allowed vectors. allowed is how many docs allow
+// keeps (all when allow is nil).
+func (d *Dense) Search(qv []float32, allow []bool, allowed, depth, k int) ([]int, []Neighbor) {
+	docs := len(d.vs.First) - 1
+	if docs == 0 || allowed == 0 || len(qv) != d.vs.Dim {
+		return nil, nil
+	}
+	vectors := len(d.vs.Owner)
+	if allowed*vectors/docs < quantMinVectors || !quant.Accelerated() {
+		return d.exact(qv, allow, depth, k)
+	}
+	return d.quantized(qv, allow, depth, k)
+}
+
+// Exact is the reference: every allowed vector scored in float32.
+func (d *Dense) Exact(qv []float32, allow []bool, depth, k int) ([]int, []Neighbor) {
+	if len(d.vs.First) <= 1 || len(qv) != d.vs.Dim {
+		return nil, nil
+	}
+	return d.exact(qv, allow, depth, k)
+}
+
+func (d *Dense) exact(qv []float32, allow []bool, depth, k int) ([]int, []Neighbor) {
+	vs := d.vs
+	top, near := newTopK(depth), newTopK(k)
+	for doc := range len(vs.First) - 1 {
+		if allow != nil && !allow[doc] {
+			continue
+		}
+		b := float32(math.Inf(-1))
+		for v := vs.First[doc]; v < vs.First[doc+1]; v++ {
+			s := vector.Cosine(qv, vs.Vec(int(v)))
+			if s > b { // a NaN from a broken vector never counts
+				b = s
+			}
+			if s == s {
+				near.offer(scored{doc, s})
+			}
+		}
+		if b > float32(math.Inf(-1)) {
+			top.offer(scored{doc, b})
+		}
+	}
+	return top.docs(), near.neighbors()
+}
+
+// bound is a doc or vector the first pass could not rule out, with the
+// upper bound of its score.
+type bound struct {
+	id int32
+	up float32
+}
+
+// part is one goroutine's share of the first pass.
+type part struct {
+	docFloor, vecFloor floor
+	docs, vecs         []bound
+}
+
+func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Neighbor) {
+	vs := d.vs
+	q := d.codes.Query(qv)
+	docs := len(vs.First) - 1
+	workers := 1
+	if len(vs.Owner) >= parallelMinVectors {
+		workers = d.workers
+	}
+	parts := make([]part, workers)
+	run := func(w, lo, hi int) {
+		parts[w] = d.firstPass(q, allow, lo, hi, depth, k)
+	}
+	if workers == 1 {
+		run(0, 0, docs)
+	} else {
+		var wg sync.WaitGroup
+		step := (docs + workers - 1) / workers
+		for w := range workers {
+			wg.Go(func() { run(w, min(w*step, docs), min((w+1)*step, docs)) })
+		}
+		wg.Wait()
+	}
+	// The global thresholds: the depth-th best doc lower bound and k-th
+	// best vector lower bound over every part.
+	docFloor, vecFloor := newFloor(depth), newFloor(k)
+	for i := range parts {
+		for _, x := range parts[i].docFloor.h {
+			docFloor.offer(x)
+		}
+		for _, x := range parts[i].vecFloor.h {
+			vecFloor.offer(x)
+		}
+	}
+	dt, vt := docFloor.min(), vecFloor.min()
+	var cands, vecs []bound
+	for i := range parts {
+		for _, c := range parts[i].docs {
+			if c.up >= dt {
+				cands = append(cands, c)
+			}
+		}
+		for _, c := range parts[i].vecs {
+			if c.up >= vt {
+				vecs = append(vecs, c)
+			}
+		}
+	}
+	// Re-scored best bound first: once depth exact scores are in, a
+	// candidate whose upper bound is below the worst of them cannot enter.
+	byBound := func(a, b bound) int { return cmp.Compare(b.up, a.up) }
+	slices.SortFunc(cands, byBound)
+	slices.SortFunc(vecs, byBound)
+	top, near := newTopK(depth), newTopK(k)
+	for _, c := range cands {
+		if top.full() && c.up < top.h[0].s {
+			break
+		}
+		b := float32(math.Inf(-1))
+		for v := vs.First[c.id]; v < vs.First[c.id+1]; v++ {
+			if s := vector.Cosine(qv, vs.Vec(int(v))); s > b {
+				b = s
+			}
+		}
+		if b > float32(math.Inf(-1)) {
+			top.offer(scored{int(c.id), b})
+		}
+	}
+	for _, c := range vecs {
+		if near.full() && c.up < near.h[0].s {
+			break
+		}
+		if s := vector.Cosine(qv, vs.Vec(int(c.id))); s == s {
+			near.offer(scored{int(vs.Owner[c.id]), s})
+		}
+	}
+	return top.docs(), near.neighbors()
+}
+
+// firstPass bounds the scores of docs [lo, hi) and keeps those that may
+// reach the top, block by block.
+func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi, depth, k int) part {
+	vs := d.vs
+	p := part{docFloor: newFloor(depth), vecFloor: newFloor(k)}
+	n := max(block, d.widest)
+	dots := make([]int32, n)
+	lower, upper := make([]float32, n), make([]float32, n)
+	for b := lo; b < hi; {
+		e := b + 1
+		for e < hi && int(vs.First[e+1]-vs.First[b]) <= block {
+			e++
+		}
+		v0 := int(vs.First[b])
+		nv := int(vs.First[e]) - v0
+		d.codes.Bounds(q, v0, dots, lower[:nv], upper[:nv])
+		// Most vectors fall below both floors: one comparison each. A
+		// vector above sends its whole doc through the checks below.
+		floor := min(p.docFloor.min(), p.vecFloor.min())
+		for i := 0; i < nv; i++ {
+			if upper[i] < floor {
+				continue
+			}
+			doc := int(vs.Owner[v0+i])
+			first, end := int(vs.First[doc])-v0, int(vs.First[doc+1])-v0
+			i = end - 1 // the doc's other vectors are handled here
+			if allow != nil && !allow[doc] {
+				continue
+			}
+			up := maxOf(upper[first:end])
+			if up >= p.docFloor.min() {
+				p.docFloor.offer(maxOf(lower[first:end]))
+				p.docs = append(p.docs, bound{int32(doc), up})
+			}
+			for j := first; j < end; j++ {
+				if upper[j] >= p.vecFloor.min() {
+					p.vecFloor.offer(lower[j])
+					p.vecs = append(p.vecs, bound{int32(v0 + j), upper[j]})
+				}
+			}
+			floor = min(p.docFloor.min(), p.vecFloor.min())
+		}
+		b = e
+	}
+	return p
+}
+
+// maxOf is the largest of xs (never NaN: bounds are not).
+func maxOf(xs []float32) float32 {
+	m := xs[0]
+	for _, x := range xs[1:] {
+		if x > m {
+			m = x
+		}
+	}
+	return m
+}
+
+// floor keeps the n largest values offered; min is the smallest of them,
+// -∞ until n were offered, and +∞ when n is 0 (nothing can enter).
+type floor struct {
+	h []float32
+	n int
+}
+
+func newFloor(n int) floor { return floor{h: make([]float32, 0, n), n: n} }
+
+func (f *floor) min() float32 {
+	if f.n == 0 {
+		return float32(math.Inf(1))
+	}
+	if len(f.h) < f.n {
+		return float32(math.Inf(-1))
+	}
+	return f.h[0]
+}
+
+func (f *floor) offer(x float32) {
+	h := f.h
+	switch {
+	case f.n == 0:
+		return
+	case len(h) < f.n:
+		h = append(h, x)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if h[p] <= h[i] {
+				break
+			}
+			h[p], h[i] = h[i], h[p]
+			i = p
+		}
+		f.h = h
+		return
+	case x <= h[0]:
+		return
+	}
+	h[0] = x
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(h) && h[l] < h[m] {
+			m = l
+		}
+		if r := l + 1; r < len(h) && h[r] < h[m] {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// topK keeps the n best scored entries (highest score, ties by lower
+// doc).
+type topK struct {
+	h []scored
+	n int
+}
+
+func newTopK(n int) topK { return topK{h: make([]scored, 0, n), n: n} }
+
+func (t *topK) full() bool { return len(t.h) >= t.n }
+
+func (t *topK) offer(e scored) {
+	switch {
+	case t.n <= 0:
+	case len(t.h) < t.n:
+		t.h = append(t.h, e)
+		siftUp(t.h, len(t.h)-1)
+	case better(e, t.h[0]):
+		t.h[0] = e
+		siftDown(t.h, 0)
+	}
+}
+
+// sorted returns the entries best first.
+func (t *topK) sorted() []scored {
+	slices.SortFunc(t.h, func(a, b scored) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return t.h
+}
+
+func (t *topK) docs() []int {
+	s := t.sorted()
+	out := make([]int, len(s))
+	for i, e := range s {
+		out[i] = e.doc
+	}
+	return out
+}
+
+func (t *topK) neighbors() []Neighbor {
+	s := t.sorted()
+	out := make([]Neighbor, len(s))
+	for i, e := range s {
+		out[i] = Neighbor{Doc: e.doc, Sim: e.s}
+	}
+	return out
+}
