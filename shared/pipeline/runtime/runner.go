@@ -49,6 +49,11 @@ type Stage struct {
 	// stage (its first is the ack wait): the origin stage's input waits
 	// for the whole pipeline, not for one stage.
 	BackOff []time.Duration
+	// Workers, when set, replaces the runner's number of workers for this
+	// stage, and is also how many publishers it runs: a stage whose
+	// handler and outputs wait for synced writes (the decider's records
+	// and decisions) keeps that many in flight instead of one.
+	Workers int
 }
 
 // Runner runs stages on JetStream.
@@ -171,7 +176,7 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		run.hold = &holding{}
 	}
 	if r.cfg.MaxInFlight > 1 {
-		run.pool = startPublishers(publishersPerStage, r.cfg.MaxInFlight, func(d delivery) {
+		run.pool = startPublishers(max(publishersPerStage, st.Workers), r.cfg.MaxInFlight, func(d delivery) {
 			// Background: a stopping stage still finishes what it has
 			// taken, within the retry budget.
 			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Retry)
@@ -179,7 +184,11 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 			run.publishAndSettle(ctx, d, false)
 		})
 	}
-	for w := 0; w < r.cfg.Workers; w++ {
+	workers := r.cfg.Workers
+	if st.Workers > 0 {
+		workers = st.Workers
+	}
+	for w := 0; w < workers; w++ {
 		c, err := cons.Consume(func(m jetstream.Msg) {
 			if !run.enter() {
 				return // stopping: left for redelivery
@@ -202,7 +211,7 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		run.ccs = append(run.ccs, c)
 	}
 	log.Info("stage started", zap.String("stream", st.Stream), zap.String("filter", st.Filter), zap.Strings("filters", st.Filters),
-		zap.Int("workers", r.cfg.Workers))
+		zap.Int("workers", workers))
 	return run, nil
 }
 
