@@ -116,9 +116,15 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	cfg := testConfig(b)
 	cfg.Workers = 1
 	cfg.BackOff = []time.Duration{30 * time.Second}
-	// SKILLMATCH_BENCH_INFLIGHT=1 measures synchronous publishing.
+	// SKILLMATCH_BENCH_INFLIGHT=1 measures synchronous publishing;
+	// SKILLMATCH_BENCH_TASKS_SYNCED=1 syncs the stage messages too
+	// (Config.TasksSynced), the alternative the README compares.
 	if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_INFLIGHT")); err == nil {
 		cfg.MaxInFlight = v
+	}
+	cfg.TasksSynced = os.Getenv("SKILLMATCH_BENCH_TASKS_SYNCED") == "1"
+	if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_DECIDERS")); err == nil {
+		cfg.DeciderWorkers = v
 	}
 	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
 	if err != nil {

@@ -154,6 +154,9 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 		if st.Origin {
 			g.specs[i].BackOff = []time.Duration{cfg.OriginAckWait}
 		}
+		if st.Final {
+			g.specs[i].Workers = cfg.DeciderWorkers
+		}
 		if err := g.StartStage(ctx, st.Name); err != nil {
 			return nil, err
 		}

@@ -76,6 +76,12 @@ type Config struct {
 	Workers         int
 	Retry           time.Duration
 	Duplicates      time.Duration
+	// DeciderWorkers is how many deliveries the decider handles and
+	// publishes at once (default DefaultDeciderWorkers; at least Workers):
+	// each waits for synced writes (its task-id record, a delegation's
+	// follow-up record, the decision), so one at a time would leave the
+	// disk idle between them.
+	DeciderWorkers int
 	// OriginAckWait is how long a submission waits for its task's
 	// decision or dead letter before the extractor gets it again (default
 	// DefaultOriginAckWait, at least BackOff[0]): the stage messages are
@@ -181,6 +187,10 @@ func (c Config) withDefaults() Config {
 	if c.Replicas <= 0 {
 		c.Replicas = 1
 	}
+	if c.DeciderWorkers <= 0 {
+		c.DeciderWorkers = DefaultDeciderWorkers
+	}
+	c.DeciderWorkers = max(c.DeciderWorkers, c.Workers)
 	if c.OriginAckWait <= 0 {
 		c.OriginAckWait = DefaultOriginAckWait
 	}
@@ -252,6 +262,7 @@ const (
 	DefaultDecisionsMaxBytes   = 4 << 30
 	DefaultOutcomesMaxBytes    = 1 << 30
 	DefaultOriginAckWait       = 2 * time.Minute
+	DefaultDeciderWorkers      = 4
 	// The caps reserve store space (TasksMaxBytes applies to the
 	// submissions and to the tasks stream): with the dead letters' they
 	// total 14 GiB, under deploy/nats' max_file_store of 20 GB.
