@@ -27,6 +27,8 @@ type PipelineFlags struct {
 	TasksMaxBytes       int64
 	DecisionsMaxBytes   int64
 	OutcomesMaxBytes    int64
+	TasksSynced         bool
+	OriginAckWait       time.Duration
 	Workers             int
 	MaxInFlight         int
 	MaxDeliver          int
@@ -48,7 +50,7 @@ type PipelineFlags struct {
 // PipelineFlagNames are the flags Register defines.
 var PipelineFlagNames = []string{"stream-submissions", "stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
 	"catalog-bucket", "examples-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
-	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes",
+	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes", "tasks-synced", "origin-ack-wait",
 	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
 	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen", "callers", "otlp-endpoint"}
 
@@ -79,6 +81,13 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 		"(the publisher gets the error), never old ones dropped; negative: none")
 	fs.Int64Var(&p.DecisionsMaxBytes, "decisions-max-bytes", pipeline.DefaultDecisionsMaxBytes, "when the streams are set up: size cap of the decisions stream (full: refuses new); negative: none")
 	fs.Int64Var(&p.OutcomesMaxBytes, "outcomes-max-bytes", pipeline.DefaultOutcomesMaxBytes, "when the streams are set up: size cap of the outcomes stream (full: refuses new); negative: none")
+	fs.BoolVar(&p.TasksSynced, "tasks-synced", false, "when the streams are set up: write the stage messages (the tasks stream) like every other message;\n"+
+		"by default the server flushes them in the background (persist mode async): a task whose stage\n"+
+		"messages a crash loses runs again from its submission, which stays unacknowledged until the\n"+
+		"task's decision or dead letter is stored (README, Durability)")
+	fs.DurationVar(&p.OriginAckWait, "origin-ack-wait", pipeline.DefaultOriginAckWait, "extractor: how long a submission waits for its task's decision or dead letter before\n"+
+		"it is delivered again and the task runs again (decided once): what a crash that loses stage\n"+
+		"messages costs the tasks in flight")
 	fs.IntVar(&p.Workers, "workers", 1, "concurrent workers per stage on its durable consumer")
 	fs.IntVar(&p.MaxInFlight, "max-in-flight", 256, "handled messages waiting for the stage's publisher; 1: the workers publish themselves")
 	fs.IntVar(&p.MaxDeliver, "max-deliver", 5, "deliveries before a message is dead-lettered")
@@ -126,6 +135,7 @@ func (p *PipelineFlags) Config() (pipeline.Config, error) {
 		MaxInFlight: p.MaxInFlight, CatalogBucket: p.CatalogBucket, ExamplesBucket: p.ExamplesBucket, TasksMaxAge: p.TasksMaxAge,
 		DeadLettersMaxAge: p.DeadLettersMaxAge, DeadLettersMaxBytes: p.DeadLettersMaxBytes, ModelBucket: p.ModelBucket,
 		TasksMaxBytes: p.TasksMaxBytes, DecisionsMaxBytes: p.DecisionsMaxBytes, OutcomesMaxBytes: p.OutcomesMaxBytes,
+		TasksSynced: p.TasksSynced, OriginAckWait: p.OriginAckWait,
 		Followups: pipeline.FollowupConfig{Bucket: p.FollowupBucket, TTL: p.FollowupTTL},
 		Ties:      &decide.TieConfig{Epsilon: p.TieEpsilon, Explore: p.Explore}, TieSeed: p.TieSeed,
 		FeedbackEvery: p.FeedbackEvery, FeedbackInterval: p.FeedbackInterval, RefitInterval: p.RefitInterval, RefitWindow: p.RefitWindow}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
@@ -56,7 +57,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // the pipeline twice in one run, on the default store ("default-") and on a
 // server that fsyncs every write ("synced-": sync_interval always, as
 // deploy/nats and run --sync-always configure it), and reports
-// "synced/default", the ratio of their throughputs. Run: go test -run '^$'
+// "synced/default", the ratio of their throughputs, and
+// "synced-writes/task", the synced messages each task cost. Run: go test -run '^$'
 // -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
 func BenchmarkPipeline(b *testing.B) {
 	cat := bigCatalog(b, 1000)
@@ -92,7 +94,10 @@ func BenchmarkPipeline(b *testing.B) {
 			name string
 			sync bool
 		}{{"default", false}, {"synced", true}} {
-			pipe, rate := benchPipelineRun(ctx, b, m, tasks, store.sync)
+			pipe, rate, writes := benchPipelineRun(ctx, b, m, tasks, store.sync)
+			if store.sync {
+				b.ReportMetric(writes, "synced-writes/task")
+			}
 			b.ReportMetric(ms(percentile(pipe, 0.5)), store.name+"-p50-ms")
 			b.ReportMetric(ms(percentile(pipe, 0.99)), store.name+"-p99-ms")
 			b.ReportMetric(rate, store.name+"-tasks/s")
@@ -104,8 +109,12 @@ func BenchmarkPipeline(b *testing.B) {
 
 // benchPipelineRun starts a server (fsyncing every write when sync) and
 // the stages, then measures latency with one task in flight (the first
-// 300 tasks) and throughput with all tasks published at once.
-func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks []*task.Task, sync bool) ([]time.Duration, float64) {
+// 300 tasks) and throughput with all tasks published at once. writes is
+// the messages per task the streams that sync every write stored (file
+// streams not in the async persist mode, buckets included): what a task
+// costs in fsyncs under sync_interval always (consumer acks apart, which
+// the server writes at most ten times a second).
+func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks []*task.Task, sync bool) (pipe []time.Duration, rate, writes float64) {
 	srv, err := natsbox.Start(natsbox.Config{DataDir: b.TempDir(), InProcess: true, SyncAlways: sync})
 	if err != nil {
 		b.Fatal(err)
@@ -116,9 +125,15 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	cfg := testConfig(b)
 	cfg.Workers = 1
 	cfg.BackOff = []time.Duration{30 * time.Second}
-	// SKILLMATCH_BENCH_INFLIGHT=1 measures synchronous publishing.
+	// SKILLMATCH_BENCH_INFLIGHT=1 measures synchronous publishing;
+	// SKILLMATCH_BENCH_TASKS_SYNCED=1 syncs the stage messages too
+	// (Config.TasksSynced), the alternative the README compares.
 	if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_INFLIGHT")); err == nil {
 		cfg.MaxInFlight = v
+	}
+	cfg.TasksSynced = os.Getenv("SKILLMATCH_BENCH_TASKS_SYNCED") == "1"
+	if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_DECIDERS")); err == nil {
+		cfg.DeciderWorkers = v
 	}
 	g, err := StartAll(ctx, js, NewSnapshots(m), cfg)
 	if err != nil {
@@ -138,7 +153,7 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	}
 	defer sub.Unsubscribe() //nolint:errcheck
 	// One task in flight.
-	var pipe []time.Duration
+	n := 0
 	for i, tk := range tasks[:min(300, len(tasks))] {
 		lt := *tk
 		lt.ID = fmt.Sprintf("lat-%04d", i)
@@ -152,6 +167,7 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 			}
 		}
 		pipe = append(pipe, time.Since(s))
+		n++
 	}
 	// Flood.
 	t0 := time.Now()
@@ -171,7 +187,15 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 			b.Fatalf("flood: %d of %d decided", n, len(tasks))
 		}
 	}
-	return pipe, float64(len(tasks)) / time.Since(t0).Seconds()
+	rate = float64(len(tasks)) / time.Since(t0).Seconds()
+	n += len(tasks)
+	var stored uint64
+	for info := range js.ListStreams(ctx).Info() {
+		if info.Config.Storage == jetstream.FileStorage && info.Config.PersistMode != jetstream.AsyncPersistMode {
+			stored += info.State.LastSeq
+		}
+	}
+	return pipe, rate, float64(stored) / float64(n)
 }
 
 func mustJSON(t *task.Task) json.RawMessage {

@@ -8,12 +8,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/learn/feedback"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 	"github.com/skillmatch/skillmatch/shared/match/settle"
+	"github.com/skillmatch/skillmatch/shared/pipeline/runtime"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -41,9 +44,8 @@ type DeciderConfig struct {
 
 // DecisionStore keeps each caller's task's one decision (TaskIDs).
 type DecisionStore interface {
-	Decide(ctx context.Context, caller, taskID string, d wire.StoredMessage) (Decided, error)
-	MarkPublished(ctx context.Context, dec Decided) error
-	InStream(ctx context.Context, d wire.StoredMessage, since time.Time) (bool, error)
+	Decide(ctx context.Context, caller, taskID, fingerprint string, seq uint64, d wire.StoredMessage) (Decided, error)
+	InStream(ctx context.Context, d wire.StoredMessage) (bool, error)
 }
 
 // Decider is the fourth stage: it applies the policy to the ranked
@@ -162,7 +164,7 @@ func (d *Decider) Handle(ctx context.Context, in Msg) (Result, error) {
 	if err != nil || d.cfg.Decided == nil {
 		return res, err
 	}
-	return d.once(ctx, res, t.Caller.ID)
+	return d.once(ctx, in, res, t.Caller.ID)
 }
 
 // plan decides each ranked part of a request with several intents and
@@ -191,35 +193,36 @@ func (d *Decider) plan(ctx context.Context, m *match.Matcher, t *task.Task, whol
 }
 
 // once publishes res's decision only if it is the task's first: it is
-// stored first (compare-and-set), and a delivery that finds another
-// decision stored publishes nothing, or, when that one may never have
-// reached the stream (the decider stopped between storing and
-// publishing), that one, exactly as stored.
-func (d *Decider) once(ctx context.Context, res Result, caller string) (Result, error) {
+// stored first, in the one write of the task's id record, and a delivery
+// that finds another decision stored publishes nothing, or, when that one
+// may never have reached the stream (the decider stopped between storing
+// and publishing), that one, exactly as stored. A record made for another
+// task under the same id (reused), or by another identical submission
+// (a retry), turns this one into a dead letter, as the extractor would
+// have, had the record been there when it looked.
+func (d *Decider) once(ctx context.Context, in Msg, res Result, caller string) (Result, error) {
 	o := res.Out[0]
-	dec, err := d.cfg.Decided.Decide(ctx, caller, res.TaskID, wire.StoredMessage{Subject: o.Subject, MsgID: o.MsgID, Data: o.Data})
+	fp := nats.Header(in.Header).Get(HeaderFingerprint)
+	seq := runtime.OriginSeq(in.Header)
+	dec, err := d.cfg.Decided.Decide(ctx, caller, res.TaskID, fp, seq, wire.StoredMessage{Subject: o.Subject, MsgID: o.MsgID, Data: o.Data})
 	if err != nil {
 		return Result{TaskID: res.TaskID}, err
 	}
-	mark := func(ctx context.Context) { _ = d.cfg.Decided.MarkPublished(ctx, dec) }
-	rec := dec.Record
 	if dec.First {
-		res.Published = mark
 		return res, nil
 	}
 	done := Result{TaskID: res.TaskID}
-	if rec.Published {
-		return done, nil
-	}
-	in, err := d.cfg.Decided.InStream(ctx, *rec.Decision, dec.At)
-	if err != nil {
+	rec := dec.Record
+	if err := checkRecord(rec, res.TaskID, caller, fp, seq); err != nil {
 		return done, err
 	}
-	if in {
-		mark(ctx)
-		return done, nil
+	if rec.Published {
+		return done, nil // marked by an earlier version's decider
+	}
+	inStream, err := d.cfg.Decided.InStream(ctx, *rec.Decision)
+	if err != nil || inStream {
+		return done, err
 	}
 	done.Out = []Output{{Subject: rec.Decision.Subject, MsgID: rec.Decision.MsgID, Data: rec.Decision.Data}}
-	done.Published = mark
 	return done, nil
 }

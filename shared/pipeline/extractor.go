@@ -18,18 +18,24 @@ import (
 type Extractor struct {
 	callers *identity.Directory
 	limits  []task.Option
-	ids     TaskClaims
+	ids     TaskRecords
 }
 
-// TaskClaims claims a caller's task id for one task (TaskIDs.Claim): the
-// record as it stands, and whether this claim created it.
-type TaskClaims interface {
-	Claim(ctx context.Context, caller, taskID, fingerprint string, seq uint64) (*wire.TaskIDRecord, bool, error)
+// TaskRecords reads a caller's task-id record (TaskIDs.Lookup; nil when
+// there is none).
+type TaskRecords interface {
+	Lookup(ctx context.Context, caller, taskID string) (*wire.TaskIDRecord, error)
 }
 
-// WithTaskIDs makes e claim each task's id (nil: no claims, every
-// submission is extracted; the in-process tests).
-func (e *Extractor) WithTaskIDs(ids TaskClaims) *Extractor {
+// HeaderFingerprint carries, from the extractor to the decider, the
+// fingerprint of the task as its caller submitted it (Fingerprint): the
+// decider's task-id record keeps it, to tell an identical retry from a
+// reused id. Stage messages carry it on (runtime.Carry).
+const HeaderFingerprint = "Skillmatch-Fingerprint"
+
+// WithTaskIDs makes e check each task's id against the task-id records
+// (nil: no checks, every submission is extracted; the in-process tests).
+func (e *Extractor) WithTaskIDs(ids TaskRecords) *Extractor {
 	e.ids = ids
 	return e
 }
@@ -66,49 +72,54 @@ func (e *Extractor) Handle(ctx context.Context, in Msg) (Result, error) {
 	if err != nil {
 		return res, badInput(err)
 	}
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return res, badInput(err)
+	}
+	fp := Fingerprint(raw)
 	if e.ids != nil {
-		if skip, err := e.claim(ctx, in, t, caller); skip || err != nil {
+		// Only a read: the decider writes the record, once per task.
+		rec, err := e.ids.Lookup(ctx, caller, t.ID)
+		if err != nil {
+			return res, err
+		}
+		if err := checkRecord(rec, t.ID, caller, fp, in.Seq); err != nil {
 			return res, err
 		}
 	}
 	// Who is asking is the subject's caller; the payload's caller id, a
 	// claim, is replaced, and its tenant and scopes only narrowed.
 	e.callers.Stamp(t, caller)
-	raw, err := json.Marshal(t)
-	if err != nil {
+	if raw, err = json.Marshal(t); err != nil {
 		return res, badInput(err)
 	}
 	// The requirement does not depend on the catalog.
 	out := wire.Extracted{V: wire.Version, TaskID: t.ID, Caller: caller, Requirement: extract.FromTask(t), Task: raw}
-	return res.Emit(wire.SubjectExtracted, MsgID(caller, t.ID, "extracted"), &out)
+	if res, err = res.Emit(wire.SubjectExtracted, MsgID(caller, t.ID, "extracted"), &out); err != nil {
+		return res, err
+	}
+	res.Out[0].Header = map[string][]string{HeaderFingerprint: {fp}}
+	return res, nil
 }
 
-// claim claims the task's id for this submission. A task id its caller
-// used before is an error (dead letter) when the task differs, and when an
-// identical task was decided already: the dead letter then carries that
-// decision, the identical retry's only answer. A redelivery of the
-// claiming submission, or an identical retry while the first is being
-// decided, goes on (the decider decides once); skip is true when there is
-// nothing left to do (a redelivery of a decided task).
-func (e *Extractor) claim(ctx context.Context, in Msg, t *task.Task, caller string) (skip bool, err error) {
-	raw, err := json.Marshal(t)
-	if err != nil {
-		return false, badInput(err)
-	}
-	fp := Fingerprint(raw)
-	rec, created, err := e.ids.Claim(ctx, caller, t.ID, fp, in.Seq)
+// checkRecord checks a task against its id's record (nil: none yet). A
+// task id its caller used before is an error (dead letter) when the task
+// differs, and when an identical task was decided already under another
+// submission: the dead letter then carries that decision, the identical
+// retry's only answer. A redelivery of the decided submission goes on:
+// the decider publishes nothing new, but makes sure its decision is in
+// the stream and ends the submission.
+func checkRecord(rec *wire.TaskIDRecord, taskID, caller, fp string, seq uint64) error {
 	switch {
-	case err != nil || created:
-		return false, err
-	case rec.Fingerprint != "" && rec.Fingerprint != fp:
-		return false, badInput(fmt.Errorf("%w: caller %q used task id %q for a different task (submission %d); "+
-			"an id names one task: use a new one", ErrTaskIDReused, identity.Token(caller), t.ID, rec.Seq))
-	case rec.Decision == nil:
-		return false, nil
-	case rec.Seq == in.Seq:
-		return true, nil
+	case rec == nil:
+		return nil
+	case rec.Fingerprint != "" && fp != "" && rec.Fingerprint != fp:
+		return badInput(fmt.Errorf("%w: caller %q used task id %q for a different task (submission %d); "+
+			"an id names one task: use a new one", ErrTaskIDReused, identity.Token(caller), taskID, rec.Seq))
+	case rec.Decision == nil || rec.Seq == seq || rec.Seq == 0 || seq == 0:
+		return nil
 	}
-	return false, badInput(&duplicateError{taskID: t.ID, seq: rec.Seq, decision: rec.Decision.Data})
+	return badInput(&duplicateError{taskID: taskID, seq: rec.Seq, decision: rec.Decision.Data})
 }
 
 // duplicateError is an identical task submitted again after it was

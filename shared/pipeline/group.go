@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -70,8 +71,8 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 		}
 		return store, nil
 	}
-	// The extractor claims task ids, the decider stores each task's one
-	// decision under them: one bucket for both.
+	// The decider stores each task's one decision under its id, the
+	// extractor reads them: one bucket for both.
 	var ids *TaskIDs
 	taskIDs := func() (*TaskIDs, error) {
 		if ids == nil {
@@ -150,7 +151,13 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 			return nil, err
 		}
 	}
-	for _, st := range g.specs {
+	for i, st := range g.specs {
+		if st.Origin {
+			g.specs[i].BackOff = []time.Duration{cfg.OriginAckWait}
+		}
+		if st.Final {
+			g.specs[i].Workers = cfg.DeciderWorkers
+		}
 		if err := g.StartStage(ctx, st.Name); err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -75,8 +76,34 @@ type Config struct {
 	Workers         int
 	Retry           time.Duration
 	Duplicates      time.Duration
+	// DeciderWorkers is how many deliveries the decider handles and
+	// publishes at once (default DefaultDeciderWorkers; at least Workers):
+	// each waits for synced writes (its task-id record, a delegation's
+	// follow-up record, the decision), so one at a time would leave the
+	// disk idle between them.
+	DeciderWorkers int
+	// OriginAckWait is how long a submission waits for its task's
+	// decision or dead letter before the extractor gets it again (default
+	// DefaultOriginAckWait, at least BackOff[0]): the stage messages are
+	// acked hop by hop and persisted, so a redelivered submission only
+	// recovers a task whose stage messages a machine crash lost, or one
+	// that waited that long behind a stopped stage (run again, decided
+	// once). Shorter makes those recover sooner and a slow pipeline run
+	// tasks twice.
+	OriginAckWait time.Duration
 	// Storage is the stream storage (default file).
 	Storage jetstream.StorageType
+	// TasksSynced writes the stage messages (Streams.Tasks) like the
+	// other streams, each synced under sync_interval always. By default
+	// the server flushes them to disk asynchronously (the stream's persist
+	// mode "async"): they are derived from the submissions, which stay
+	// unacked until the task's decision or dead letter is stored, so a
+	// stage message a machine crash loses only means its task runs again
+	// from its submission (README, "Durability"), while a synced one costs
+	// an fsync per message. Replicated streams (Replicas > 1) cannot be
+	// async; the server relaxes their syncing itself. A tasks stream that
+	// exists keeps its persist mode (the server cannot change it).
+	TasksSynced bool
 	// Replicas of each stream (default 1).
 	Replicas int
 	// CatalogBucket is the KV bucket of the card catalog (default
@@ -160,6 +187,20 @@ func (c Config) withDefaults() Config {
 	if c.Replicas <= 0 {
 		c.Replicas = 1
 	}
+	if c.DeciderWorkers <= 0 {
+		c.DeciderWorkers = DefaultDeciderWorkers
+	}
+	c.DeciderWorkers = max(c.DeciderWorkers, c.Workers)
+	if c.OriginAckWait <= 0 {
+		c.OriginAckWait = DefaultOriginAckWait
+	}
+	bo := c.BackOff
+	if bo == nil {
+		bo = runtime.DefaultConfig().BackOff
+	}
+	if len(bo) > 0 && c.OriginAckWait < bo[0] {
+		c.OriginAckWait = bo[0]
+	}
 	if c.CatalogBucket == "" {
 		c.CatalogBucket = wire.BucketCatalog
 	}
@@ -220,6 +261,8 @@ const (
 	DefaultTasksMaxBytes       = 4 << 30
 	DefaultDecisionsMaxBytes   = 4 << 30
 	DefaultOutcomesMaxBytes    = 1 << 30
+	DefaultOriginAckWait       = 2 * time.Minute
+	DefaultDeciderWorkers      = 4
 	// The caps reserve store space (TasksMaxBytes applies to the
 	// submissions and to the tasks stream): with the dead letters' they
 	// total 14 GiB, under deploy/nats' max_file_store of 20 GB.
@@ -262,6 +305,10 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 		{Name: s.Advisories, Subjects: []string{advisory(s.Submissions), advisory(s.Tasks), advisory(s.Outcomes)},
 			Description: "max-deliveries advisories of the skillmatch stages", MaxAge: 7 * 24 * time.Hour},
 	}
+	tasksPersist, err := tasksPersistMode(ctx, js, cfg)
+	if err != nil {
+		return err
+	}
 	for _, sc := range streams {
 		sc.Duplicates = cfg.Duplicates
 		if sc.MaxAge > 0 && sc.Duplicates > sc.MaxAge {
@@ -271,6 +318,9 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 			sc.MaxBytes = -1
 		}
 		sc.Storage = cfg.Storage
+		if sc.Name == s.Tasks {
+			sc.PersistMode = tasksPersist
+		}
 		sc.Replicas = cfg.Replicas
 		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
 			return fmt.Errorf("pipeline: stream %s: %w", sc.Name, err)
@@ -289,6 +339,32 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 		return err
 	}
 	return setupModel(ctx, js, cfg)
+}
+
+// tasksPersistMode is how the stage messages are written: flushed
+// asynchronously unless TasksSynced, or the streams are in memory or
+// replicated; a tasks stream that exists keeps its mode.
+func tasksPersistMode(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.PersistModeType, error) {
+	want := jetstream.AsyncPersistMode
+	if cfg.TasksSynced || cfg.Storage != jetstream.FileStorage || cfg.Replicas > 1 {
+		want = jetstream.DefaultPersistMode
+	}
+	s, err := js.Stream(ctx, cfg.Streams.Tasks)
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		return want, nil
+	case err != nil:
+		return 0, fmt.Errorf("pipeline: stream %s: %w", cfg.Streams.Tasks, err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("pipeline: stream %s: %w", cfg.Streams.Tasks, err)
+	}
+	if got := info.Config.PersistMode; got != want {
+		cfg.Log.Warn("the tasks stream keeps its persist mode; delete it while no task is in flight to change it",
+			zap.String("stream", cfg.Streams.Tasks), zap.Stringer("mode", got), zap.Stringer("wanted", want))
+	}
+	return info.Config.PersistMode, nil
 }
 
 // RuntimeConfig is the runner's part of the config. The runner applies

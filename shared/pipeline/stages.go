@@ -43,13 +43,17 @@ func stageSpec(name string, streams Streams, h Handler) Stage {
 	st := Stage{Name: name, Stream: streams.Tasks, Handle: h}
 	switch name {
 	case StageExtractor:
+		// A submission is each task's durable origin: left unacked until
+		// the decider (or a dead letter) ends the task, redelivered until
+		// then however long a later stage is down (runtime.HeaderOrigin).
 		st.Stream, st.Filters = streams.Submissions, wire.SubjectsSubmitted
+		st.Origin, st.MaxDeliver = true, -1
 	case StageRetriever:
 		st.Filter = wire.SubjectExtracted
 	case StageReranker:
 		st.Filter = wire.SubjectShortlisted
 	case StageDecider:
-		st.Filter = wire.SubjectRanked
+		st.Filter, st.Final = wire.SubjectRanked, true
 	case StageFeedback:
 		st.Stream, st.Filters = streams.Outcomes, wire.SubjectsOutcome
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -18,13 +17,14 @@ import (
 // minutes by default) only covers a redelivery that comes soon; a stage
 // stopped longer, or a caller submitting a task id again later, would be
 // decided a second time. The task-id bucket remembers every caller's task
-// id for as long as the streams keep its messages: the extractor claims
-// the id for the first task submitted under it (its fingerprint and
-// submission), the decider stores the one decision there with a
-// compare-and-set before publishing it and marks it once the decisions
-// stream has it. A later delivery finds the decision and publishes nothing
-// new (or, when the decider stopped between storing and marking, the same
-// message again only if the decisions stream does not hold it).
+// id for as long as the streams keep its submission, in one write per
+// task: the decider creates the record (the fingerprint of the task, its
+// submission's sequence and its one decision) before publishing the
+// decision; the create admits exactly one of any racing deliveries. A
+// later delivery finds the record and publishes nothing new (or, when the
+// decider stopped between storing and publishing, the same message again,
+// only if the decisions stream does not hold it). The extractor only
+// reads the records, to turn away a reused id or an identical retry early.
 
 // ErrTaskIDReused marks a submission whose id its caller already used for
 // a different task; ErrDuplicateTask one identical to a task already
@@ -71,29 +71,10 @@ func Fingerprint(task []byte) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// Claim records that the submission at seq, of a task with fingerprint fp,
-// uses caller's task id, unless the id is taken. It returns the record as
-// it stands and whether this call created it.
-func (s *TaskIDs) Claim(ctx context.Context, caller, taskID, fp string, seq uint64) (*wire.TaskIDRecord, bool, error) {
-	key := wire.TaskRecordKey(caller, taskID)
-	rec := &wire.TaskIDRecord{V: wire.Version, TaskID: taskID, CallerID: caller, Fingerprint: fp, Seq: seq}
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return nil, false, badInput(err)
-	}
-	if _, err := s.kv.Create(ctx, key, data); err == nil {
-		return rec, true, nil
-	} else if !errors.Is(err, jetstream.ErrKeyExists) {
-		return nil, false, fmt.Errorf("task ids: claim %s: %w", taskID, err)
-	}
-	old, _, err := s.get(ctx, caller, taskID)
-	if err != nil {
-		return nil, false, err
-	}
-	if old == nil {
-		return nil, false, fmt.Errorf("task ids: %s: record vanished while being claimed", taskID)
-	}
-	return old, false, nil
+// Lookup is caller's task-id record (nil when there is none).
+func (s *TaskIDs) Lookup(ctx context.Context, caller, taskID string) (*wire.TaskIDRecord, error) {
+	rec, _, err := s.get(ctx, caller, taskID)
+	return rec, err
 }
 
 // get reads caller's task-id record (nil when there is none) and its entry.
@@ -118,45 +99,53 @@ func (s *TaskIDs) get(ctx context.Context, caller, taskID string) (*wire.TaskIDR
 // Decided is a task's stored decision as Decide found or wrote it.
 type Decided struct {
 	Record *wire.TaskIDRecord
-	// First: this call stored it. At: when it was stored (the server's
-	// time; zero when First). Revision: the record's revision.
-	First    bool
-	At       time.Time
-	Revision uint64
+	// First: this call stored it.
+	First bool
 }
 
-// Decide stores d as the decision of caller's task unless one is stored
-// already (compare-and-set: of deliveries racing, exactly one wins), and
-// returns the stored one.
-func (s *TaskIDs) Decide(ctx context.Context, caller, taskID string, d wire.StoredMessage) (Decided, error) {
+// Decide stores d as the decision of caller's task, submitted with
+// fingerprint fp at sequence seq, unless one is stored already (create,
+// or compare-and-set over a record without a decision: of deliveries
+// racing, exactly one wins), and returns the stored one.
+func (s *TaskIDs) Decide(ctx context.Context, caller, taskID, fp string, seq uint64, d wire.StoredMessage) (Decided, error) {
 	key := wire.TaskRecordKey(caller, taskID)
+	rec := &wire.TaskIDRecord{V: wire.Version, TaskID: taskID, CallerID: caller, Fingerprint: fp, Seq: seq, Decision: &d}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return Decided{}, badInput(fmt.Errorf("task ids: decision of %s: %w", taskID, err))
+	}
+	// The common case, a new task: one write.
+	if _, err := s.kv.Create(ctx, key, data); err == nil {
+		return Decided{Record: rec, First: true}, nil
+	} else if !errors.Is(err, jetstream.ErrKeyExists) {
+		return Decided{}, fmt.Errorf("task ids: decide %s: %w", taskID, err)
+	}
 	for {
-		rec, e, err := s.get(ctx, caller, taskID)
+		old, e, err := s.get(ctx, caller, taskID)
 		if err != nil {
 			return Decided{}, err
 		}
-		if rec != nil && rec.Decision != nil {
-			return Decided{Record: rec, At: e.Created(), Revision: e.Revision()}, nil
+		if old != nil && (old.Decision != nil || fp != "" && old.Fingerprint != "" && old.Fingerprint != fp) {
+			// Decided, or claimed for another task: the caller tells.
+			return Decided{Record: old}, nil
 		}
-		if rec == nil {
-			// Claimed before the bucket existed, or by an extractor
-			// without it: the decision claims the id.
-			rec = &wire.TaskIDRecord{V: wire.Version, TaskID: taskID, CallerID: caller}
-		}
-		rec.Decision = &d
-		data, err := json.Marshal(rec)
-		if err != nil {
-			return Decided{}, badInput(fmt.Errorf("task ids: decision of %s: %w", taskID, err))
-		}
-		var rev uint64
-		if e == nil {
-			rev, err = s.kv.Create(ctx, key, data)
+		// Claimed without a decision (by an extractor of an earlier
+		// version, which claimed ids itself): the claim's fingerprint and
+		// sequence stand.
+		if old == nil {
+			_, err = s.kv.Create(ctx, key, data)
 		} else {
-			rev, err = s.kv.Update(ctx, key, data, e.Revision())
+			old.Decision = &d
+			b, merr := json.Marshal(old)
+			if merr != nil {
+				return Decided{}, badInput(fmt.Errorf("task ids: decision of %s: %w", taskID, merr))
+			}
+			_, err = s.kv.Update(ctx, key, b, e.Revision())
+			rec = old
 		}
 		switch {
 		case err == nil:
-			return Decided{Record: rec, First: true, Revision: rev}, nil
+			return Decided{Record: rec, First: true}, nil
 		case errors.Is(err, jetstream.ErrKeyExists):
 			continue // another delivery wrote first: read what it wrote
 		default:
@@ -165,66 +154,22 @@ func (s *TaskIDs) Decide(ctx context.Context, caller, taskID string, d wire.Stor
 	}
 }
 
-// MarkPublished records that the decisions stream holds the decision of
-// dec (as Decide returned it). Best effort: without the mark, a later
-// delivery looks for the decision in the stream instead.
-func (s *TaskIDs) MarkPublished(ctx context.Context, dec Decided) error {
-	if dec.Record == nil || dec.Record.Published {
-		return nil
-	}
-	rec := *dec.Record
-	rec.Published = true
-	data, err := json.Marshal(&rec)
+// InStream reports whether the decisions stream holds d: the message on
+// d's subject (a task's decision subject names the task) with its
+// Nats-Msg-Id. Only a delivery that finds a decision stored it did not
+// publish asks: the decider may have stopped between storing and
+// publishing.
+func (s *TaskIDs) InStream(ctx context.Context, d wire.StoredMessage) (bool, error) {
+	st, err := s.js.Stream(ctx, s.decisions)
 	if err != nil {
-		return err
+		return false, fmt.Errorf("task ids: stream %s: %w", s.decisions, err)
 	}
-	_, err = s.kv.Update(ctx, wire.TaskRecordKey(rec.CallerID, rec.TaskID), data, dec.Revision)
-	if err != nil && !errors.Is(err, jetstream.ErrKeyExists) { // changed since: marked by another delivery
-		return fmt.Errorf("task ids: mark %s: %w", rec.TaskID, err)
-	}
-	return nil
-}
-
-// clockSlack covers the clocks of the servers holding the bucket and the
-// decisions stream (a cluster's nodes differ by far less).
-const clockSlack = 2 * time.Second
-
-// InStream reports whether the decisions stream holds d, published after
-// since (the time the decision was stored, before it was published): it
-// reads the messages on d's subject from then on, looking for its
-// Nats-Msg-Id. Only a delivery that finds a decision stored but not marked
-// published asks: the decider stopped between the two.
-func (s *TaskIDs) InStream(ctx context.Context, d wire.StoredMessage, since time.Time) (bool, error) {
-	start := since.Add(-clockSlack)
-	c, err := s.js.OrderedConsumer(ctx, s.decisions, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{d.Subject}, DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &start})
-	if err != nil {
+	m, err := st.GetLastMsgForSubject(ctx, d.Subject)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return false, nil
+	case err != nil:
 		return false, fmt.Errorf("task ids: read %s: %w", s.decisions, err)
 	}
-	info, err := c.Info(ctx)
-	if err != nil {
-		return false, fmt.Errorf("task ids: read %s: %w", s.decisions, err)
-	}
-	left := info.NumPending
-	for left > 0 {
-		batch, err := c.Fetch(int(min(left, 256)), jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			return false, fmt.Errorf("task ids: read %s: %w", s.decisions, err)
-		}
-		n := uint64(0)
-		for m := range batch.Messages() {
-			n++
-			if m.Headers().Get(jetstream.MsgIDHeader) == d.MsgID {
-				return true, nil
-			}
-		}
-		if err := batch.Error(); err != nil {
-			return false, fmt.Errorf("task ids: read %s: %w", s.decisions, err)
-		}
-		if n == 0 {
-			return false, fmt.Errorf("task ids: read %s: %d messages announced, none delivered", s.decisions, left)
-		}
-		left -= min(n, left)
-	}
-	return false, nil
+	return m.Header.Get(jetstream.MsgIDHeader) == d.MsgID, nil
 }

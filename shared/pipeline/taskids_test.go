@@ -121,11 +121,10 @@ func TestPipelineTaskIDs(t *testing.T) {
 }
 
 // Finding 5: a task redelivered to the decider after the dedup window (a
-// stage stopped longer than it) is not decided again; nor when the decider
-// had stopped between storing the decision and marking it published
-// (the decision is looked for in the stream), and when it had stopped
-// before publishing it, the redelivery publishes the stored decision,
-// byte for byte, once.
+// stage stopped longer than it) is not decided again (the stored decision
+// is looked for in the stream), and when the decider had stopped between
+// storing it and publishing it, the redelivery publishes the stored
+// decision, byte for byte, once.
 func TestPipelineDecidesOnceAfterWindow(t *testing.T) {
 	m := testMatcher(t)
 	cfg := shortWindow(t)
@@ -160,15 +159,6 @@ func TestPipelineDecidesOnceAfterWindow(t *testing.T) {
 		}
 		return rec
 	}
-	unmark := func() {
-		t.Helper()
-		rec := record()
-		rec.Published = false
-		data, _ := json.Marshal(rec)
-		if _, err := ids.kv.Put(ctx, wire.TaskRecordKey("", "late"), data); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// redeliver publishes the decider's input again past the window, as
 	// the reranker's redelivery would, and waits until the decider has
 	// settled it.
@@ -199,18 +189,13 @@ func TestPipelineDecidesOnceAfterWindow(t *testing.T) {
 		if len(msgs) != 1 {
 			t.Fatalf("%s: %d decisions", what, len(msgs))
 		}
-		if rec := record(); !bytes.Equal(msgs[0].Data(), rec.Decision.Data) || !rec.Published {
-			t.Errorf("%s: the stream's decision is not the stored one, or not marked (%v)", what, rec.Published)
+		if rec := record(); !bytes.Equal(msgs[0].Data(), rec.Decision.Data) {
+			t.Errorf("%s: the stream's decision is not the stored one", what)
 		}
 	}
 	redeliver()
 	check("redelivered past the window")
 
-	unmark()
-	redeliver()
-	check("stopped before marking")
-
-	unmark()
 	s, err := js.Stream(ctx, DefaultStreams.Decisions)
 	if err != nil {
 		t.Fatal(err)
@@ -242,16 +227,26 @@ func TestTaskIDsRecordChecked(t *testing.T) {
 	if _, err := ids.kv.Put(ctx, wire.TaskRecordKey("alice", "t"), data); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ids.Claim(ctx, "alice", "t", "fp", 1); !errors.Is(err, ErrBadInput) {
-		t.Errorf("claim over another task's record: %v", err)
+	d := wire.StoredMessage{Subject: "skillmatch.decision.alice.abstain.t", MsgID: "m", Data: []byte(`{}`)}
+	if _, err := ids.Decide(ctx, "alice", "t", "fp", 1, d); !errors.Is(err, ErrBadInput) {
+		t.Errorf("decision over another task's record: %v", err)
 	}
-	// A fresh id is claimed once: the second claim sees the first.
-	rec, created, err := ids.Claim(ctx, "alice", "u", "fp1", 7)
-	if err != nil || !created || rec.Seq != 7 {
-		t.Fatalf("claim: %+v %v %v", rec, created, err)
+	if _, err := ids.Lookup(ctx, "alice", "t"); !errors.Is(err, ErrBadInput) {
+		t.Errorf("lookup of another task's record: %v", err)
 	}
-	rec, created, err = ids.Claim(ctx, "alice", "u", "fp2", 8)
-	if err != nil || created || rec.Fingerprint != "fp1" || rec.Seq != 7 {
-		t.Errorf("second claim: %+v %v %v", rec, created, err)
+	// A fresh id is decided once, in one write: the second decision sees
+	// the first, its fingerprint and its submission.
+	dec, err := ids.Decide(ctx, "alice", "u", "fp1", 7, d)
+	if err != nil || !dec.First || dec.Record.Seq != 7 {
+		t.Fatalf("decide: %+v %v", dec, err)
+	}
+	if e, err := ids.kv.Get(ctx, wire.TaskRecordKey("alice", "u")); err != nil || e.Revision() != 2 {
+		t.Errorf("the record is not the bucket's one write since the other record: %v", err)
+	}
+	d2 := d
+	d2.MsgID = "m2"
+	dec, err = ids.Decide(ctx, "alice", "u", "fp2", 8, d2)
+	if err != nil || dec.First || dec.Record.Fingerprint != "fp1" || dec.Record.Seq != 7 || dec.Record.Decision.MsgID != "m" {
+		t.Errorf("second decision: %+v %v", dec, err)
 	}
 }

@@ -36,7 +36,7 @@ func (r *Runner) fromAdvisory(ctx context.Context, in Msg) (Result, error) {
 		return Result{}, BadInput(fmt.Errorf("advisory on %s: cannot read it (%v)", in.Subject, err))
 	}
 	reason := fmt.Sprintf("gave up after %d deliveries (max-deliveries advisory); see the stage's log for the errors", a.Deliveries)
-	var subject string
+	var subject, origin string
 	var payload []byte
 	stream, err := r.js.Stream(ctx, a.Stream)
 	if err != nil {
@@ -49,7 +49,7 @@ func (r *Runner) fromAdvisory(ctx context.Context, in Msg) (Result, error) {
 	case err != nil:
 		return Result{}, fmt.Errorf("advisory: %s/%d: %w", a.Stream, a.StreamSeq, err)
 	default:
-		subject, payload = orig.Subject, orig.Data
+		subject, payload, origin = orig.Subject, orig.Data, originOf(orig.Header)
 	}
 	dl := wire.NewDeadLetter(a.Consumer, reason, subject, payload, r.now().UTC())
 	dl.TaskID, dl.Stream, dl.StreamSeq, dl.Deliveries = TaskIDOf(payload), a.Stream, a.StreamSeq, a.Deliveries
@@ -57,7 +57,9 @@ func (r *Runner) fromAdvisory(ctx context.Context, in Msg) (Result, error) {
 	if err != nil {
 		return Result{}, BadInput(err)
 	}
-	return Result{TaskID: dl.TaskID, Out: []Output{out}}, nil
+	// The task ends here: its origin (if the message carried one) is
+	// terminated once the dead letter is stored, so it is not run again.
+	return Result{TaskID: dl.TaskID, Out: []Output{out}, origin: origin}, nil
 }
 
 // TaskIDOf reads the task id of any pipeline message, best effort: "taskId"

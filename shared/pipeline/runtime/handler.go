@@ -28,8 +28,11 @@ type Msg struct {
 	// which checks.
 	InProgress func()
 	// Header is the message's NATS header (nil when it has none): the
-	// W3C trace context travels in it (Trace).
+	// W3C trace context travels in it (Trace), and the task's origin
+	// (HeaderOrigin, Carry).
 	Header map[string][]string
+	// Reply is the delivery's ack subject ("" outside a runner).
+	Reply string
 }
 
 // KeepAlive calls InProgress when there is one.
@@ -69,6 +72,10 @@ type Result struct {
 	Defer     <-chan error
 	Published func(context.Context)
 
+	// origin, when set, is the origin ack subject of another message
+	// whose dead letter Out is (the dead-letter watcher's): terminated once
+	// the dead letter is stored.
+	origin string
 	// poison is the reason when Out is the input's dead letter
 	// (PoisonQueue): the runner then terminates the input instead of
 	// acking it, so it is never redelivered, and logs the reason.

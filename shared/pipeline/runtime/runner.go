@@ -31,6 +31,29 @@ type Stage struct {
 	// InProgress while Ready is polled; once Ready answers, they are
 	// handled in order. See Running.Ready.
 	Ready func(ctx context.Context) error
+	// Origin marks the stage whose input is each task's durable origin
+	// (see HeaderOrigin): its outputs carry the delivery's ack subject,
+	// and a delivery that published outputs is left unacked, for the
+	// stage that stores the task's end to ack.
+	Origin bool
+	// Final marks the stage whose outputs end a task (the decision): once
+	// they are stored (or when it publishes none), it acks the input's
+	// origin. Any other stage that dead-letters a task terminates its
+	// origin.
+	Final bool
+	// MaxDeliver, when set, replaces the runner's for this stage (-1: no
+	// limit). The origin stage has none: its input is redelivered until
+	// the task ends, however long a later stage is down.
+	MaxDeliver int
+	// BackOff, when set, replaces the runner's redelivery delays for this
+	// stage (its first is the ack wait): the origin stage's input waits
+	// for the whole pipeline, not for one stage.
+	BackOff []time.Duration
+	// Workers, when set, replaces the runner's number of workers for this
+	// stage, and is also how many publishers it runs: a stage whose
+	// handler and outputs wait for synced writes (the decider's records
+	// and decisions) keeps that many in flight instead of one.
+	Workers int
 }
 
 // Runner runs stages on JetStream.
@@ -79,6 +102,9 @@ type delivery struct {
 	res Result
 	lf  []zap.Field
 	n   uint64 // deliveries
+	// origin is the ack subject of the task's origin delivery the input
+	// carries ("" when none; see HeaderOrigin).
+	origin string
 }
 
 // enter registers work on the stage's messages; false once stopping.
@@ -133,6 +159,12 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxDeliver: r.cfg.MaxDeliver, BackOff: r.cfg.BackOff, MaxAckPending: r.cfg.MaxAckPending,
 	}
+	if st.MaxDeliver != 0 {
+		cc.MaxDeliver = st.MaxDeliver
+	}
+	if st.BackOff != nil {
+		cc.BackOff = st.BackOff
+	}
 	cons, err := stream.CreateOrUpdateConsumer(ctx, cc)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: stage %s: consumer: %w", st.Name, err)
@@ -144,7 +176,7 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		run.hold = &holding{}
 	}
 	if r.cfg.MaxInFlight > 1 {
-		run.pool = startPublishers(publishersPerStage, r.cfg.MaxInFlight, func(d delivery) {
+		run.pool = startPublishers(max(publishersPerStage, st.Workers), r.cfg.MaxInFlight, func(d delivery) {
 			// Background: a stopping stage still finishes what it has
 			// taken, within the retry budget.
 			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Retry)
@@ -152,7 +184,11 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 			run.publishAndSettle(ctx, d, false)
 		})
 	}
-	for w := 0; w < r.cfg.Workers; w++ {
+	workers := r.cfg.Workers
+	if st.Workers > 0 {
+		workers = st.Workers
+	}
+	for w := 0; w < workers; w++ {
 		c, err := cons.Consume(func(m jetstream.Msg) {
 			if !run.enter() {
 				return // stopping: left for redelivery
@@ -175,19 +211,24 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		run.ccs = append(run.ccs, c)
 	}
 	log.Info("stage started", zap.String("stream", st.Stream), zap.String("filter", st.Filter), zap.Strings("filters", st.Filters),
-		zap.Int("workers", r.cfg.Workers))
+		zap.Int("workers", workers))
 	return run, nil
 }
 
 // chain is the stage's handler in the runner's middlewares. PoisonQueue
 // is outermost so that it sees the bad input of every layer below,
-// panics included; Recoverer is innermost so that a panic is bad input
+// panics included; Carry is inside it, so that dead letters carry no
+// origin to the callers; Recoverer is innermost so that a panic is bad input
 // before Retry sees it, and is not retried.
 func (r *Runner) chain(st Stage, log *zap.Logger) Handler {
 	notify := func(in Msg, res Result, err error) {
 		log.Warn("retrying", zap.String("task_id", res.TaskID), zap.Uint64("seq", in.Seq), zap.Error(err))
 	}
-	mw := []Middleware{PoisonQueue(st.Name, r.now), RetryNotify(r.cfg.Retry, notify), Recoverer()}
+	carry := func(next Handler) Handler { return next } // the final stage's outputs go to callers: nothing carried
+	if !st.Final {
+		carry = Carry(st.Origin)
+	}
+	mw := []Middleware{PoisonQueue(st.Name, r.now), carry, RetryNotify(r.cfg.Retry, notify), Recoverer()}
 	if r.cfg.Observer != nil {
 		mw = append([]Middleware{Observe(st.Name, r.cfg.Observer)}, mw...)
 	}
@@ -209,9 +250,9 @@ func (run *Running) handle(ctx context.Context, m jetstream.Msg) {
 		return
 	}
 	in := Msg{Subject: m.Subject(), Data: m.Data(), Stream: md.Stream, Seq: md.Sequence.Stream,
-		Delivery: md.NumDelivered, InProgress: func() { _ = m.InProgress() }, Header: m.Headers()}
+		Delivery: md.NumDelivered, InProgress: func() { _ = m.InProgress() }, Header: m.Headers(), Reply: m.Reply()}
 	res, err := run.h(ctx, in)
-	d := delivery{m: m, res: res, n: md.NumDelivered,
+	d := delivery{m: m, res: res, n: md.NumDelivered, origin: originOf(m.Headers()),
 		lf: []zap.Field{zap.String("task_id", res.TaskID), zap.Uint64("seq", in.Seq), zap.Uint64("delivery", in.Delivery)}}
 	switch {
 	case err != nil:
@@ -267,11 +308,27 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 	if d.res.Published != nil {
 		d.res.Published(ctx)
 	}
+	// The task's end is stored: its origin is done with.
+	switch {
+	case d.res.poison != "":
+		run.endOrigin(d, ackTerm)
+	case run.st.Final:
+		run.endOrigin(d, ackOK)
+	case d.res.origin != "":
+		// The dead-letter watcher's dead letter of a stage message.
+		if err := run.r.settleOrigin(d.res.origin, ackTerm); err != nil {
+			run.log.Warn("origin not terminated", append(d.lf, zap.Error(err))...)
+		}
+	}
 	if d.res.poison != "" {
 		if err := d.m.Term(); err != nil {
 			run.log.Warn("term failed", append(d.lf, zap.Error(err))...)
 		}
 		run.log.Warn("dead-lettered", append(d.lf, zap.String("reason", d.res.poison))...)
+		return
+	}
+	if run.st.Origin && len(d.res.Out) > 0 {
+		// Left unacked: the stage that stores the task's end acks it.
 		return
 	}
 	if confirm {
@@ -295,6 +352,17 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 	}
 	if ce := run.log.Check(zap.DebugLevel, "handled"); ce != nil {
 		ce.Write(append(d.lf, zap.Int("outputs", len(d.res.Out)))...)
+	}
+}
+
+// endOrigin settles the origin of d's input with body (ackOK, ackTerm);
+// the origin stage's own input is its origin, settled as the input.
+func (run *Running) endOrigin(d delivery, body string) {
+	if run.st.Origin {
+		return
+	}
+	if err := run.r.settleOrigin(d.origin, body); err != nil {
+		run.log.Warn("origin not settled", append(d.lf, zap.Error(err))...)
 	}
 }
 

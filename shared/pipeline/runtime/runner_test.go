@@ -88,7 +88,8 @@ func echo(_ context.Context, in Msg) (Result, error) {
 	return Result{TaskID: id, Out: []Output{{Subject: subjectOut, Data: []byte(id), MsgID: "out/" + id}}}, nil
 }
 
-// streamMsgs is every message of a stream, in order.
+// streamMsgs is every message of a stream, in order (deleted ones left
+// out).
 func streamMsgs(t *testing.T, js jetstream.JetStream, name string) []*jetstream.RawStreamMsg {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -104,6 +105,9 @@ func streamMsgs(t *testing.T, js jetstream.JetStream, name string) []*jetstream.
 	var out []*jetstream.RawStreamMsg
 	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
 		m, err := s.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // deleted
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -410,5 +414,90 @@ func TestRunnerPublishedHook(t *testing.T) {
 				t.Error("the hook ran for an output no stream took")
 			}
 		})
+	}
+}
+
+// A task's origin: the origin stage leaves its input unacked once its
+// output is stored, the output carries the input's ack subject, and the
+// final stage acks it once its own output is stored (a dead letter
+// terminates it). A task whose middle message is lost runs again from its
+// origin after the origin's ack wait; the final stage's outputs and the
+// dead letters carry no origin.
+func TestRunnerOrigin(t *testing.T) {
+	js, ctx := embedded(t, 30*time.Second)
+	r := NewRunner(js, quick(zap.NewNop()))
+	first, err := r.Start(ctx, Stage{Name: "first", Stream: streamIn, Origin: true, MaxDeliver: -1,
+		BackOff: []time.Duration{3 * time.Second},
+		Handle: func(_ context.Context, in Msg) (Result, error) {
+			id := TaskIDOf(in.Data)
+			// The delivery in the id: a run again is a new message.
+			return Result{TaskID: id, Out: []Output{{Subject: "out.mid", Data: in.Data, MsgID: fmt.Sprintf("mid/%s/%d", id, in.Delivery)}}}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Stop()
+	origins := func() *jetstream.ConsumerInfo { return consumerInfo(ctx, t, js, streamIn, "first") }
+	publishIn(ctx, t, js, "a", "bad", "lost")
+	waitFor(t, 5*time.Second, "three middle messages", func() bool { return count(ctx, js, streamOut) == 3 })
+	time.Sleep(200 * time.Millisecond)
+	if info := origins(); info.NumAckPending != 3 {
+		t.Fatalf("origins: %d ack pending, want 3 (left for the final stage)", info.NumAckPending)
+	}
+	mids := streamMsgs(t, js, streamOut)
+	for _, m := range mids {
+		if o := m.Header.Get(HeaderOrigin); OriginSeq(m.Header) == 0 || !strings.HasPrefix(o, "$JS.ACK."+streamIn+".first.") {
+			t.Errorf("middle message %s: origin %q", m.Data, o)
+		}
+	}
+	// A crash loses the middle message of "lost".
+	s, err := js.Stream(ctx, streamOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteMsg(ctx, mids[2].Sequence); err != nil {
+		t.Fatal(err)
+	}
+	var ends atomic.Int32
+	last, err := r.Start(ctx, Stage{Name: "last", Stream: streamOut, Filter: "out.mid", Final: true,
+		Handle: func(_ context.Context, in Msg) (Result, error) {
+			id := TaskIDOf(in.Data)
+			if id == "bad" {
+				return Result{TaskID: id}, BadInput(errors.New("refused"))
+			}
+			ends.Add(1)
+			return Result{TaskID: id, Out: []Output{{Subject: "out.end", Data: in.Data, MsgID: "end/" + id}}}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer last.Stop()
+	waitFor(t, 10*time.Second, "every origin settled", func() bool {
+		info := origins()
+		return info.NumAckPending == 0 && info.AckFloor.Stream == 3
+	})
+	if n := ends.Load(); n != 2 {
+		t.Errorf("final stage ended %d tasks, want 2 (a, and lost once run again)", n)
+	}
+	if info := origins(); info.Delivered.Consumer != 4 {
+		t.Errorf("origins delivered %d times, want 4 (lost twice)", info.Delivered.Consumer)
+	}
+	var endsSeen, dls int
+	for _, m := range streamMsgs(t, js, streamOut) {
+		if m.Subject == "out.end" {
+			endsSeen++
+			if m.Header.Get(HeaderOrigin) != "" {
+				t.Errorf("a final output carries the origin %q", m.Header.Get(HeaderOrigin))
+			}
+		}
+	}
+	for _, m := range streamMsgs(t, js, streamDL) {
+		dls++
+		if len(m.Header) > 0 && m.Header.Get(HeaderOrigin) != "" {
+			t.Errorf("a dead letter carries the origin")
+		}
+	}
+	if endsSeen != 2 || dls != 1 {
+		t.Errorf("%d ends, %d dead letters; want 2, 1", endsSeen, dls)
 	}
 }

@@ -81,9 +81,9 @@ func DecodeTaskRecord(data []byte) (*TaskRecord, error) {
 // BucketTaskIDs is the JetStream KV bucket of the task ids in use: key =
 // TaskRecordKey(caller, task id), value = a TaskIDRecord, kept as long as
 // the streams keep a task's messages. It is the pipeline's idempotency
-// record: the extractor claims the id for the first task submitted under
-// it, the decider stores the task's one decision there with a
-// compare-and-set, so that no redelivery, however late, decides twice.
+// record: the decider creates it with the task's one decision, in one
+// write, so that no redelivery, however late, decides twice; the
+// extractor reads it to turn away a reused id or an identical retry.
 const BucketTaskIDs = "skillmatch_taskids"
 
 // TaskIDRecord is what the pipeline remembers of a caller's task id.
@@ -91,15 +91,15 @@ type TaskIDRecord struct {
 	V        int    `json:"v"`
 	TaskID   string `json:"taskId"`
 	CallerID string `json:"callerId,omitempty"`
-	// Fingerprint is the hash of the task that claimed the id, as its
+	// Fingerprint is the hash of the task decided under the id, as its
 	// caller submitted it; Seq is that submission's stream sequence.
-	// Both are empty when the decider wrote the record first (a task
-	// submitted before records existed).
+	// Both are empty for a task submitted before records existed.
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Seq         uint64 `json:"seq,omitempty"`
 	// Decision is the task's decision message, exactly as published
-	// (nil until decided); Published is set once the decisions stream has
-	// stored it.
+	// (nil only in a claim an earlier version's extractor wrote);
+	// Published was set by an earlier version's decider once the
+	// decisions stream had stored it (read, no longer written).
 	Decision  *StoredMessage `json:"decision,omitempty"`
 	Published bool           `json:"published,omitempty"`
 }
