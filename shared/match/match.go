@@ -25,6 +25,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/lexicon"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
@@ -34,6 +35,9 @@ type Option func(*config)
 type config struct {
 	model     *model.Model
 	embedder  vector.Embedder
+	words     rerank.WordVectors
+	lexicon   rerank.Lexicon
+	selfCal   bool
 	reranker  rerank.Reranker
 	cal       calibrate.Calibrator
 	policy    decide.Policy
@@ -87,6 +91,12 @@ func WithReranker(r rerank.Reranker) Option { return func(c *config) { c.reranke
 func WithRemoteReranker(r rerank.Reranker, cal calibrate.Calibrator, budget time.Duration) Option {
 	return func(c *config) { c.remote, c.remoteCal, c.remoteBudget = r, cal, budget }
 }
+
+// WithWordVectors sets the word vectors of the soft-alignment features
+// (default: the embedder's own, when it has them, as GloVe does). A
+// matcher with a remote embedder is given the built-in GloVe words here,
+// since the model was fitted on what they say.
+func WithWordVectors(wv rerank.WordVectors) Option { return func(c *config) { c.words = wv } }
 
 // WithEmbedBudget bounds the query embedding of a remote embedder (0:
 // only ctx bounds it); past it the task is retrieved with BM25 alone.
@@ -200,6 +210,7 @@ type Matcher struct {
 	policy  decide.Policy
 	cfg     config
 	log     *zap.Logger
+	selfCal *SelfCalibration
 }
 
 type ref struct {
@@ -221,6 +232,12 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		cfg.embedder, cfg.newIndex = nil, func(docs []index.Doc, _ vector.Embedder) (index.Index, error) { return index.Docs(docs), nil }
 	case cfg.embedder == nil:
 		return nil, ErrNoEmbedder
+	}
+	if cfg.words == nil {
+		cfg.words, _ = cfg.embedder.(rerank.WordVectors)
+	}
+	if cfg.lexicon == nil {
+		cfg.lexicon = lexicon.WordNet()
 	}
 	learned, err := rerank.NewLearned(cfg.model.Reranker)
 	if err != nil {
@@ -259,11 +276,19 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		extra = merged
 	}
 	docs := m.docs(extra)
+	if cfg.words != nil && !cfg.noSearch {
+		m.cfg.words = rerank.NewWordCache(cfg.words, docs)
+	}
 	idx, err := cfg.newIndex(docs, cfg.embedder)
 	if err != nil {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
 	}
 	m.idx = idx
+	if cfg.selfCal {
+		if err := m.selfCalibrate(context.Background()); err != nil {
+			return nil, fmt.Errorf("new matcher: %w", err)
+		}
+	}
 	return m, nil
 }
 
@@ -404,6 +429,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	if err != nil {
 		return nil, fmt.Errorf("shortlist: %w", err)
 	}
+	rerank.Align(m.cfg.words, m.cfg.lexicon, req.Need, res.Candidates)
 	sl.Retrieval = res
 	if sl.History, err = m.historySearch(ctx, req, res, sl.Degraded != ""); err != nil {
 		return nil, fmt.Errorf("shortlist: %w", err)

@@ -1,0 +1,258 @@
+package rerank
+
+import (
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// WordVectors is the word-level view of an embedder that soft alignment
+// reads (embed.GloVe is one): a unit vector and a corpus weight per word.
+type WordVectors interface {
+	Dim() int
+	WordVector(dst []float32, w string) (weight float32, ok bool)
+}
+
+// alignment scores paraphrase word by word, which one averaged vector per
+// text blurs: each word of one side is matched to its most similar word
+// on the other side (cosine, negatives as 0), and the matches are averaged
+// with the words' corpus weights, so "cash" meets "payment" without the
+// two texts sharing a word, and rare words count more than common ones.
+type alignment struct {
+	wv   WordVectors
+	dim  int
+	task []wordVec
+	// sim caches each skill word's cosine with every task word.
+	sim map[string]skillWord
+	buf []float32
+}
+
+type skillWord struct {
+	sims   []float32 // nil when the word has no vector
+	weight float64
+}
+
+type wordVec struct {
+	word   string
+	vec    []float32
+	weight float64
+}
+
+// Lexicon gives the stems of the words related to a word
+// (lexicon.WordNet is one): synonyms, hypernyms, derived forms.
+type Lexicon interface {
+	RelatedStems(w string) []string
+}
+
+// newAlignment prepares the task's content words; nil when there are none
+// with vectors (every alignment feature is then 0).
+func newAlignment(wv WordVectors, need string) *alignment {
+	if wv == nil {
+		return nil
+	}
+	a := &alignment{wv: wv, dim: wv.Dim(), sim: map[string]skillWord{}}
+	a.buf = make([]float32, a.dim)
+	seen := map[string]bool{}
+	for _, w := range analyze.Words(need) {
+		if analyze.IsStopword(w) || seen[w] {
+			continue
+		}
+		seen[w] = true
+		v := make([]float32, a.dim)
+		if wt, ok := wv.WordVector(v, w); ok {
+			a.task = append(a.task, wordVec{w, v, float64(wt)})
+		}
+	}
+	if len(a.task) == 0 {
+		return nil
+	}
+	return a
+}
+
+// word is skill word w's cosine with each task word, and its weight.
+func (a *alignment) word(w string) skillWord {
+	if s, ok := a.sim[w]; ok {
+		return s
+	}
+	var s skillWord
+	if wt, ok := a.wv.WordVector(a.buf, w); ok {
+		s.weight = float64(wt)
+		s.sims = make([]float32, len(a.task))
+		for i, t := range a.task {
+			var d float32
+			for j, x := range t.vec {
+				d += x * a.buf[j]
+			}
+			s.sims[i] = max(d, 0)
+		}
+	}
+	a.sim[w] = s
+	return s
+}
+
+// toSkill is the weighted mean over task words of each one's best match
+// among the skill's words: how much of the task the skill's text speaks to.
+func (a *alignment) toSkill(words []string) float64 {
+	best := make([]float32, len(a.task))
+	for _, w := range words {
+		for i, s := range a.word(w).sims {
+			best[i] = max(best[i], s)
+		}
+	}
+	num, den := 0.0, 0.0
+	for i, t := range a.task {
+		num += t.weight * float64(best[i])
+		den += t.weight
+	}
+	return num / den
+}
+
+// fromSkill is the weighted mean over the skill's words of each one's best
+// match among the task's words: how much of the skill's label the task
+// asks for.
+func (a *alignment) fromSkill(words []string) float64 {
+	num, den := 0.0, 0.0
+	for _, w := range words {
+		s := a.word(w)
+		if s.sims == nil {
+			continue
+		}
+		var b float32
+		for _, x := range s.sims {
+			b = max(b, x)
+		}
+		num += s.weight * float64(b)
+		den += s.weight
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+// Align fills the Align, AlignLabel and Lex of every candidate for the
+// need (0 without word vectors or content words; Lex 0 without a
+// lexicon). It runs where the shortlist is made, so that a reranker that
+// only reads the shortlist sees them.
+func Align(wv WordVectors, lex Lexicon, need string, cands []index.Candidate) {
+	a := newAlignment(wv, need)
+	var cover map[string]uint64
+	if a != nil && lex != nil {
+		cover = a.lexicalStems(lex)
+	}
+	for i := range cands {
+		c := &cands[i]
+		c.Align, c.AlignLabel, c.Lex = 0, 0, 0
+		if a != nil && c.Entry != nil {
+			c.Align = float32(a.toSkill(c.Entry.TextWords))
+			c.AlignLabel = float32(a.fromSkill(c.Entry.LabelWords))
+			if cover != nil {
+				c.Lex = float32(a.lexCover(cover, c.Entry))
+			}
+		}
+	}
+}
+
+// lexicalStems maps each stem that covers a task word (the word's own, or
+// a related word's) to the set of task words it covers, as bits: the
+// first 64 task words count.
+func (a *alignment) lexicalStems(lex Lexicon) map[string]uint64 {
+	out := map[string]uint64{}
+	for i, t := range a.task[:min(len(a.task), 64)] {
+		bit := uint64(1) << i
+		out[analyze.Stem(t.word)] |= bit
+		for _, r := range lex.RelatedStems(t.word) {
+			out[r] |= bit
+		}
+	}
+	return out
+}
+
+// lexCover is the weighted share of task words the skill's name, tags or
+// description hold, as the word itself or a related word.
+func (a *alignment) lexCover(cover map[string]uint64, d *index.Doc) float64 {
+	var hit uint64
+	for _, terms := range [][]string{d.NameTerms, d.TagTerms, d.DescTerms} {
+		for _, t := range terms {
+			hit |= cover[t]
+		}
+	}
+	num, den := 0.0, 0.0
+	for i, t := range a.task {
+		if i < 64 && hit&(uint64(1)<<i) != 0 {
+			num += t.weight
+		}
+		den += t.weight
+	}
+	return num / den
+}
+
+// alignFeatures reads align, align_label and lex_cover, each followed by
+// its standardisation over the shortlist.
+func alignFeatures(cands []index.Candidate) [6][]float64 {
+	n := len(cands)
+	var out [6][]float64
+	for k := 0; k < 6; k += 2 {
+		out[k] = make([]float64, n)
+	}
+	for i := range cands {
+		out[0][i], out[2][i], out[4][i] = float64(cands[i].Align), float64(cands[i].AlignLabel), float64(cands[i].Lex)
+	}
+	for k := 0; k < 6; k += 2 {
+		out[k+1] = standardise(out[k])
+	}
+	return out
+}
+
+// WordCache holds the unit vectors and weights of a catalog's skill
+// words, read once when the matcher is built, so that aligning a request
+// costs the dot products and not a table lookup, dequantisation and
+// normalisation per word. Words it does not hold (the request's) are
+// looked up in the underlying vectors. Immutable once built.
+type WordCache struct {
+	wv     WordVectors
+	dim    int
+	at     map[string]int32 // word → row; -1: no vector
+	vecs   []float32
+	weight []float32
+}
+
+// NewWordCache reads the vectors of every word of docs' TextWords and
+// LabelWords.
+func NewWordCache(wv WordVectors, docs []index.Doc) *WordCache {
+	c := &WordCache{wv: wv, dim: wv.Dim(), at: map[string]int32{}}
+	buf := make([]float32, c.dim)
+	for i := range docs {
+		for _, words := range [][]string{docs[i].LabelWords, docs[i].TextWords} {
+			for _, w := range words {
+				if _, ok := c.at[w]; ok {
+					continue
+				}
+				wt, ok := wv.WordVector(buf, w)
+				if !ok {
+					c.at[w] = -1
+					continue
+				}
+				c.at[w] = int32(len(c.weight))
+				c.vecs = append(c.vecs, buf...)
+				c.weight = append(c.weight, wt)
+			}
+		}
+	}
+	return c
+}
+
+// Dim implements WordVectors.
+func (c *WordCache) Dim() int { return c.dim }
+
+// WordVector implements WordVectors.
+func (c *WordCache) WordVector(dst []float32, w string) (float32, bool) {
+	r, ok := c.at[w]
+	switch {
+	case !ok:
+		return c.wv.WordVector(dst, w)
+	case r < 0:
+		return 0, false
+	}
+	copy(dst, c.vecs[int(r)*c.dim:(int(r)+1)*c.dim])
+	return c.weight[r], true
+}
