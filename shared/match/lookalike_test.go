@@ -1,6 +1,7 @@
 package match_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
@@ -9,19 +10,30 @@ import (
 
 // A weather skill of another agent that copies Atlas Weather's job is
 // marked as its look-alike: a twin when the registry gives both agents the
-// same data handling, "differs" when one is external.
+// same data handling, "differs" when one is external, an impostor when the
+// other agent's card also copies Atlas Weather's name.
 func TestLookAlikesMarked(t *testing.T) {
 	tests := []struct {
-		name   string
-		status catalog.Status
-		want   decide.Alike
+		name    string
+		status  catalog.Status
+		samName bool
+		want    decide.Alike
 	}{
-		{"same handling", catalog.EntryDefault, decide.AlikeTwin},
-		{"external", catalog.Status{Health: catalog.Up, Clearance: catalog.Public, External: true}, decide.AlikeDiffers},
-		{"other clearance", catalog.Status{Health: catalog.Up, Clearance: catalog.Restricted}, decide.AlikeDiffers},
+		{"same handling", catalog.EntryDefault, false, decide.AlikeTwin},
+		{"external", catalog.Status{Health: catalog.Up, Clearance: catalog.Public, External: true}, false, decide.AlikeDiffers},
+		{"other clearance", catalog.Status{Health: catalog.Up, Clearance: catalog.Restricted}, false, decide.AlikeDiffers},
+		{"same agent name", catalog.EntryDefault, true, decide.AlikeImpostor},
+		{"same agent name, other case and spacing", catalog.EntryDefault, true, decide.AlikeImpostor},
 	}
 	for _, tc := range tests {
-		cat := buildCatalog(t, append(honest(), weatherTwin("zz-weather", tc.status))...)
+		copied := weatherTwin("zz-weather", tc.status)
+		if tc.samName {
+			copied.Name = honest()[0].Name
+			if strings.Contains(tc.name, "case") {
+				copied.Name = "  atlas   WEATHER "
+			}
+		}
+		cat := buildCatalog(t, append(honest(), copied)...)
 		m := newMatcher(t, cat)
 		tk := textTask("w", "will it rain in Lisbon this weekend?")
 		tk.Caller.DataClass = catalog.Public
@@ -49,7 +61,7 @@ func TestLookAlikesMarked(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: the other forecast is %q, want %q (ranked %v)", tc.name, got, tc.want, rankedKeys(res))
 		}
-		if tc.want == decide.AlikeDiffers && res.Decision.Action == decide.Delegate {
+		if tc.want != decide.AlikeTwin && res.Decision.Action == decide.Delegate {
 			t.Errorf("%s: delegated %+v past a look-alike that handles data differently", tc.name, res.Decision.Chosen)
 		}
 	}

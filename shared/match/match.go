@@ -638,12 +638,24 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 			continue
 		}
 		out[i].AlikeOf = top.Key
-		if s := m.refs[out[i].Doc].agent.Status; s.Clearance == ts.Clearance && s.External == ts.External {
+		if sameName(top.AgentName, e.AgentName) {
+			// Another agent under the same name doing the same job: a
+			// copied card, not a twin.
+			out[i].Alike = decide.AlikeImpostor
+		} else if s := m.refs[out[i].Doc].agent.Status; s.Clearance == ts.Clearance && s.External == ts.External {
 			out[i].Alike = decide.AlikeTwin
 		} else {
 			out[i].Alike = decide.AlikeDiffers
 		}
 	}
+}
+
+// sameName says whether two agent names are the same once case, spacing
+// and punctuation are set aside ("Skyways Travel" and "skyways-travel").
+func sameName(a, b string) bool {
+	norm := func(s string) string { return strings.Join(analyze.Words(s), " ") }
+	na := norm(a)
+	return na != "" && na == norm(b)
 }
 
 // sameJob says whether two skills describe the same job: half or more of
