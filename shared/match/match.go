@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -216,6 +217,8 @@ type Matcher struct {
 type ref struct {
 	agent *catalog.Agent
 	skill *card.Skill
+	// directive: the card gives the matcher orders (see isDirective).
+	directive bool
 }
 
 // New builds a matcher (and its index) for the catalog.
@@ -311,7 +314,8 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 			}
 			d.Analyze()
 			docs = append(docs, d)
-			m.refs = append(m.refs, ref{agent: a, skill: s})
+			m.refs = append(m.refs, ref{agent: a, skill: s,
+				directive: isDirective(a.Card.Name, a.Card.Description, s.Name, s.Description, strings.Join(s.Tags, "\n"))})
 		}
 	}
 	return docs
@@ -592,11 +596,19 @@ func (m *Matcher) rebuild(sl *Shortlist, scored []rerank.Scored, cal calibrate.C
 		}
 		delete(byDoc, s.Doc)
 		s.Candidate = *c
-		out = append(out, Ranked{Scored: s, Prob: cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]})
+		r := Ranked{Scored: s, Prob: cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]}
+		if s.Doc < len(m.refs) && m.refs[s.Doc].directive {
+			// A card that orders the matcher about is never trusted
+			// with a task: probability 0, ranked last.
+			r.Prob = 0
+			r.Reason = "card text gives the matcher orders; not trusted. " + r.Reason
+		}
+		out = append(out, r)
 	}
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
+	sort.SliceStable(out, func(i, j int) bool { return !m.refs[out[i].Doc].directive && m.refs[out[j].Doc].directive })
 	m.markLookAlikes(out)
 	return out, nil
 }
