@@ -74,19 +74,49 @@ func (a *alignment) word(w string) skillWord {
 		return s
 	}
 	var s skillWord
-	if wt, ok := a.wv.WordVector(a.buf, w); ok {
+	v, wt, ok := a.vector(w)
+	if ok {
 		s.weight = float64(wt)
 		s.sims = make([]float32, len(a.task))
 		for i, t := range a.task {
-			var d float32
-			for j, x := range t.vec {
-				d += x * a.buf[j]
-			}
-			s.sims[i] = max(d, 0)
+			s.sims[i] = max(dot32(t.vec, v), 0)
 		}
 	}
 	a.sim[w] = s
 	return s
+}
+
+// vector is w's unit vector: read in place from a WordCache, else
+// looked up into the scratch buffer.
+func (a *alignment) vector(w string) ([]float32, float32, bool) {
+	if c, ok := a.wv.(*WordCache); ok {
+		if r, ok := c.at[w]; ok {
+			if r < 0 {
+				return nil, 0, false
+			}
+			return c.vecs[int(r)*c.dim : (int(r)+1)*c.dim], c.weight[r], true
+		}
+	}
+	wt, ok := a.wv.WordVector(a.buf, w)
+	return a.buf, wt, ok
+}
+
+// dot32 is the dot product of two vectors of the same length, four
+// lanes at a time.
+func dot32(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // toSkill is the weighted mean over task words of each one's best match
