@@ -74,7 +74,7 @@ type MatcherFlags struct {
 
 // MatcherFlagNames are the flags Register defines.
 var MatcherFlagNames = append([]string{"model", "model-examples", "shortlist", "rrf-k", "threshold", "margin", "grants",
-	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict", "allow-private-endpoints", "plan-steps"},
+	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict", "allow-private-endpoints", "plan-steps", "self-calibrate"},
 	RemoteFlagNames...)
 
 // Register defines the matcher flags on fs.
