@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -241,6 +242,15 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	}
 	if cfg.lexicon == nil {
 		cfg.lexicon = lexicon.WordNet()
+	}
+	// Word features the model gives no weight are not computed: they are
+	// a third of a decision's time at 1,000 skills. (A model swapped in
+	// later by a stage that did not build this matcher sees them as 0.)
+	if !usesFeature(cfg.model.Reranker.Features, "lex_cover", "lex_cover_z") {
+		cfg.lexicon = nil
+	}
+	if !usesFeature(cfg.model.Reranker.Features, "align", "align_label", "align_z", "align_label_z", "lex_cover", "lex_cover_z") {
+		cfg.words = nil
 	}
 	learned, err := rerank.NewLearned(cfg.model.Reranker)
 	if err != nil {
@@ -660,6 +670,16 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 			out[i].Alike = decide.AlikeDiffers
 		}
 	}
+}
+
+// usesFeature says whether a model's reranker weighs any of the features.
+func usesFeature(features []string, names ...string) bool {
+	for _, f := range features {
+		if slices.Contains(names, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameName says whether two agent names are the same once case, spacing

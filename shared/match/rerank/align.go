@@ -21,9 +21,13 @@ type alignment struct {
 	wv   WordVectors
 	dim  int
 	task []wordVec
-	// sim caches each skill word's cosine with every task word.
-	sim map[string]skillWord
-	buf []float32
+	// sim caches each skill word's cosine with every task word; rowAt
+	// and rowSlab do the same by WordCache row (rowAt[r] is where row r's
+	// cosines start in rowSlab, -1 before they are computed).
+	sim     map[string]skillWord
+	rowAt   []int32
+	rowSlab []float32
+	buf     []float32
 }
 
 type skillWord struct {
@@ -173,8 +177,15 @@ func Align(wv WordVectors, lex Lexicon, need string, cands []index.Candidate) {
 		c := &cands[i]
 		c.Align, c.AlignLabel, c.Lex = 0, 0, 0
 		if a != nil && c.Entry != nil {
-			c.Align = float32(a.toSkill(c.Entry.TextWords))
-			c.AlignLabel = float32(a.fromSkill(c.Entry.LabelWords))
+			if wc, ok := wv.(*WordCache); ok && c.Doc >= 0 && c.Doc < len(wc.text) {
+				// The cache was built from the index's docs: its rows
+				// are this doc's words, already looked up.
+				c.Align = float32(a.toSkillRows(wc, wc.text[c.Doc]))
+				c.AlignLabel = float32(a.fromSkillRows(wc, wc.label[c.Doc]))
+			} else {
+				c.Align = float32(a.toSkill(c.Entry.TextWords))
+				c.AlignLabel = float32(a.fromSkill(c.Entry.LabelWords))
+			}
 			if cover != nil {
 				c.Lex = float32(a.lexCover(cover, c.Entry))
 			}
@@ -244,31 +255,103 @@ type WordCache struct {
 	at     map[string]int32 // word → row; -1: no vector
 	vecs   []float32
 	weight []float32
+	// text and label are each doc's TextWords and LabelWords as rows
+	// (-1: no vector), in order, by doc number.
+	text, label [][]int32
 }
 
 // NewWordCache reads the vectors of every word of docs' TextWords and
 // LabelWords.
 func NewWordCache(wv WordVectors, docs []index.Doc) *WordCache {
-	c := &WordCache{wv: wv, dim: wv.Dim(), at: map[string]int32{}}
+	c := &WordCache{wv: wv, dim: wv.Dim(), at: map[string]int32{},
+		text: make([][]int32, len(docs)), label: make([][]int32, len(docs))}
 	buf := make([]float32, c.dim)
+	row := func(w string) int32 {
+		if r, ok := c.at[w]; ok {
+			return r
+		}
+		wt, ok := wv.WordVector(buf, w)
+		if !ok {
+			c.at[w] = -1
+			return -1
+		}
+		r := int32(len(c.weight))
+		c.at[w] = r
+		c.vecs = append(c.vecs, buf...)
+		c.weight = append(c.weight, wt)
+		return r
+	}
 	for i := range docs {
-		for _, words := range [][]string{docs[i].LabelWords, docs[i].TextWords} {
-			for _, w := range words {
-				if _, ok := c.at[w]; ok {
-					continue
-				}
-				wt, ok := wv.WordVector(buf, w)
-				if !ok {
-					c.at[w] = -1
-					continue
-				}
-				c.at[w] = int32(len(c.weight))
-				c.vecs = append(c.vecs, buf...)
-				c.weight = append(c.weight, wt)
-			}
+		for _, w := range docs[i].LabelWords {
+			c.label[i] = append(c.label[i], row(w))
+		}
+		for _, w := range docs[i].TextWords {
+			c.text[i] = append(c.text[i], row(w))
 		}
 	}
 	return c
+}
+
+// rowSims is the cosine of cache row r with each task word (nil for a
+// word without a vector), computed once per request.
+func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
+	if r < 0 {
+		return nil
+	}
+	if a.rowAt == nil {
+		a.rowAt = make([]int32, len(c.weight))
+		for i := range a.rowAt {
+			a.rowAt[i] = -1
+		}
+	}
+	if at := a.rowAt[r]; at >= 0 {
+		return a.rowSlab[int(at) : int(at)+len(a.task)]
+	}
+	at := len(a.rowSlab)
+	v := c.vecs[int(r)*c.dim : (int(r)+1)*c.dim]
+	for _, t := range a.task {
+		a.rowSlab = append(a.rowSlab, max(dot32(t.vec, v), 0))
+	}
+	a.rowAt[r] = int32(at)
+	return a.rowSlab[at : at+len(a.task)]
+}
+
+// toSkillRows is toSkill over cache rows.
+func (a *alignment) toSkillRows(c *WordCache, rows []int32) float64 {
+	best := make([]float32, len(a.task))
+	for _, r := range rows {
+		for i, s := range a.rowSims(c, r) {
+			best[i] = max(best[i], s)
+		}
+	}
+	num, den := 0.0, 0.0
+	for i, t := range a.task {
+		num += t.weight * float64(best[i])
+		den += t.weight
+	}
+	return num / den
+}
+
+// fromSkillRows is fromSkill over cache rows.
+func (a *alignment) fromSkillRows(c *WordCache, rows []int32) float64 {
+	num, den := 0.0, 0.0
+	for _, r := range rows {
+		sims := a.rowSims(c, r)
+		if sims == nil {
+			continue
+		}
+		var b float32
+		for _, x := range sims {
+			b = max(b, x)
+		}
+		wt := float64(c.weight[r])
+		num += wt * float64(b)
+		den += wt
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
 }
 
 // Dim implements WordVectors.

@@ -143,3 +143,30 @@ func TestLexCover(t *testing.T) {
 		}
 	}
 }
+
+// The word cache's per-doc rows give exactly the alignment the words do:
+// the matcher's fast path computes the same features as the plain one.
+func TestWordCacheRowsMatchWords(t *testing.T) {
+	docs := []index.Doc{
+		{TextWords: []string{"payment", "weather", "zzz"}, LabelWords: []string{"payment", "zzz"}},
+		{TextWords: []string{"weather"}, LabelWords: []string{"weather", "rare"}},
+		{TextWords: nil, LabelWords: nil},
+	}
+	cache := NewWordCache(toy, docs)
+	for _, need := range []string{"cash", "the cash rare", "weather payment", "zzz"} {
+		plain := make([]index.Candidate, len(docs))
+		fast := make([]index.Candidate, len(docs))
+		for i := range docs {
+			plain[i] = index.Candidate{Doc: i, Entry: &docs[i]}
+			fast[i] = plain[i]
+		}
+		Align(toy, nil, need, plain)
+		Align(cache, nil, need, fast)
+		for i := range docs {
+			if plain[i].Align != fast[i].Align || plain[i].AlignLabel != fast[i].AlignLabel {
+				t.Errorf("need %q doc %d: words %v/%v, cache rows %v/%v", need, i,
+					plain[i].Align, plain[i].AlignLabel, fast[i].Align, fast[i].AlignLabel)
+			}
+		}
+	}
+}
