@@ -68,7 +68,7 @@ eval-transfer: build ## fit on the other golden sets, evaluate on each dev set, 
 	GOLDEN=$(GOLDEN) BIN=$(BIN) scripts/eval-transfer.sh
 
 default-model: build ## refit the built-in domain-neutral model (weights and calibration only) on clinc150 train
-	$(BIN) fit --set $(GOLDEN)/clinc150 --split train --examples=false -o shared/match/model/default.json
+	$(BIN) fit --set $(GOLDEN)/clinc150 --split train --examples=false --both-text-regimes --calibration-no-match-weight 1 -o shared/match/model/default.json
 
 clean:
 	rm -rf bin

@@ -13,15 +13,29 @@
 # without its training texts as examples, probabilities calibrated at the
 # sets' own share of no-match tasks).
 #
-# Usage: scripts/eval-transfer.sh   (GOLDEN=../shared/golden, BIN=bin/skillmatch, FIT_FLAGS=...)
+# EVAL_FLAGS are passed to every eval (e.g. --self-calibrate).
+#
+# WORK, when set, is a folder that keeps the fitted models and the eval
+# --json files (otherwise a temporary one, removed at the end). NICE runs
+# every fit and eval under `nice -n $NICE` on a shared machine.
+#
+# Usage: scripts/eval-transfer.sh   (GOLDEN=../shared/golden, BIN=bin/skillmatch, FIT_FLAGS=..., WORK=dir, NICE=15,
+#        BUILTIN=0 to leave out the built-in model's rows)
 set -euo pipefail
 
 GOLDEN=${GOLDEN:-../shared/golden}
 BIN=${BIN:-bin/skillmatch}
 SETS=${SETS:-"clinc150 a2a-samples sgd sgd-x1"}
 FIT_FLAGS=${FIT_FLAGS:-"--both-text-regimes --calibration-no-match-weight 1"}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+EVAL_FLAGS=${EVAL_FLAGS:-}
+if [ -n "${WORK:-}" ]; then
+	work=$WORK
+	mkdir -p "$work"
+else
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+fi
+run() { if [ -n "${NICE:-}" ]; then nice -n "$NICE" "$@"; else "$@"; fi; }
 
 has_split() { grep -q "\"split\": *\"$2\"" "$GOLDEN/$1/tasks.jsonl"; }
 
@@ -79,16 +93,17 @@ for s in "${present[@]}"; do
 		done
 		if [ ${#args[@]} -gt 0 ]; then
 			# shellcheck disable=SC2086 # FIT_FLAGS is a list of flags
-			"$BIN" fit "${args[@]}" --split train --examples=false $FIT_FLAGS --quiet -o "$model" >&2
+			run "$BIN" fit "${args[@]}" --split train --examples=false $FIT_FLAGS --quiet -o "$model" >&2
 			echo "${names[*]}" | sed 's/ /+/g' >"$model.names"
 		fi
 	fi
 	if [ -f "$model" ]; then
-		"$BIN" eval --set "$GOLDEN/$s" --split dev --model "$model" --quiet --json "$work/$s.fit.json" >/dev/null
+		run "$BIN" eval --set "$GOLDEN/$s" --split dev --model "$model" $EVAL_FLAGS --quiet --json "$work/$s.fit.json" >/dev/null
 		row "$s" "$(cat "$model.names") train" "$work/$s.fit.json"
 	else
 		echo "| $s | (no other set to fit on) | | | | | | |"
 	fi
-	"$BIN" eval --set "$GOLDEN/$s" --split dev --quiet --json "$work/$s.builtin.json" >/dev/null
+	[ "${BUILTIN:-1}" = 0 ] && continue
+	run "$BIN" eval --set "$GOLDEN/$s" --split dev $EVAL_FLAGS --quiet --json "$work/$s.builtin.json" >/dev/null
 	row "$s" "built-in" "$work/$s.builtin.json"
 done

@@ -95,6 +95,10 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	printReport(stdout, *set, *split, len(gs.Catalog.Agents), countSkills(m), rep)
+	if sc := m.SelfCalibration(); sc != nil {
+		fmt.Fprintf(stdout, "self-calibration: %d no-match pseudo-requests, 90th percentile probability %.3f, threshold %.3f\n",
+			sc.Queries, sc.NoMatchProb, sc.Threshold)
+	}
 	if *jsonOut != "" {
 		if err := writeOutput(*jsonOut, func(w io.Writer) error { return writeReportJSON(w, rep) }); err != nil {
 			return err

@@ -52,6 +52,9 @@ type MatcherFlags struct {
 	Strict         bool
 	// PlanSteps caps a multi-skill plan (match.WithPlanSteps).
 	PlanSteps int
+	// SelfCalibrate adapts the threshold to the catalog at load time
+	// (match.WithSelfCalibration).
+	SelfCalibrate bool
 	// PrivateEndpoints lets agents be at private, loopback or link-local
 	// addresses (match.WithPrivateEndpoints).
 	PrivateEndpoints bool
@@ -71,7 +74,7 @@ type MatcherFlags struct {
 
 // MatcherFlagNames are the flags Register defines.
 var MatcherFlagNames = append([]string{"model", "model-examples", "shortlist", "rrf-k", "threshold", "margin", "grants",
-	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict", "allow-private-endpoints", "plan-steps"},
+	"index", "weaviate-url", "weaviate-grpc", "weaviate-catalog", "weaviate-tenant", "strict", "allow-private-endpoints", "plan-steps", "self-calibrate"},
 	RemoteFlagNames...)
 
 // Register defines the matcher flags on fs.
@@ -90,6 +93,8 @@ func (m *MatcherFlags) Register(fs *flag.FlagSet) {
 		"catalogs on localhost); otherwise only agents whose registry entry says allowPrivate may be")
 	fs.IntVar(&m.PlanSteps, "plan-steps", match.DefaultPlanSteps, "most skills in the plan of a request with several intents (match, eval and the pipeline:\n"+
 		"the retriever shortlists each part, the decider plans; give every stage the same value); 0 or 1: no plans")
+	fs.BoolVar(&m.SelfCalibrate, "self-calibrate", false, "at load, ask the catalog's own examples (or descriptions) with their skill left out and raise\n"+
+		"the delegation threshold until at most a tenth of them would be delegated (in-process match and eval)")
 	fs.StringVar(&m.Index, "index", "memory", "retrieval index: memory (in process) or weaviate")
 	fs.StringVar(&m.WeaviateURL, "weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080")
 	fs.StringVar(&m.WeaviateGRPC, "weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)")
@@ -182,6 +187,7 @@ func (m *MatcherFlags) options(log *zap.Logger) ([]match.Option, error) {
 	p := decide.DefaultPolicy
 	p.Threshold, p.Margin = m.Threshold, m.Margin
 	opts := []match.Option{match.WithModel(mdl), match.WithModelExamples(m.ModelExamples), match.WithShortlist(m.Shortlist), match.WithPlanSteps(m.PlanSteps),
+		match.WithSelfCalibration(m.SelfCalibrate),
 		match.WithRRFK(m.RRFK), match.WithPolicy(p), match.WithExplain(m.Explain), match.WithGrants(g),
 		match.WithFollowups(m.Followups), match.WithStrict(m.Strict), match.WithPrivateEndpoints(m.PrivateEndpoints), match.WithLogger(log)}
 	remote, err := m.rerankerOptions(mdl)

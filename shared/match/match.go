@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -26,6 +28,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/lexicon"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
@@ -35,6 +38,9 @@ type Option func(*config)
 type config struct {
 	model     *model.Model
 	embedder  vector.Embedder
+	words     rerank.WordVectors
+	lexicon   rerank.Lexicon
+	selfCal   bool
 	reranker  rerank.Reranker
 	cal       calibrate.Calibrator
 	policy    decide.Policy
@@ -88,6 +94,12 @@ func WithReranker(r rerank.Reranker) Option { return func(c *config) { c.reranke
 func WithRemoteReranker(r rerank.Reranker, cal calibrate.Calibrator, budget time.Duration) Option {
 	return func(c *config) { c.remote, c.remoteCal, c.remoteBudget = r, cal, budget }
 }
+
+// WithWordVectors sets the word vectors of the soft-alignment features
+// (default: the embedder's own, when it has them, as GloVe does). A
+// matcher with a remote embedder is given the built-in GloVe words here,
+// since the model was fitted on what they say.
+func WithWordVectors(wv rerank.WordVectors) Option { return func(c *config) { c.words = wv } }
 
 // WithEmbedBudget bounds the query embedding of a remote embedder (0:
 // only ctx bounds it); past it the task is retrieved with BM25 alone.
@@ -201,11 +213,14 @@ type Matcher struct {
 	policy  decide.Policy
 	cfg     config
 	log     *zap.Logger
+	selfCal *SelfCalibration
 }
 
 type ref struct {
 	agent *catalog.Agent
 	skill *card.Skill
+	// directive: the card gives the matcher orders (see isDirective).
+	directive bool
 }
 
 // New builds a matcher (and its index) for the catalog.
@@ -222,6 +237,21 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		cfg.embedder, cfg.newIndex = nil, func(docs []index.Doc, _ vector.Embedder) (index.Index, error) { return index.Docs(docs), nil }
 	case cfg.embedder == nil:
 		return nil, ErrNoEmbedder
+	}
+	if cfg.words == nil {
+		cfg.words, _ = cfg.embedder.(rerank.WordVectors)
+	}
+	if cfg.lexicon == nil {
+		cfg.lexicon = lexicon.WordNet()
+	}
+	// Word features the model gives no weight are not computed: they are
+	// a third of a decision's time at 1,000 skills. (A model swapped in
+	// later by a stage that did not build this matcher sees them as 0.)
+	if !usesFeature(cfg.model.Reranker.Features, "lex_cover", "lex_cover_z") {
+		cfg.lexicon = nil
+	}
+	if !usesFeature(cfg.model.Reranker.Features, "align", "align_label", "align_z", "align_label_z", "lex_cover", "lex_cover_z") {
+		cfg.words = nil
 	}
 	learned, err := rerank.NewLearned(cfg.model.Reranker)
 	if err != nil {
@@ -260,11 +290,19 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		extra = merged
 	}
 	docs := m.docs(extra)
+	if cfg.words != nil && !cfg.noSearch {
+		m.cfg.words = rerank.NewWordCache(cfg.words, docs)
+	}
 	idx, err := cfg.newIndex(docs, cfg.embedder)
 	if err != nil {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
 	}
 	m.idx = idx
+	if cfg.selfCal {
+		if err := m.selfCalibrate(context.Background()); err != nil {
+			return nil, fmt.Errorf("new matcher: %w", err)
+		}
+	}
 	return m, nil
 }
 
@@ -291,7 +329,8 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 				InputModes: a.Card.EffectiveInputModes(s), OutputModes: a.Card.EffectiveOutputModes(s),
 			}
 			docs = append(docs, d)
-			m.refs = append(m.refs, ref{agent: a, skill: s})
+			m.refs = append(m.refs, ref{agent: a, skill: s,
+				directive: isDirective(a.Card.Name, a.Card.Description, s.Name, s.Description, strings.Join(s.Tags, "\n"))})
 		}
 	}
 	index.AnalyzeAll(docs, runtime.GOMAXPROCS(0))
@@ -410,6 +449,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	if err != nil {
 		return nil, fmt.Errorf("shortlist: %w", err)
 	}
+	rerank.Align(m.cfg.words, m.cfg.lexicon, req.Need, res.Candidates)
 	sl.Retrieval = res
 	if sl.History, err = m.historySearch(ctx, req, res, sl.Degraded != ""); err != nil {
 		return nil, fmt.Errorf("shortlist: %w", err)
@@ -572,11 +612,19 @@ func (m *Matcher) rebuild(sl *Shortlist, scored []rerank.Scored, cal calibrate.C
 		}
 		delete(byDoc, s.Doc)
 		s.Candidate = *c
-		out = append(out, Ranked{Scored: s, Prob: cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]})
+		r := Ranked{Scored: s, Prob: cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]}
+		if s.Doc < len(m.refs) && m.refs[s.Doc].directive {
+			// A card that orders the matcher about is never trusted
+			// with a task: probability 0, ranked last.
+			r.Prob = 0
+			r.Reason = "card text gives the matcher orders; not trusted. " + r.Reason
+		}
+		out = append(out, r)
 	}
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
+	sort.SliceStable(out, func(i, j int) bool { return !m.refs[out[i].Doc].directive && m.refs[out[j].Doc].directive })
 	m.markLookAlikes(out)
 	return out, nil
 }
@@ -618,12 +666,34 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 			continue
 		}
 		out[i].AlikeOf = top.Key
-		if s := m.refs[out[i].Doc].agent.Status; s.Clearance == ts.Clearance && s.External == ts.External {
+		if sameName(top.AgentName, e.AgentName) {
+			// Another agent under the same name doing the same job: a
+			// copied card, not a twin.
+			out[i].Alike = decide.AlikeImpostor
+		} else if s := m.refs[out[i].Doc].agent.Status; s.Clearance == ts.Clearance && s.External == ts.External {
 			out[i].Alike = decide.AlikeTwin
 		} else {
 			out[i].Alike = decide.AlikeDiffers
 		}
 	}
+}
+
+// usesFeature says whether a model's reranker weighs any of the features.
+func usesFeature(features []string, names ...string) bool {
+	for _, f := range features {
+		if slices.Contains(names, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameName says whether two agent names are the same once case, spacing
+// and punctuation are set aside ("Skyways Travel" and "skyways-travel").
+func sameName(a, b string) bool {
+	norm := func(s string) string { return strings.Join(analyze.Words(s), " ") }
+	na := norm(a)
+	return na != "" && na == norm(b)
 }
 
 // sameJob says whether two skills describe the same job: half or more of

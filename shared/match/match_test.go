@@ -563,7 +563,7 @@ func TestSecuredSkillNeedsItsScopes(t *testing.T) {
 // weatherTwin is an agent whose skill is the same as atlas-weather's.
 func weatherTwin(id string, st catalog.Status) agentSpec {
 	a := honest()[0]
-	a.ID, a.Status = id, st
+	a.ID, a.Name, a.Status = id, "Zephyr Weather", st
 	return a
 }
 

@@ -36,7 +36,10 @@ func (stack) Options(m *app.MatcherFlags, log *zap.Logger) ([]match.Option, erro
 	if err != nil {
 		return nil, err
 	}
-	opts := []match.Option{match.WithEmbedder(e), match.WithEmbedBudget(m.EmbedderBudget)}
+	// The soft-alignment features read GloVe's words whatever embedder
+	// retrieves: the model's weights were fitted on them.
+	opts := []match.Option{match.WithEmbedder(e), match.WithEmbedBudget(m.EmbedderBudget),
+		match.WithWordVectors(embed.Default().(*embed.GloVe))}
 	if m.Index == "weaviate" {
 		// One builder for every rebuild: it logs one line per change of
 		// Weaviate's reachability, not one per index.

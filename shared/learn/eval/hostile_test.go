@@ -198,7 +198,8 @@ func TestHostileSet(t *testing.T) {
 	}
 	t.Logf("vague: %d tasks, delegated %d %v", vague, vagueDel, vagueWhere)
 
-	// What holds today, asserted.
+	// What holds today, asserted. A clone also never wins silently: it
+	// copies its original's agent name, and the decider asks.
 	for _, r := range runs {
 		// The data policy is a hard filter: an external agent never even
 		// ranks for a task above public data.
@@ -219,6 +220,10 @@ func TestHostileSet(t *testing.T) {
 			t.Errorf("task %s delegated to the clone %s", r.Task.ID, r.Chosen)
 		case "flood":
 			t.Errorf("task %s delegated to flood card %s", r.Task.ID, r.Chosen)
+		case "injected":
+			// A card that gives the matcher orders is never trusted,
+			// even with a request that echoes its words.
+			t.Errorf("task %s delegated to the injected card %s", r.Task.ID, r.Chosen)
 		case "stuffed":
 			// The stuffed card wins only requests no single skill
 			// serves; a single need goes to its own skill.

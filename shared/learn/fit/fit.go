@@ -141,6 +141,7 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 			}
 			probe.Examples = extra
 			m, err := match.New(set.Catalog, match.WithModel(probe), match.WithEmbedder(cfg.Embedder),
+				match.WithWordVectors(embed.Default().(*embed.GloVe)),
 				// Fitting learns matching: where a golden set's agents run does not matter.
 				match.WithPrivateEndpoints(true))
 			if err != nil {

@@ -61,6 +61,11 @@ const (
 	// (an internal secure translator and an external one): the caller
 	// must choose, the decider must not.
 	AlikeDiffers Alike = "differs"
+	// AlikeImpostor does the same job under the same agent name as the
+	// best one, from another agent: one of the two copies the other's
+	// card. Which one is genuine the card cannot say, so the caller is
+	// asked instead of either taking the task silently.
+	AlikeImpostor Alike = "impostor"
 )
 
 // Decision is the decider's answer for one task.
@@ -146,6 +151,13 @@ func (p Policy) Decide(opts []Option) Decision {
 			d.Question = fmt.Sprintf("Do you want %s (%s) or %s (%s)? They do the same job but handle your data differently.",
 				label(top), agentLabel(top), label(alike), agentLabel(alike))
 			d.Reason = fmt.Sprintf("%s and %s do the same job under different data handling", top.Key, alike.Key)
+			return d
+		case alike.Alike == AlikeImpostor:
+			d.Action = Clarify
+			d.Candidates = []Option{top, alike}
+			d.Question = fmt.Sprintf("Two agents (%s and %s) call themselves %s and offer %s: which one do you mean?",
+				top.AgentID, alike.AgentID, agentLabel(top), label(top))
+			d.Reason = fmt.Sprintf("%s and %s do the same job under the same agent name: one copies the other's card", top.Key, alike.Key)
 			return d
 		case alike.Alike == AlikeTwin && top.Prob >= p.Threshold:
 			d.Action = Delegate

@@ -11,42 +11,48 @@ import (
 // Feature names, in the order Features fills them. A model file stores
 // its weights by name, so adding a feature keeps old files readable.
 var FeatureNames = []string{
-	"fused_rr",     // 1 / fused rank
-	"bm25_rr",      // 1 / BM25 rank (0 when BM25 did not retrieve it)
-	"bm25_norm",    // BM25 score / best BM25 score in the shortlist
-	"bm25_log",     // log(1 + BM25 score)
-	"bm25_gap",     // lead over the best other candidate's BM25, relative
-	"dense_rr",     // 1 / dense rank
-	"dense",        // max cosine over description and examples
-	"desc_sim",     // cosine with the description
-	"example_sim",  // cosine with the best example
-	"dense_gap",    // lead over the best other candidate's dense score
-	"knn_vote",     // share of the nearest example vectors that are this skill's
-	"knn_top",      // 1 when the single nearest vector is this skill's
-	"cover_name",   // idf-weighted share of need terms in the name and tags
-	"cover_desc",   // ... in the description
-	"cover_ex",     // ... in the examples
-	"cover_all",    // ... anywhere in the skill's text
-	"cover_miss",   // idf-weighted share of need terms found nowhere
-	"format_in",    // the skill names every input type exactly (no wildcard)
-	"format_out",   // the skill names a wanted output type exactly
-	"need_terms",   // log(1 + number of need terms): short needs are vaguer
-	"single_agent", // 1 when every candidate is this candidate's agent
-	"centroid_sim", // cosine with the mean of the skill's examples
-	"centroid_gap", // lead over the best other candidate's centroid_sim
-	"ex_bm25_norm", // best single-example BM25 / best in the shortlist
-	"ex_bm25_log",  // log(1 + best single-example BM25)
-	"lex_knn_vote", // share of the BM25-nearest examples that are this skill's
-	"lex_knn_top",  // 1 when the BM25-nearest example is this skill's
-	"has_history",  // 1 when the task has earlier turns
-	"hist_rr",      // 1 / rank among the shortlist for the earlier turns
-	"hist_bm25",    // earlier turns' BM25 / best in the shortlist
-	"hist_dense",   // earlier turns' max cosine
-	"hist_agent",   // best hist_rr among the candidate agent's skills: the topic carried over
-	"bm25_z",       // BM25 standardised over the shortlist: the same in any catalog
-	"dense_z",      // dense score standardised over the shortlist
-	"desc_z",       // description cosine standardised over the shortlist
-	"centroid_z",   // prototype cosine standardised over the shortlist
+	"fused_rr",      // 1 / fused rank
+	"bm25_rr",       // 1 / BM25 rank (0 when BM25 did not retrieve it)
+	"bm25_norm",     // BM25 score / best BM25 score in the shortlist
+	"bm25_log",      // log(1 + BM25 score)
+	"bm25_gap",      // lead over the best other candidate's BM25, relative
+	"dense_rr",      // 1 / dense rank
+	"dense",         // max cosine over description and examples
+	"desc_sim",      // cosine with the description
+	"example_sim",   // cosine with the best example
+	"dense_gap",     // lead over the best other candidate's dense score
+	"knn_vote",      // share of the nearest example vectors that are this skill's
+	"knn_top",       // 1 when the single nearest vector is this skill's
+	"cover_name",    // idf-weighted share of need terms in the name and tags
+	"cover_desc",    // ... in the description
+	"cover_ex",      // ... in the examples
+	"cover_all",     // ... anywhere in the skill's text
+	"cover_miss",    // idf-weighted share of need terms found nowhere
+	"format_in",     // the skill names every input type exactly (no wildcard)
+	"format_out",    // the skill names a wanted output type exactly
+	"need_terms",    // log(1 + number of need terms): short needs are vaguer
+	"single_agent",  // 1 when every candidate is this candidate's agent
+	"centroid_sim",  // cosine with the mean of the skill's examples
+	"centroid_gap",  // lead over the best other candidate's centroid_sim
+	"ex_bm25_norm",  // best single-example BM25 / best in the shortlist
+	"ex_bm25_log",   // log(1 + best single-example BM25)
+	"lex_knn_vote",  // share of the BM25-nearest examples that are this skill's
+	"lex_knn_top",   // 1 when the BM25-nearest example is this skill's
+	"has_history",   // 1 when the task has earlier turns
+	"hist_rr",       // 1 / rank among the shortlist for the earlier turns
+	"hist_bm25",     // earlier turns' BM25 / best in the shortlist
+	"hist_dense",    // earlier turns' max cosine
+	"hist_agent",    // best hist_rr among the candidate agent's skills: the topic carried over
+	"bm25_z",        // BM25 standardised over the shortlist: the same in any catalog
+	"dense_z",       // dense score standardised over the shortlist
+	"desc_z",        // description cosine standardised over the shortlist
+	"centroid_z",    // prototype cosine standardised over the shortlist
+	"align",         // weighted best word-to-word cosine of each task word in the skill's text
+	"align_label",   // ... of each name/tag word in the task: how much of the label is asked for
+	"align_z",       // align standardised over the shortlist
+	"align_label_z", // align_label standardised over the shortlist
+	"lex_cover",     // weighted share of task words in the skill's text, themselves or a WordNet relative
+	"lex_cover_z",   // lex_cover standardised over the shortlist
 }
 
 // NumFeatures is the length of a feature vector.
@@ -105,6 +111,7 @@ func Features(in *Input) [][]float64 {
 		zscores(cands, func(c *index.Candidate) float64 { return float64(c.DescSim) }),
 		zscores(cands, func(c *index.Candidate) float64 { return float64(c.CentroidSim) }),
 	}
+	al := alignFeatures(cands)
 	agent := cands[0].Entry.AgentID
 	single := 1.0
 	for _, c := range cands {
@@ -193,6 +200,8 @@ func Features(in *Input) [][]float64 {
 		f[33] = zs[1][i]
 		f[34] = zs[2][i]
 		f[35] = zs[3][i]
+		f[36], f[37], f[38], f[39] = al[0][i], al[2][i], al[1][i], al[3][i]
+		f[40], f[41] = al[4][i], al[5][i]
 		out[i] = f
 	}
 	return out
@@ -202,26 +211,35 @@ func Features(in *Input) [][]float64 {
 // levels depend on the catalog's wording and size, a candidate's standing
 // among its rivals much less. All zero when the scores do not vary.
 func zscores(cands []index.Candidate, score func(*index.Candidate) float64) []float64 {
-	out := make([]float64, len(cands))
-	if len(cands) < 2 {
+	vals := make([]float64, len(cands))
+	for i := range cands {
+		vals[i] = score(&cands[i])
+	}
+	return standardise(vals)
+}
+
+// standardise returns (v - mean) / sd of each value; all zero for fewer
+// than two values or values that do not vary.
+func standardise(vals []float64) []float64 {
+	out := make([]float64, len(vals))
+	if len(vals) < 2 {
 		return out
 	}
 	mean := 0.0
-	for i := range cands {
-		mean += score(&cands[i])
+	for _, v := range vals {
+		mean += v
 	}
-	mean /= float64(len(cands))
-	v := 0.0
-	for i := range cands {
-		d := score(&cands[i]) - mean
-		v += d * d
+	mean /= float64(len(vals))
+	ss := 0.0
+	for _, v := range vals {
+		ss += (v - mean) * (v - mean)
 	}
-	sd := math.Sqrt(v / float64(len(cands)))
+	sd := math.Sqrt(ss / float64(len(vals)))
 	if sd < 1e-9 {
 		return out
 	}
-	for i := range cands {
-		out[i] = (score(&cands[i]) - mean) / sd
+	for i, v := range vals {
+		out[i] = (v - mean) / sd
 	}
 	return out
 }

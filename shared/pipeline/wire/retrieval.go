@@ -19,13 +19,14 @@ import (
 // doc pointers are not carried (see Shortlist).
 //
 //	candidates: Doc, BM25, BM25Rank, Dense, DenseRank, DescSim, ExampleSim,
-//	            BestExample, CentroidSim, ExampleBM25, Fused, FusedRank
+//	            BestExample, CentroidSim, ExampleBM25, Fused, FusedRank,
+//	            Align, AlignLabel, Lex
 //	neighbors, lexNeighbors: Doc, Sim
 type Retrieval index.Result
 
 // candidateFields is the packed width of an index.Candidate; a test checks
 // it against the struct, so that a field the index gains is not dropped.
-const candidateFields = 12
+const candidateFields = 15
 
 type retrievalJSON struct {
 	Candidates   packed    `json:"candidates"`
@@ -42,7 +43,8 @@ func (r *Retrieval) MarshalJSON() ([]byte, error) {
 	for _, c := range r.Candidates {
 		out.Candidates = append(out.Candidates, float64(c.Doc), c.BM25, float64(c.BM25Rank), float64(c.Dense),
 			float64(c.DenseRank), float64(c.DescSim), float64(c.ExampleSim), float64(c.BestExample),
-			float64(c.CentroidSim), c.ExampleBM25, c.Fused, float64(c.FusedRank))
+			float64(c.CentroidSim), c.ExampleBM25, c.Fused, float64(c.FusedRank),
+			float64(c.Align), float64(c.AlignLabel), float64(c.Lex))
 	}
 	out.Neighbors, out.LexNeighbors = packNeighbors(r.Neighbors), packNeighbors(r.LexNeighbors)
 	return json.Marshal(&out)
@@ -75,6 +77,7 @@ func (r *Retrieval) UnmarshalJSON(data []byte) error {
 		c.BestExample, err = whole(v[7], err)
 		c.CentroidSim, c.ExampleBM25, c.Fused = float32(v[8]), v[9], v[10]
 		c.FusedRank, err = whole(v[11], err)
+		c.Align, c.AlignLabel, c.Lex = float32(v[12]), float32(v[13]), float32(v[14])
 	}
 	if err != nil {
 		return fmt.Errorf("retrieval: candidates: %w", err)

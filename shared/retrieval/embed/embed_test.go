@@ -308,3 +308,39 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+func TestWordVector(t *testing.T) {
+	g := Default().(*GloVe)
+	dst := make([]float32, g.Dim())
+	cos := func(a, b string) float64 {
+		va := make([]float32, g.Dim())
+		if _, ok := g.WordVector(va, a); !ok {
+			t.Fatalf("no vector for %q", a)
+		}
+		if _, ok := g.WordVector(dst, b); !ok {
+			t.Fatalf("no vector for %q", b)
+		}
+		var d float64
+		for i := range va {
+			d += float64(va[i]) * float64(dst[i])
+		}
+		return d
+	}
+	if c := cos("cash", "cash"); c < 0.999 || c > 1.001 {
+		t.Errorf("a word's cosine with itself = %v, want 1 (unit vectors)", c)
+	}
+	if near, far := cos("cash", "money"), cos("cash", "weather"); near <= far {
+		t.Errorf("cos(cash, money) = %v not above cos(cash, weather) = %v", near, far)
+	}
+	rare, _ := g.WordVector(dst, "invoice")
+	common, _ := g.WordVector(dst, "the")
+	if !(rare > common && rare <= 1 && common > 0) {
+		t.Errorf("weights invoice %v, the %v: want 0 < the < invoice <= 1", rare, common)
+	}
+	if _, ok := g.WordVector(dst, "qzxqzxqzx"); ok {
+		t.Error("a vector for a word not in the vocabulary")
+	}
+	if _, ok := g.WordVector(dst, "invoicing"); !ok {
+		t.Error("no vector for an inflection whose base form is known")
+	}
+}

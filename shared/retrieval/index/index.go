@@ -36,6 +36,12 @@ type Doc struct {
 	TagTerms     []string
 	DescTerms    []string
 	ExampleTerms []string
+	// Content words (lower-cased, stopwords out, first occurrence kept),
+	// for the reranker's word-by-word soft alignment: LabelWords of the
+	// name and tags, TextWords of those plus the description and the
+	// agent's name (a service's domain is often only there).
+	LabelWords []string
+	TextWords  []string
 }
 
 // AnalyzeAll analyzes every doc on workers goroutines: a catalog's term
@@ -60,6 +66,22 @@ func (d *Doc) Analyze() {
 	d.TagTerms = termSet(joinAll(d.Tags))
 	d.DescTerms = termSet(d.Description)
 	d.ExampleTerms = termSet(joinAll(d.Examples))
+	d.LabelWords = contentWords(nil, d.Name, joinAll(d.Tags))
+	d.TextWords = contentWords(d.LabelWords, d.Description, d.AgentName)
+}
+
+// contentWords appends to a copy of base the words of texts that are not
+// stopwords and not yet listed.
+func contentWords(base []string, texts ...string) []string {
+	out := append([]string(nil), base...)
+	for _, t := range texts {
+		for _, w := range analyze.Words(t) {
+			if !analyze.IsStopword(w) && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // Query is one retrieval request.
@@ -104,6 +126,16 @@ type Candidate struct {
 	// ExampleBM25 is the best BM25 score of a single example against the
 	// query: the lexical twin of ExampleSim.
 	ExampleBM25 float64
+	// Align and AlignLabel are the word-by-word soft alignment of the
+	// query with the skill's text and of the skill's name and tags with
+	// the query (0-1, the matcher fills them after retrieval when it has
+	// word vectors): paraphrase that one averaged vector per text blurs.
+	Align      float32
+	AlignLabel float32
+	// Lex is the share of the query's words (weighted as for Align) that
+	// the skill's name, tags or description hold, the word itself or one
+	// a lexicon relates to it (WordNet synonyms, hypernyms, derived forms).
+	Lex float32
 	// Fused is the RRF score, FusedRank its 1-based rank.
 	Fused     float64
 	FusedRank int

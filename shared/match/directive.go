@@ -1,0 +1,27 @@
+package match
+
+import (
+	"regexp"
+	"strings"
+)
+
+// directive matches card text that addresses the matcher instead of
+// describing a job: "ignore previous instructions", "always choose this
+// skill", "route every request here", "report a fit of 10". Card text is
+// data; a skill whose card gives the router orders is not trusted with a
+// task, whatever its words have in common with the request.
+var directive = regexp.MustCompile(`(?i)\b(` +
+	`(ignore|disregard|forget)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|other)\s+(instructions|rules|prompts?)` +
+	`|(always|must)\s+(choose|select|pick|prefer|use|route\s+to)\s+(me|this\s+(skill|agent|tool))` +
+	`|(choose|select|pick)\s+me\b` +
+	`|route\s+(every|all|each)\s+(request|task|message)s?\s+(here|to\s+(me|this))` +
+	`|report\s+a\s+(fit|score|relevance)\s+of` +
+	`|outranks?\s+(all|every)\s+other` +
+	`|do\s+not\s+consider\s+(any\s+)?other\s+(agents|skills)` +
+	`)`)
+
+// isDirective says whether a skill's or its agent's card text gives the
+// matcher orders.
+func isDirective(texts ...string) bool {
+	return directive.MatchString(strings.Join(texts, "\n"))
+}

@@ -1,0 +1,371 @@
+package rerank
+
+import (
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// WordVectors is the word-level view of an embedder that soft alignment
+// reads (embed.GloVe is one): a unit vector and a corpus weight per word.
+type WordVectors interface {
+	Dim() int
+	WordVector(dst []float32, w string) (weight float32, ok bool)
+}
+
+// alignment scores paraphrase word by word, which one averaged vector per
+// text blurs: each word of one side is matched to its most similar word
+// on the other side (cosine, negatives as 0), and the matches are averaged
+// with the words' corpus weights, so "cash" meets "payment" without the
+// two texts sharing a word, and rare words count more than common ones.
+type alignment struct {
+	wv   WordVectors
+	dim  int
+	task []wordVec
+	// sim caches each skill word's cosine with every task word; rowAt
+	// and rowSlab do the same by WordCache row (rowAt[r] is where row r's
+	// cosines start in rowSlab, -1 before they are computed).
+	sim     map[string]skillWord
+	rowAt   []int32
+	rowSlab []float32
+	buf     []float32
+}
+
+type skillWord struct {
+	sims   []float32 // nil when the word has no vector
+	weight float64
+}
+
+type wordVec struct {
+	word   string
+	vec    []float32
+	weight float64
+}
+
+// Lexicon gives the stems of the words related to a word
+// (lexicon.WordNet is one): synonyms, hypernyms, derived forms.
+type Lexicon interface {
+	RelatedStems(w string) []string
+}
+
+// newAlignment prepares the task's content words; nil when there are none
+// with vectors (every alignment feature is then 0).
+func newAlignment(wv WordVectors, need string) *alignment {
+	if wv == nil {
+		return nil
+	}
+	a := &alignment{wv: wv, dim: wv.Dim(), sim: map[string]skillWord{}}
+	a.buf = make([]float32, a.dim)
+	seen := map[string]bool{}
+	for _, w := range analyze.Words(need) {
+		if analyze.IsStopword(w) || seen[w] {
+			continue
+		}
+		seen[w] = true
+		v := make([]float32, a.dim)
+		if wt, ok := wv.WordVector(v, w); ok {
+			a.task = append(a.task, wordVec{w, v, float64(wt)})
+		}
+	}
+	if len(a.task) == 0 {
+		return nil
+	}
+	return a
+}
+
+// word is skill word w's cosine with each task word, and its weight.
+func (a *alignment) word(w string) skillWord {
+	if s, ok := a.sim[w]; ok {
+		return s
+	}
+	var s skillWord
+	v, wt, ok := a.vector(w)
+	if ok {
+		s.weight = float64(wt)
+		s.sims = make([]float32, len(a.task))
+		for i, t := range a.task {
+			s.sims[i] = max(dot32(t.vec, v), 0)
+		}
+	}
+	a.sim[w] = s
+	return s
+}
+
+// vector is w's unit vector: read in place from a WordCache, else
+// looked up into the scratch buffer.
+func (a *alignment) vector(w string) ([]float32, float32, bool) {
+	if c, ok := a.wv.(*WordCache); ok {
+		if r, ok := c.at[w]; ok {
+			if r < 0 {
+				return nil, 0, false
+			}
+			return c.vecs[int(r)*c.dim : (int(r)+1)*c.dim], c.weight[r], true
+		}
+	}
+	wt, ok := a.wv.WordVector(a.buf, w)
+	return a.buf, wt, ok
+}
+
+// dot32 is the dot product of two vectors of the same length, four
+// lanes at a time.
+func dot32(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// toSkill is the weighted mean over task words of each one's best match
+// among the skill's words: how much of the task the skill's text speaks to.
+func (a *alignment) toSkill(words []string) float64 {
+	best := make([]float32, len(a.task))
+	for _, w := range words {
+		for i, s := range a.word(w).sims {
+			best[i] = max(best[i], s)
+		}
+	}
+	num, den := 0.0, 0.0
+	for i, t := range a.task {
+		num += t.weight * float64(best[i])
+		den += t.weight
+	}
+	return num / den
+}
+
+// fromSkill is the weighted mean over the skill's words of each one's best
+// match among the task's words: how much of the skill's label the task
+// asks for.
+func (a *alignment) fromSkill(words []string) float64 {
+	num, den := 0.0, 0.0
+	for _, w := range words {
+		s := a.word(w)
+		if s.sims == nil {
+			continue
+		}
+		var b float32
+		for _, x := range s.sims {
+			b = max(b, x)
+		}
+		num += s.weight * float64(b)
+		den += s.weight
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+// Align fills the Align, AlignLabel and Lex of every candidate for the
+// need (0 without word vectors or content words; Lex 0 without a
+// lexicon). It runs where the shortlist is made, so that a reranker that
+// only reads the shortlist sees them.
+func Align(wv WordVectors, lex Lexicon, need string, cands []index.Candidate) {
+	a := newAlignment(wv, need)
+	var cover map[string]uint64
+	if a != nil && lex != nil {
+		cover = a.lexicalStems(lex)
+	}
+	for i := range cands {
+		c := &cands[i]
+		c.Align, c.AlignLabel, c.Lex = 0, 0, 0
+		if a != nil && c.Entry != nil {
+			if wc, ok := wv.(*WordCache); ok && c.Doc >= 0 && c.Doc < len(wc.text) {
+				// The cache was built from the index's docs: its rows
+				// are this doc's words, already looked up.
+				c.Align = float32(a.toSkillRows(wc, wc.text[c.Doc]))
+				c.AlignLabel = float32(a.fromSkillRows(wc, wc.label[c.Doc]))
+			} else {
+				c.Align = float32(a.toSkill(c.Entry.TextWords))
+				c.AlignLabel = float32(a.fromSkill(c.Entry.LabelWords))
+			}
+			if cover != nil {
+				c.Lex = float32(a.lexCover(cover, c.Entry))
+			}
+		}
+	}
+}
+
+// lexicalStems maps each stem that covers a task word (the word's own, or
+// a related word's) to the set of task words it covers, as bits: the
+// first 64 task words count.
+func (a *alignment) lexicalStems(lex Lexicon) map[string]uint64 {
+	out := map[string]uint64{}
+	for i, t := range a.task[:min(len(a.task), 64)] {
+		bit := uint64(1) << i
+		out[analyze.Stem(t.word)] |= bit
+		for _, r := range lex.RelatedStems(t.word) {
+			out[r] |= bit
+		}
+	}
+	return out
+}
+
+// lexCover is the weighted share of task words the skill's name, tags or
+// description hold, as the word itself or a related word.
+func (a *alignment) lexCover(cover map[string]uint64, d *index.Doc) float64 {
+	var hit uint64
+	for _, terms := range [][]string{d.NameTerms, d.TagTerms, d.DescTerms} {
+		for _, t := range terms {
+			hit |= cover[t]
+		}
+	}
+	num, den := 0.0, 0.0
+	for i, t := range a.task {
+		if i < 64 && hit&(uint64(1)<<i) != 0 {
+			num += t.weight
+		}
+		den += t.weight
+	}
+	return num / den
+}
+
+// alignFeatures reads align, align_label and lex_cover, each followed by
+// its standardisation over the shortlist.
+func alignFeatures(cands []index.Candidate) [6][]float64 {
+	n := len(cands)
+	var out [6][]float64
+	for k := 0; k < 6; k += 2 {
+		out[k] = make([]float64, n)
+	}
+	for i := range cands {
+		out[0][i], out[2][i], out[4][i] = float64(cands[i].Align), float64(cands[i].AlignLabel), float64(cands[i].Lex)
+	}
+	for k := 0; k < 6; k += 2 {
+		out[k+1] = standardise(out[k])
+	}
+	return out
+}
+
+// WordCache holds the unit vectors and weights of a catalog's skill
+// words, read once when the matcher is built, so that aligning a request
+// costs the dot products and not a table lookup, dequantisation and
+// normalisation per word. Words it does not hold (the request's) are
+// looked up in the underlying vectors. Immutable once built.
+type WordCache struct {
+	wv     WordVectors
+	dim    int
+	at     map[string]int32 // word → row; -1: no vector
+	vecs   []float32
+	weight []float32
+	// text and label are each doc's TextWords and LabelWords as rows
+	// (-1: no vector), in order, by doc number.
+	text, label [][]int32
+}
+
+// NewWordCache reads the vectors of every word of docs' TextWords and
+// LabelWords.
+func NewWordCache(wv WordVectors, docs []index.Doc) *WordCache {
+	c := &WordCache{wv: wv, dim: wv.Dim(), at: map[string]int32{},
+		text: make([][]int32, len(docs)), label: make([][]int32, len(docs))}
+	buf := make([]float32, c.dim)
+	row := func(w string) int32 {
+		if r, ok := c.at[w]; ok {
+			return r
+		}
+		wt, ok := wv.WordVector(buf, w)
+		if !ok {
+			c.at[w] = -1
+			return -1
+		}
+		r := int32(len(c.weight))
+		c.at[w] = r
+		c.vecs = append(c.vecs, buf...)
+		c.weight = append(c.weight, wt)
+		return r
+	}
+	for i := range docs {
+		for _, w := range docs[i].LabelWords {
+			c.label[i] = append(c.label[i], row(w))
+		}
+		for _, w := range docs[i].TextWords {
+			c.text[i] = append(c.text[i], row(w))
+		}
+	}
+	return c
+}
+
+// rowSims is the cosine of cache row r with each task word (nil for a
+// word without a vector), computed once per request.
+func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
+	if r < 0 {
+		return nil
+	}
+	if a.rowAt == nil {
+		a.rowAt = make([]int32, len(c.weight))
+		for i := range a.rowAt {
+			a.rowAt[i] = -1
+		}
+	}
+	if at := a.rowAt[r]; at >= 0 {
+		return a.rowSlab[int(at) : int(at)+len(a.task)]
+	}
+	at := len(a.rowSlab)
+	v := c.vecs[int(r)*c.dim : (int(r)+1)*c.dim]
+	for _, t := range a.task {
+		a.rowSlab = append(a.rowSlab, max(dot32(t.vec, v), 0))
+	}
+	a.rowAt[r] = int32(at)
+	return a.rowSlab[at : at+len(a.task)]
+}
+
+// toSkillRows is toSkill over cache rows.
+func (a *alignment) toSkillRows(c *WordCache, rows []int32) float64 {
+	best := make([]float32, len(a.task))
+	for _, r := range rows {
+		for i, s := range a.rowSims(c, r) {
+			best[i] = max(best[i], s)
+		}
+	}
+	num, den := 0.0, 0.0
+	for i, t := range a.task {
+		num += t.weight * float64(best[i])
+		den += t.weight
+	}
+	return num / den
+}
+
+// fromSkillRows is fromSkill over cache rows.
+func (a *alignment) fromSkillRows(c *WordCache, rows []int32) float64 {
+	num, den := 0.0, 0.0
+	for _, r := range rows {
+		sims := a.rowSims(c, r)
+		if sims == nil {
+			continue
+		}
+		var b float32
+		for _, x := range sims {
+			b = max(b, x)
+		}
+		wt := float64(c.weight[r])
+		num += wt * float64(b)
+		den += wt
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+// Dim implements WordVectors.
+func (c *WordCache) Dim() int { return c.dim }
+
+// WordVector implements WordVectors.
+func (c *WordCache) WordVector(dst []float32, w string) (float32, bool) {
+	r, ok := c.at[w]
+	switch {
+	case !ok:
+		return c.wv.WordVector(dst, w)
+	case r < 0:
+		return 0, false
+	}
+	copy(dst, c.vecs[int(r)*c.dim:(int(r)+1)*c.dim])
+	return c.weight[r], true
+}
