@@ -23,5 +23,27 @@ var directive = regexp.MustCompile(`(?i)\b(` +
 // isDirective says whether a skill's or its agent's card text gives the
 // matcher orders.
 func isDirective(texts ...string) bool {
-	return directive.MatchString(strings.Join(texts, "\n"))
+	text := strings.Join(texts, "\n")
+	return mayDirect(text) && directive.MatchString(text)
+}
+
+// mayDirect is a necessary condition for directive, checked first because
+// the case-insensitive regexp costs tens of microseconds a skill: at
+// 100,000 skills it was most of the index build. Each clause holds words
+// one alternative of directive cannot match without.
+func mayDirect(text string) bool {
+	// (?i) folds the long s into s; ToLower does not.
+	t := strings.Join(strings.Fields(strings.ReplaceAll(strings.ToLower(text), "ſ", "s")), " ")
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if strings.Contains(t, w) {
+				return true
+			}
+		}
+		return false
+	}
+	return has("ignore ", "disregard ", "forget ") && has("instructions", "rules", "prompt") ||
+		has("always ", "must ") && has(" choose ", " select ", " pick ", " prefer ", " use ", " route ") ||
+		has("choose me", "select me", "pick me", "report a ", "outrank", "do not consider") ||
+		has("route every ", "route all ", "route each ")
 }
