@@ -3,6 +3,7 @@ package rerank
 import (
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // WordVectors is the word-level view of an embedder that soft alignment
@@ -83,7 +84,7 @@ func (a *alignment) word(w string) skillWord {
 		s.weight = float64(wt)
 		s.sims = make([]float32, len(a.task))
 		for i, t := range a.task {
-			s.sims[i] = max(dot32(t.vec, v), 0)
+			s.sims[i] = max(vector.Cosine(t.vec, v), 0)
 		}
 	}
 	a.sim[w] = s
@@ -103,24 +104,6 @@ func (a *alignment) vector(w string) ([]float32, float32, bool) {
 	}
 	wt, ok := a.wv.WordVector(a.buf, w)
 	return a.buf, wt, ok
-}
-
-// dot32 is the dot product of two vectors of the same length, four
-// lanes at a time.
-func dot32(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // toSkill is the weighted mean over task words of each one's best match
@@ -310,7 +293,7 @@ func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
 	at := len(a.rowSlab)
 	v := c.vecs[int(r)*c.dim : (int(r)+1)*c.dim]
 	for _, t := range a.task {
-		a.rowSlab = append(a.rowSlab, max(dot32(t.vec, v), 0))
+		a.rowSlab = append(a.rowSlab, max(vector.Cosine(t.vec, v), 0))
 	}
 	a.rowAt[r] = int32(at)
 	return a.rowSlab[at : at+len(a.task)]
