@@ -83,3 +83,28 @@ func BenchmarkApply(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKeep compares the catalog's Keep with a plan's on the same
+// 100,000 skills (without reasons, the per-decision path).
+func BenchmarkKeep(b *testing.B) {
+	cat := benchCatalog()
+	p := NewPlan(cat)
+	req := extract.Requirement{InputTypes: []string{pdf}, OutputTypes: []string{js}, DataClass: catalog.Internal, Scopes: []string{"finance.read"}}
+	for _, k := range []struct {
+		name string
+		keep func() Result
+	}{
+		{"catalog", func() Result { return Keep(&req, cat) }},
+		{"plan", func() Result { return p.Keep(&req) }},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var res Result
+			for b.Loop() {
+				res = k.keep()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(res.Keep)), "ns/skill")
+			b.ReportMetric(float64(res.Kept), "kept")
+		})
+	}
+}
