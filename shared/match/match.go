@@ -416,7 +416,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	}
 	fr := m.plan.Keep(req, m.cfg.filters...)
 	if m.cfg.explain || fr.Kept == 0 {
-		fr.Explain(req, m.cat, m.cfg.filters...)
+		m.plan.Explain(&fr, req, m.cfg.filters...)
 	}
 	sl := &Shortlist{Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := queryText(req)
@@ -511,7 +511,7 @@ func (m *Matcher) Filters() []filter.Option { return m.cfg.filters }
 // Rejections says why each filtered-out skill was removed.
 func (m *Matcher) Rejections(req *extract.Requirement) []filter.Rejection {
 	fr := m.plan.Keep(req, m.cfg.filters...)
-	fr.Explain(req, m.cat, m.cfg.filters...)
+	m.plan.Explain(&fr, req, m.cfg.filters...)
 	return fr.Rejections
 }
 

@@ -108,3 +108,28 @@ func BenchmarkKeep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExplain compares the reasons of a task few skills fit, written
+// by the catalog's Explain and by a plan's.
+func BenchmarkExplain(b *testing.B) {
+	cat := benchCatalog()
+	p := NewPlan(cat)
+	req := extract.Requirement{InputTypes: []string{"audio/mpeg"}, OutputTypes: []string{csv}, Scopes: []string{}}
+	for _, k := range []struct {
+		name    string
+		explain func(*Result)
+	}{
+		{"catalog", func(res *Result) { res.Explain(&req, cat) }},
+		{"plan", func(res *Result) { p.Explain(res, &req) }},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			b.ReportAllocs()
+			res := Keep(&req, cat)
+			for b.Loop() {
+				res.Rejections = nil
+				k.explain(&res)
+			}
+			b.ReportMetric(float64(len(res.Rejections)), "rejected")
+		})
+	}
+}

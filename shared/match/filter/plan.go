@@ -3,6 +3,7 @@ package filter
 import (
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -26,6 +27,7 @@ type Plan struct {
 	cat    *catalog.Catalog
 	agents []planAgent
 	skills []planSkill // catalog order, as Result.Keep
+	ids    []string    // skill ids, in the same order
 	in     [][]string
 	out    [][]string
 	sec    [][]card.Requirement
@@ -56,6 +58,7 @@ func NewPlan(cat *catalog.Catalog) *Plan {
 		p.agents = append(p.agents, planAgent{card: cd, skills: len(cd.Skills)})
 		for si := range cd.Skills {
 			s := &cd.Skills[si]
+			p.ids = append(p.ids, s.ID)
 			p.skills = append(p.skills, planSkill{
 				in:  intern(&p.in, ins, cd.EffectiveInputModes(s), modesKey(&key, cd.EffectiveInputModes(s))),
 				out: intern(&p.out, outs, cd.EffectiveOutputModes(s), modesKey(&key, cd.EffectiveOutputModes(s))),
@@ -77,17 +80,25 @@ func intern[T any](table *[]T, ids map[string]uint32, v T, k string) uint32 {
 	return id
 }
 
+// modesKey is the content of a mode list. Each string is written after
+// its length: card text is untrusted, and a separator a mode could hold
+// would let one list pass for another.
 func modesKey(b *strings.Builder, modes []string) string {
 	b.Reset()
 	for _, m := range modes {
-		b.WriteString(m)
-		b.WriteByte(0)
+		field(b, m)
 	}
 	return b.String()
 }
 
+func field(b *strings.Builder, s string) {
+	b.WriteString(strconv.Itoa(len(s)))
+	b.WriteByte(':')
+	b.WriteString(s)
+}
+
 // securityKey is the content of a requirement list, scheme names sorted
-// (map order varies).
+// (map order varies), each string after its length as in modesKey.
 func securityKey(b *strings.Builder, reqs []card.Requirement) string {
 	b.Reset()
 	for _, entry := range reqs {
@@ -96,16 +107,16 @@ func securityKey(b *strings.Builder, reqs []card.Requirement) string {
 			names = append(names, name)
 		}
 		slices.Sort(names)
+		b.WriteString(strconv.Itoa(len(names)))
+		b.WriteByte('{')
 		for _, name := range names {
-			b.WriteString(name)
-			b.WriteByte(1)
+			field(b, name)
+			b.WriteString(strconv.Itoa(len(entry[name])))
+			b.WriteByte('[')
 			for _, scope := range entry[name] {
-				b.WriteString(scope)
-				b.WriteByte(0)
+				field(b, scope)
 			}
-			b.WriteByte(1)
 		}
-		b.WriteByte(2)
 	}
 	return b.String()
 }
@@ -214,4 +225,110 @@ func (p *Plan) keepRange(req *extract.Requirement, r part, v verdicts, o options
 		}
 	}
 	return kept
+}
+
+// Explain is res.Explain for the plan's catalog, with the same reasons:
+// a distinct mode or security list's sentence is written once per
+// decision, not once per skill that uses it, and the skill ids are read
+// from the plan, not from every skill of the catalog.
+func (p *Plan) Explain(res *Result, req *extract.Requirement, opts ...Option) {
+	if req == nil {
+		req = &extract.Requirement{}
+	}
+	o := collect(opts)
+	if p.cat == nil || o.grants != nil || o.strict || len(res.Keep) != len(p.skills) || !p.current() {
+		res.Explain(req, p.cat, opts...)
+		return
+	}
+	n := len(res.Keep)
+	if res.Kept == n || res.Rejections != nil {
+		return
+	}
+	res.Rejections = make([]Rejection, n-res.Kept)
+	why := p.reasons(req)
+	if n < parallelMinSkills || runtime.GOMAXPROCS(0) == 1 {
+		p.explainRange(req, part{agentsEnd: len(p.cat.Agents), skillsEnd: n}, why, o, res.Keep, res.Rejections)
+		return
+	}
+	out := res.Rejections
+	var wg sync.WaitGroup
+	for _, r := range split(p.cat.Agents, runtime.GOMAXPROCS(0)) {
+		rejected := r.skillsEnd - r.skills
+		for _, k := range res.Keep[r.skills:r.skillsEnd] {
+			if k {
+				rejected--
+			}
+		}
+		dst := out[:rejected]
+		out = out[rejected:]
+		wg.Go(func() { p.explainRange(req, r, why, o, res.Keep, dst) })
+	}
+	wg.Wait()
+}
+
+// reasons are the sentences of the plan's distinct lists that fail a
+// requirement ("" for those that pass or are not checked).
+type reasons struct{ in, out, sec []string }
+
+func (p *Plan) reasons(req *extract.Requirement) reasons {
+	var r reasons
+	if len(req.InputTypes) > 0 {
+		r.in = make([]string, len(p.in))
+		for i, modes := range p.in {
+			r.in[i] = inputsReason(modes, req.InputTypes, true)
+		}
+	}
+	if len(req.OutputTypes) > 0 {
+		r.out = make([]string, len(p.out))
+		for i, modes := range p.out {
+			r.out[i] = outputsReason(modes, req.OutputTypes, true)
+		}
+	}
+	if req.Scopes != nil {
+		r.sec = make([]string, len(p.sec))
+		for i, reqs := range p.sec {
+			r.sec[i] = securityReason(reqs, req.Scopes, true)
+		}
+	}
+	return r
+}
+
+// explainRange writes into out the rejection of each skill of r that
+// keep (the whole catalog's flags) says was removed.
+func (p *Plan) explainRange(req *extract.Requirement, r part, why reasons, o options, keep []bool, out []Rejection) {
+	c := checker{opts: o}
+	i, k := r.skills, 0
+	for ai := r.agents; ai < r.agentsEnd; ai++ {
+		a := &p.cat.Agents[ai]
+		if a.Card == nil {
+			continue
+		}
+		start, end := i, i+len(a.Card.Skills)
+		if !slices.Contains(keep[i:end], false) {
+			i = end
+			continue
+		}
+		c.reset(req, a, true)
+		for ; i < end; i++ {
+			if keep[i] {
+				continue
+			}
+			rj := Rejection{Agent: a.Card.ID, Skill: p.ids[i], Rule: c.rule, Reason: c.reason}
+			if c.rule == "" {
+				s := p.skills[i]
+				switch {
+				case why.in != nil && why.in[s.in] != "":
+					rj.Rule, rj.Reason = RuleInputType, why.in[s.in]
+				case why.out != nil && why.out[s.out] != "":
+					rj.Rule, rj.Reason = RuleOutputType, why.out[s.out]
+				case why.sec != nil && why.sec[s.sec] != "":
+					rj.Rule, rj.Reason = RuleSecurity, why.sec[s.sec]
+				default: // flags from another requirement: ask the card
+					rj.Rule, rj.Reason = c.check(req, &a.Card.Skills[i-start])
+				}
+			}
+			out[k] = rj
+			k++
+		}
+	}
 }

@@ -23,8 +23,14 @@ func TestPlanKeepEqualsKeep(t *testing.T) {
 		p := NewPlan(cat)
 		for range 5 {
 			req := randomRequirement(rng)
-			if got, want := p.Keep(&req), Keep(&req, cat); !reflect.DeepEqual(got, want) {
+			got, want := p.Keep(&req), Keep(&req, cat)
+			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("round %d %+v: plan kept %d %v, Keep %d %v", round, req, got.Kept, got.Keep, want.Kept, want.Keep)
+			}
+			p.Explain(&got, &req)
+			want.Explain(&req, cat)
+			if !reflect.DeepEqual(got.Rejections, want.Rejections) {
+				t.Fatalf("round %d %+v: plan explains %+v, Explain %+v", round, req, got.Rejections, want.Rejections)
 			}
 		}
 	}
@@ -48,8 +54,11 @@ func TestPlanKeepEqualsKeepLarge(t *testing.T) {
 		{"private endpoints", extract.Requirement{OutputTypes: []string{txt}}, []Option{WithPrivateEndpoints(true)}},
 	} {
 		got, want := p.Keep(&tc.req, tc.opts...), Keep(&tc.req, cat, tc.opts...)
+		p.Explain(&got, &tc.req, tc.opts...)
+		want.Explain(&tc.req, cat, tc.opts...)
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: plan kept %d, Keep %d (or the flags differ)", tc.name, got.Kept, want.Kept)
+			t.Errorf("%s: plan kept %d, rejected %d; Keep %d, %d (or the flags or reasons differ)",
+				tc.name, got.Kept, len(got.Rejections), want.Kept, len(want.Rejections))
 		}
 	}
 }
@@ -78,8 +87,36 @@ func TestPlanStaleCatalog(t *testing.T) {
 			Skills: []card.Skill{{ID: "s"}}}, Status: catalog.DefaultStatus})
 		p := NewPlan(cat)
 		tc.change(cat)
-		if got := p.Keep(&req); got.Kept != tc.kept || !reflect.DeepEqual(got, Keep(&req, cat)) {
-			t.Errorf("%s: plan kept %d, want %d as Keep does", tc.name, got.Kept, tc.kept)
+		got, want := p.Keep(&req), Keep(&req, cat)
+		p.Explain(&got, &req)
+		want.Explain(&req, cat)
+		if got.Kept != tc.kept || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: plan kept %d, want %d, and the reasons Explain gives", tc.name, got.Kept, tc.kept)
+		}
+	}
+}
+
+// Mode and security lists are told apart by content, whatever bytes a
+// card puts in them: a list must not pass for another that the task fits.
+func TestPlanKeysAreExact(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		fits, forged card.Skill
+		req          extract.Requirement
+	}{
+		{"modes", card.Skill{ID: "s", InputModes: []string{pdf, txt, png}},
+			card.Skill{ID: "s", InputModes: []string{pdf, txt + "\x00" + png}}, extract.Requirement{InputTypes: []string{png}}},
+		{"scopes", card.Skill{ID: "s", HasSecurity: true, Security: []card.Requirement{{"oauth": {"a", "b"}}}},
+			card.Skill{ID: "s", HasSecurity: true, Security: []card.Requirement{{"oauth": {"a\x00b"}}}}, extract.Requirement{Scopes: []string{"a", "b"}}},
+		{"schemes", card.Skill{ID: "s", HasSecurity: true, Security: []card.Requirement{{"oauth": {"a"}}, {"key": nil}}},
+			card.Skill{ID: "s", HasSecurity: true, Security: []card.Requirement{{"oauth": {"a"}, "key": nil}}}, extract.Requirement{Scopes: []string{}}},
+	} {
+		cat := catalog.New(
+			catalog.Agent{Card: &card.Card{ID: "fits", Skills: []card.Skill{tc.fits}}, Status: catalog.DefaultStatus},
+			catalog.Agent{Card: &card.Card{ID: "forged", Skills: []card.Skill{tc.forged}}, Status: catalog.DefaultStatus})
+		got := NewPlan(cat).Keep(&tc.req)
+		if want := Keep(&tc.req, cat); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(got.Keep, []bool{true, false}) {
+			t.Errorf("%s: plan keeps %v, Keep %v; want the fitting skill alone", tc.name, got.Keep, want.Keep)
 		}
 	}
 }
