@@ -36,6 +36,10 @@ type Plan struct {
 type planAgent struct {
 	card   *card.Card
 	skills int
+	// endpoint is the card's endpoint verdict, with private addresses
+	// refused and allowed: parsing its URLs on every decision cost more
+	// than the rest of the agent-level rules.
+	endpoint [2]string
 }
 
 // planSkill holds a skill's ids into the plan's tables.
@@ -55,7 +59,8 @@ func NewPlan(cat *catalog.Catalog) *Plan {
 			p.agents = append(p.agents, planAgent{})
 			continue
 		}
-		p.agents = append(p.agents, planAgent{card: cd, skills: len(cd.Skills)})
+		p.agents = append(p.agents, planAgent{card: cd, skills: len(cd.Skills),
+			endpoint: [2]string{endpointReason(cd, false), endpointReason(cd, true)}})
 		for si := range cd.Skills {
 			s := &cd.Skills[si]
 			p.ids = append(p.ids, s.ID)
@@ -209,7 +214,7 @@ func (p *Plan) keepRange(req *extract.Requirement, r part, v verdicts, o options
 			continue
 		}
 		end := i + len(a.Card.Skills)
-		c.reset(req, a, false)
+		c.reset(req, a, false, &p.agents[ai].endpoint)
 		if c.rule != "" {
 			i = end
 			continue
@@ -308,7 +313,7 @@ func (p *Plan) explainRange(req *extract.Requirement, r part, why reasons, o opt
 			i = end
 			continue
 		}
-		c.reset(req, a, true)
+		c.reset(req, a, true, &p.agents[ai].endpoint)
 		for ; i < end; i++ {
 			if keep[i] {
 				continue

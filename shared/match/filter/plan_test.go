@@ -10,6 +10,9 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 )
 
+var someURLs = [][]string{nil, {"https://agents.example.com/a2a"}, {"http://127.0.0.1:6379/"},
+	{"file:///etc/passwd", "https://agents.example.com/a2a"}, {"http://10.0.0.8/a2a"}, {"gopher://x"}}
+
 // A plan's Keep says what Keep says, flag for flag, over random catalogs
 // (modes that are nil, empty, wildcards, not media types, with
 // parameters; security lists open, empty, alternative) and requirements.
@@ -17,18 +20,26 @@ func TestPlanKeepEqualsKeep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := range 300 {
 		cat := randomCatalog(rng, 20, 8)
+		for ai := range cat.Agents { // endpoints refused, allowed as private, fine
+			at(pick(rng, someURLs)...)(cat.Agents[ai].Card)
+			cat.Agents[ai].Status.AllowPrivate = rng.IntN(3) == 0
+		}
 		if round%7 == 0 {
 			cat.Agents[rng.IntN(len(cat.Agents))].Card = nil
 		}
 		p := NewPlan(cat)
 		for range 5 {
 			req := randomRequirement(rng)
-			got, want := p.Keep(&req), Keep(&req, cat)
+			var opts []Option
+			if rng.IntN(4) == 0 {
+				opts = append(opts, WithPrivateEndpoints(true))
+			}
+			got, want := p.Keep(&req, opts...), Keep(&req, cat, opts...)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("round %d %+v: plan kept %d %v, Keep %d %v", round, req, got.Kept, got.Keep, want.Kept, want.Keep)
 			}
-			p.Explain(&got, &req)
-			want.Explain(&req, cat)
+			p.Explain(&got, &req, opts...)
+			want.Explain(&req, cat, opts...)
 			if !reflect.DeepEqual(got.Rejections, want.Rejections) {
 				t.Fatalf("round %d %+v: plan explains %+v, Explain %+v", round, req, got.Rejections, want.Rejections)
 			}
