@@ -202,7 +202,9 @@ func WithLogger(l *zap.Logger) Option { return func(c *config) { c.log = l } }
 // Matcher matches tasks against one catalog snapshot. It is safe for
 // concurrent use.
 type Matcher struct {
-	cat  *catalog.Catalog
+	cat *catalog.Catalog
+	// plan is the catalog's filter fields interned for the hard filters.
+	plan *filter.Plan
 	refs []ref // doc i of the index is refs[i]
 	idx  index.Index
 	emb  vector.Embedder
@@ -274,7 +276,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 			return index.NewMemory(docs, e)
 		}
 	}
-	m := &Matcher{cat: cat, emb: cfg.embedder, rr: cfg.reranker, learned: learned, cal: cfg.cal, policy: cfg.policy, cfg: cfg, log: cfg.log}
+	m := &Matcher{cat: cat, plan: filter.NewPlan(cat), emb: cfg.embedder, rr: cfg.reranker, learned: learned, cal: cfg.cal, policy: cfg.policy, cfg: cfg, log: cfg.log}
 	var extra map[string][]string
 	if cfg.examples {
 		extra = cfg.model.Examples
@@ -412,9 +414,9 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	if m.cfg.noSearch {
 		return nil, fmt.Errorf("shortlist: %w", ErrNoRetrieval)
 	}
-	fr := filter.Keep(req, m.cat, m.cfg.filters...)
+	fr := m.plan.Keep(req, m.cfg.filters...)
 	if m.cfg.explain || fr.Kept == 0 {
-		fr.Explain(req, m.cat, m.cfg.filters...)
+		m.plan.Explain(&fr, req, m.cfg.filters...)
 	}
 	sl := &Shortlist{Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := queryText(req)
@@ -508,8 +510,8 @@ func (m *Matcher) Filters() []filter.Option { return m.cfg.filters }
 
 // Rejections says why each filtered-out skill was removed.
 func (m *Matcher) Rejections(req *extract.Requirement) []filter.Rejection {
-	fr := filter.Keep(req, m.cat, m.cfg.filters...)
-	fr.Explain(req, m.cat, m.cfg.filters...)
+	fr := m.plan.Keep(req, m.cfg.filters...)
+	m.plan.Explain(&fr, req, m.cfg.filters...)
 	return fr.Rejections
 }
 

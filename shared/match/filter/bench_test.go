@@ -83,3 +83,53 @@ func BenchmarkApply(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKeep compares the catalog's Keep with a plan's on the same
+// 100,000 skills (without reasons, the per-decision path).
+func BenchmarkKeep(b *testing.B) {
+	cat := benchCatalog()
+	p := NewPlan(cat)
+	req := extract.Requirement{InputTypes: []string{pdf}, OutputTypes: []string{js}, DataClass: catalog.Internal, Scopes: []string{"finance.read"}}
+	for _, k := range []struct {
+		name string
+		keep func() Result
+	}{
+		{"catalog", func() Result { return Keep(&req, cat) }},
+		{"plan", func() Result { return p.Keep(&req) }},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var res Result
+			for b.Loop() {
+				res = k.keep()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(res.Keep)), "ns/skill")
+			b.ReportMetric(float64(res.Kept), "kept")
+		})
+	}
+}
+
+// BenchmarkExplain compares the reasons of a task few skills fit, written
+// by the catalog's Explain and by a plan's.
+func BenchmarkExplain(b *testing.B) {
+	cat := benchCatalog()
+	p := NewPlan(cat)
+	req := extract.Requirement{InputTypes: []string{"audio/mpeg"}, OutputTypes: []string{csv}, Scopes: []string{}}
+	for _, k := range []struct {
+		name    string
+		explain func(*Result)
+	}{
+		{"catalog", func(res *Result) { res.Explain(&req, cat) }},
+		{"plan", func(res *Result) { p.Explain(res, &req) }},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			b.ReportAllocs()
+			res := Keep(&req, cat)
+			for b.Loop() {
+				res.Rejections = nil
+				k.explain(&res)
+			}
+			b.ReportMetric(float64(len(res.Rejections)), "rejected")
+		})
+	}
+}

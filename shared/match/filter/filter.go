@@ -139,7 +139,7 @@ func Check(req *extract.Requirement, a *catalog.Agent, s *card.Skill, opts ...Op
 	}
 	var c checker
 	c.opts = collect(opts)
-	c.reset(req, a, true)
+	c.reset(req, a, true, nil)
 	rule, reason := c.check(req, s)
 	if rule != "" {
 		return Verdict{Rejection: &Rejection{Agent: a.Card.ID, Skill: s.ID, Rule: rule, Reason: reason}}
@@ -232,7 +232,7 @@ func keepRange(req *extract.Requirement, agents []catalog.Agent, o options, keep
 		if a.Card == nil {
 			continue
 		}
-		c.reset(req, a, false)
+		c.reset(req, a, false, nil)
 		for si := range a.Card.Skills {
 			if rule, _ := c.check(req, &a.Card.Skills[si]); rule == "" {
 				keep[i] = true
@@ -298,7 +298,7 @@ func explainRange(req *extract.Requirement, agents []catalog.Agent, keep []bool,
 			i += len(skills)
 			continue
 		}
-		c.reset(req, a, true)
+		c.reset(req, a, true, nil)
 		for si := range skills {
 			if !keep[i] {
 				s := &skills[si]
@@ -336,7 +336,9 @@ type memo struct {
 	reason string
 }
 
-func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool) {
+// reset checks the agent-level rules. ep, when not nil, holds the card's
+// endpoint verdicts worked out ahead (refused, then private allowed).
+func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool, ep *[2]string) {
 	cd, st := a.Card, a.Status
 	*c = checker{opts: c.opts, agent: a, card: cd, why: why}
 	switch {
@@ -351,7 +353,17 @@ func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool) {
 		c.rule, c.reason = RuleDataPolicy, reason
 		return
 	}
-	if reason := endpointReason(cd, st.AllowPrivate || c.opts.privateEndpoints); reason != "" {
+	allowPrivate := st.AllowPrivate || c.opts.privateEndpoints
+	var reason string
+	if ep != nil {
+		reason = ep[0]
+		if allowPrivate {
+			reason = ep[1]
+		}
+	} else {
+		reason = endpointReason(cd, allowPrivate)
+	}
+	if reason != "" {
 		c.rule, c.reason = RuleEndpoint, reason
 		return
 	}
