@@ -109,9 +109,25 @@ func (a *alignment) vector(w string) ([]float32, float32, bool) {
 // toSkill is the weighted mean over task words of each one's best match
 // among the skill's words: how much of the task the skill's text speaks to.
 func (a *alignment) toSkill(words []string) float64 {
+	return a.coverTask(len(words), func(i int) []float32 { return a.word(words[i]).sims })
+}
+
+// fromSkill is the weighted mean over the skill's words of each one's best
+// match among the task's words: how much of the skill's label the task
+// asks for.
+func (a *alignment) fromSkill(words []string) float64 {
+	return coverSkill(len(words), func(i int) ([]float32, float64) {
+		s := a.word(words[i])
+		return s.sims, s.weight
+	})
+}
+
+// coverTask is toSkill over n skill words whose similarities to the task
+// words sims gives (nil for a word without a vector).
+func (a *alignment) coverTask(n int, sims func(i int) []float32) float64 {
 	best := make([]float32, len(a.task))
-	for _, w := range words {
-		for i, s := range a.word(w).sims {
+	for w := range n {
+		for i, s := range sims(w) {
 			best[i] = max(best[i], s)
 		}
 	}
@@ -123,22 +139,21 @@ func (a *alignment) toSkill(words []string) float64 {
 	return num / den
 }
 
-// fromSkill is the weighted mean over the skill's words of each one's best
-// match among the task's words: how much of the skill's label the task
-// asks for.
-func (a *alignment) fromSkill(words []string) float64 {
+// coverSkill is fromSkill over n skill words whose similarities to the
+// task words and corpus weight at gives.
+func coverSkill(n int, at func(i int) ([]float32, float64)) float64 {
 	num, den := 0.0, 0.0
-	for _, w := range words {
-		s := a.word(w)
-		if s.sims == nil {
+	for w := range n {
+		sims, wt := at(w)
+		if sims == nil {
 			continue
 		}
 		var b float32
-		for _, x := range s.sims {
+		for _, x := range sims {
 			b = max(b, x)
 		}
-		num += s.weight * float64(b)
-		den += s.weight
+		num += wt * float64(b)
+		den += wt
 	}
 	if den == 0 {
 		return 0
@@ -301,40 +316,18 @@ func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
 
 // toSkillRows is toSkill over cache rows.
 func (a *alignment) toSkillRows(c *WordCache, rows []int32) float64 {
-	best := make([]float32, len(a.task))
-	for _, r := range rows {
-		for i, s := range a.rowSims(c, r) {
-			best[i] = max(best[i], s)
-		}
-	}
-	num, den := 0.0, 0.0
-	for i, t := range a.task {
-		num += t.weight * float64(best[i])
-		den += t.weight
-	}
-	return num / den
+	return a.coverTask(len(rows), func(i int) []float32 { return a.rowSims(c, rows[i]) })
 }
 
 // fromSkillRows is fromSkill over cache rows.
 func (a *alignment) fromSkillRows(c *WordCache, rows []int32) float64 {
-	num, den := 0.0, 0.0
-	for _, r := range rows {
-		sims := a.rowSims(c, r)
-		if sims == nil {
-			continue
+	return coverSkill(len(rows), func(i int) ([]float32, float64) {
+		r := rows[i]
+		if r < 0 {
+			return nil, 0 // a word without a vector
 		}
-		var b float32
-		for _, x := range sims {
-			b = max(b, x)
-		}
-		wt := float64(c.weight[r])
-		num += wt * float64(b)
-		den += wt
-	}
-	if den == 0 {
-		return 0
-	}
-	return num / den
+		return a.rowSims(c, r), float64(c.weight[r])
+	})
 }
 
 // Dim implements WordVectors.
