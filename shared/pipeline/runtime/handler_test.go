@@ -125,3 +125,47 @@ func TestObserve(t *testing.T) {
 		t.Errorf("observed %+v", rec.got)
 	}
 }
+
+// Carry hands the origin stage's ack subject on, and the later stages'
+// Skillmatch-* headers; a caller's headers on a submission are claims and
+// never reach the stage messages.
+func TestCarry(t *testing.T) {
+	out := func(context.Context, Msg) (Result, error) {
+		return Result{Out: []Output{{Subject: "next"}}}, nil
+	}
+	for _, c := range []struct {
+		name   string
+		origin bool
+		in     Msg
+		want   map[string]string
+	}{
+		{"origin stage sets its delivery as the origin", true,
+			Msg{Reply: "$JS.ACK.SUBMISSIONS.extractor.1.2.3.4.0"},
+			map[string]string{HeaderOrigin: "$JS.ACK.SUBMISSIONS.extractor.1.2.3.4.0"}},
+		{"origin stage drops a caller's headers", true,
+			Msg{Reply: "$JS.ACK.SUBMISSIONS.extractor.1.2.3.4.0", Header: map[string][]string{
+				HeaderOrigin: {"$JS.ACK.SUBMISSIONS.extractor.9.9.9.9.0"}, "Skillmatch-Claim": {"x"}}},
+			map[string]string{HeaderOrigin: "$JS.ACK.SUBMISSIONS.extractor.1.2.3.4.0", "Skillmatch-Claim": ""}},
+		{"later stage carries the origin and its peers", false,
+			Msg{Header: map[string][]string{HeaderOrigin: {"$JS.ACK.SUBMISSIONS.extractor.1.2.3.4.0"},
+				"Skillmatch-Fingerprint": {"fp"}, "Other": {"y"}}},
+			map[string]string{HeaderOrigin: "$JS.ACK.SUBMISSIONS.extractor.1.2.3.4.0", "Skillmatch-Fingerprint": "fp", "Other": ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Carry(c.origin)(out)(context.Background(), c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := res.Out[0].Header
+			for k, want := range c.want {
+				got := ""
+				if v := h[k]; len(v) > 0 {
+					got = v[0]
+				}
+				if got != want {
+					t.Errorf("header %s = %q, want %q", k, got, want)
+				}
+			}
+		})
+	}
+}

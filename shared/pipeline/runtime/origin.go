@@ -30,7 +30,8 @@ const (
 // Carry copies the input's Skillmatch-* headers (HeaderOrigin and what
 // the origin stage adds) into every output that does not set them, and,
 // when origin is set, makes the input delivery itself (its ack subject,
-// in.Reply) the outputs' HeaderOrigin. It goes inside PoisonQueue, so a
+// in.Reply) the outputs' HeaderOrigin and carries none of the input's
+// headers, which a caller wrote. It goes inside PoisonQueue, so a
 // dead letter carries none of them to the callers who read it.
 func Carry(origin bool) Middleware {
 	return func(next Handler) Handler {
@@ -41,7 +42,9 @@ func Carry(origin bool) Middleware {
 			}
 			for i := range res.Out {
 				h := nats.Header(res.Out[i].Header)
-				for k, v := range in.Header {
+				// The origin stage's input is a caller's submission: its
+				// headers are claims and are not carried.
+				for k, v := range carried(in.Header, origin) {
 					if strings.HasPrefix(k, carriedPrefix) && h[k] == nil {
 						if h == nil {
 							h = nats.Header{}
@@ -60,6 +63,15 @@ func Carry(origin bool) Middleware {
 			return res, nil
 		}
 	}
+}
+
+// carried is the input header a stage's outputs inherit: none at the
+// origin stage.
+func carried(h map[string][]string, origin bool) map[string][]string {
+	if origin {
+		return nil
+	}
+	return h
 }
 
 // originOf is the origin ack subject a message carries ("" when none):
