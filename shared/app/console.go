@@ -179,16 +179,7 @@ func RunConsole(ctx context.Context, args []string, stderr io.Writer, r Retrieva
 	// A matcher of its own, rebuilt as the catalog changes, explains
 	// decisions and answers "why excluded".
 	snaps := pipeline.NewSnapshots(nil)
-	kv, err := pipeline.CatalogKV(sctx, js, cf.Pipeline.CatalogBucket)
-	if err != nil {
-		return err
-	}
-	// With the catalog's learned examples, as the retriever indexes them.
-	learned, err := learnedExamples(sctx, js, &cf.Matcher, cf.Pipeline, log)
-	if err != nil {
-		return err
-	}
-	w, err := snaps.WatchCatalog(sctx, kv, build, log, learned)
+	w, err := watchCatalog(sctx, js, snaps, build, &cf.Matcher, cf.Pipeline, log)
 	if err != nil {
 		return err
 	}

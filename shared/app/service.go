@@ -190,15 +190,7 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 		}
 	}
 	if matching && sf.Cards == "" {
-		kv, err := pipeline.CatalogKV(sctx, js, sf.Pipeline.CatalogBucket)
-		if err != nil {
-			return err
-		}
-		learned, err := learnedExamples(sctx, js, &sf.Matcher, sf.Pipeline, log)
-		if err != nil {
-			return err
-		}
-		w, err := snaps.WatchCatalog(sctx, kv, build, log, learned)
+		w, err := watchCatalog(sctx, js, snaps, build, &sf.Matcher, sf.Pipeline, log)
 		if err != nil {
 			return err
 		}
@@ -260,6 +252,21 @@ func serveHealth(ctx context.Context, addr string, nc interface {
 		return "", fmt.Errorf("--health-listen: %w", err)
 	}
 	return a, nil
+}
+
+// watchCatalog keeps snaps built from the catalog bucket with the
+// catalog's learned examples, as the stages index them.
+func watchCatalog(ctx context.Context, js jetstream.JetStream, snaps *pipeline.Snapshots, build pipeline.BuildFunc,
+	m *MatcherFlags, p PipelineFlags, log *zap.Logger) (*pipeline.CatalogWatch, error) {
+	kv, err := pipeline.CatalogKV(ctx, js, p.CatalogBucket)
+	if err != nil {
+		return nil, err
+	}
+	learned, err := learnedExamples(ctx, js, m, p, log)
+	if err != nil {
+		return nil, err
+	}
+	return snaps.WatchCatalog(ctx, kv, build, log, learned)
 }
 
 // learnedExamples is the catalog watch option that indexes the catalog's
