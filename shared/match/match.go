@@ -227,14 +227,6 @@ type ref struct {
 	skill *card.Skill
 	// directive: the card gives the matcher orders (see isDirective).
 	directive bool
-	// catchAll: the skill's text names the jobs of many other agents (see
-	// markCatchAlls).
-	catchAll bool
-}
-
-// untrusted says whether doc's skill is never trusted with a task.
-func (m *Matcher) untrusted(doc int) bool {
-	return doc < len(m.refs) && (m.refs[doc].directive || m.refs[doc].catchAll)
 }
 
 // New builds a matcher (and its index) for the catalog.
@@ -305,7 +297,6 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	}
 	docs := m.docs(extra)
 	m.alts = alternativesOf(m.refs, docs)
-	markCatchAlls(m.refs, docs)
 	if cfg.words != nil && !cfg.noSearch {
 		m.cfg.words = rerank.NewWordCache(cfg.words, docs)
 	}
@@ -638,18 +629,13 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 			// with a task: probability 0, ranked last.
 			r.Prob = 0
 			r.Reason = "card text gives the matcher orders; not trusted. " + r.Reason
-		} else if s.Doc < len(m.refs) && m.refs[s.Doc].catchAll {
-			// Nor is a skill whose text claims most of the catalog's
-			// jobs: it wins by stuffing, not by fit.
-			r.Prob = 0
-			r.Reason = "skill text names the jobs of many other agents; not trusted. " + r.Reason
 		}
 		out = append(out, r)
 	}
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
-	sort.SliceStable(out, func(i, j int) bool { return !m.untrusted(out[i].Doc) && m.untrusted(out[j].Doc) })
+	sort.SliceStable(out, func(i, j int) bool { return !m.refs[out[i].Doc].directive && m.refs[out[j].Doc].directive })
 	m.markLookAlikes(out)
 	out = m.addAlternatives(req, out)
 	markUnnamed(req, out)
