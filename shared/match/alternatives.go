@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 	"github.com/skillmatch/skillmatch/shared/match/filter"
@@ -12,105 +13,119 @@ import (
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
-// maxJobPosting bounds the skills a term may lead to when the catalog's
-// alternatives are worked out: a term that hundreds of skills share says
-// nothing about which of them do the same job, and following it would make
-// the work quadratic in the catalog.
-const maxJobPosting = 1024
+// maxJobGroup bounds the skills that may share one tag set or one name
+// for them to count as doing one job: hundreds of skills tagged alike say
+// nothing about which of them do the same work.
+const maxJobGroup = 64
 
-// alternativesOf lists, for each skill, the skills of other agents that do
-// its job (sameJob) but that the caller must choose between rather than
-// the matcher: another agent's data handling (clearance, internal or
-// external), or the same agent name (one card copies the other). A request
-// may name words that only one of the two uses ("how do you say good
-// morning in Swedish" against "Secure document translation"), so the other
-// need not be shortlisted at all; the decider must still ask.
+// alternativesOf lists, for each skill, the skills of other agents with the
+// very same tags or the very same name (as term sets) that the caller must
+// choose between rather than the matcher: another agent's data handling
+// (clearance, internal or external), or the same agent name (one card
+// copies the other). A request may name words that only one of the two
+// uses ("how do you say good morning in Swedish" against "Secure document
+// translation"), so the other need not be shortlisted at all; the decider
+// must still ask. Looser look-alikes (half the tags, name or description
+// words shared) are looked for among the shortlisted skills only (see
+// markLookAlikes): searching the whole catalog for them cost a third of a
+// 10,000-skill index build.
 //
 // Catalogs with one data handling and no two agents of one name (every
-// golden set, most real ones) have none, and nothing is computed. Otherwise
-// the candidates of a skill come from prefix filtering: a skill sharing
-// half of a field's terms with it holds at least one of its rarest
-// ⌊n/2⌋+1 terms of that field, so only those terms' postings are read.
-func alternativesOf(refs []ref, docs []index.Doc) map[int][]int {
-	if len(docs) != len(refs) || !mixedHandling(refs) {
-		return nil
+// golden set, most real ones) have none, and nothing is computed;
+// otherwise one pass groups the skills by a hash of their tag set and of
+// their name's term set. mixed says whether the catalog is of the other
+// kind, where a look-alike may be more than a twin.
+func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, mixed bool) {
+	if len(docs) != len(refs) {
+		return nil, false
 	}
-	type field func(*index.Doc) []string
-	fields := []field{
-		func(d *index.Doc) []string { return d.NameTerms },
+	// Per doc: its agent's number, data-handling class and name class.
+	agent, class, name := make([]int32, len(refs)), make([]int32, len(refs)), make([]int32, len(refs))
+	type info struct{ n, class, name int32 }
+	agents := map[*catalog.Agent]info{}
+	classes, names := map[catalog.Status]int32{}, map[string]int32{}
+	dupName := false
+	for i := range refs {
+		a := refs[i].agent
+		in, ok := agents[a]
+		if !ok {
+			hk := catalog.Status{Clearance: a.Status.Clearance, External: a.Status.External}
+			c, ok := classes[hk]
+			if !ok {
+				c = int32(len(classes))
+				classes[hk] = c
+			}
+			nk := strings.Join(analyze.Words(a.Card.Name), " ")
+			nm, ok := names[nk]
+			switch {
+			case ok && nk != "":
+				dupName = true
+			case !ok:
+				nm = int32(len(names))
+				names[nk] = nm
+			}
+			in = info{int32(len(agents)), c, nm}
+			agents[a] = in
+		}
+		agent[i], class[i], name[i] = in.n, in.class, in.name
+	}
+	if len(classes) < 2 && !dupName {
+		return nil, false
+	}
+	type key struct {
+		field int
+		hash  uint64
+	}
+	fields := [2]func(*index.Doc) []string{
 		func(d *index.Doc) []string { return d.TagTerms },
-		func(d *index.Doc) []string { return d.DescTerms },
+		func(d *index.Doc) []string { return d.NameTerms },
 	}
-	postings := make([]map[string][]int, len(fields))
-	for f, terms := range fields {
-		postings[f] = map[string][]int{}
-		for i := range docs {
-			for _, t := range terms(&docs[i]) {
-				postings[f][t] = append(postings[f][t], i)
+	groups := map[key][]int32{}
+	for i := range docs {
+		for f, terms := range fields {
+			if t := terms(&docs[i]); len(t) > 0 {
+				k := key{f, hashTerms(t)}
+				groups[k] = append(groups[k], int32(i))
 			}
 		}
 	}
 	var out map[int][]int
-	seen := make([]int, len(docs)) // seen[j] == i+1: j was weighed for i
-	for i := range docs {
-		for f, terms := range fields {
-			ts := slices.Clone(terms(&docs[i]))
-			slices.SortFunc(ts, func(a, b string) int { return len(postings[f][a]) - len(postings[f][b]) })
-			for _, t := range ts[:min(len(ts), len(ts)/2+1)] {
-				p := postings[f][t]
-				if len(p) > maxJobPosting {
-					continue
+	for k, g := range groups {
+		if len(g) < 2 || len(g) > maxJobGroup {
+			continue
+		}
+		terms := fields[k.field]
+		for _, i := range g {
+			for _, j := range g {
+				if agent[i] == agent[j] || (class[i] == class[j] && name[i] != name[j]) {
+					continue // the same agent, or twins at most
 				}
-				for _, j := range p {
-					if seen[j] == i+1 || refs[j].agent == refs[i].agent {
-						continue
-					}
-					seen[j] = i + 1
-					if !handledAlike(refs[i], refs[j]) && sameJob(&docs[i], &docs[j]) {
-						if out == nil {
-							out = map[int][]int{}
-						}
-						out[i] = append(out[i], j)
-					}
+				if !slices.Equal(terms(&docs[i]), terms(&docs[j])) || slices.Contains(out[int(i)], int(j)) {
+					continue // a hash collision, or found by the other field
 				}
+				if out == nil {
+					out = map[int][]int{}
+				}
+				out[int(i)] = append(out[int(i)], int(j))
 			}
 		}
 	}
 	for i := range out {
 		slices.Sort(out[i])
 	}
-	return out
+	return out, true
 }
 
-// mixedHandling says whether the catalog's agents differ in data handling
-// or two of them share a name: only then can a skill have alternatives.
-func mixedHandling(refs []ref) bool {
-	names := map[string]bool{}
-	var first *ref
-	for i := range refs {
-		r := &refs[i]
-		if first == nil {
-			first = r
-		} else if r.agent != first.agent && !handledAlike(*first, *r) {
-			return true
+// hashTerms is the FNV-1a hash of a term list, terms separated by a 0.
+func hashTerms(terms []string) uint64 {
+	h := uint64(14695981039346656037)
+	for _, t := range terms {
+		for i := 0; i < len(t); i++ {
+			h = (h ^ uint64(t[i])) * 1099511628211
 		}
-		if i > 0 && refs[i-1].agent == r.agent {
-			continue
-		}
-		n := strings.Join(analyze.Words(r.agent.Card.Name), " ")
-		if n != "" && names[n] {
-			return true
-		}
-		names[n] = true
+		h = (h ^ 0) * 1099511628211
 	}
-	return false
-}
-
-// handledAlike: two agents under different names with the same data
-// handling, whose same-job skills are twins, not alternatives.
-func handledAlike(a, b ref) bool {
-	return !sameName(a.agent.Card.Name, b.agent.Card.Name) &&
-		a.agent.Status.Clearance == b.agent.Status.Clearance && a.agent.Status.External == b.agent.Status.External
+	return h
 }
 
 // addAlternatives appends to a ranking whose best candidate has an

@@ -218,8 +218,10 @@ type Matcher struct {
 	selfCal *SelfCalibration
 	// alts lists, per doc, the skills of other agents that do its job
 	// under other data handling or under the same agent name (see
-	// alternativesOf); nil for the many catalogs that have none.
-	alts map[int][]int
+	// alternativesOf); nil for the many catalogs that have none. mixed:
+	// the catalog's agents differ in data handling, or two share a name.
+	alts  map[int][]int
+	mixed bool
 }
 
 type ref struct {
@@ -296,7 +298,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		extra = merged
 	}
 	docs := m.docs(extra)
-	m.alts = alternativesOf(m.refs, docs)
+	m.alts, m.mixed = alternativesOf(m.refs, docs)
 	if cfg.words != nil && !cfg.noSearch {
 		m.cfg.words = rerank.NewWordCache(cfg.words, docs)
 	}
@@ -678,7 +680,7 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 	}
 	top := out[0].Entry
 	depth := lookAlikeDepth
-	if m.alts != nil {
+	if m.mixed {
 		// Only a catalog of mixed data handling, or with two agents of one
 		// name, has look-alikes that are not twins.
 		depth = len(out)
