@@ -174,14 +174,15 @@ var referents = map[string]bool{
 	"thing": true, "stuff": true, "usual": true,
 }
 
-// markUnnamed marks the best candidate Unnamed when the request is thin —
-// it points at something ("it", "this") that no earlier turn or attached
+// markUnnamed marks the candidates Unnamed when the request is thin — it
+// points at something ("it", "this") that no earlier turn or attached
 // file supplies, and beside that holds at most one content word — and none
-// of its words is part of the skill's stated job (its name, tags or
+// of its words is part of the candidate's stated job (its name, tags or
 // description). "repeat that" names a repeat skill's job; "fix it" says
 // nothing of a pull-request review's, though a review example mentions a
 // fix. A thin request can be right for a skill only through the words
-// that define the skill.
+// that define the skill. Every candidate is marked, not only the best:
+// success priors may reorder near-ties before the decider reads them.
 func markUnnamed(req *extract.Requirement, out []Ranked) {
 	if len(out) == 0 || req == nil || len(req.History) > 0 || len(req.InputTypes) > 0 {
 		return
@@ -199,21 +200,28 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 	if pointers == 0 || content > 1 {
 		return
 	}
-	d := out[0].Entry
+	for i := range out {
+		out[i].Unnamed = !namesJob(words, out[i].Entry)
+	}
+}
+
+// namesJob says whether one of the words (other than a pointer) is one of
+// the skill's tags or a term of its name, tags or description.
+func namesJob(words []string, d *index.Doc) bool {
 	for _, w := range words {
 		if referents[w] {
 			continue
 		}
 		if slices.ContainsFunc(d.Tags, func(t string) bool { return strings.EqualFold(strings.TrimSpace(t), w) }) {
-			return
+			return true
 		}
 		for _, t := range analyze.Terms(w) {
 			if has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) {
-				return
+				return true
 			}
 		}
 	}
-	out[0].Unnamed = true
+	return false
 }
 
 // has reports whether the sorted set holds t.
