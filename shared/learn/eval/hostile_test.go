@@ -61,7 +61,9 @@ func TestHostileSet(t *testing.T) {
 	if len(set.Tasks) < 60 {
 		t.Fatalf("hostile set has %d tasks, want at least 60", len(set.Tasks))
 	}
-	m, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()))
+	// Plans on, as skillmatch match, eval and the pipeline run by default
+	// (--plan-steps 3): a multi-domain ask may get one.
+	m, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()), match.WithPlanSteps(3))
 	if err != nil {
 		t.Fatal(err)
 	}
