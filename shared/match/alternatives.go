@@ -33,11 +33,12 @@ const maxJobGroup = 64
 // Catalogs with one data handling and no two agents of one name (every
 // golden set, most real ones) have none, and nothing is computed;
 // otherwise one pass groups the skills by a hash of their tag set and of
-// their name's term set. mixed says whether the catalog is of the other
-// kind, where a look-alike may be more than a twin.
-func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, mixed bool) {
+// their name's term set. kinds, nil for a catalog of the first kind, says
+// for the other kind how each skill's agent handles data and is named,
+// which tells twins from alternatives (see Matcher.alikeKind).
+func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *agentKinds) {
 	if len(docs) != len(refs) {
-		return nil, false
+		return nil, nil
 	}
 	// Per doc: its agent's number, data-handling class and name class.
 	agent, class, name := make([]int32, len(refs)), make([]int32, len(refs)), make([]int32, len(refs))
@@ -55,12 +56,13 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, mixed boo
 				c = int32(len(classes))
 				classes[hk] = c
 			}
+			// An unnamed agent shares its name with no other.
 			nk := strings.Join(analyze.Words(a.Card.Name), " ")
 			nm, ok := names[nk]
 			switch {
 			case ok && nk != "":
 				dupName = true
-			case !ok:
+			default:
 				nm = int32(len(names))
 				names[nk] = nm
 			}
@@ -70,8 +72,9 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, mixed boo
 		agent[i], class[i], name[i] = in.n, in.class, in.name
 	}
 	if len(classes) < 2 && !dupName {
-		return nil, false
+		return nil, nil
 	}
+	kinds = &agentKinds{class: class, name: name}
 	type key struct {
 		field int
 		hash  uint64
@@ -113,8 +116,13 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, mixed boo
 	for i := range out {
 		slices.Sort(out[i])
 	}
-	return out, true
+	return out, kinds
 }
+
+// agentKinds numbers, per doc, its agent's data handling (clearance,
+// internal or external) and its agent's name (case, spacing and
+// punctuation aside).
+type agentKinds struct{ class, name []int32 }
 
 // hashTerms is the FNV-1a hash of a term list, terms separated by a 0.
 func hashTerms(terms []string) uint64 {

@@ -218,10 +218,11 @@ type Matcher struct {
 	selfCal *SelfCalibration
 	// alts lists, per doc, the skills of other agents that do its job
 	// under other data handling or under the same agent name (see
-	// alternativesOf); nil for the many catalogs that have none. mixed:
-	// the catalog's agents differ in data handling, or two share a name.
+	// alternativesOf); nil for the many catalogs that have none. kinds,
+	// nil unless the catalog's agents differ in data handling or two share
+	// a name, tells twins from alternatives.
 	alts  map[int][]int
-	mixed bool
+	kinds *agentKinds
 }
 
 type ref struct {
@@ -298,7 +299,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		extra = merged
 	}
 	docs := m.docs(extra)
-	m.alts, m.mixed = alternativesOf(m.refs, docs)
+	m.alts, m.kinds = alternativesOf(m.refs, docs)
 	if cfg.words != nil && !cfg.noSearch {
 		m.cfg.words = rerank.NewWordCache(cfg.words, docs)
 	}
@@ -680,34 +681,36 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 	}
 	top := out[0].Entry
 	depth := lookAlikeDepth
-	if m.mixed {
+	if m.kinds != nil {
 		// Only a catalog of mixed data handling, or with two agents of one
 		// name, has look-alikes that are not twins.
 		depth = len(out)
 	}
 	for i := 1; i < min(len(out), depth); i++ {
 		e := out[i].Entry
-		if e.AgentID == top.AgentID || !sameJob(top, e) {
+		if e.AgentID == top.AgentID {
 			continue
 		}
 		alike := m.alikeKind(out[0].Doc, out[i].Doc)
-		if alike == decide.AlikeTwin && i >= lookAlikeDepth {
+		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !sameJob(top, e) {
 			continue
 		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
 	}
 }
 
-// alikeKind says how skill doc b, of another agent and doing skill doc a's
-// job, relates to it.
+// alikeKind says how skill doc b, of another agent, would relate to skill
+// doc a if it did a's job.
 func (m *Matcher) alikeKind(a, b int) decide.Alike {
-	ra, rb := m.refs[a], m.refs[b]
 	switch {
-	case sameName(ra.agent.Card.Name, rb.agent.Card.Name):
+	case m.kinds == nil:
+		// One data handling and no two agents of one name.
+		return decide.AlikeTwin
+	case m.kinds.name[a] == m.kinds.name[b]:
 		// Another agent under the same name doing the same job: a copied
 		// card, not a twin.
 		return decide.AlikeImpostor
-	case ra.agent.Status.Clearance == rb.agent.Status.Clearance && ra.agent.Status.External == rb.agent.Status.External:
+	case m.kinds.class[a] == m.kinds.class[b]:
 		return decide.AlikeTwin
 	default:
 		return decide.AlikeDiffers
@@ -722,14 +725,6 @@ func usesFeature(features []string, names ...string) bool {
 		}
 	}
 	return false
-}
-
-// sameName says whether two agent names are the same once case, spacing
-// and punctuation are set aside ("Skyways Travel" and "skyways-travel").
-func sameName(a, b string) bool {
-	norm := func(s string) string { return strings.Join(analyze.Words(s), " ") }
-	na := norm(a)
-	return na != "" && na == norm(b)
 }
 
 // sameJob says whether two skills describe the same job: half or more of
