@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 )
 
@@ -94,6 +95,45 @@ func TestDirectiveCardNeverChosen(t *testing.T) {
 		}
 		if c := res.Decision.Chosen; c != nil && c.AgentID == "jack" {
 			t.Errorf("%q: delegated to the directive card", text)
+		}
+	}
+}
+
+// A skill of another agent doing the best one's job under other data
+// handling is named in the question even when the request's words kept it
+// off the shortlist; when the hard filters would remove it (data above
+// public for an external agent) it is not offered.
+func TestAlternativeOutsideShortlistIsAsked(t *testing.T) {
+	external := agentSpec{ID: "globe-lingo", Name: "Globe Lingo", Desc: "Cloud translation service.",
+		Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Public, External: true},
+		Skills: []skillSpec{{ID: "translate", Name: "Translate text",
+			Desc:     "Machine translation of documents and web pages between many languages.",
+			Tags:     []string{"translation", "languages", "localization"},
+			Examples: []string{"machine translate this web page"}}}}
+	cat := buildCatalog(t, append(honest(), external)...)
+	// A shortlist of one: the external translator cannot be on it.
+	m := newMatcher(t, cat, match.WithShortlist(1), match.WithPolicy(delegateAlways))
+	for _, class := range []string{catalog.Public, catalog.Internal} {
+		tk := textTask("alt", "say thank you for your order in Japanese")
+		tk.Caller.DataClass = class
+		res := mustMatch(t, m, tk)
+		if len(res.Ranked) == 0 || res.Ranked[0].Entry.Key != "babel-desk/translate" {
+			t.Fatalf("%s: ranked %v, want babel-desk/translate first", class, rankedKeys(res))
+		}
+		d := res.Decision
+		if class == catalog.Public {
+			if d.Action != decide.Clarify || len(d.Candidates) != 2 || d.Candidates[1].Key != "globe-lingo/translate" {
+				t.Errorf("%s: %s %v (%s), want a question naming globe-lingo/translate", class, d.Action, decisionKeys(d), d.Reason)
+			}
+			continue
+		}
+		if d.Action != decide.Delegate || d.Chosen.Key != "babel-desk/translate" {
+			t.Errorf("%s: %s %v (%s), want babel-desk/translate delegated", class, d.Action, decisionKeys(d), d.Reason)
+		}
+		for _, r := range res.Ranked {
+			if r.Entry.AgentID == "globe-lingo" {
+				t.Errorf("%s: the external translator is offered for %s data", class, class)
+			}
 		}
 	}
 }

@@ -216,6 +216,13 @@ type Matcher struct {
 	cfg     config
 	log     *zap.Logger
 	selfCal *SelfCalibration
+	// alts lists, per doc, the skills of other agents that do its job
+	// under other data handling or under the same agent name (see
+	// alternativesOf); nil for the many catalogs that have none. kinds,
+	// nil unless the catalog's agents differ in data handling or two share
+	// a name, tells twins from alternatives.
+	alts  map[int][]int
+	kinds *agentKinds
 }
 
 type ref struct {
@@ -292,6 +299,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		extra = merged
 	}
 	docs := m.docs(extra)
+	m.alts, m.kinds = alternativesOf(m.refs, docs)
 	if cfg.words != nil && !cfg.noSearch {
 		m.cfg.words = rerank.NewWordCache(cfg.words, docs)
 	}
@@ -375,6 +383,9 @@ type Ranked struct {
 	// candidate's job (see decide.Option).
 	AlikeOf string
 	Alike   decide.Alike
+	// Unnamed: the request is too thin to be this skill's (see
+	// markUnnamed).
+	Unnamed bool
 }
 
 // Result is everything the matcher did for one task.
@@ -564,7 +575,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 			if rcal == nil {
 				rcal = m.cfg.remoteCal
 			}
-			if out, err = m.rebuild(sl, scored, rcal); err == nil {
+			if out, err = m.rebuild(req, sl, scored, rcal); err == nil {
 				return out, "", nil
 			}
 		}
@@ -579,7 +590,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		if err != nil {
 			return nil, "", fmt.Errorf("rank: %w", err)
 		}
-		out, err := m.rebuild(sl, scored, m.cal)
+		out, err := m.rebuild(req, sl, scored, m.cal)
 		return out, DegradedReranker, err
 	}
 	if cal == nil {
@@ -589,13 +600,14 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 	if err != nil {
 		return nil, "", fmt.Errorf("rank: %w", err)
 	}
-	out, err := m.rebuild(sl, scored, cal)
+	out, err := m.rebuild(req, sl, scored, cal)
 	return out, "", err
 }
 
-// rebuild checks a reranker's answer against the shortlist and calibrates
-// each fit.
-func (m *Matcher) rebuild(sl *Shortlist, scored []rerank.Scored, cal calibrate.Calibrator) ([]Ranked, error) {
+// rebuild checks a reranker's answer against the shortlist, calibrates
+// each fit and marks what the decider must know beyond the fits: the best
+// candidate's look-alikes, and whether the request names its job at all.
+func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored, cal calibrate.Calibrator) ([]Ranked, error) {
 	// Rebuild every candidate from the shortlist by its doc number: a
 	// reranker reorders and scores, it cannot add, repeat or rewrite a
 	// candidate.
@@ -628,6 +640,8 @@ func (m *Matcher) rebuild(sl *Shortlist, scored []rerank.Scored, cal calibrate.C
 	}
 	sort.SliceStable(out, func(i, j int) bool { return !m.refs[out[i].Doc].directive && m.refs[out[j].Doc].directive })
 	m.markLookAlikes(out)
+	out = m.addAlternatives(req, out)
+	markUnnamed(req, out)
 	return out, nil
 }
 
@@ -647,36 +661,59 @@ func (m *Matcher) RerankInput(req *extract.Requirement, sl *Shortlist) *rerank.I
 	return &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, History: sl.History, Explain: m.cfg.explain}
 }
 
-// lookAlikeDepth is how far down the ranking a look-alike of the best
-// candidate is looked for: the listwise layer pushes every rival of the
-// best one down, so a twin's probability says little and its place does.
+// lookAlikeDepth is how far down the ranking a twin of the best candidate
+// is looked for: the listwise layer pushes every rival of the best one
+// down, so a twin's probability says little and its place does.
 const lookAlikeDepth = 5
 
-// markLookAlikes marks the skills of other agents near the top that do the
-// best candidate's job: the same tags, name or description words. Their
+// markLookAlikes marks the skills of other agents that do the best
+// candidate's job: the same tags, name or description words. Their
 // agents' data handling (clearance, internal or external) tells twins from
-// alternatives the caller must choose between.
+// alternatives the caller must choose between. Twins (fallbacks) are
+// looked for near the top; an alternative that handles the data
+// differently, or a copy under the same agent name, anywhere in the
+// shortlist: the reranker scores rivals of the best one near zero
+// whatever their job, so their order says nothing, and a choice the caller
+// must make cannot depend on it.
 func (m *Matcher) markLookAlikes(out []Ranked) {
 	if len(out) < 2 {
 		return
 	}
 	top := out[0].Entry
-	ts := m.refs[out[0].Doc].agent.Status
-	for i := 1; i < min(len(out), lookAlikeDepth); i++ {
+	depth := lookAlikeDepth
+	if m.kinds != nil {
+		// Only a catalog of mixed data handling, or with two agents of one
+		// name, has look-alikes that are not twins.
+		depth = len(out)
+	}
+	for i := 1; i < min(len(out), depth); i++ {
 		e := out[i].Entry
-		if e.AgentID == top.AgentID || !sameJob(top, e) {
+		if e.AgentID == top.AgentID {
 			continue
 		}
-		out[i].AlikeOf = top.Key
-		if sameName(top.AgentName, e.AgentName) {
-			// Another agent under the same name doing the same job: a
-			// copied card, not a twin.
-			out[i].Alike = decide.AlikeImpostor
-		} else if s := m.refs[out[i].Doc].agent.Status; s.Clearance == ts.Clearance && s.External == ts.External {
-			out[i].Alike = decide.AlikeTwin
-		} else {
-			out[i].Alike = decide.AlikeDiffers
+		alike := m.alikeKind(out[0].Doc, out[i].Doc)
+		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !sameJob(top, e) {
+			continue
 		}
+		out[i].AlikeOf, out[i].Alike = top.Key, alike
+	}
+}
+
+// alikeKind says how skill doc b, of another agent, would relate to skill
+// doc a if it did a's job.
+func (m *Matcher) alikeKind(a, b int) decide.Alike {
+	switch {
+	case m.kinds == nil:
+		// One data handling and no two agents of one name.
+		return decide.AlikeTwin
+	case m.kinds.name[a] == m.kinds.name[b]:
+		// Another agent under the same name doing the same job: a copied
+		// card, not a twin.
+		return decide.AlikeImpostor
+	case m.kinds.class[a] == m.kinds.class[b]:
+		return decide.AlikeTwin
+	default:
+		return decide.AlikeDiffers
 	}
 }
 
@@ -688,14 +725,6 @@ func usesFeature(features []string, names ...string) bool {
 		}
 	}
 	return false
-}
-
-// sameName says whether two agent names are the same once case, spacing
-// and punctuation are set aside ("Skyways Travel" and "skyways-travel").
-func sameName(a, b string) bool {
-	norm := func(s string) string { return strings.Join(analyze.Words(s), " ") }
-	na := norm(a)
-	return na != "" && na == norm(b)
 }
 
 // sameJob says whether two skills describe the same job: half or more of
@@ -761,7 +790,7 @@ func Options(ranked []Ranked) []decide.Option {
 			Key: r.Entry.Key, AgentID: r.Entry.AgentID, SkillID: r.Entry.SkillID,
 			AgentName: r.Entry.AgentName, SkillName: r.Entry.Name,
 			Score: r.Score, Prob: r.Prob, Demoted: r.Demoted, Reason: r.Reason,
-			AlikeOf: r.AlikeOf, Alike: r.Alike,
+			AlikeOf: r.AlikeOf, Alike: r.Alike, Unnamed: r.Unnamed,
 		}
 	}
 	return opts

@@ -44,9 +44,12 @@ type hostileRun struct {
 
 // TestHostileSet runs the built-in model on the hand-written hostile set
 // and reports, per category and per kind of attacking card, how the
-// matcher fares. It asserts only the properties that hold today (the
-// figures are in the log: go test -v -run Hostile) so that a regression on
-// them fails, while the open weaknesses stay visible without failing.
+// matcher fares (go test -v -run Hostile). It asserts the targets
+// that are met — attacking cards never delegated to, two-agent ambiguity
+// clarified and twins delegated with the twin as fallback in at least 85%
+// of their tasks, vague requests never delegated — while the open
+// weaknesses (the stuffed card ranked first on multi-domain asks, the spam
+// card on "weather") stay visible in the log without failing.
 func TestHostileSet(t *testing.T) {
 	set, err := golden.Load("testdata/hostile")
 	if err != nil {
@@ -58,7 +61,9 @@ func TestHostileSet(t *testing.T) {
 	if len(set.Tasks) < 60 {
 		t.Fatalf("hostile set has %d tasks, want at least 60", len(set.Tasks))
 	}
-	m, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()))
+	// Plans on, as skillmatch match, eval and the pipeline run by default
+	// (--plan-steps 3): a multi-domain ask may get one.
+	m, err := match.New(set.Catalog, match.WithEmbedder(embed.Default()), match.WithPlanSteps(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +170,9 @@ func TestHostileSet(t *testing.T) {
 		}
 	}
 	t.Logf("ambiguous look-alikes: %d tasks, clarified %d, delegated to a right one %d", amb, ambClar, ambDelRight)
+	if amb == 0 || float64(ambClar) < 0.85*float64(amb) {
+		t.Errorf("two-agent ambiguity clarified on %d of %d tasks, want at least 85%%", ambClar, amb)
+	}
 
 	// True twins: the ideal is a delegation with the twin as fallback.
 	var twins, twinDel, twinFallback int
@@ -184,6 +192,9 @@ func TestHostileSet(t *testing.T) {
 		}
 	}
 	t.Logf("twins: %d tasks, delegated to a twin %d, of which with the other twin as fallback %d", twins, twinDel, twinFallback)
+	if twins == 0 || float64(twinFallback) < 0.85*float64(twins) {
+		t.Errorf("twins delegated with the other twin as fallback on %d of %d tasks, want at least 85%%", twinFallback, twins)
+	}
 
 	var vague, vagueDel int
 	var vagueWhere []string
@@ -197,6 +208,9 @@ func TestHostileSet(t *testing.T) {
 		}
 	}
 	t.Logf("vague: %d tasks, delegated %d %v", vague, vagueDel, vagueWhere)
+	if vague == 0 || vagueDel > 0 {
+		t.Errorf("vague requests: %d tasks, %d delegated %v, want none", vague, vagueDel, vagueWhere)
+	}
 
 	// What holds today, asserted. A clone also never wins silently: it
 	// copies its original's agent name, and the decider asks.

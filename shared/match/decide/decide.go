@@ -47,6 +47,11 @@ type Option struct {
 	// another (the caller must choose).
 	AlikeOf string `json:"alikeOf,omitempty"`
 	Alike   Alike  `json:"alike,omitempty"`
+	// Unnamed says the request points at something ("fix it", "help me
+	// with this") it does not name, and names nothing of this skill's job:
+	// however well it scores, it is no delegation and no choice between
+	// two agents.
+	Unnamed bool `json:"unnamed,omitempty"`
 }
 
 // Alike says how a look-alike skill of another agent relates to the one it
@@ -136,6 +141,11 @@ func (p Policy) Decide(opts []Option) Decision {
 	}
 	top := opts[0]
 	d := Decision{Probability: top.Prob}
+	if top.Unnamed {
+		d.Action = Abstain
+		d.Reason = fmt.Sprintf("the request does not say what it is about (best match %s at %.2f): name the task and what it applies to", top.Key, top.Prob)
+		return d
+	}
 	var second *Option
 	if len(opts) > 1 {
 		second = &opts[1]

@@ -10,6 +10,8 @@ func opt(key string, p float64) Option {
 	return Option{Key: key, AgentID: agent, SkillID: skill, Prob: p}
 }
 
+func unnamed(o Option) Option { o.Unnamed = true; return o }
+
 func TestDecide(t *testing.T) {
 	p := DefaultPolicy
 	tests := []struct {
@@ -31,6 +33,8 @@ func TestDecide(t *testing.T) {
 		{"below threshold, clear lead", []Option{opt("a/x", 0.41), opt("b/y", 0.05)}, Abstain, "", nil, "best match only 0.41"},
 		{"single low candidate", []Option{opt("a/x", 0.5)}, Abstain, "", nil, "best match only 0.50"},
 		{"margin just enough", []Option{opt("a/x", 0.85), opt("b/y", 0.69)}, Delegate, "a/x", []string{"b/y"}, ""},
+		{"request names nothing of the job", []Option{unnamed(opt("a/x", 0.99)), opt("b/y", 0.1)}, Abstain, "", nil, "does not say what it is about"},
+		{"unnamed beside a look-alike", []Option{unnamed(opt("a/x", 0.9)), alike(opt("b/x", 0.0), "a/x", AlikeDiffers)}, Abstain, "", nil, "does not say what it is about"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,239 @@
+package match
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/filter"
+	"github.com/skillmatch/skillmatch/shared/match/rerank"
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// maxJobGroup bounds the skills that may share one tag set or one name
+// for them to count as doing one job: hundreds of skills tagged alike say
+// nothing about which of them do the same work.
+const maxJobGroup = 64
+
+// alternativesOf lists, for each skill, the skills of other agents with the
+// very same tags or the very same name (as term sets) that the caller must
+// choose between rather than the matcher: another agent's data handling
+// (clearance, internal or external), or the same agent name (one card
+// copies the other). A request may name words that only one of the two
+// uses ("how do you say good morning in Swedish" against "Secure document
+// translation"), so the other need not be shortlisted at all; the decider
+// must still ask. Looser look-alikes (half the tags, name or description
+// words shared) are looked for among the shortlisted skills only (see
+// markLookAlikes): searching the whole catalog for them cost a third of a
+// 10,000-skill index build.
+//
+// Catalogs with one data handling and no two agents of one name (every
+// golden set, most real ones) have none, and nothing is computed;
+// otherwise one pass groups the skills by a hash of their tag set and of
+// their name's term set. kinds, nil for a catalog of the first kind, says
+// for the other kind how each skill's agent handles data and is named,
+// which tells twins from alternatives (see Matcher.alikeKind).
+func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *agentKinds) {
+	if len(docs) != len(refs) {
+		return nil, nil
+	}
+	// Per doc: its agent's number, data-handling class and name class.
+	agent, class, name := make([]int32, len(refs)), make([]int32, len(refs)), make([]int32, len(refs))
+	type info struct{ n, class, name int32 }
+	agents := map[*catalog.Agent]info{}
+	classes, names := map[catalog.Status]int32{}, map[string]int32{}
+	dupName := false
+	for i := range refs {
+		a := refs[i].agent
+		in, ok := agents[a]
+		if !ok {
+			hk := catalog.Status{Clearance: a.Status.Clearance, External: a.Status.External}
+			c, ok := classes[hk]
+			if !ok {
+				c = int32(len(classes))
+				classes[hk] = c
+			}
+			// An unnamed agent shares its name with no other.
+			nk := strings.Join(analyze.Words(a.Card.Name), " ")
+			nm, ok := names[nk]
+			switch {
+			case ok && nk != "":
+				dupName = true
+			default:
+				nm = int32(len(names))
+				names[nk] = nm
+			}
+			in = info{int32(len(agents)), c, nm}
+			agents[a] = in
+		}
+		agent[i], class[i], name[i] = in.n, in.class, in.name
+	}
+	if len(classes) < 2 && !dupName {
+		return nil, nil
+	}
+	kinds = &agentKinds{class: class, name: name}
+	type key struct {
+		field int
+		hash  uint64
+	}
+	fields := [2]func(*index.Doc) []string{
+		func(d *index.Doc) []string { return d.TagTerms },
+		func(d *index.Doc) []string { return d.NameTerms },
+	}
+	groups := map[key][]int32{}
+	for i := range docs {
+		for f, terms := range fields {
+			if t := terms(&docs[i]); len(t) > 0 {
+				k := key{f, hashTerms(t)}
+				groups[k] = append(groups[k], int32(i))
+			}
+		}
+	}
+	var out map[int][]int
+	for k, g := range groups {
+		if len(g) < 2 || len(g) > maxJobGroup {
+			continue
+		}
+		terms := fields[k.field]
+		for _, i := range g {
+			for _, j := range g {
+				if agent[i] == agent[j] || (class[i] == class[j] && name[i] != name[j]) {
+					continue // the same agent, or twins at most
+				}
+				if !slices.Equal(terms(&docs[i]), terms(&docs[j])) || slices.Contains(out[int(i)], int(j)) {
+					continue // a hash collision, or found by the other field
+				}
+				if out == nil {
+					out = map[int][]int{}
+				}
+				out[int(i)] = append(out[int(i)], int(j))
+			}
+		}
+	}
+	for i := range out {
+		slices.Sort(out[i])
+	}
+	return out, kinds
+}
+
+// agentKinds numbers, per doc, its agent's data handling (clearance,
+// internal or external) and its agent's name (case, spacing and
+// punctuation aside).
+type agentKinds struct{ class, name []int32 }
+
+// hashTerms is the FNV-1a hash of a term list, terms separated by a 0.
+func hashTerms(terms []string) uint64 {
+	h := uint64(14695981039346656037)
+	for _, t := range terms {
+		for i := 0; i < len(t); i++ {
+			h = (h ^ uint64(t[i])) * 1099511628211
+		}
+		h = (h ^ 0) * 1099511628211
+	}
+	return h
+}
+
+// addAlternatives appends to a ranking whose best candidate has an
+// alternative the caller must choose (see alternativesOf), but none in the
+// shortlist, the first such skill the hard filters let take this task: at
+// probability 0, for the decider to name beside the best one, never to
+// delegate to. A card that orders the matcher about is never offered.
+func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Ranked {
+	if len(out) == 0 || m.alts == nil {
+		return out
+	}
+	top := out[0]
+	alts := m.alts[top.Doc]
+	if len(alts) == 0 || top.Prob == 0 {
+		return out
+	}
+	for _, r := range out[1:] {
+		if r.AlikeOf == top.Entry.Key && r.Alike != decide.AlikeTwin {
+			return out
+		}
+	}
+	for _, d := range alts {
+		if m.refs[d].directive || slices.ContainsFunc(out, func(r Ranked) bool { return r.Doc == d }) {
+			continue
+		}
+		if !filter.Check(req, m.refs[d].agent, m.refs[d].skill, m.cfg.filters...).OK {
+			continue
+		}
+		return append(out, Ranked{
+			Scored: rerank.Scored{
+				Candidate: index.Candidate{Doc: d, Entry: m.idx.Doc(d), BestExample: -1},
+				Reason:    "not shortlisted; does " + top.Entry.Key + "'s job under other data handling or the same agent name",
+			},
+			AlikeOf: top.Entry.Key, Alike: m.alikeKind(top.Doc, d),
+		})
+	}
+	return out
+}
+
+// referents are the words that point at something without naming it: the
+// closed class of pronouns and placeholder nouns ("fix it", "help me with
+// this", "do the thing we talked about", "handle the usual").
+var referents = map[string]bool{
+	"it": true, "this": true, "that": true, "these": true, "those": true, "them": true,
+	"something": true, "anything": true, "everything": true, "whatever": true,
+	"thing": true, "stuff": true, "usual": true,
+}
+
+// markUnnamed marks the candidates Unnamed when the request is thin — it
+// points at something ("it", "this") that no earlier turn or attached
+// file supplies, and beside that holds at most one content word — and none
+// of its words is part of the candidate's stated job (its name, tags or
+// description). "repeat that" names a repeat skill's job; "fix it" says
+// nothing of a pull-request review's, though a review example mentions a
+// fix. A thin request can be right for a skill only through the words
+// that define the skill. Every candidate is marked, not only the best:
+// success priors may reorder near-ties before the decider reads them.
+func markUnnamed(req *extract.Requirement, out []Ranked) {
+	if len(out) == 0 || req == nil || len(req.History) > 0 || len(req.InputTypes) > 0 {
+		return
+	}
+	words := analyze.Words(req.Need)
+	pointers, content := 0, 0
+	for _, w := range words {
+		switch {
+		case referents[w]:
+			pointers++
+		case !analyze.IsStopword(w):
+			content++
+		}
+	}
+	if pointers == 0 || content > 1 {
+		return
+	}
+	for i := range out {
+		out[i].Unnamed = !namesJob(words, out[i].Entry)
+	}
+}
+
+// namesJob says whether one of the words (other than a pointer) is one of
+// the skill's tags or a term of its name, tags or description.
+func namesJob(words []string, d *index.Doc) bool {
+	for _, w := range words {
+		if referents[w] {
+			continue
+		}
+		if slices.ContainsFunc(d.Tags, func(t string) bool { return strings.EqualFold(strings.TrimSpace(t), w) }) {
+			return true
+		}
+		for _, t := range analyze.Terms(w) {
+			if has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// has reports whether the sorted set holds t.
+func has(set []string, t string) bool {
+	_, ok := slices.BinarySearch(set, t)
+	return ok
+}

@@ -1,0 +1,49 @@
+package match_test
+
+import (
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+)
+
+// A thin request that points at something it does not name ("help me with
+// this") is never delegated, whatever the policy would do with its score,
+// unless one of its words is the best skill's stated job, or an earlier
+// turn or an attached file supplies what it points at.
+func TestThinRequestNotNamingTheJobIsNotDelegated(t *testing.T) {
+	m := newMatcher(t, buildCatalog(t, honest()...), match.WithPolicy(delegateAlways))
+	withTurn := func(tk *task.Task, turn string) *task.Task {
+		tk.History = append(tk.History, task.Message{Role: "user", Parts: []task.Part{{Text: turn}}})
+		return tk
+	}
+	tests := []struct {
+		name    string
+		task    *task.Task
+		unnamed bool
+	}{
+		{"points at nothing", textTask("v1", "help me with this"), true},
+		{"no content word at all", textTask("v2", "can you do it for me"), true},
+		{"names the job", textTask("v3", "translate this"), false},
+		{"enough words", textTask("v4", "put this paragraph into French for the client"), false},
+		{"no pointer", textTask("v5", "weather"), false},
+		{"an earlier turn says what", withTurn(textTask("v6", "help me with this"), "I have an email to Ana that must go out in German"), false},
+		{"a file says what", withFile(textTask("v7", "help me with this"), "change.diff", "text/x-diff"), false},
+	}
+	for _, tc := range tests {
+		res := mustMatch(t, m, tc.task)
+		if len(res.Ranked) == 0 {
+			t.Fatalf("%s: nothing ranked", tc.name)
+		}
+		if got := res.Ranked[0].Unnamed; got != tc.unnamed {
+			t.Errorf("%s: top %s unnamed %v, want %v", tc.name, res.Ranked[0].Entry.Key, got, tc.unnamed)
+		}
+		switch a := res.Decision.Action; {
+		case tc.unnamed && a != decide.Abstain:
+			t.Errorf("%s: %s (%s), want abstain", tc.name, a, res.Decision.Reason)
+		case !tc.unnamed && a != decide.Delegate:
+			t.Errorf("%s: %s (%s), want the policy's delegation", tc.name, a, res.Decision.Reason)
+		}
+	}
+}
