@@ -163,6 +163,7 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 			g.specs[i].Workers = cfg.DeciderWorkers
 			if cfg.GroupCommit {
 				g.specs[i].Group = &batch.GroupConfig{}
+				g.specs[i].Concurrency = cfg.DeciderConcurrency
 			}
 		}
 		if err := g.StartStage(ctx, st.Name); err != nil {

@@ -82,6 +82,11 @@ type Config struct {
 	// follow-up record, the decision), so one at a time would leave the
 	// disk idle between them.
 	DeciderWorkers int
+	// DeciderConcurrency is, with GroupCommit, how many deliveries each
+	// decider worker handles at once (default
+	// DefaultGroupDeciderConcurrency): a batch holds at most one write per
+	// delivery waiting, and larger batches share an fsync more widely.
+	DeciderConcurrency int
 	// GroupCommit stores what the deciders write at the same time (their
 	// task-id records, their decisions) in atomic batches, one per
 	// stream, so that one fsync covers many (batch.Group): for a server
@@ -197,9 +202,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DeciderWorkers <= 0 {
 		c.DeciderWorkers = DefaultDeciderWorkers
-		if c.GroupCommit {
-			c.DeciderWorkers = DefaultGroupDeciderWorkers
-		}
+	}
+	if c.DeciderConcurrency <= 0 {
+		c.DeciderConcurrency = DefaultGroupDeciderConcurrency
 	}
 	c.DeciderWorkers = max(c.DeciderWorkers, c.Workers)
 	if c.OriginAckWait <= 0 {
@@ -274,9 +279,10 @@ const (
 	DefaultOutcomesMaxBytes    = 1 << 30
 	DefaultOriginAckWait       = 2 * time.Minute
 	DefaultDeciderWorkers      = 4
-	// DefaultGroupDeciderWorkers is the decider's default with
-	// GroupCommit: a batch holds at most one write per waiting worker.
-	DefaultGroupDeciderWorkers = 64
+	// DefaultGroupDeciderConcurrency is how many deliveries each decider
+	// worker handles at once with GroupCommit: 256 in flight with the
+	// default workers.
+	DefaultGroupDeciderConcurrency = 64
 	// The caps reserve store space (TasksMaxBytes applies to the
 	// submissions and to the tasks stream): with the dead letters' they
 	// total 14 GiB, under deploy/nats' max_file_store of 20 GB.

@@ -80,3 +80,85 @@ func BenchmarkAtomicBatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGroupCommit is the pipeline's durable writes without the
+// matching: 3,000 tasks, each written in turn to three streams of a server
+// that syncs every write (its submission, its record, created with an
+// expected last subject sequence of 0 as a KV create is, and its
+// decision), by 64 or 256 concurrent tasks at a time, each write alone or through
+// a Group per stream. It is the ceiling the synced store puts on the
+// pipeline's throughput. Run: go test -run '^$' -bench GroupCommit
+// -benchtime 1x ./shared/pipeline/batch/
+func BenchmarkGroupCommit(b *testing.B) {
+	const n = 3000
+	payload := make([]byte, 2000)
+	for _, c := range []struct {
+		grouped    bool
+		concurrent int
+	}{{false, 64}, {true, 64}, {true, 256}} {
+		grouped, concurrent := c.grouped, c.concurrent
+		b.Run(fmt.Sprintf("grouped=%v/concurrent=%d", grouped, concurrent), func(b *testing.B) {
+			for range b.N {
+				srv, err := natsbox.Start(natsbox.Config{DataDir: b.TempDir(), InProcess: true, SyncAlways: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				nc, err := srv.Connect()
+				if err != nil {
+					b.Fatal(err)
+				}
+				js, _ := jetstream.New(nc)
+				ctx := context.Background()
+				streams := []string{"S", "R", "D"}
+				groups := make([]*Group, len(streams))
+				for i, s := range streams {
+					if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: s, Subjects: []string{s + ".>"}, AllowAtomicPublish: true}); err != nil {
+						b.Fatal(err)
+					}
+					groups[i] = NewGroup(nc, GroupConfig{})
+				}
+				alone := func(ctx context.Context, m *nats.Msg) error {
+					_, err := js.PublishMsg(ctx, m)
+					return err
+				}
+				t0 := time.Now()
+				var wg sync.WaitGroup
+				for w := range concurrent {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := w; i < n; i += concurrent {
+							for s, name := range streams {
+								m := msg(fmt.Sprintf("%s.%d", name, i), fmt.Sprintf("%s-%d", name, i), name == "R")
+								m.Data = payload
+								var err error
+								if grouped {
+									err = groups[s].Publish(ctx, m, alone)
+								} else {
+									err = alone(ctx, m)
+								}
+								if err != nil {
+									b.Error(err)
+									return
+								}
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				b.ReportMetric(n/time.Since(t0).Seconds(), "tasks/s")
+				var batched, total uint64
+				for _, g := range groups {
+					s := g.Stats()
+					batched += s.Batched
+					total += s.Batched + s.Alone
+				}
+				if grouped {
+					b.ReportMetric(float64(batched)/float64(total), "batched-share")
+				}
+				nc.Close()
+				srv.Shutdown()
+			}
+		})
+	}
+}

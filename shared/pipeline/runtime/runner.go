@@ -55,6 +55,12 @@ type Stage struct {
 	// handler and outputs wait for synced writes (the decider's records
 	// and decisions) keeps that many in flight instead of one.
 	Workers int
+	// Concurrency, when above 1, is how many deliveries each worker
+	// handles at once, each in a goroutine of its own: for a stage whose
+	// handler and outputs mostly wait for synced writes that Group
+	// shares, where the batches hold one write per waiting delivery.
+	// Not with Ready (a held stage handles its deliveries in order).
+	Concurrency int
 	// Group, when set, stores the stage's outputs (all bound for one
 	// stream that allows atomic publishing: the decisions) in atomic
 	// batches with the outputs of its other workers and publishers
@@ -196,7 +202,7 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		run.group = batch.NewGroup(r.js.Conn(), gc)
 	}
 	if r.cfg.MaxInFlight > 1 {
-		run.pool = startPublishers(max(publishersPerStage, st.Workers), r.cfg.MaxInFlight, func(d delivery) {
+		run.pool = startPublishers(max(publishersPerStage, st.Workers*max(1, st.Concurrency)), r.cfg.MaxInFlight, func(d delivery) {
 			// Background: a stopping stage still finishes what it has
 			// taken, within the retry budget.
 			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Retry)
@@ -208,10 +214,23 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 	if st.Workers > 0 {
 		workers = st.Workers
 	}
+	var slots chan struct{} // nil: each worker handles one delivery at a time
+	if st.Concurrency > 1 && st.Ready == nil {
+		slots = make(chan struct{}, workers*st.Concurrency)
+	}
 	for w := 0; w < workers; w++ {
 		c, err := cons.Consume(func(m jetstream.Msg) {
 			if !run.enter() {
 				return // stopping: left for redelivery
+			}
+			if slots != nil {
+				slots <- struct{}{}
+				go func() {
+					defer run.wg.Done()
+					defer func() { <-slots }()
+					run.handle(runCtx, m)
+				}()
+				return
 			}
 			defer run.wg.Done()
 			if run.hold != nil && run.hold.park(m) {
