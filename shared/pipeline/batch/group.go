@@ -97,8 +97,9 @@ func NewGroup(nc *nats.Conn, cfg GroupConfig) *Group {
 // Publish stores m, in an atomic batch with the messages queued beside it
 // or alone with alone (the caller's usual publish, which must leave m
 // unmodified). It returns nil once m is stored, alone's error when it
-// went alone, or another error when the batch's outcome is unknown (a
-// commit that timed out, as a publish that timed out: retry under the
+// went alone, ctx's error when ctx ended while m was still queued
+// (nothing stored), or another error when the batch's outcome is unknown
+// (a commit that timed out, as a publish that timed out: retry under the
 // same Nats-Msg-Id, or check).
 func (g *Group) Publish(ctx context.Context, m *nats.Msg, alone func(context.Context, *nats.Msg) error) error {
 	g.mu.Lock()
@@ -123,9 +124,22 @@ func (g *Group) Publish(ctx context.Context, m *nats.Msg, alone func(context.Con
 	case err := <-r.done:
 		return err
 	case <-ctx.Done():
-		// The batch may still be stored: the outcome is unknown.
-		return ctx.Err()
 	}
+	// Given up on: a message still queued is taken out, so that it is not
+	// stored later, unknown to its caller, who may publish it again after
+	// the stream's dedup window; one in a batch being committed waits for
+	// the batch (bounded by the group's timeout), so that its caller
+	// knows whether it was stored.
+	g.mu.Lock()
+	for i, q := range g.queue {
+		if q == r {
+			g.queue = append(g.queue[:i:i], g.queue[i+1:]...)
+			g.mu.Unlock()
+			return ctx.Err()
+		}
+	}
+	g.mu.Unlock()
+	return <-r.done
 }
 
 // batchCopy is m with a header of its own, which the batch headers go

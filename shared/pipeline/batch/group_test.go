@@ -206,3 +206,59 @@ func TestGroupCommit(t *testing.T) {
 		})
 	}
 }
+
+// A publisher that gives up while its message is still queued takes it
+// out: it is not stored later, behind its back (its caller, told it was
+// not stored, may publish it again past the stream's dedup window).
+func TestGroupGivenUp(t *testing.T) {
+	nc, js, st, ctx := server(t)
+	g := NewGroup(nc, GroupConfig{MinBatch: 2})
+	alone := func(ctx context.Context, m *nats.Msg) error {
+		_, err := js.PublishMsg(ctx, m)
+		return err
+	}
+	release := make(chan struct{})
+	leadDone := make(chan error, 1)
+	go func() {
+		leadDone <- g.Publish(ctx, msg("b.lead", "lead", false), func(ctx context.Context, m *nats.Msg) error {
+			<-release
+			return alone(ctx, m)
+		})
+	}()
+	for {
+		g.mu.Lock()
+		c := g.committer
+		g.mu.Unlock()
+		if c {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	short, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := g.Publish(short, msg("b.quit", "quit", false), alone); !errors.Is(err, context.Canceled) {
+		t.Fatalf("given up: %v", err)
+	}
+	kept := make(chan error, 1)
+	go func() { kept <- g.Publish(ctx, msg("b.kept", "kept", false), alone) }()
+	for {
+		g.mu.Lock()
+		n := len(g.queue)
+		g.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if err := <-leadDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-kept; err != nil {
+		t.Fatal(err)
+	}
+	got := stored(t, ctx, st)
+	if got["b.quit"] != 0 || got["b.kept"] != 1 || got["b.lead"] != 1 {
+		t.Errorf("stored %v: want b.lead and b.kept once, not b.quit", got)
+	}
+}

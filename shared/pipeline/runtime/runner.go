@@ -197,7 +197,10 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 	if st.Group != nil {
 		gc := *st.Group
 		if gc.Timeout <= 0 {
-			gc.Timeout = r.attemptTimeout()
+			// A commit that times out leaves its messages' fate unknown
+			// and has them published again: better to wait for it as
+			// long as the retry budget allows.
+			gc.Timeout = r.cfg.Retry
 		}
 		run.group = batch.NewGroup(r.js.Conn(), gc)
 	}
