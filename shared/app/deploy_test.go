@@ -28,6 +28,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/client"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -378,6 +379,32 @@ func TestRunWithAuth(t *testing.T) {
 	if err != nil || a.Decision == nil || a.Decision.Action != decide.Delegate {
 		t.Fatalf("alice's submit: %+v %v", a, err)
 	}
+}
+
+// `run --sync-always` fsyncs every write and group-commits the deciders'
+// writes: tasks submitted at the same time through a group-committing
+// client are each decided.
+func TestRunSyncAlways(t *testing.T) {
+	r, ctx := startTestRun(t, "--sync-always")
+	nc, js, err := pipeline.Connect(pipeline.ConnectConfig{URL: r.ClientURL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := client.New(js, client.WithGroupCommit())
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, err := c.Submit(ctx, &task.Task{ID: fmt.Sprintf("sync-%d", i),
+				Message: task.Message{Parts: []task.Part{{Text: "translate this paragraph into German"}}}})
+			if err != nil || a.Decision == nil {
+				t.Errorf("sync-%d: %+v %v", i, a, err)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // `run --health-listen` serves Prometheus metrics beside the probes: the

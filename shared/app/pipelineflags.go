@@ -28,6 +28,7 @@ type PipelineFlags struct {
 	DecisionsMaxBytes   int64
 	OutcomesMaxBytes    int64
 	TasksSynced         bool
+	GroupCommit         bool
 	OriginAckWait       time.Duration
 	Workers             int
 	MaxInFlight         int
@@ -50,7 +51,7 @@ type PipelineFlags struct {
 // PipelineFlagNames are the flags Register defines.
 var PipelineFlagNames = []string{"stream-submissions", "stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
 	"catalog-bucket", "examples-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
-	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes", "tasks-synced", "origin-ack-wait",
+	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes", "tasks-synced", "group-commit", "origin-ack-wait",
 	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
 	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen", "callers", "otlp-endpoint"}
 
@@ -85,6 +86,9 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 		"by default the server flushes them in the background (persist mode async): a task whose stage\n"+
 		"messages a crash loses runs again from its submission, which stays unacknowledged until the\n"+
 		"task's decision or dead letter is stored (README, Durability)")
+	fs.BoolVar(&p.GroupCommit, "group-commit", false, "decider: store the task-id records and the decisions of the tasks decided at the same time\n"+
+		"in one atomic batch per stream (one fsync for many): for a server that syncs every write\n"+
+		"(sync_interval always, as deploy/nats and run --sync-always configure it); the streams allow it")
 	fs.DurationVar(&p.OriginAckWait, "origin-ack-wait", pipeline.DefaultOriginAckWait, "extractor: how long a submission waits for its task's decision or dead letter before\n"+
 		"it is delivered again and the task runs again (decided once): what a crash that loses stage\n"+
 		"messages costs the tasks in flight")
@@ -135,7 +139,7 @@ func (p *PipelineFlags) Config() (pipeline.Config, error) {
 		MaxInFlight: p.MaxInFlight, CatalogBucket: p.CatalogBucket, ExamplesBucket: p.ExamplesBucket, TasksMaxAge: p.TasksMaxAge,
 		DeadLettersMaxAge: p.DeadLettersMaxAge, DeadLettersMaxBytes: p.DeadLettersMaxBytes, ModelBucket: p.ModelBucket,
 		TasksMaxBytes: p.TasksMaxBytes, DecisionsMaxBytes: p.DecisionsMaxBytes, OutcomesMaxBytes: p.OutcomesMaxBytes,
-		TasksSynced: p.TasksSynced, OriginAckWait: p.OriginAckWait,
+		TasksSynced: p.TasksSynced, GroupCommit: p.GroupCommit, OriginAckWait: p.OriginAckWait,
 		Followups: pipeline.FollowupConfig{Bucket: p.FollowupBucket, TTL: p.FollowupTTL},
 		Ties:      &decide.TieConfig{Epsilon: p.TieEpsilon, Explore: p.Explore}, TieSeed: p.TieSeed,
 		FeedbackEvery: p.FeedbackEvery, FeedbackInterval: p.FeedbackInterval, RefitInterval: p.RefitInterval, RefitWindow: p.RefitWindow}

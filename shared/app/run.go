@@ -75,7 +75,8 @@ func NewRunFlags(out io.Writer) (*flag.FlagSet, *RunFlags) {
 	fs.StringVar(&r.Data, "data", defaultDataDir(), "data folder for the JetStream store")
 	fs.StringVar(&r.Cards, "cards", "", "folder of agent cards (default: the example catalog, "+ExampleCatalog+")")
 	fs.StringVar(&r.Listen, "nats-listen", natsbox.DefaultListen, "host:port the embedded NATS server listens on (port -1: any free port)")
-	fs.BoolVar(&r.SyncAlways, "sync-always", false, "fsync every JetStream write (safer against machine crashes, slower)")
+	fs.BoolVar(&r.SyncAlways, "sync-always", false, "fsync every JetStream write (safer against machine crashes, slower);\n"+
+		"implies --group-commit")
 	fs.StringVar(&r.Auth, "auth", "", "require credentials: a nats-server configuration file of accounts and users (deploy/nats/accounts.conf,\n"+
 		"with its passwords in the environment); clients get their users' permissions; empty: no authentication (loopback)")
 	r.Matcher.Register(fs)
@@ -127,6 +128,9 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		return nil, errors.New("app: run shortlists: make its flags with app/retrieval.NewRunFlags")
 	}
 	cfg.Log = log
+	// A server that syncs every write fsyncs each message alone unless
+	// the deciders' writes share their fsyncs.
+	cfg.GroupCommit = cfg.GroupCommit || rf.SyncAlways
 	metrics := NewMetrics()
 	cfg.Observer = metrics
 	rf.Matcher.OnDegraded = metrics.Degraded

@@ -82,7 +82,7 @@ func TestServicesAgainstExternalNATS(t *testing.T) {
 	probe := freeAddr(t)
 	run(pipeline.StageRetriever, "--cards", exampleDir(), "--health-listen", probe)
 	run(pipeline.StageReranker)
-	run(pipeline.StageDecider)
+	run(pipeline.StageDecider, "--group-commit")
 	a, err := pipeline.Submit(sctx, js, pipeline.Streams{}, &task.Task{ID: "svc-1",
 		Message: task.Message{Parts: []task.Part{{Text: "translate this paragraph into German"}}}})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/pipeline/client"
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
@@ -54,11 +56,14 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // next to the in-process core on the same tasks: end-to-end latency with
 // one task in flight (median, p99) and throughput with all tasks (3,000;
 // SKILLMATCH_BENCH_TASKS sets another number) published at once. It runs
-// the pipeline twice in one run, on the default store ("default-") and on a
-// server that fsyncs every write ("synced-": sync_interval always, as
-// deploy/nats and run --sync-always configure it), and reports
-// "synced/default", the ratio of their throughputs, and
-// "synced-writes/task", the synced messages each task cost. Run: go test -run '^$'
+// the pipeline three times in one run: on the default store ("default-"),
+// and on a server that fsyncs every write (sync_interval always, as
+// deploy/nats and run --sync-always configure it, with the deciders' group
+// commit) with the flood published two ways: one by one, each submission
+// its own publish in flight ("synced-"), and by 64 concurrent submitters
+// through a client that group-commits their submissions
+// ("synced-grouped-"). It reports the ratios of the synced throughputs to
+// the default's and "writes/task", the synced messages each task cost. Run: go test -run '^$'
 // -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
 func BenchmarkPipeline(b *testing.B) {
 	cat := bigCatalog(b, 1000)
@@ -91,19 +96,26 @@ func BenchmarkPipeline(b *testing.B) {
 
 		rates := map[string]float64{}
 		for _, store := range []struct {
-			name string
-			sync bool
-		}{{"default", false}, {"synced", true}} {
-			pipe, rate, writes := benchPipelineRun(ctx, b, m, tasks, store.sync)
+			name          string
+			sync, grouped bool
+		}{{"default", false, false}, {"synced", true, false}, {"synced-grouped", true, true}} {
+			// SKILLMATCH_BENCH_STORES=default,synced runs only those.
+			if only := os.Getenv("SKILLMATCH_BENCH_STORES"); only != "" && !slices.Contains(strings.Split(only, ","), store.name) {
+				continue
+			}
+			pipe, rate, writes := benchPipelineRun(ctx, b, m, tasks, store.sync, store.grouped)
 			if store.sync {
-				b.ReportMetric(writes, "synced-writes/task")
+				b.ReportMetric(writes, store.name+"-writes/task")
 			}
 			b.ReportMetric(ms(percentile(pipe, 0.5)), store.name+"-p50-ms")
 			b.ReportMetric(ms(percentile(pipe, 0.99)), store.name+"-p99-ms")
 			b.ReportMetric(rate, store.name+"-tasks/s")
 			rates[store.name] = rate
 		}
-		b.ReportMetric(rates["synced"]/rates["default"], "synced/default")
+		if rates["default"] > 0 {
+			b.ReportMetric(rates["synced"]/rates["default"], "synced/default")
+			b.ReportMetric(rates["synced-grouped"]/rates["default"], "synced-grouped/default")
+		}
 	}
 }
 
@@ -114,7 +126,7 @@ func BenchmarkPipeline(b *testing.B) {
 // streams not in the async persist mode, buckets included): what a task
 // costs in fsyncs under sync_interval always (consumer acks apart, which
 // the server writes at most ten times a second).
-func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks []*task.Task, sync bool) (pipe []time.Duration, rate, writes float64) {
+func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks []*task.Task, sync, grouped bool) (pipe []time.Duration, rate, writes float64) {
 	srv, err := natsbox.Start(natsbox.Config{DataDir: b.TempDir(), InProcess: true, SyncAlways: sync})
 	if err != nil {
 		b.Fatal(err)
@@ -132,6 +144,9 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 		cfg.MaxInFlight = v
 	}
 	cfg.TasksSynced = os.Getenv("SKILLMATCH_BENCH_TASKS_SYNCED") == "1"
+	// The synced store group-commits the deciders' writes, as run
+	// --sync-always does (SKILLMATCH_BENCH_GROUP=0: not).
+	cfg.GroupCommit = sync && os.Getenv("SKILLMATCH_BENCH_GROUP") != "0"
 	if v, err := strconv.Atoi(os.Getenv("SKILLMATCH_BENCH_DECIDERS")); err == nil {
 		cfg.DeciderWorkers = v
 	}
@@ -171,12 +186,29 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	}
 	// Flood.
 	t0 := time.Now()
-	for i, tk := range tasks {
-		ft := *tk
-		ft.ID = fmt.Sprintf("flood-%04d", i)
-		raw, _ := json.Marshal(wire.TaskSubmitted{V: wire.Version, Task: mustJSON(&ft)})
-		if _, err := js.PublishAsync(wire.SubjectSubmitted, raw); err != nil {
-			b.Fatal(err)
+	if grouped {
+		c := client.New(js, client.WithGroupCommit())
+		const submitters = 64
+		for s := range submitters {
+			go func() {
+				for i := s; i < len(tasks); i += submitters {
+					ft := *tasks[i]
+					ft.ID = fmt.Sprintf("flood-%04d", i)
+					if _, err := c.Publish(ctx, &ft); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+	} else {
+		for i, tk := range tasks {
+			ft := *tk
+			ft.ID = fmt.Sprintf("flood-%04d", i)
+			raw, _ := json.Marshal(wire.TaskSubmitted{V: wire.Version, Task: mustJSON(&ft)})
+			if _, err := js.PublishAsync(wire.SubjectSubmitted, raw); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	for n := 0; n < len(tasks); {
@@ -188,6 +220,7 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 		}
 	}
 	rate = float64(len(tasks)) / time.Since(t0).Seconds()
+
 	n += len(tasks)
 	var stored uint64
 	for info := range js.ListStreams(ctx).Info() {

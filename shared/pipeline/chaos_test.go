@@ -35,6 +35,9 @@ func chaosConfig() Config {
 		// before it runs again: long enough for the backlog the kills
 		// leave on two loaded cores.
 		OriginAckWait: 10 * time.Second,
+		// The deciders' records and decisions in atomic batches, as
+		// run --sync-always stores them.
+		GroupCommit: true,
 		// No exploration: the decisions must equal the in-process core's.
 		Ties: &decide.TieConfig{Epsilon: decide.DefaultTieConfig.Epsilon},
 	}

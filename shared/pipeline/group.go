@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/match/settle"
+	"github.com/skillmatch/skillmatch/shared/pipeline/batch"
 )
 
 // Group runs stages of the pipeline in one process: all of them
@@ -79,6 +80,9 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 			var err error
 			if ids, err = OpenTaskIDs(ctx, js, cfg.TaskIDsBucket, cfg.Streams.Decisions); err != nil {
 				return nil, err
+			}
+			if cfg.GroupCommit {
+				ids.WithGroupCommit(batch.GroupConfig{})
 			}
 		}
 		return ids, nil
@@ -157,6 +161,10 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 		}
 		if st.Final {
 			g.specs[i].Workers = cfg.DeciderWorkers
+			if cfg.GroupCommit {
+				g.specs[i].Group = &batch.GroupConfig{}
+				g.specs[i].Concurrency = cfg.DeciderConcurrency
+			}
 		}
 		if err := g.StartStage(ctx, st.Name); err != nil {
 			return nil, err

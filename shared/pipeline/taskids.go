@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/skillmatch/skillmatch/shared/pipeline/batch"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -37,9 +40,28 @@ var (
 // setupTaskIDs creates the task-id bucket, or updates it to this config:
 // entries live as long as the streams keep tasks.
 func setupTaskIDs(ctx context.Context, js jetstream.JetStream, cfg Config) error {
-	return setupBucket(ctx, js, cfg, "task-id", jetstream.KeyValueConfig{Bucket: cfg.TaskIDsBucket,
+	kvc := jetstream.KeyValueConfig{Bucket: cfg.TaskIDsBucket,
 		Description: "skillmatch task ids: key = wire.TaskRecordKey(caller, task id), value = wire.TaskIDRecord (claim and decision)",
-		History:     1, TTL: limit(cfg.TasksMaxAge)})
+		History:     1, TTL: limit(cfg.TasksMaxAge)}
+	if err := setupBucket(ctx, js, cfg, "task-id", kvc); err != nil {
+		return err
+	}
+	// The deciders' records go in atomic batches (GroupCommit); a KV
+	// bucket's config has no such setting, its stream's has.
+	name := "KV_" + cmp.Or(kvc.Bucket, wire.BucketTaskIDs)
+	st, err := js.Stream(ctx, name)
+	if err != nil {
+		return fmt.Errorf("pipeline: task-id bucket stream %s: %w", name, err)
+	}
+	sc := st.CachedInfo().Config
+	if sc.AllowAtomicPublish {
+		return nil
+	}
+	sc.AllowAtomicPublish = true
+	if _, err := js.UpdateStream(ctx, sc); err != nil {
+		return fmt.Errorf("pipeline: task-id bucket stream %s: allow atomic batches: %w", name, err)
+	}
+	return nil
 }
 
 // TaskIDs is the task-id bucket (wire.BucketTaskIDs), shared by every
@@ -48,6 +70,8 @@ type TaskIDs struct {
 	kv        jetstream.KeyValue
 	js        jetstream.JetStream
 	decisions string
+	bucket    string
+	group     *batch.Group // nil: each record is created alone
 }
 
 // OpenTaskIDs opens the task-id bucket (wire.BucketTaskIDs if bucket is
@@ -60,7 +84,16 @@ func OpenTaskIDs(ctx context.Context, js jetstream.JetStream, bucket, decisions 
 	if decisions == "" {
 		decisions = DefaultStreams.Decisions
 	}
-	return &TaskIDs{kv: kv, js: js, decisions: decisions}, nil
+	return &TaskIDs{kv: kv, js: js, decisions: decisions, bucket: kv.Bucket()}, nil
+}
+
+// WithGroupCommit makes the deciders that wait at the same time create
+// their records in one atomic batch (batch.Group: one fsync for many on
+// a server that syncs every write); the bucket's stream must allow atomic
+// publishing (SetupStreams with Config.GroupCommit). It returns s.
+func (s *TaskIDs) WithGroupCommit(cfg batch.GroupConfig) *TaskIDs {
+	s.group = batch.NewGroup(s.js.Conn(), cfg)
+	return s
 }
 
 // Fingerprint identifies a task as its caller submitted it (parsed, before
@@ -115,7 +148,7 @@ func (s *TaskIDs) Decide(ctx context.Context, caller, taskID, fp string, seq uin
 		return Decided{}, badInput(fmt.Errorf("task ids: decision of %s: %w", taskID, err))
 	}
 	// The common case, a new task: one write.
-	if _, err := s.kv.Create(ctx, key, data); err == nil {
+	if err := s.create(ctx, key, data); err == nil {
 		return Decided{Record: rec, First: true}, nil
 	} else if !errors.Is(err, jetstream.ErrKeyExists) {
 		return Decided{}, fmt.Errorf("task ids: decide %s: %w", taskID, err)
@@ -152,6 +185,24 @@ func (s *TaskIDs) Decide(ctx context.Context, caller, taskID, fp string, seq uin
 			return Decided{}, fmt.Errorf("task ids: decide %s: %w", taskID, err)
 		}
 	}
+}
+
+// create creates key with data (jetstream.ErrKeyExists when it exists),
+// in a batch with the creates waiting beside it when grouped.
+func (s *TaskIDs) create(ctx context.Context, key string, data []byte) error {
+	if s.group == nil {
+		_, err := s.kv.Create(ctx, key, data)
+		return err
+	}
+	// A KV create is a publish on the key's subject that expects no
+	// message there yet; in a batch, a key that exists rejects the whole
+	// batch, and each of its records is then created alone.
+	m := &nats.Msg{Subject: "$KV." + s.bucket + "." + key, Data: data,
+		Header: nats.Header{jetstream.ExpectedLastSubjSeqHeader: []string{"0"}}}
+	return s.group.Publish(ctx, m, func(ctx context.Context, _ *nats.Msg) error {
+		_, err := s.kv.Create(ctx, key, data)
+		return err
+	})
 }
 
 // InStream reports whether the decisions stream holds d: the message on

@@ -32,6 +32,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/identity"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/pipeline/batch"
 )
 
 // Version is the message version the pipeline reads and writes (wire.Version).
@@ -185,6 +186,7 @@ type Client struct {
 	js          jetstream.JetStream
 	decisions   string
 	deadLetters string
+	group       *batch.Group // nil: each task is published alone
 }
 
 // Option configures a Client.
@@ -201,6 +203,17 @@ func WithStreams(decisions, deadLetters string) Option {
 			c.deadLetters = deadLetters
 		}
 	}
+}
+
+// WithGroupCommit makes tasks published at the same time by the client's
+// goroutines share their submission's fsync: whatever queues while one
+// publish is being stored goes in one atomic batch (batch.Group; the
+// submissions stream must allow atomic publishing, as the pipeline sets
+// it up). Each task is stored exactly as alone, and Publish returns once
+// it is; for a program that submits many tasks concurrently (a front
+// door) to a server that syncs every write.
+func WithGroupCommit() Option {
+	return func(c *Client) { c.group = batch.NewGroup(c.js.Conn(), batch.GroupConfig{}) }
 }
 
 // New is a client on a JetStream connection.
@@ -243,19 +256,31 @@ func (c *Client) publish(ctx context.Context, t *task.Task, withID bool) (duplic
 	hdr := nats.Header{}
 	propagation.TraceContext{}.Inject(ctx, headerCarrier(hdr))
 	out := &nats.Msg{Subject: SubjectSubmittedBy(t.Caller.ID), Data: data, Header: hdr}
-	var opts []jetstream.PublishOpt
 	if withID {
 		id, err := SubmissionMsgID(t)
 		if err != nil {
 			return false, err
 		}
-		opts = append(opts, jetstream.WithMsgID(id))
+		hdr.Set(jetstream.MsgIDHeader, id)
 	}
-	ack, err := c.js.PublishMsg(ctx, out, opts...)
+	alone := func(ctx context.Context, m *nats.Msg) error {
+		ack, err := c.js.PublishMsg(ctx, m)
+		if err == nil {
+			duplicate = ack.Duplicate
+		}
+		return err
+	}
+	if c.group != nil {
+		// Stored in a batch: not a duplicate (one would have failed the
+		// batch, and gone alone).
+		err = c.group.Publish(ctx, out, alone)
+	} else {
+		err = alone(ctx, out)
+	}
 	if err != nil {
 		return false, fmt.Errorf("client: publish task %s: %w", t.ID, err)
 	}
-	return ack.Duplicate, nil
+	return duplicate, nil
 }
 
 // Submit publishes t and waits until its decision or dead letter appears,

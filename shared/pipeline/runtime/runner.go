@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
+	"github.com/skillmatch/skillmatch/shared/pipeline/batch"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -54,6 +55,18 @@ type Stage struct {
 	// handler and outputs wait for synced writes (the decider's records
 	// and decisions) keeps that many in flight instead of one.
 	Workers int
+	// Concurrency, when above 1, is how many deliveries each worker
+	// handles at once, each in a goroutine of its own: for a stage whose
+	// handler and outputs mostly wait for synced writes that Group
+	// shares, where the batches hold one write per waiting delivery.
+	// Not with Ready (a held stage handles its deliveries in order).
+	Concurrency int
+	// Group, when set, stores the stage's outputs (all bound for one
+	// stream that allows atomic publishing: the decisions) in atomic
+	// batches with the outputs of its other workers and publishers
+	// waiting at the same time (see Group): one fsync for many. Dead
+	// letters go alone.
+	Group *batch.GroupConfig
 }
 
 // Runner runs stages on JetStream.
@@ -93,6 +106,7 @@ type Running struct {
 	wg       sync.WaitGroup
 	once     sync.Once
 	pool     *publisherPool // nil: the workers publish themselves
+	group    *batch.Group   // nil: each output is published alone
 	hold     *holding       // nil: the stage has no Ready
 }
 
@@ -144,6 +158,11 @@ func (run *Running) Stop() {
 		if run.pool != nil {
 			run.pool.close()
 		}
+		if run.group != nil {
+			s := run.group.Stats()
+			run.log.Info("group commit", zap.Uint64("batches", s.Batches), zap.Uint64("batched", s.Batched),
+				zap.Uint64("alone", s.Alone), zap.Uint64("rejected", s.Rejected))
+		}
 	})
 }
 
@@ -175,8 +194,18 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 	if st.Ready != nil {
 		run.hold = &holding{}
 	}
+	if st.Group != nil {
+		gc := *st.Group
+		if gc.Timeout <= 0 {
+			// A commit that times out leaves its messages' fate unknown
+			// and has them published again: better to wait for it as
+			// long as the retry budget allows.
+			gc.Timeout = r.cfg.Retry
+		}
+		run.group = batch.NewGroup(r.js.Conn(), gc)
+	}
 	if r.cfg.MaxInFlight > 1 {
-		run.pool = startPublishers(max(publishersPerStage, st.Workers), r.cfg.MaxInFlight, func(d delivery) {
+		run.pool = startPublishers(max(publishersPerStage, st.Workers*max(1, st.Concurrency)), r.cfg.MaxInFlight, func(d delivery) {
 			// Background: a stopping stage still finishes what it has
 			// taken, within the retry budget.
 			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Retry)
@@ -188,10 +217,23 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 	if st.Workers > 0 {
 		workers = st.Workers
 	}
+	var slots chan struct{} // nil: each worker handles one delivery at a time
+	if st.Concurrency > 1 && st.Ready == nil {
+		slots = make(chan struct{}, workers*st.Concurrency)
+	}
 	for w := 0; w < workers; w++ {
 		c, err := cons.Consume(func(m jetstream.Msg) {
 			if !run.enter() {
 				return // stopping: left for redelivery
+			}
+			if slots != nil {
+				slots <- struct{}{}
+				go func() {
+					defer run.wg.Done()
+					defer func() { <-slots }()
+					run.handle(runCtx, m)
+				}()
+				return
 			}
 			defer run.wg.Done()
 			if run.hold != nil && run.hold.park(m) {
@@ -290,7 +332,7 @@ func (run *Running) fail(ctx context.Context, d delivery, err error) {
 // republishes them under the same Nats-Msg-Ids (the stream drops what it
 // already has). confirm waits, briefly, for the server to confirm the ack.
 func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bool) {
-	err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf)
+	err := run.r.publishRetry(ctx, d.m, d.res.Out, run.groupFor(d.res), run.log, d.lf)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			_ = d.m.Nak() // stopping: let another worker have it now
@@ -355,6 +397,15 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 	}
 }
 
+// groupFor is the group res's outputs are stored with (nil: alone): a
+// dead letter goes to another stream than the stage's outputs.
+func (run *Running) groupFor(res Result) *batch.Group {
+	if res.poison != "" {
+		return nil
+	}
+	return run.group
+}
+
 // endOrigin settles the origin of d's input with body (ackOK, ackTerm);
 // the origin stage's own input is its origin, settled as the input.
 func (run *Running) endOrigin(d delivery, body string) {
@@ -370,7 +421,7 @@ func (run *Running) endOrigin(d delivery, body string) {
 // ackDeferred; the worker goes on.
 func (run *Running) deferAck(ctx context.Context, d delivery) {
 	if len(d.res.Out) > 0 {
-		if err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf); err != nil {
+		if err := run.r.publishRetry(ctx, d.m, d.res.Out, run.groupFor(d.res), run.log, d.lf); err != nil {
 			delay := run.r.cfg.delay(d.n)
 			run.log.Error("failed; redelivering", append(d.lf, zap.Duration("after", delay), zap.Error(err))...)
 			_ = d.m.NakWithDelay(delay)
