@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -331,12 +332,30 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 				InputModes: a.Card.EffectiveInputModes(s), OutputModes: a.Card.EffectiveOutputModes(s),
 			}
 			docs = append(docs, d)
-			m.refs = append(m.refs, ref{agent: a, skill: s,
-				directive: isDirective(a.Card.Name, a.Card.Description, s.Name, s.Description, strings.Join(s.Tags, "\n"))})
+			m.refs = append(m.refs, ref{agent: a, skill: s})
 		}
 	}
 	index.AnalyzeAll(docs, runtime.GOMAXPROCS(0))
+	markDirectives(m.refs, runtime.GOMAXPROCS(0))
 	return docs
+}
+
+// markDirectives sets each ref's directive flag on workers goroutines:
+// the checks read only their own card and were a tenth of an index build
+// run one after another.
+func markDirectives(refs []ref, workers int) {
+	workers = max(1, min(workers, len(refs)/256))
+	step := (len(refs) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * step; i < min((w+1)*step, len(refs)); i++ {
+				a, s := refs[i].agent.Card, refs[i].skill
+				refs[i].directive = isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n"))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Catalog returns the catalog the matcher was built for.
