@@ -349,7 +349,7 @@ func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool, ep
 	default: // degraded, or a value we do not know: keep, rank lower
 		c.demoted = true
 	}
-	if reason := dataPolicy(req.DataClass, st, c.opts.strict); reason != "" {
+	if reason := dataPolicyWhy(req.DataClass, st, c.opts.strict, c.why); reason != "" {
 		c.rule, c.reason = RuleDataPolicy, reason
 		return
 	}

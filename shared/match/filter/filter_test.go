@@ -396,3 +396,26 @@ func randomRequirement(rng *rand.Rand) extract.Requirement {
 		Scopes:      pick(rng, someScope),
 	}
 }
+
+// TestDataPolicyWithoutReason checks that deciding without reasons
+// refuses exactly the agents the explained check refuses.
+func TestDataPolicyWithoutReason(t *testing.T) {
+	classes := []string{"", catalog.Public, catalog.Internal, " Confidential ", catalog.Restricted, "secret"}
+	clearances := []string{"", catalog.Public, catalog.Internal, catalog.Confidential, "RESTRICTED", "unknown"}
+	for _, class := range classes {
+		for _, clearance := range clearances {
+			for _, external := range []bool{false, true} {
+				for _, strict := range []bool{false, true} {
+					st := catalog.DefaultStatus
+					st.Clearance, st.External = clearance, external
+					why := dataPolicy(class, st, strict)
+					quiet := dataPolicyWhy(class, st, strict, false)
+					if (why == "") != (quiet == "") || quiet != "" && quiet != "-" {
+						t.Errorf("class %q clearance %q external %v strict %v: reason %q, without reason %q",
+							class, clearance, external, strict, why, quiet)
+					}
+				}
+			}
+		}
+	}
+}
