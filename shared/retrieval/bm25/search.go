@@ -41,7 +41,7 @@ func (ix *Index) Search(query []string, k int, allow func(doc int) bool) []Hit {
 	if sc.dense {
 		score := sc.score[:sc.n]
 		for s, v := range score {
-			if v != 0 {
+			if v != 0 && !top.loses(v) {
 				visit(uint32(s), v)
 			}
 		}
