@@ -76,7 +76,9 @@ func mayDirectASCII(text string) bool {
 	}
 	for i := 0; i < len(text); i++ {
 		for _, w := range directiveAnchors[text[i]|0x20] {
-			if len(text)-i >= len(w) && strings.EqualFold(text[i:i+len(w)], w) {
+			// The second letter first: most words that start like an
+			// anchor go no further.
+			if len(text)-i >= len(w) && text[i+1]|0x20 == w[1] && strings.EqualFold(text[i:i+len(w)], w) {
 				return true
 			}
 		}
