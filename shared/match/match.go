@@ -293,10 +293,15 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		extra = merged
 	}
 	docs := m.docs(extra)
+	// The word cache only reads the docs' words, which the index build
+	// leaves alone (the docs are analyzed): it is made beside the build,
+	// which cannot keep both cores busy all the time.
+	var wordCache sync.WaitGroup
 	if cfg.words != nil && !cfg.noSearch {
-		m.cfg.words = rerank.NewWordCache(cfg.words, docs)
+		wordCache.Go(func() { m.cfg.words = rerank.NewWordCache(cfg.words, docs) })
 	}
 	idx, err := cfg.newIndex(docs, cfg.embedder)
+	wordCache.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
 	}

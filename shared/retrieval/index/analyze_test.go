@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // analyzeReference is Analyze as it was first written: each list built
@@ -104,5 +106,34 @@ func TestAnalyzedListsAreIndependent(t *testing.T) {
 	_ = append(d.LabelWords, "x")
 	if got := analyzed(d); !reflect.DeepEqual(got, before) {
 		t.Errorf("an append changed another list: %q, was %q", got, before)
+	}
+}
+
+// TestBuildStatsAnalyzesOnlyUnanalyzedDocs checks that an index build
+// analyzes a doc nobody analyzed and leaves an analyzed one alone, even
+// when its term sets are empty: the matcher reads the docs' words on
+// another goroutine while the index is built.
+func TestBuildStatsAnalyzesOnlyUnanalyzedDocs(t *testing.T) {
+	for _, emb := range []struct {
+		name string
+		e    vector.Embedder
+	}{{"local", embed.Default()}, {"batch", remoteOnly{embed.Default()}}} {
+		fresh := Doc{Key: "a/fresh", Name: "Book a flight", Description: "Books plane tickets."}
+		empty := Doc{Key: "a/empty", Name: "the", Description: "of a"}
+		empty.Analyze()
+		if empty.NameTerms != nil || empty.DescTerms != nil {
+			t.Fatalf("the empty doc has terms %q %q", empty.NameTerms, empty.DescTerms)
+		}
+		empty.TextWords = []string{"marker"} // analysis would clear it
+		docs := []Doc{fresh, empty}
+		if _, err := BuildStats(docs, emb.e, DefaultFieldWeights, 2); err != nil {
+			t.Fatal(err)
+		}
+		if len(docs[0].NameTerms) == 0 || len(docs[0].DescTerms) == 0 {
+			t.Errorf("%s: the unanalyzed doc was not analyzed: %q %q", emb.name, docs[0].NameTerms, docs[0].DescTerms)
+		}
+		if !slices.Equal(docs[1].TextWords, []string{"marker"}) {
+			t.Errorf("%s: the analyzed doc was analyzed again: %q", emb.name, docs[1].TextWords)
+		}
 	}
 }

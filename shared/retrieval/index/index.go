@@ -42,6 +42,11 @@ type Doc struct {
 	// agent's name (a service's domain is often only there).
 	LabelWords []string
 	TextWords  []string
+
+	// analyzed is set by Analyze: an index build does not analyze the doc
+	// again, even when its term sets are empty, so others may read them
+	// while it runs.
+	analyzed bool
 }
 
 // AnalyzeAll analyzes every doc on workers goroutines: a catalog's term
@@ -98,6 +103,7 @@ func (d *Doc) analyze(buf []string) []string {
 	d.ExampleTerms = part(ends[2], ends[3])
 	d.LabelWords = part(ends[3], ends[4])
 	d.TextWords = part(ends[3], len(all))
+	d.analyzed = true
 	clear(b[:cap(b)]) // the scratch must not keep the doc's strings alive
 	return b
 }

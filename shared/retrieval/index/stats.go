@@ -104,7 +104,7 @@ func embedLocal(docs []Doc, emb vector.Local, vs *Vectors, workers int) {
 				}
 				for i := lo; i < min(lo+chunk, len(docs)); i++ {
 					d := &docs[i]
-					if d.NameTerms == nil && d.DescTerms == nil {
+					if !d.analyzed && d.NameTerms == nil && d.DescTerms == nil {
 						d.Analyze()
 					}
 					if into != nil {
@@ -137,7 +137,7 @@ func embedRemote(docs []Doc, emb vector.Embedder, vs *Vectors) error {
 	var texts []string
 	for i := range docs {
 		d := &docs[i]
-		if d.NameTerms == nil && d.DescTerms == nil {
+		if !d.analyzed && d.NameTerms == nil && d.DescTerms == nil {
 			d.Analyze()
 		}
 		texts = append(texts, DescriptionText(d))
