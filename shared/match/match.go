@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -300,10 +301,15 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	}
 	docs := m.docs(extra)
 	m.alts, m.kinds = alternativesOf(m.refs, docs)
+	// The word cache only reads the docs' words, which the index build
+	// leaves alone (the docs are analyzed): it is made beside the build,
+	// which cannot keep both cores busy all the time.
+	var wordCache sync.WaitGroup
 	if cfg.words != nil && !cfg.noSearch {
-		m.cfg.words = rerank.NewWordCache(cfg.words, docs)
+		wordCache.Go(func() { m.cfg.words = rerank.NewWordCache(cfg.words, docs) })
 	}
 	idx, err := cfg.newIndex(docs, cfg.embedder)
+	wordCache.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
 	}
@@ -339,12 +345,30 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 				InputModes: a.Card.EffectiveInputModes(s), OutputModes: a.Card.EffectiveOutputModes(s),
 			}
 			docs = append(docs, d)
-			m.refs = append(m.refs, ref{agent: a, skill: s,
-				directive: isDirective(a.Card.Name, a.Card.Description, s.Name, s.Description, strings.Join(s.Tags, "\n"))})
+			m.refs = append(m.refs, ref{agent: a, skill: s})
 		}
 	}
 	index.AnalyzeAll(docs, runtime.GOMAXPROCS(0))
+	markDirectives(m.refs, runtime.GOMAXPROCS(0))
 	return docs
+}
+
+// markDirectives sets each ref's directive flag on workers goroutines:
+// the checks read only their own card and were a tenth of an index build
+// run one after another.
+func markDirectives(refs []ref, workers int) {
+	workers = max(1, min(workers, len(refs)/256))
+	step := (len(refs) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * step; i < min((w+1)*step, len(refs)); i++ {
+				a, s := refs[i].agent.Card, refs[i].skill
+				refs[i].directive = isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n"))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Catalog returns the catalog the matcher was built for.

@@ -328,6 +328,31 @@ type checker struct {
 	in      memo
 	out     memo
 	sec     memo
+	// data is the last agent's data policy verdict, kept across reset:
+	// agents share a few clearances, and the verdict depends on nothing
+	// else of theirs.
+	data dataMemo
+}
+
+// dataMemo is one data policy verdict and what it was worked out from.
+type dataMemo struct {
+	set       bool
+	class     string
+	clearance string
+	external  bool
+	reason    string
+}
+
+// dataPolicy is dataPolicyWhy for the checker's options, remembering the
+// last verdict.
+func (c *checker) dataPolicy(class string, st catalog.Status) string {
+	m := &c.data
+	if m.set && m.class == class && m.clearance == st.Clearance && m.external == st.External {
+		return m.reason
+	}
+	*m = dataMemo{set: true, class: class, clearance: st.Clearance, external: st.External,
+		reason: dataPolicyWhy(class, st, c.opts.strict, c.why)}
+	return m.reason
 }
 
 // memo is a lazily computed reason; "" means the rule passed.
@@ -340,7 +365,11 @@ type memo struct {
 // endpoint verdicts worked out ahead (refused, then private allowed).
 func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool, ep *[2]string) {
 	cd, st := a.Card, a.Status
-	*c = checker{opts: c.opts, agent: a, card: cd, why: why}
+	data := c.data
+	if why != c.why {
+		data = dataMemo{} // a verdict without its reason, or the reverse
+	}
+	*c = checker{opts: c.opts, agent: a, card: cd, why: why, data: data}
 	switch {
 	case strings.EqualFold(string(st.Health), string(catalog.Down)):
 		c.rule, c.reason = RuleHealth, "agent is down"
@@ -349,7 +378,7 @@ func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool, ep
 	default: // degraded, or a value we do not know: keep, rank lower
 		c.demoted = true
 	}
-	if reason := dataPolicy(req.DataClass, st, c.opts.strict); reason != "" {
+	if reason := c.dataPolicy(req.DataClass, st); reason != "" {
 		c.rule, c.reason = RuleDataPolicy, reason
 		return
 	}

@@ -396,3 +396,51 @@ func randomRequirement(rng *rand.Rand) extract.Requirement {
 		Scopes:      pick(rng, someScope),
 	}
 }
+
+// TestDataPolicyWithoutReason checks that deciding without reasons
+// refuses exactly the agents the explained check refuses.
+func TestDataPolicyWithoutReason(t *testing.T) {
+	classes := []string{"", catalog.Public, catalog.Internal, " Confidential ", catalog.Restricted, "secret"}
+	clearances := []string{"", catalog.Public, catalog.Internal, catalog.Confidential, "RESTRICTED", "unknown"}
+	for _, class := range classes {
+		for _, clearance := range clearances {
+			for _, external := range []bool{false, true} {
+				for _, strict := range []bool{false, true} {
+					st := catalog.DefaultStatus
+					st.Clearance, st.External = clearance, external
+					why := dataPolicy(class, st, strict)
+					quiet := dataPolicyWhy(class, st, strict, false)
+					if (why == "") != (quiet == "") || quiet != "" && quiet != "-" {
+						t.Errorf("class %q clearance %q external %v strict %v: reason %q, without reason %q",
+							class, clearance, external, strict, why, quiet)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCheckerRemembersDataPolicyRight runs one checker over agents of
+// random clearances for changing classes, with and without reasons: the
+// remembered verdict must be the one worked out afresh every time.
+func TestCheckerRemembersDataPolicyRight(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	classes := []string{"", catalog.Public, catalog.Internal, catalog.Confidential, catalog.Restricted, "secret"}
+	clearances := []string{"", catalog.Public, catalog.Internal, catalog.Confidential, catalog.Restricted, "unknown"}
+	for _, strict := range []bool{false, true} {
+		c := checker{opts: options{strict: strict}}
+		for i := range 2000 {
+			a := &catalog.Agent{Card: &card.Card{ID: "a"}, Status: catalog.DefaultStatus}
+			a.Status.Clearance = clearances[rng.IntN(len(clearances))]
+			a.Status.External = rng.IntN(4) == 0
+			req := &extract.Requirement{DataClass: classes[rng.IntN(len(classes))]}
+			why := rng.IntN(2) == 0
+			c.reset(req, a, why, &[2]string{})
+			want := dataPolicyWhy(req.DataClass, a.Status, strict, why)
+			if got := c.reason; c.rule == RuleDataPolicy && got != want || c.rule == "" && want != "" {
+				t.Fatalf("step %d (strict %v, why %v, class %q, status %+v): rule %q reason %q, want reason %q",
+					i, strict, why, req.DataClass, a.Status, c.rule, got, want)
+			}
+		}
+	}
+}

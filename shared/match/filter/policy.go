@@ -13,6 +13,13 @@ import (
 // dataPolicy returns why the agent may not receive data of the class, or "".
 // Under the strict policy a task without a class is restricted data.
 func dataPolicy(class string, st catalog.Status, strict bool) string {
+	return dataPolicyWhy(class, st, strict, true)
+}
+
+// dataPolicyWhy is dataPolicy; without why a refusal is "-": deciding
+// which of 10,000 agents a confidential task may reach must not write a
+// sentence for each one refused.
+func dataPolicyWhy(class string, st catalog.Status, strict, why bool) string {
 	unstated := ""
 	if class == "" {
 		if !strict {
@@ -20,21 +27,32 @@ func dataPolicy(class string, st catalog.Status, strict bool) string {
 		}
 		class, unstated = catalog.Restricted, "task states no data class, read as restricted (strict policy); "
 	}
-	if r := dataPolicyOf(class, st); r != "" {
+	if r := dataPolicyOf(class, st, why); r != "" {
+		if !why {
+			return r
+		}
 		return unstated + r
 	}
 	return ""
 }
 
-func dataPolicyOf(class string, st catalog.Status) string {
+func dataPolicyOf(class string, st catalog.Status, why bool) string {
 	class = strings.ToLower(strings.TrimSpace(class)) // no allocation when already clean
+	say := func(f func() string) string {
+		if !why {
+			return "-"
+		}
+		return f()
+	}
 	rank, ok := catalog.ClassRank(class)
 	if !ok {
-		return "task data class " + strconv.Quote(class) + " is not one of public, internal, confidential, restricted"
+		return say(func() string {
+			return "task data class " + strconv.Quote(class) + " is not one of public, internal, confidential, restricted"
+		})
 	}
 	if st.External {
 		if rank > 0 {
-			return "agent is external and receives public data only; task data is " + class
+			return say(func() string { return "agent is external and receives public data only; task data is " + class })
 		}
 		return ""
 	}
@@ -45,12 +63,14 @@ func dataPolicyOf(class string, st catalog.Status) string {
 	limit, ok := catalog.ClassRank(clearance)
 	if !ok {
 		if rank > 0 {
-			return "agent clearance " + strconv.Quote(clearance) + " is unknown, so it receives public data only; task data is " + class
+			return say(func() string {
+				return "agent clearance " + strconv.Quote(clearance) + " is unknown, so it receives public data only; task data is " + class
+			})
 		}
 		return ""
 	}
 	if rank > limit {
-		return "task data is " + class + "; agent is cleared for " + clearance + " only"
+		return say(func() string { return "task data is " + class + "; agent is cleared for " + clearance + " only" })
 	}
 	return ""
 }

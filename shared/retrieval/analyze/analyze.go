@@ -17,12 +17,22 @@ import (
 // ("what's" → "what", "don't" → "don"), because GloVe and BM25 both do
 // better with the stem than with clitics.
 func Words(text string) []string {
+	out := AppendWords(make([]string, 0, len(text)/6+1), text)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// AppendWords appends the words of text (see Words) to dst, for callers
+// that tokenize many texts into one reused buffer.
+func AppendWords(dst []string, text string) []string {
 	// Words are substrings of text unless they need lower-casing: most
 	// card text is lower-case ASCII, and an index build tokenizes every
 	// text three times (term sets, BM25, GloVe), so a copy per word was
 	// most of its allocations. Callers that keep a word beyond the text
 	// (caches) clone it.
-	out := make([]string, 0, len(text)/6+1)
+	out := dst
 	start, end := -1, 0 // the current word is text[start:end]; -1 outside one
 	plain := true       // the word needs no lower-casing
 	skip := false       // after an apostrophe: drop the rest of the word
@@ -59,9 +69,6 @@ func Words(text string) []string {
 	}
 	if start >= 0 {
 		out = append(out, word(text[start:end], plain))
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	return out
 }
@@ -121,6 +128,20 @@ func Terms(text string) []string {
 	words := Words(text)
 	out := words[:0]
 	for _, w := range words {
+		if IsStopword(w) {
+			continue
+		}
+		out = append(out, Stem(w))
+	}
+	return out
+}
+
+// AppendTerms appends the terms of text (see Terms) to dst.
+func AppendTerms(dst []string, text string) []string {
+	n := len(dst)
+	dst = AppendWords(dst, text)
+	out := dst[:n]
+	for _, w := range dst[n:] {
 		if IsStopword(w) {
 			continue
 		}

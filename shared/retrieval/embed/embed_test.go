@@ -344,3 +344,30 @@ func TestWordVector(t *testing.T) {
 		t.Error("no vector for an inflection whose base form is known")
 	}
 }
+
+// TestEmbedIntoMatchesEmbedText checks that writing into a dirty vector
+// with a reused scratch gives EmbedText's vector bit for bit.
+func TestEmbedIntoMatchesEmbedText(t *testing.T) {
+	g, ok := Default().(vector.LocalInto)
+	if !ok {
+		t.Fatalf("the built-in embedder is a %T, which does not embed into a given vector", Default())
+	}
+	out := make([]float32, g.Dim())
+	var scratch []string
+	for _, text := range []string{"", "how are you", "Book a flight to Paris tomorrow", "zzqx qqzv",
+		"ÉCOLE café, don’t STOP", "the", "transfer money between my checking and savings accounts", "Book a flight to Paris tomorrow"} {
+		for i := range out {
+			out[i] = float32(i) - 7 // whatever it held
+		}
+		scratch = g.EmbedInto(out, text, scratch)
+		want := g.EmbedText(text)
+		for i := range want {
+			if math.Float32bits(out[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%q: component %d is %v, EmbedText says %v", text, i, out[i], want[i])
+			}
+		}
+		if len(scratch) != 0 {
+			t.Fatalf("%q: scratch returned with %d words", text, len(scratch))
+		}
+	}
+}

@@ -186,7 +186,25 @@ func (g *GloVe) Embed(_ context.Context, texts []string) ([][]float32, error) {
 // cancel any positive scale.
 func (g *GloVe) EmbedText(text string) []float32 {
 	out := make([]float32, g.t.Dim)
-	words := analyze.Words(text)
+	g.EmbedInto(out, text, nil)
+	return out
+}
+
+// EmbedInto implements vector.LocalInto: it writes EmbedText(text) into
+// out (Dim values, whatever they held), tokenizing into scratch, which it
+// returns for the next text. An index build places every vector straight
+// in its one array instead of allocating and copying each.
+func (g *GloVe) EmbedInto(out []float32, text string, scratch []string) []string {
+	out = out[:g.t.Dim]
+	clear(out)
+	words := analyze.AppendWords(scratch[:0], text)
+	g.embedWords(out, words)
+	clear(words) // the scratch must not keep text alive
+	return words[:0]
+}
+
+// embedWords is EmbedText of words into out, which is all zero.
+func (g *GloVe) embedWords(out []float32, words []string) {
 	found := g.accumulate(out, words, g.skipStop)
 	if !found && g.skipStop {
 		// A text of nothing but function words ("how are you") still says
@@ -195,7 +213,7 @@ func (g *GloVe) EmbedText(text string) []float32 {
 		found = g.accumulate(out, words, false)
 	}
 	if !found {
-		return out
+		return
 	}
 	if g.common != nil {
 		var dot float32
@@ -214,13 +232,12 @@ func (g *GloVe) EmbedText(text string) []float32 {
 	// left; returning it as the zero vector keeps the unit-or-zero promise.
 	if n < 1e-12 {
 		clear(out)
-		return out
+		return
 	}
 	inv := float32(1 / math.Sqrt(n))
 	for j := range out {
 		out[j] *= inv
 	}
-	return out
 }
 
 // accumulate adds the weighted vectors of words to acc and reports whether

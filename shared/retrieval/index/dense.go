@@ -205,8 +205,18 @@ func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi, depth, k int) pa
 	dots := make([]int32, n)
 	lower, upper := make([]float32, n), make([]float32, n)
 	for b := lo; b < hi; {
+		// A doc the filters removed is never a candidate: its codes are
+		// not read at all. Agent-level rules (data class, health) remove
+		// whole agents, runs of docs, so a filtered task streams only
+		// what it may choose from.
+		for allow != nil && b < hi && !allow[b] {
+			b++
+		}
+		if b == hi {
+			break
+		}
 		e := b + 1
-		for e < hi && int(vs.First[e+1]-vs.First[b]) <= block {
+		for e < hi && (allow == nil || allow[e]) && int(vs.First[e+1]-vs.First[b]) <= block {
 			e++
 		}
 		v0 := int(vs.First[b])

@@ -102,6 +102,8 @@ func TestDenseIsExact(t *testing.T) {
 		{name: "zero vectors", docs: 1500, dim: 100, shape: "zero", depth: 20, k: 5, wantQuantizable: true},
 		{name: "zero query", docs: 1500, dim: 100, depth: 20, k: 5, zeroQuery: true, wantQuantizable: true},
 		{name: "half allowed", docs: 3000, dim: 100, allow: "half", depth: 100, k: 10, wantQuantizable: true},
+		{name: "runs allowed", docs: 3000, dim: 100, allow: "runs", depth: 100, k: 10, wantQuantizable: true},
+		{name: "runs allowed, split across goroutines", docs: 20000, dim: 32, allow: "runs", depth: 100, k: 10, wantQuantizable: true},
 		{name: "few allowed", docs: 3000, dim: 100, allow: "few", depth: 20, k: 1},
 		{name: "none allowed", docs: 3000, dim: 100, allow: "none", depth: 20, k: 1},
 		{name: "depth beyond the catalog", docs: 30, dim: 100, depth: 100, k: 500},
@@ -122,7 +124,9 @@ func TestDenseIsExact(t *testing.T) {
 				allow = make([]bool, tt.docs)
 				allowed = 0
 				for i := range allow {
-					allow[i] = tt.allow == "half" && i%2 == 0 || tt.allow == "few" && i%500 == 7
+					// runs: agents of 10 docs, a third of them filtered out.
+					allow[i] = tt.allow == "half" && i%2 == 0 || tt.allow == "few" && i%500 == 7 ||
+						tt.allow == "runs" && (i/10)%3 != 1
 					if allow[i] {
 						allowed++
 					}

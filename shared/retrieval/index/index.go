@@ -42,6 +42,11 @@ type Doc struct {
 	// agent's name (a service's domain is often only there).
 	LabelWords []string
 	TextWords  []string
+
+	// analyzed is set by Analyze: an index build does not analyze the doc
+	// again, even when its term sets are empty, so others may read them
+	// while it runs.
+	analyzed bool
 }
 
 // AnalyzeAll analyzes every doc on workers goroutines: a catalog's term
@@ -52,36 +57,83 @@ func AnalyzeAll(docs []Doc, workers int) {
 	step := (len(docs) + workers - 1) / workers
 	for w := range workers {
 		wg.Go(func() {
+			var buf []string
 			for i := w * step; i < min((w+1)*step, len(docs)); i++ {
-				docs[i].Analyze()
+				buf = docs[i].analyze(buf)
 			}
 		})
 	}
 	wg.Wait()
 }
 
-// Analyze fills the doc's term sets (sorted, unique).
-func (d *Doc) Analyze() {
-	d.NameTerms = termSet(d.Name)
-	d.TagTerms = termSet(joinAll(d.Tags))
-	d.DescTerms = termSet(d.Description)
-	d.ExampleTerms = termSet(joinAll(d.Examples))
-	d.LabelWords = contentWords(nil, d.Name, joinAll(d.Tags))
-	d.TextWords = contentWords(d.LabelWords, d.Description, d.AgentName)
+// Analyze fills the doc's term sets (sorted, unique) and content words.
+func (d *Doc) Analyze() { d.analyze(nil) }
+
+// analyze is Analyze with a scratch buffer, returned for the next doc.
+// The six lists share one backing array of their exact size, each a full
+// slice of its part (an append to one copies it rather than overwrite the
+// next), and LabelWords is the start of TextWords: at 100,000 skills six
+// separately grown buffers per doc were a fifth of the heap and most of
+// the objects a garbage collection walks.
+func (d *Doc) analyze(buf []string) []string {
+	b := buf[:0]
+	var ends [5]int
+	b = appendTermSet(b, d.Name)
+	ends[0] = len(b)
+	b = appendTermSet(b, d.Tags...)
+	ends[1] = len(b)
+	b = appendTermSet(b, d.Description)
+	ends[2] = len(b)
+	b = appendTermSet(b, d.Examples...)
+	ends[3] = len(b)
+	b = appendContentWords(b, ends[3], d.Name)
+	b = appendContentWords(b, ends[3], d.Tags...)
+	ends[4] = len(b)
+	b = appendContentWords(b, ends[3], d.Description, d.AgentName)
+	all := slices.Clone(b)
+	part := func(lo, hi int) []string {
+		if lo == hi {
+			return nil
+		}
+		return all[lo:hi:hi]
+	}
+	d.NameTerms = part(0, ends[0])
+	d.TagTerms = part(ends[0], ends[1])
+	d.DescTerms = part(ends[1], ends[2])
+	d.ExampleTerms = part(ends[2], ends[3])
+	d.LabelWords = part(ends[3], ends[4])
+	d.TextWords = part(ends[3], len(all))
+	d.analyzed = true
+	clear(b[:cap(b)]) // the scratch must not keep the doc's strings alive
+	return b
 }
 
-// contentWords appends to a copy of base the words of texts that are not
-// stopwords and not yet listed.
-func contentWords(base []string, texts ...string) []string {
-	out := append([]string(nil), base...)
+// appendTermSet appends the terms of texts, sorted and unique.
+func appendTermSet(b []string, texts ...string) []string {
+	n := len(b)
 	for _, t := range texts {
-		for _, w := range analyze.Words(t) {
-			if !analyze.IsStopword(w) && !slices.Contains(out, w) {
-				out = append(out, w)
+		b = analyze.AppendTerms(b, t)
+	}
+	slices.Sort(b[n:])
+	return b[:n+len(slices.Compact(b[n:]))]
+}
+
+// appendContentWords appends the words of texts that are not stopwords
+// and not yet in b[from:].
+func appendContentWords(b []string, from int, texts ...string) []string {
+	for _, t := range texts {
+		n := len(b)
+		b = analyze.AppendWords(b, t)
+		k := n // kept words are written over the read ones, never ahead
+		for _, w := range b[n:] {
+			if !analyze.IsStopword(w) && !slices.Contains(b[from:k], w) {
+				b[k] = w
+				k++
 			}
 		}
+		b = b[:k]
 	}
-	return out
+	return b
 }
 
 // Query is one retrieval request.
@@ -225,15 +277,6 @@ func (q *Query) withDefaults() Query {
 		out.Neighbors = 10
 	}
 	return out
-}
-
-func termSet(text string) []string {
-	terms := analyze.Terms(text)
-	if len(terms) == 0 {
-		return nil
-	}
-	slices.Sort(terms)
-	return slices.Compact(terms)
 }
 
 func joinAll(ss []string) string {

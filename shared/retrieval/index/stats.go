@@ -88,10 +88,15 @@ func (vs *Vectors) DocVectors(d int) [][]float32 {
 func embedLocal(docs []Doc, emb vector.Local, vs *Vectors, workers int) {
 	const chunk = 64
 	var next atomic.Int64
+	into, _ := emb.(vector.LocalInto)
+	if into != nil && into.Dim() != vs.Dim {
+		into = nil // put panics with the reason
+	}
 	var wg sync.WaitGroup
 	for range max(workers, 1) {
 		wg.Go(func() {
 			var ex [][]float32
+			var scratch []string
 			for {
 				lo := int(next.Add(chunk)) - chunk
 				if lo >= len(docs) {
@@ -99,8 +104,19 @@ func embedLocal(docs []Doc, emb vector.Local, vs *Vectors, workers int) {
 				}
 				for i := lo; i < min(lo+chunk, len(docs)); i++ {
 					d := &docs[i]
-					if d.NameTerms == nil && d.DescTerms == nil {
+					if !d.analyzed && d.NameTerms == nil && d.DescTerms == nil {
 						d.Analyze()
+					}
+					if into != nil {
+						// Straight into the array: no vector allocated
+						// and copied per text.
+						v := int(vs.First[i])
+						scratch = into.EmbedInto(vs.Vec(v), DescriptionText(d), scratch)
+						for j, e := range d.Examples {
+							scratch = into.EmbedInto(vs.Vec(v+1+j), e, scratch)
+						}
+						vs.placed(i)
+						continue
 					}
 					ex = ex[:0]
 					for _, e := range d.Examples {
@@ -121,7 +137,7 @@ func embedRemote(docs []Doc, emb vector.Embedder, vs *Vectors) error {
 	var texts []string
 	for i := range docs {
 		d := &docs[i]
-		if d.NameTerms == nil && d.DescTerms == nil {
+		if !d.analyzed && d.NameTerms == nil && d.DescTerms == nil {
 			d.Analyze()
 		}
 		texts = append(texts, DescriptionText(d))

@@ -12,6 +12,10 @@ import (
 // remoteOnly hides the Local interface, so BuildStats takes the batch path.
 type remoteOnly struct{ vector.Embedder }
 
+// localOnly hides EmbedInto, so BuildStats allocates each vector and
+// copies it into place.
+type localOnly struct{ vector.Local }
+
 // BuildStats embeds docs in parallel, in place; its vectors and prototypes
 // must be those of adding each doc in order, with a local embedder or a
 // batching one, whatever the number of workers.
@@ -41,7 +45,8 @@ func TestBuildStatsVectorsInOrder(t *testing.T) {
 		name    string
 		emb     vector.Embedder
 		workers int
-	}{{"local, one worker", emb, 1}, {"local, three workers", emb, 3}, {"batch", remoteOnly{emb}, 2}} {
+	}{{"local, one worker", emb, 1}, {"local, three workers", emb, 3},
+		{"local without EmbedInto", localOnly{emb}, 2}, {"batch", remoteOnly{emb}, 2}} {
 		st, err := BuildStats(slices.Clone(docs), tc.emb, DefaultFieldWeights, tc.workers)
 		if err != nil {
 			t.Fatal(err)

@@ -59,23 +59,34 @@ func (vs *Vectors) put(doc int, desc []float32, examples [][]float32) {
 	if n := int(vs.First[doc+1]) - v; n != 1+len(examples) {
 		panic(fmt.Sprintf("index: doc %d has %d vectors, want %d", doc, 1+len(examples), n))
 	}
-	set := func(v, example int, x []float32) {
+	set := func(v int, x []float32) {
 		if len(x) != vs.Dim {
 			panic(fmt.Sprintf("index: embedder returned %d dims, want %d", len(x), vs.Dim))
 		}
 		copy(vs.Vecs[v*vs.Dim:(v+1)*vs.Dim], x)
-		vs.Owner[v], vs.Example[v] = int32(doc), int32(example)
 	}
-	set(v, -1, desc)
-	cen := vs.Centroid[doc*vs.Dim : (doc+1)*vs.Dim]
+	set(v, desc)
 	for j, x := range examples {
-		set(v+1+j, j, x)
+		set(v+1+j, x)
+	}
+	vs.placed(doc)
+}
+
+// placed fills in the owner, example numbers and prototype of doc, whose
+// vectors are in their places (its description's, then its examples').
+func (vs *Vectors) placed(doc int) {
+	v, end := int(vs.First[doc]), int(vs.First[doc+1])
+	vs.Owner[v], vs.Example[v] = int32(doc), -1
+	cen := vs.Centroid[doc*vs.Dim : (doc+1)*vs.Dim]
+	for j := 0; v+1+j < end; j++ {
+		vs.Owner[v+1+j], vs.Example[v+1+j] = int32(doc), int32(j)
+		x := vs.Vec(v + 1 + j)
 		for k := range cen {
 			cen[k] += x[k]
 		}
 	}
-	if len(examples) == 0 {
-		copy(cen, desc)
+	if end-v == 1 {
+		copy(cen, vs.Vec(v))
 	}
 	Normalize(cen)
 }

@@ -36,6 +36,16 @@ type Local interface {
 	EmbedText(text string) []float32
 }
 
+// LocalInto is a Local embedder that writes a vector where it is told,
+// for index builds that keep every vector in one array.
+type LocalInto interface {
+	Local
+	// EmbedInto writes EmbedText(text) into out (Dim values, whatever
+	// they held), using scratch as working memory and returning it for
+	// the next call.
+	EmbedInto(out []float32, text string, scratch []string) []string
+}
+
 // DocumentEmbedder is an Embedder that embeds catalog texts apart from
 // queries, for example through a cache keyed by content, so that a
 // changed card re-embeds only its own texts. Indexes embed their docs
