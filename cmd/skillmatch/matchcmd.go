@@ -148,7 +148,7 @@ func printExplain(w io.Writer, r *match.Result) {
 	}
 	fmt.Fprintln(w)
 	sl := r.Shortlist
-	fmt.Fprintf(w, "\nfilters: %d skills searched, %d removed\n", sl.Retrieval.Allowed, len(sl.Rejections))
+	fmt.Fprintf(w, "\nfilters: %d skills searched, %d removed\n", sl.Retrieval.Allowed, sl.Rejected)
 	for _, rj := range sl.Rejections {
 		fmt.Fprintf(w, "  - %s/%s: %s: %s\n", rj.Agent, rj.Skill, rj.Rule, rj.Reason)
 	}

@@ -145,8 +145,10 @@ func WithLearnedExamples(ex map[string][]string) Option {
 
 // WithExplain makes every shortlist carry the reason each filtered-out
 // skill was removed ("why not X?"). Off by default: at 100,000 skills the
-// sentences cost more than the match; Matcher.Rejections gives them on
-// demand, and a shortlist that nothing passed always carries them.
+// records cost more than the match, even when nothing passed (a 6 MB
+// allocation per task that drove the tail latency); a shortlist always
+// carries their number (Shortlist.Rejected) and Matcher.Rejections gives
+// them on demand.
 func WithExplain(on bool) Option { return func(c *config) { c.explain = on } }
 
 // WithGrants restricts each caller to the agents and skills granted to it
@@ -382,6 +384,9 @@ func (m *Matcher) Policy() decide.Policy { return m.policy }
 
 // Shortlist is the filter and retrieval answer for a requirement.
 type Shortlist struct {
+	// Rejected counts the skills the hard filters removed; Rejections,
+	// with WithExplain, says why each was.
+	Rejected   int
 	Rejections []filter.Rejection
 	Demoted    []bool
 	Retrieval  *index.Result
@@ -450,10 +455,10 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 		return nil, fmt.Errorf("shortlist: %w", ErrNoRetrieval)
 	}
 	fr := m.plan.Keep(req, m.cfg.filters...)
-	if m.cfg.explain || fr.Kept == 0 {
+	if m.cfg.explain {
 		m.plan.Explain(&fr, req, m.cfg.filters...)
 	}
-	sl := &Shortlist{Rejections: fr.Rejections, Demoted: fr.Demoted}
+	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := queryText(req)
 	sl.Terms = analyze.Terms(q)
 	v, err := m.embedQuery(ctx, req, q)

@@ -722,6 +722,24 @@ func TestEverySkillFilteredOutAbstainsAndSaysWhy(t *testing.T) {
 		if rj := got["babel-desk/translate"]; !strings.Contains(rj.Reason, "audio/mpeg") {
 			t.Errorf("%s: input-type reason %q does not name audio/mpeg", nm.name, rj.Reason)
 		}
+		if res.Shortlist.Rejected != len(want) {
+			t.Errorf("%s: shortlist counts %d rejected, want %d", nm.name, res.Shortlist.Rejected, len(want))
+		}
+
+		// Without explain the shortlist carries only the count (the records
+		// of 100,000 skills cost more than the match); the reasons are
+		// there on demand, the same ones.
+		lean := newMatcher(t, cat, match.WithModel(nm.m), match.WithPolicy(delegateAlways), match.WithExplain(false))
+		lres := mustMatch(t, lean, tk)
+		if lres.Decision.Action != decide.Abstain || lres.Decision.Reason != d.Reason {
+			t.Errorf("%s: without explain: decision %s %q, want %s %q", nm.name, lres.Decision.Action, lres.Decision.Reason, d.Action, d.Reason)
+		}
+		if lres.Shortlist.Rejected != len(want) || lres.Shortlist.Rejections != nil {
+			t.Errorf("%s: without explain: %d rejected, %d records; want %d and none", nm.name, lres.Shortlist.Rejected, len(lres.Shortlist.Rejections), len(want))
+		}
+		if onDemand := lean.Rejections(&lres.Requirement); !reflect.DeepEqual(onDemand, res.Shortlist.Rejections) {
+			t.Errorf("%s: rejections on demand differ from the explained shortlist's:\n%v\n%v", nm.name, onDemand, res.Shortlist.Rejections)
+		}
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 
 // shortlistToWire converts a matcher's shortlist for the wire.
 func shortlistToWire(sl *match.Shortlist) wire.Shortlist {
-	out := wire.Shortlist{Terms: sl.Terms, Vector: sl.Vector, Rejected: len(sl.Rejections), Degraded: sl.Degraded}
+	out := wire.Shortlist{Terms: sl.Terms, Vector: sl.Vector, Rejected: sl.Rejected, Degraded: sl.Degraded}
 	for i, d := range sl.Demoted {
 		if d {
 			out.Demoted = append(out.Demoted, i)
@@ -48,7 +48,7 @@ func shortlistToWire(sl *match.Shortlist) wire.Shortlist {
 // number exists there under the same key. The result's Rejections is nil.
 func shortlistFromWire(s *wire.Shortlist, idx index.Index) (*match.Shortlist, error) {
 	n := idx.Len()
-	sl := &match.Shortlist{Terms: s.Terms, Vector: s.Vector, Retrieval: (*index.Result)(s.Retrieval), Degraded: s.Degraded}
+	sl := &match.Shortlist{Rejected: s.Rejected, Terms: s.Terms, Vector: s.Vector, Retrieval: (*index.Result)(s.Retrieval), Degraded: s.Degraded}
 	if sl.Retrieval == nil {
 		sl.Retrieval = &index.Result{}
 	}
