@@ -53,6 +53,9 @@ func TestShortlistWireIsExact(t *testing.T) {
 		if sl2.Degraded != match.DegradedEmbedder {
 			t.Errorf("%q: degraded %q after the wire", text, sl2.Degraded)
 		}
+		if sl2.Rejected != sl.Rejected {
+			t.Errorf("%q: %d skills rejected after the wire, %d before", text, sl2.Rejected, sl.Rejected)
+		}
 		got, err := m.Rank(ctx, &req, sl2)
 		if err != nil {
 			t.Fatal(err)

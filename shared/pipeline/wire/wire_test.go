@@ -249,7 +249,7 @@ func TestShortlistFieldsCovered(t *testing.T) {
 	for i := 0; i < ty.NumField(); i++ {
 		names = append(names, ty.Field(i).Name)
 	}
-	if got := strings.Join(names, ","); got != "Rejections,Demoted,Retrieval,Terms,Vector,Degraded,History" {
+	if got := strings.Join(names, ","); got != "Rejected,Rejections,Demoted,Retrieval,Terms,Vector,Degraded,History" {
 		t.Errorf("match.Shortlist has fields %s: carry the new ones in wire.Shortlist", got)
 	}
 	// Candidate.Entry is the only pointer the wire drops and restores.
