@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox/natsboxtest"
 )
 
 // BenchmarkAtomicBatch measures what one fsync covers on a server that
@@ -23,15 +24,7 @@ func BenchmarkAtomicBatch(b *testing.B) {
 	payload := make([]byte, 600)
 	run := func(b *testing.B, publish func(ctx context.Context, nc *nats.Conn, js jetstream.JetStream)) {
 		for range b.N {
-			srv, err := natsbox.Start(natsbox.Config{DataDir: b.TempDir(), InProcess: true, SyncAlways: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			nc, err := srv.Connect()
-			if err != nil {
-				b.Fatal(err)
-			}
-			js, _ := jetstream.New(nc)
+			srv, nc, js := natsboxtest.Start(b, natsbox.Config{InProcess: true, SyncAlways: true})
 			ctx := context.Background()
 			if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "B", Subjects: []string{"b.>"}, AllowAtomicPublish: true}); err != nil {
 				b.Fatal(err)
@@ -99,15 +92,7 @@ func BenchmarkGroupCommit(b *testing.B) {
 		grouped, concurrent := c.grouped, c.concurrent
 		b.Run(fmt.Sprintf("grouped=%v/concurrent=%d", grouped, concurrent), func(b *testing.B) {
 			for range b.N {
-				srv, err := natsbox.Start(natsbox.Config{DataDir: b.TempDir(), InProcess: true, SyncAlways: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				nc, err := srv.Connect()
-				if err != nil {
-					b.Fatal(err)
-				}
-				js, _ := jetstream.New(nc)
+				srv, nc, js := natsboxtest.Start(b, natsbox.Config{InProcess: true, SyncAlways: true})
 				ctx := context.Background()
 				streams := []string{"S", "R", "D"}
 				groups := make([]*Group, len(streams))

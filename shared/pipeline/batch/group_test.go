@@ -12,26 +12,14 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox/natsboxtest"
 )
 
 // server starts an embedded server that syncs every write, with stream B
 // (subjects b.>) allowing atomic batches.
 func server(t *testing.T) (*nats.Conn, jetstream.JetStream, jetstream.Stream, context.Context) {
 	t.Helper()
-	srv, err := natsbox.Start(natsbox.Config{DataDir: t.TempDir(), InProcess: true, SyncAlways: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	nc, err := srv.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, nc, js := natsboxtest.Start(t, natsbox.Config{InProcess: true, SyncAlways: true})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	st, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "B", Subjects: []string{"b.>"}, AllowAtomicPublish: true})
@@ -158,15 +146,7 @@ func TestGroupCommit(t *testing.T) {
 					}
 				})
 			}()
-			for {
-				g.mu.Lock()
-				c := g.committer
-				g.mu.Unlock()
-				if c {
-					break
-				}
-				time.Sleep(time.Millisecond)
-			}
+			waitCommitting(g)
 			errs := make([]error, queued)
 			var wg sync.WaitGroup
 			for i, m := range msgs {
@@ -225,15 +205,7 @@ func TestGroupGivenUp(t *testing.T) {
 			return alone(ctx, m)
 		})
 	}()
-	for {
-		g.mu.Lock()
-		c := g.committer
-		g.mu.Unlock()
-		if c {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitCommitting(g)
 	short, cancel := context.WithCancel(ctx)
 	cancel()
 	if err := g.Publish(short, msg("b.quit", "quit", false), alone); !errors.Is(err, context.Canceled) {
@@ -260,5 +232,19 @@ func TestGroupGivenUp(t *testing.T) {
 	got := stored(t, ctx, st)
 	if got["b.quit"] != 0 || got["b.kept"] != 1 || got["b.lead"] != 1 {
 		t.Errorf("stored %v: want b.lead and b.kept once, not b.quit", got)
+	}
+}
+
+// waitCommitting waits until a publisher of g is committing, so that what
+// is published next queues behind it.
+func waitCommitting(g *Group) {
+	for {
+		g.mu.Lock()
+		c := g.committer
+		g.mu.Unlock()
+		if c {
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox/natsboxtest"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
@@ -37,20 +38,7 @@ const (
 // a JetStream client and a context, all closed at the end of the test.
 func embedded(t *testing.T, timeout time.Duration) (jetstream.JetStream, context.Context) {
 	t.Helper()
-	srv, err := natsbox.Start(natsbox.Config{DataDir: t.TempDir(), InProcess: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	nc, err := srv.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, js := natsboxtest.Start(t, natsbox.Config{InProcess: true})
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	for _, sc := range []jetstream.StreamConfig{
