@@ -41,12 +41,12 @@ func (a *A2AFlags) Register(fs *flag.FlagSet, listen string) {
 }
 
 // Serve starts the front door on the flags' address, submitting through
-// js; nil when --a2a-listen is empty.
-func (a *A2AFlags) Serve(js jetstream.JetStream, obs a2aserver.Observer, log *zap.Logger) (*a2aserver.Server, error) {
+// sub; nil when --a2a-listen is empty.
+func (a *A2AFlags) Serve(sub *client.Client, obs a2aserver.Observer, log *zap.Logger) (*a2aserver.Server, error) {
 	if a.Listen == "" {
 		return nil, nil
 	}
-	cfg := a2aserver.Config{Submitter: client.New(js), URL: a.URL, Timeout: a.Timeout, Version: semver(Version()), Log: log, Observer: obs}
+	cfg := a2aserver.Config{Submitter: sub, URL: a.URL, Timeout: a.Timeout, Version: semver(Version()), Log: log, Observer: obs}
 	if a.Tokens != "" {
 		t, err := a2aserver.LoadTokens(a.Tokens)
 		if err != nil {
@@ -92,6 +92,7 @@ type FrontDoorFlags struct {
 	A2A          A2AFlags
 	LogLevel     string
 	HealthListen string
+	GroupCommit  bool
 	Version      bool
 }
 
@@ -110,6 +111,8 @@ func NewFrontDoorFlags(out io.Writer) (*flag.FlagSet, *FrontDoorFlags) {
 	f.A2A.Register(fs, "127.0.0.1:8080")
 	fs.StringVar(&f.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&f.HealthListen, "health-listen", "", "serve /healthz, /readyz (NATS connected) and Prometheus /metrics on this address (e.g. :8081); empty: off")
+	fs.BoolVar(&f.GroupCommit, "group-commit", false, "submit the tasks of requests that arrive together as one atomic batch (one fsync for many):\n"+
+		"for a server that syncs every write (sync_interval: always); a lone request is submitted at once")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
 	return fs, f
 }
@@ -143,12 +146,13 @@ func RunFrontDoor(ctx context.Context, f *FrontDoorFlags, stderr io.Writer) erro
 	}
 	defer nc.Close()
 	metrics := NewMetrics()
-	door, err := ServeMatch(ctx, nc, js, f.A2A.Timeout, metrics, log)
+	sub := submitter(js, f.GroupCommit)
+	door, err := ServeMatch(ctx, nc, sub, f.A2A.Timeout, metrics, log)
 	if err != nil {
 		return err
 	}
 	defer door.Stop() //nolint:errcheck
-	s, err := f.A2A.Serve(js, metrics, log)
+	s, err := f.A2A.Serve(sub, metrics, log)
 	if err != nil {
 		return err
 	}
@@ -177,4 +181,13 @@ func RunFrontDoor(ctx context.Context, f *FrontDoorFlags, stderr io.Writer) erro
 		return s.Stop(sctx)
 	}
 	return nil
+}
+
+// submitter is the one client both front doors submit through; grouped,
+// concurrent requests share their submissions' fsync.
+func submitter(js jetstream.JetStream, grouped bool) *client.Client {
+	if grouped {
+		return client.New(js, client.WithGroupCommit())
+	}
+	return client.New(js)
 }

@@ -405,6 +405,25 @@ func TestRunSyncAlways(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// The NATS front door submits grouped too (run --sync-always implies
+	// it): requests that arrive together are each answered with their own
+	// decision.
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("door-%d", i)
+			reply, err := nc.Request(SubjectMatch, []byte(`{"id":"`+id+`","message":{"parts":[{"text":"translate this paragraph into German"}]}}`), 30*time.Second)
+			if err != nil {
+				t.Errorf("%s: %v", id, err)
+				return
+			}
+			if d, err := wire.DecodeDecision(reply.Data); err != nil || d.TaskID != id || d.Action == "" {
+				t.Errorf("%s: reply %s: %v", id, reply.Data, err)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // `run --health-listen` serves Prometheus metrics beside the probes: the

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 	"go.uber.org/zap"
 
@@ -29,10 +28,12 @@ const SubjectMatch = wire.Prefix + ".match"
 const maxMatchesInFlight = 256
 
 // ServeMatch serves SubjectMatch as the NATS micro service "skillmatch"
-// (found by `nats micro ls`), submitting each task through the pipeline as
-// the caller of the request's subject and answering with its decision.
-// It stops when ctx ends.
-func ServeMatch(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, timeout time.Duration, obs a2aserver.Observer, log *zap.Logger) (micro.Service, error) {
+// (found by `nats micro ls`), submitting each task through sub as the
+// caller of the request's subject and answering with its decision. One
+// client serves every request, so that a group-committing one
+// (client.WithGroupCommit) shares the fsync of submissions that arrive
+// together. It stops when ctx ends.
+func ServeMatch(ctx context.Context, nc *nats.Conn, sub *client.Client, timeout time.Duration, obs a2aserver.Observer, log *zap.Logger) (micro.Service, error) {
 	svc, err := micro.AddService(nc, micro.Config{Name: "skillmatch", Version: semver(Version()),
 		Description: "matches a task to an A2A agent skill and replies with the decision"})
 	if err != nil {
@@ -49,7 +50,7 @@ func ServeMatch(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, time
 			go func() {
 				defer func() { <-inFlight }()
 				start := time.Now()
-				result := answerMatch(ctx, js, r, timeout, log)
+				result := answerMatch(ctx, sub, r, timeout, log)
 				if obs != nil {
 					obs.FrontDoorAnswered("nats", result, time.Since(start))
 				}
@@ -81,7 +82,7 @@ func ServeMatch(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, time
 
 // answerMatch submits the request's task, replies with its decision and
 // returns how the request ended (a2aserver.Observer's results).
-func answerMatch(ctx context.Context, js jetstream.JetStream, r micro.Request, timeout time.Duration, log *zap.Logger) string {
+func answerMatch(ctx context.Context, sub *client.Client, r micro.Request, timeout time.Duration, log *zap.Logger) string {
 	caller, err := wire.CallerOf(SubjectMatch, r.Subject())
 	if err != nil {
 		_ = r.Error("400", err.Error(), nil)
@@ -96,7 +97,7 @@ func answerMatch(ctx context.Context, js jetstream.JetStream, r micro.Request, t
 	t.Caller.ID = caller
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	a, err := client.New(js).Submit(ctx, t)
+	a, err := sub.Submit(ctx, t)
 	switch {
 	case err != nil:
 		log.Warn("front door: no decision", zap.String("task_id", t.ID), zap.Error(err))

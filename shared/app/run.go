@@ -227,7 +227,10 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	}
 	run.stop = append(run.stop, g.Stop)
 	// The request-reply front door: `nats req skillmatch.match '<task>'`.
-	door, err := ServeMatch(ctx, nc, js, 15*time.Second, metrics, log)
+	// The front doors submit like the deciders store: grouped when the
+	// server syncs every write.
+	sub := submitter(js, cfg.GroupCommit)
+	door, err := ServeMatch(ctx, nc, sub, 15*time.Second, metrics, log)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +244,7 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		run.ConsoleAddr = addr
 	}
 	// The A2A front door: `--a2a-listen 127.0.0.1:8080`.
-	a2a, err := rf.A2A.Serve(js, metrics, log)
+	a2a, err := rf.A2A.Serve(sub, metrics, log)
 	if err != nil {
 		return nil, err
 	}
