@@ -156,7 +156,7 @@ func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Rank
 		}
 	}
 	for _, d := range alts {
-		if m.refs[d].directive || slices.ContainsFunc(out, func(r Ranked) bool { return r.Doc == d }) {
+		if m.refs[d].distrust != "" || slices.ContainsFunc(out, func(r Ranked) bool { return r.Doc == d }) {
 			continue
 		}
 		if !filter.Check(req, m.refs[d].agent, m.refs[d].skill, m.cfg.filters...).OK {

@@ -2,7 +2,10 @@ package match
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 )
 
 // directive matches card text that addresses the matcher instead of
@@ -84,4 +87,41 @@ func mayDirectASCII(text string) bool {
 		}
 	}
 	return false
+}
+
+// Repetition: a skill whose name and description hold at least
+// repetitiveMinWords words, fewer than repetitiveMaxShare of them
+// distinct, repeats its words to win retrieval ("weather weather
+// weather…"). Written job descriptions measure 0.6 and above; such spam
+// 0.1. Only the first repetitiveWords words are judged: spam shows
+// there, and the check stays cheap on any text.
+const (
+	repetitiveMinWords = 10
+	repetitiveMaxShare = 0.4
+	repetitiveWords    = 64
+)
+
+// isRepetitive says whether a skill's name and description are keyword
+// spam: long enough to judge, and few distinct words. It runs for every
+// skill of every index build, so it neither allocates for a usual card
+// nor hashes.
+func isRepetitive(name, description string) bool {
+	var buf [repetitiveWords]string
+	words := analyze.AppendWords(buf[:0], name)
+	words = analyze.AppendWords(words, description)
+	words = words[:min(len(words), repetitiveWords)]
+	n := len(words)
+	if n < repetitiveMinWords {
+		return false
+	}
+	enough := repetitiveMaxShare * float64(n)
+	distinct := 0
+	for i, w := range words {
+		if !slices.Contains(words[:i], w) {
+			if distinct++; float64(distinct) >= enough {
+				return false
+			}
+		}
+	}
+	return true
 }

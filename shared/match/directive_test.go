@@ -84,3 +84,30 @@ func TestMayDirectASCIIKeepsWhatMayDirectKeeps(t *testing.T) {
 		}
 	}
 }
+
+func TestIsRepetitive(t *testing.T) {
+	for _, tt := range []struct {
+		name, name2, description string
+		want                     bool
+	}{
+		{"spam", "Weather weather weather", "weather weather weather weather weather weather weather weather forecast forecast", true},
+		{"a written job", "Weather forecast", "Gives the weather forecast for a place: temperature, rain, wind, for today or the coming days.", false},
+		{"short texts are not judged", "Weather", "weather weather weather", false},
+		{"a job that names its subject twice", "Invoice reconciliation", "Reconciles supplier invoices against purchase orders and flags invoices that do not match an order.", false},
+		{"case and punctuation do not hide it", "PDF! pdf? Pdf.", "PDF, pdf; PDF - pdf pdf convert pdf pdf", true},
+		{"exactly at the share is not spam", "a b c d", "a b c d a b", false},
+		{"just under the share is", "a b c d", "a b c d a b a", true},
+	} {
+		if got := isRepetitive(tt.name2, tt.description); got != tt.want {
+			t.Errorf("%s: isRepetitive = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkIsRepetitive(b *testing.B) {
+	name, desc := "Weather forecast", "Gives the weather forecast for a place: temperature, rain, wind, for today or the coming days."
+	b.ReportAllocs()
+	for b.Loop() {
+		isRepetitive(name, desc)
+	}
+}

@@ -231,8 +231,10 @@ type Matcher struct {
 type ref struct {
 	agent *catalog.Agent
 	skill *card.Skill
-	// directive: the card gives the matcher orders (see isDirective).
-	directive bool
+	// distrust says why the skill's card text is not trusted with a task
+	// ("" when it is): it gives the matcher orders (isDirective) or
+	// repeats its words to game retrieval (isRepetitive).
+	distrust string
 }
 
 // New builds a matcher (and its index) for the catalog.
@@ -351,14 +353,14 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 		}
 	}
 	index.AnalyzeAll(docs, runtime.GOMAXPROCS(0))
-	markDirectives(m.refs, runtime.GOMAXPROCS(0))
+	markDistrusted(m.refs, runtime.GOMAXPROCS(0))
 	return docs
 }
 
-// markDirectives sets each ref's directive flag on workers goroutines:
-// the checks read only their own card and were a tenth of an index build
-// run one after another.
-func markDirectives(refs []ref, workers int) {
+// markDistrusted sets each ref's distrust on workers goroutines: the
+// checks read only their own card and were a tenth of an index build run
+// one after another.
+func markDistrusted(refs []ref, workers int) {
 	workers = max(1, min(workers, len(refs)/256))
 	step := (len(refs) + workers - 1) / workers
 	var wg sync.WaitGroup
@@ -366,7 +368,12 @@ func markDirectives(refs []ref, workers int) {
 		wg.Go(func() {
 			for i := w * step; i < min((w+1)*step, len(refs)); i++ {
 				a, s := refs[i].agent.Card, refs[i].skill
-				refs[i].directive = isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n"))
+				switch {
+				case isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")):
+					refs[i].distrust = "card text gives the matcher orders; not trusted. "
+				case isRepetitive(s.Name, s.Description):
+					refs[i].distrust = "card text repeats its words (keyword spam); not trusted. "
+				}
 			}
 		})
 	}
@@ -656,18 +663,18 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 		delete(byDoc, s.Doc)
 		s.Candidate = *c
 		r := Ranked{Scored: s, Prob: cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]}
-		if s.Doc < len(m.refs) && m.refs[s.Doc].directive {
-			// A card that orders the matcher about is never trusted
-			// with a task: probability 0, ranked last.
+		if s.Doc < len(m.refs) && m.refs[s.Doc].distrust != "" {
+			// A card that orders the matcher about or stuffs its words is
+			// never trusted with a task: probability 0, ranked last.
 			r.Prob = 0
-			r.Reason = "card text gives the matcher orders; not trusted. " + r.Reason
+			r.Reason = m.refs[s.Doc].distrust + r.Reason
 		}
 		out = append(out, r)
 	}
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
-	sort.SliceStable(out, func(i, j int) bool { return !m.refs[out[i].Doc].directive && m.refs[out[j].Doc].directive })
+	sort.SliceStable(out, func(i, j int) bool { return m.refs[out[i].Doc].distrust == "" && m.refs[out[j].Doc].distrust != "" })
 	m.markLookAlikes(out)
 	out = m.addAlternatives(req, out)
 	markUnnamed(req, out)

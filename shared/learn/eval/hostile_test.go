@@ -238,6 +238,10 @@ func TestHostileSet(t *testing.T) {
 			// A card that gives the matcher orders is never trusted,
 			// even with a request that echoes its words.
 			t.Errorf("task %s delegated to the injected card %s", r.Task.ID, r.Chosen)
+		case "spam":
+			// Nor is a card that repeats its words, even for the one
+			// word it repeats.
+			t.Errorf("task %s delegated to the spam card %s", r.Task.ID, r.Chosen)
 		case "stuffed":
 			// The stuffed card wins only requests no single skill
 			// serves; a single need goes to its own skill.
