@@ -421,19 +421,19 @@ func remember(tasksMaxAge time.Duration) time.Duration {
 // pipeline's advisories stream, for DeadLetterStage.
 type Runner struct {
 	*runtime.Runner
-	advisories string
+	advisories, tasks string
 }
 
 // NewRunner returns a runner; call SetupStreams first (or have an operator
 // create the streams).
 func NewRunner(js jetstream.JetStream, cfg Config) *Runner {
 	cfg = cfg.withDefaults()
-	return &Runner{Runner: runtime.NewRunner(js, cfg.RuntimeConfig()), advisories: cfg.Streams.Advisories}
+	return &Runner{Runner: runtime.NewRunner(js, cfg.RuntimeConfig()), advisories: cfg.Streams.Advisories, tasks: cfg.Streams.Tasks}
 }
 
 // DeadLetterStage turns the max-deliveries advisories of the pipeline's
 // stages into dead letters (runtime.Runner.DeadLetterStage).
-func (r *Runner) DeadLetterStage() Stage { return r.Runner.DeadLetterStage(r.advisories) }
+func (r *Runner) DeadLetterStage() Stage { return r.Runner.DeadLetterStage(r.advisories, r.tasks) }
 
 // TaskIDOf reads the task id of any pipeline message, best effort
 // (runtime.TaskIDOf).

@@ -55,7 +55,7 @@ func stageSpec(name string, streams Streams, h Handler) Stage {
 	case StageDecider:
 		st.Filter, st.Final = wire.SubjectRanked, true
 	case StageFeedback:
-		st.Stream, st.Filters = streams.Outcomes, wire.SubjectsOutcome
+		st.Stream, st.Filters, st.CallerInput = streams.Outcomes, wire.SubjectsOutcome, true
 	}
 	return st
 }

@@ -25,12 +25,16 @@ type maxDeliveries struct {
 
 // DeadLetterStage turns the max-deliveries advisories captured in the
 // advisories stream into dead letters that carry the original message,
-// fetched from its stream by sequence.
-func (r *Runner) DeadLetterStage(advisories string) Stage {
-	return Stage{Name: StageDeadLetters, Stream: advisories, Handle: r.fromAdvisory}
+// fetched from its stream by sequence. Only an original from stages, the
+// stream the stages write, has its origin terminated: a header on a
+// message callers wrote (a submission, an outcome) is their claim.
+func (r *Runner) DeadLetterStage(advisories, stages string) Stage {
+	return Stage{Name: StageDeadLetters, Stream: advisories, Handle: func(ctx context.Context, in Msg) (Result, error) {
+		return r.fromAdvisory(ctx, in, stages)
+	}}
 }
 
-func (r *Runner) fromAdvisory(ctx context.Context, in Msg) (Result, error) {
+func (r *Runner) fromAdvisory(ctx context.Context, in Msg, stages string) (Result, error) {
 	var a maxDeliveries
 	if err := json.Unmarshal(in.Data, &a); err != nil || a.Stream == "" || a.Consumer == "" {
 		return Result{}, BadInput(fmt.Errorf("advisory on %s: cannot read it (%v)", in.Subject, err))
@@ -49,7 +53,10 @@ func (r *Runner) fromAdvisory(ctx context.Context, in Msg) (Result, error) {
 	case err != nil:
 		return Result{}, fmt.Errorf("advisory: %s/%d: %w", a.Stream, a.StreamSeq, err)
 	default:
-		subject, payload, origin = orig.Subject, orig.Data, originOf(orig.Header)
+		subject, payload = orig.Subject, orig.Data
+		if a.Stream == stages {
+			origin = originOf(orig.Header)
+		}
 	}
 	dl := wire.NewDeadLetter(a.Consumer, reason, subject, payload, r.now().UTC())
 	dl.TaskID, dl.Stream, dl.StreamSeq, dl.Deliveries = TaskIDOf(payload), a.Stream, a.StreamSeq, a.Deliveries

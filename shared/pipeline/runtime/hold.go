@@ -117,7 +117,7 @@ func (run *Running) awaitReady(ctx context.Context) {
 			for _, m := range run.hold.parkedNow() {
 				_ = m.InProgress()
 				// And the task's origin, which waits for it.
-				_ = run.r.settleOrigin(originOf(m.Headers()), ackInProgress)
+				_ = run.r.settleOrigin(run.originOf(m.Headers()), ackInProgress)
 			}
 		case <-probe.C:
 			pctx, cancel := context.WithTimeout(ctx, run.r.cfg.Retry)

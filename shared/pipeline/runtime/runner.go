@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
@@ -37,6 +38,11 @@ type Stage struct {
 	// and a delivery that published outputs is left unacked, for the
 	// stage that stores the task's end to ack.
 	Origin bool
+	// CallerInput marks a stage whose input callers write (their
+	// outcomes): its Skillmatch-* headers are claims, so an origin named
+	// there is never settled nor carried. The origin stage's input is
+	// callers' too.
+	CallerInput bool
 	// Final marks the stage whose outputs end a task (the decision): once
 	// they are stored (or when it publishes none), it acks the input's
 	// origin. Any other stage that dead-letters a task terminates its
@@ -268,7 +274,7 @@ func (r *Runner) chain(st Stage, log *zap.Logger) Handler {
 	}
 	carry := func(next Handler) Handler { return next } // the final stage's outputs go to callers: nothing carried
 	if !st.Final {
-		carry = Carry(st.Origin)
+		carry = Carry(st.Origin || st.CallerInput)
 	}
 	mw := []Middleware{PoisonQueue(st.Name, r.now), carry, RetryNotify(r.cfg.Retry, notify), Recoverer()}
 	if r.cfg.Observer != nil {
@@ -294,7 +300,7 @@ func (run *Running) handle(ctx context.Context, m jetstream.Msg) {
 	in := Msg{Subject: m.Subject(), Data: m.Data(), Stream: md.Stream, Seq: md.Sequence.Stream,
 		Delivery: md.NumDelivered, InProgress: func() { _ = m.InProgress() }, Header: m.Headers(), Reply: m.Reply()}
 	res, err := run.h(ctx, in)
-	d := delivery{m: m, res: res, n: md.NumDelivered, origin: originOf(m.Headers()),
+	d := delivery{m: m, res: res, n: md.NumDelivered, origin: run.originOf(m.Headers()),
 		lf: []zap.Field{zap.String("task_id", res.TaskID), zap.Uint64("seq", in.Seq), zap.Uint64("delivery", in.Delivery)}}
 	switch {
 	case err != nil:
@@ -404,6 +410,16 @@ func (run *Running) groupFor(res Result) *batch.Group {
 		return nil
 	}
 	return run.group
+}
+
+// originOf is the origin a delivery of this stage names: none when
+// callers write the stage's input (a header there is theirs, and could
+// name another caller's submission).
+func (run *Running) originOf(h nats.Header) string {
+	if run.st.Origin || run.st.CallerInput {
+		return ""
+	}
+	return originOf(h)
 }
 
 // endOrigin settles the origin of d's input with body (ackOK, ackTerm);

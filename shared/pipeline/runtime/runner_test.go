@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -337,7 +338,7 @@ func TestRunnerDeadLetterStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer flaky.Stop()
-	dl, err := r.Start(ctx, r.DeadLetterStage(streamAdv))
+	dl, err := r.Start(ctx, r.DeadLetterStage(streamAdv, streamOut))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,5 +488,52 @@ func TestRunnerOrigin(t *testing.T) {
 	}
 	if endsSeen != 2 || dls != 1 {
 		t.Errorf("%d ends, %d dead letters; want 2, 1", endsSeen, dls)
+	}
+}
+
+// A stage whose input callers write (outcomes) never settles an origin its
+// input names: a caller could otherwise name another caller's pending
+// submission and have it terminated by sending a bad message.
+func TestRunnerCallerInputNamesNoOrigin(t *testing.T) {
+	for _, callerInput := range []bool{true, false} {
+		t.Run(fmt.Sprintf("callerInput=%v", callerInput), func(t *testing.T) {
+			js, ctx := embedded(t, 30*time.Second)
+			r := NewRunner(js, quick(zap.NewNop()))
+			first, err := r.Start(ctx, Stage{Name: "first", Stream: streamIn, Origin: true, MaxDeliver: -1,
+				Handle: func(_ context.Context, in Msg) (Result, error) {
+					id := TaskIDOf(in.Data)
+					return Result{TaskID: id, Out: []Output{{Subject: "out.mid", Data: in.Data, MsgID: "mid/" + id}}}, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer first.Stop()
+			publishIn(ctx, t, js, "victim")
+			waitFor(t, 5*time.Second, "the victim's middle message", func() bool { return count(ctx, js, streamOut) == 1 })
+			victim := streamMsgs(t, js, streamOut)[0].Header.Get(HeaderOrigin)
+
+			claims, err := r.Start(ctx, Stage{Name: "claims", Stream: streamOut, Filter: "out.claim", CallerInput: callerInput,
+				Handle: func(_ context.Context, in Msg) (Result, error) {
+					return Result{TaskID: TaskIDOf(in.Data)}, BadInput(errors.New("refused"))
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer claims.Stop()
+			forged := &nats.Msg{Subject: "out.claim", Data: []byte(`{"taskId":"claim"}`), Header: nats.Header{HeaderOrigin: {victim}}}
+			if _, err := js.PublishMsg(ctx, forged); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, 5*time.Second, "the claim dead-lettered", func() bool { return count(ctx, js, streamDL) == 1 })
+			time.Sleep(300 * time.Millisecond)
+			pending := consumerInfo(ctx, t, js, streamIn, "first").NumAckPending
+			if callerInput && pending != 1 {
+				t.Errorf("the victim's submission: %d ack pending, want 1 (a caller's header terminated it)", pending)
+			}
+			if !callerInput && pending != 0 {
+				// The control: a stage message's origin is honoured.
+				t.Errorf("control: %d ack pending, want 0", pending)
+			}
+		})
 	}
 }
