@@ -70,7 +70,7 @@ func cmdSubmit(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// A plan carries one request per step, each with its own decision id
 	// (<decision>-s<n>) to report that step's outcome under.
 	for i, r := range d.StepRequests {
-		fmt.Fprintf(stdout, "A2A request, step %d (decision %s-s%d): %s %s (%s)\n", i+1, d.DecisionID, i+1, r.Method, r.URL, r.ProtocolBinding)
+		fmt.Fprintf(stdout, "A2A request, step %d (decision %s): %s %s (%s)\n", i+1, wire.StepDecisionID(d.DecisionID, i+1), r.Method, r.URL, r.ProtocolBinding)
 		if r.Note != "" {
 			fmt.Fprintf(stdout, "note: %s\n", r.Note)
 		}

@@ -223,10 +223,12 @@ func namesJob(words []string, d *index.Doc) bool {
 		if slices.ContainsFunc(d.Tags, func(t string) bool { return strings.EqualFold(strings.TrimSpace(t), w) }) {
 			return true
 		}
-		for _, t := range analyze.Terms(w) {
-			if has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) {
-				return true
-			}
+		if analyze.IsStopword(w) {
+			continue
+		}
+		// w is one word already: its term is its stem.
+		if t := analyze.Stem(w); has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) {
+			return true
 		}
 	}
 	return false

@@ -663,7 +663,7 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 		delete(byDoc, s.Doc)
 		s.Candidate = *c
 		r := Ranked{Scored: s, Prob: cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]}
-		if s.Doc < len(m.refs) && m.refs[s.Doc].distrust != "" {
+		if m.refs[s.Doc].distrust != "" {
 			// A card that orders the matcher about or stuffs its words is
 			// never trusted with a task: probability 0, ranked last.
 			r.Prob = 0

@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed/internal/vecfile"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // gloveData is the shipped vector table; PROVENANCE.md says where it comes
@@ -224,19 +225,10 @@ func (g *GloVe) embedWords(out []float32, words []string) {
 			out[j] -= dot * u
 		}
 	}
-	var n float64
-	for _, x := range out {
-		n += float64(x) * float64(x)
-	}
 	// A text whose only words lie along the common component has nothing
 	// left; returning it as the zero vector keeps the unit-or-zero promise.
-	if n < 1e-12 {
+	if !vector.Normalize(out) {
 		clear(out)
-		return
-	}
-	inv := float32(1 / math.Sqrt(n))
-	for j := range out {
-		out[j] *= inv
 	}
 }
 

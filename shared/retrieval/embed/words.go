@@ -1,6 +1,6 @@
 package embed
 
-import "math"
+import "github.com/skillmatch/skillmatch/shared/retrieval/vector"
 
 // WordVector writes the unit vector of word w (or of a simpler form of it,
 // as EmbedText finds words) into dst, which must hold Dim values, and
@@ -16,16 +16,8 @@ func (g *GloVe) WordVector(dst []float32, w string) (weight float32, ok bool) {
 	}
 	clear(dst[:g.t.Dim])
 	g.t.AddScaled(dst, i, g.t.Scales[i])
-	var n float64
-	for _, x := range dst[:g.t.Dim] {
-		n += float64(x) * float64(x)
-	}
-	if n < 1e-12 {
+	if !vector.Normalize(dst[:g.t.Dim]) {
 		return 0, false
-	}
-	inv := float32(1 / math.Sqrt(n))
-	for j := range dst[:g.t.Dim] {
-		dst[j] *= inv
 	}
 	return g.factor[i] / g.t.Scales[i], true
 }

@@ -232,9 +232,6 @@ func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi, depth, k int) pa
 			doc := int(vs.Owner[v0+i])
 			first, end := int(vs.First[doc])-v0, int(vs.First[doc+1])-v0
 			i = end - 1 // the doc's other vectors are handled here
-			if allow != nil && !allow[doc] {
-				continue
-			}
 			up := maxOf(upper[first:end])
 			if up >= p.docFloor.min() {
 				p.docFloor.offer(maxOf(lower[first:end]))

@@ -104,9 +104,7 @@ func embedLocal(docs []Doc, emb vector.Local, vs *Vectors, workers int) {
 				}
 				for i := lo; i < min(lo+chunk, len(docs)); i++ {
 					d := &docs[i]
-					if !d.analyzed && d.NameTerms == nil && d.DescTerms == nil {
-						d.Analyze()
-					}
+					d.ensureAnalyzed()
 					if into != nil {
 						// Straight into the array: no vector allocated
 						// and copied per text.
@@ -137,9 +135,7 @@ func embedRemote(docs []Doc, emb vector.Embedder, vs *Vectors) error {
 	var texts []string
 	for i := range docs {
 		d := &docs[i]
-		if !d.analyzed && d.NameTerms == nil && d.DescTerms == nil {
-			d.Analyze()
-		}
+		d.ensureAnalyzed()
 		texts = append(texts, DescriptionText(d))
 		texts = append(texts, d.Examples...)
 	}
@@ -153,4 +149,12 @@ func embedRemote(docs []Doc, emb vector.Embedder, vs *Vectors) error {
 		all = all[n:]
 	}
 	return nil
+}
+
+// ensureAnalyzed analyzes d unless it was already (Analyze) or its
+// caller filled its term sets by hand.
+func (d *Doc) ensureAnalyzed() {
+	if !d.analyzed && d.NameTerms == nil && d.DescTerms == nil {
+		d.Analyze()
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Embedder turns texts into unit-length dense vectors.
@@ -101,6 +102,24 @@ func EmbedDocuments(ctx context.Context, e Embedder, texts []string) ([][]float3
 		}
 	}
 	return vs, nil
+}
+
+// Normalize scales v to unit length in place and reports true, or leaves
+// it and reports false when it is too short to have a direction (squared
+// length under 1e-12).
+func Normalize(v []float32) bool {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n < 1e-12 {
+		return false
+	}
+	inv := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= inv
+	}
+	return true
 }
 
 // Cosine returns the cosine similarity of two unit vectors, which is their
