@@ -159,10 +159,12 @@ func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Rank
 		if m.refs[d].distrust != "" || slices.ContainsFunc(out, func(r Ranked) bool { return r.Doc == d }) {
 			continue
 		}
-		if !filter.Check(req, m.refs[d].agent, m.refs[d].skill, m.cfg.filters...).OK {
+		v := filter.Check(req, m.refs[d].agent, m.refs[d].skill, m.cfg.filters...)
+		if !v.OK {
 			continue
 		}
 		return append(out, Ranked{
+			Demoted: v.Demoted,
 			Scored: rerank.Scored{
 				Candidate: index.Candidate{Doc: d, Entry: m.idx.Doc(d), BestExample: -1},
 				Reason:    "not shortlisted; does " + top.Entry.Key + "'s job under other data handling or the same agent name",
