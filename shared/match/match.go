@@ -232,8 +232,9 @@ type ref struct {
 	agent *catalog.Agent
 	skill *card.Skill
 	// distrust says why the skill's card text is not trusted with a task
-	// ("" when it is): it gives the matcher orders (isDirective) or
-	// repeats its words to game retrieval (isRepetitive).
+	// ("" when it is): it gives the matcher orders (isDirective),
+	// repeats its words to game retrieval (isRepetitive) or claims the
+	// jobs of many other agents (markCatchAll).
 	distrust string
 }
 
@@ -305,15 +306,17 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	}
 	docs := m.docs(extra)
 	m.alts, m.kinds = alternativesOf(m.refs, docs)
-	// The word cache only reads the docs' words, which the index build
-	// leaves alone (the docs are analyzed): it is made beside the build,
-	// which cannot keep both cores busy all the time.
-	var wordCache sync.WaitGroup
+	// The word cache and the catch-all check only read the docs' words,
+	// which the index build leaves alone (the docs are analyzed): they
+	// are made beside the build, which cannot keep both cores busy all
+	// the time.
+	var beside sync.WaitGroup
 	if cfg.words != nil && !cfg.noSearch {
-		wordCache.Go(func() { m.cfg.words = rerank.NewWordCache(cfg.words, docs) })
+		beside.Go(func() { m.cfg.words = rerank.NewWordCache(cfg.words, docs) })
 	}
+	beside.Go(func() { markCatchAll(m.refs, docs) })
 	idx, err := cfg.newIndex(docs, cfg.embedder)
-	wordCache.Wait()
+	beside.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
 	}

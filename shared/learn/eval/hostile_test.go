@@ -47,9 +47,9 @@ type hostileRun struct {
 // matcher fares (go test -v -run Hostile). It asserts the targets
 // that are met — attacking cards never delegated to, two-agent ambiguity
 // clarified and twins delegated with the twin as fallback in at least 85%
-// of their tasks, vague requests never delegated — while the open
-// weaknesses (the stuffed card ranked first on multi-domain asks, the spam
-// card on "weather") stay visible in the log without failing.
+// of their tasks, vague requests never delegated, the injected, stuffed
+// and spam cards never ranked first — and logs the rest (a clone ranked
+// first beside the card it copies, what each category decided).
 func TestHostileSet(t *testing.T) {
 	set, err := golden.Load("testdata/hostile")
 	if err != nil {
@@ -154,6 +154,15 @@ func TestHostileSet(t *testing.T) {
 		t.Logf("%-8s card ranked first on %2d/%d tasks it does not fit, delegated to on %d (* = delegated): %s",
 			k, f.top, len(runs), f.del, strings.Join(f.where, " "))
 	}
+	// Cards whose text is untrusted (orders, keyword spam, a catch-all's
+	// claim on every other agent's job) rank last, so never first. A
+	// clone's text is a real skill's and ties it; a flood card is a real,
+	// if redundant, converter.
+	for _, k := range []string{"injected", "stuffed", "spam"} {
+		if f := kinds[k]; f.top > 0 {
+			t.Errorf("%s card ranked first on %d tasks it does not fit: %s", k, f.top, strings.Join(f.where, " "))
+		}
+	}
 
 	// Look-alike pairs where either side is right (no data class forces
 	// one): does the matcher ask, or pick one of the two?
@@ -243,11 +252,9 @@ func TestHostileSet(t *testing.T) {
 			// word it repeats.
 			t.Errorf("task %s delegated to the spam card %s", r.Task.ID, r.Chosen)
 		case "stuffed":
-			// The stuffed card wins only requests no single skill
-			// serves; a single need goes to its own skill.
-			if !r.Task.NoMatch() {
-				t.Errorf("task %s (%s) delegated to the stuffed card", r.Task.ID, r.Task.Category)
-			}
+			// A card claiming every other agent's job wins nothing, not
+			// even a multi-domain ask no single specialist serves.
+			t.Errorf("task %s (%s) delegated to the stuffed card", r.Task.ID, r.Task.Category)
 		}
 	}
 }

@@ -1,0 +1,125 @@
+package match
+
+import (
+	"fmt"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// A catch-all skill claims, in its own name and tags, the jobs of many
+// other agents ("flights hotels weather translation restaurants
+// resumes…"): it wins multi-domain and vague asks on breadth alone. A
+// name or tag word is a claim on another agent's job when few other
+// agents use it in a skill's name or tags (catchAllReach of the agents, at least two,
+// at most catchAllMaxReach: in a big catalog a word many agents share is
+// common wording, and the check stays linear): it is their speciality.
+// Words that land on the same agents are one job; a skill whose words
+// land on catchAllJobs or more separate groups of agents is a catch-all.
+// On the golden catalogs and the examples the broadest written skill
+// claims four such jobs; the hostile set's stuffed card claims eight.
+const (
+	catchAllJobs     = 5
+	catchAllReach    = 0.05
+	catchAllMaxReach = 4
+)
+
+// markCatchAll sets distrust on each catch-all skill (see catchAllJobs)
+// not already distrusted. docs are analyzed and in catalog order, so one
+// agent's skills are consecutive.
+func markCatchAll(refs []ref, docs []index.Doc) {
+	if len(docs) != len(refs) || len(docs) == 0 {
+		return
+	}
+	agentOf := make([]int32, len(refs))
+	agents := int32(0)
+	for i := range refs {
+		if i > 0 && refs[i].agent != refs[i-1].agent {
+			agents++
+		}
+		agentOf[i] = agents
+	}
+	agents++
+	if agents <= catchAllJobs {
+		return
+	}
+	reach := min(catchAllMaxReach, max(2, int(catchAllReach*float64(agents)+0.999)))
+	// users[term] are the agents naming term, up to reach+2 of them: a
+	// term used by more agents than that is common wording, whoever asks.
+	users := map[string][]int32{}
+	add := func(term string, a int32) {
+		u := users[term]
+		if len(u) > reach+1 || (len(u) > 0 && u[len(u)-1] == a) {
+			return
+		}
+		users[term] = append(u, a)
+	}
+	for i := range docs {
+		for _, t := range docs[i].NameTerms {
+			add(t, agentOf[i])
+		}
+		for _, t := range docs[i].TagTerms {
+			add(t, agentOf[i])
+		}
+	}
+	for i := range docs {
+		if refs[i].distrust != "" || len(docs[i].NameTerms)+len(docs[i].TagTerms) < catchAllJobs {
+			continue
+		}
+		if jobs := claimedJobs(&docs[i], agentOf[i], users, reach); jobs >= catchAllJobs {
+			refs[i].distrust = fmt.Sprintf("card names the jobs of %d other groups of agents (catch-all); not trusted. ", jobs)
+		}
+	}
+}
+
+// claimedJobs counts the separate groups of other agents whose speciality
+// words doc's name and tags use: agents joined by one shared word are one
+// group (union-find over the few agents reached).
+func claimedJobs(d *index.Doc, own int32, users map[string][]int32, reach int) int {
+	parent := map[int32]int32{}
+	find := func(a int32) int32 {
+		for parent[a] != a {
+			parent[a] = parent[parent[a]]
+			a = parent[a]
+		}
+		return a
+	}
+	claim := func(term string) {
+		u := users[term]
+		others := len(u)
+		for _, a := range u {
+			if a == own {
+				others--
+			}
+		}
+		if others == 0 || others > reach {
+			return
+		}
+		root := int32(-1)
+		for _, a := range u {
+			if a == own {
+				continue
+			}
+			if _, ok := parent[a]; !ok {
+				parent[a] = a
+			}
+			if root < 0 {
+				root = find(a)
+				continue
+			}
+			parent[find(a)] = root
+		}
+	}
+	for _, t := range d.NameTerms {
+		claim(t)
+	}
+	for _, t := range d.TagTerms {
+		claim(t)
+	}
+	jobs := 0
+	for a := range parent {
+		if find(a) == a {
+			jobs++
+		}
+	}
+	return jobs
+}

@@ -1,0 +1,109 @@
+package match
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+)
+
+// specialists are one-job agents, each with its own words.
+var specialists = []struct{ id, name string }{
+	{"airline", "Book flights"}, {"innkeeper", "Reserve hotel rooms"}, {"meteo", "Weather forecast"},
+	{"lingua", "Translate documents"}, {"bistro", "Find restaurants"}, {"hirewell", "Screen resumes"},
+	{"payables", "Reconcile invoices"}, {"agenda", "Schedule meetings"},
+}
+
+func catchAllCatalog(t *testing.T, extra ...catalog.Agent) *Matcher {
+	t.Helper()
+	var agents []catalog.Agent
+	for _, s := range specialists {
+		agents = append(agents, agentWith(s.id, card.Skill{ID: "job", Name: s.name, Description: s.name + " for you."}))
+	}
+	m, err := New(catalog.New(append(agents, extra...)...), WithEmbedder(embed.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func agentWith(id string, skills ...card.Skill) catalog.Agent {
+	return catalog.Agent{Card: &card.Card{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Version: "1",
+		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"}, Skills: skills},
+		Status: catalog.DefaultStatus}
+}
+
+func TestCatchAll(t *testing.T) {
+	tests := []struct {
+		name    string
+		skill   card.Skill
+		flagged bool
+	}{
+		{"tags claim six other agents' jobs", card.Skill{ID: "all", Name: "Universal helper", Description: "Handles any task.",
+			Tags: []string{"flights", "hotel", "weather", "translate", "restaurants", "resumes"}}, true},
+		{"name lists five jobs", card.Skill{ID: "all", Name: "Flights, hotels, weather, invoices and meetings", Description: "One stop."}, true},
+		{"a broad but real travel skill", card.Skill{ID: "trip", Name: "Plan a trip", Description: "Plans trips end to end.",
+			Tags: []string{"flights", "hotel", "weather", "itinerary", "travel"}}, false},
+		{"common words used by many agents", card.Skill{ID: "misc", Name: "Find and book for you", Description: "Finds and books things.",
+			Tags: []string{"find", "book", "for", "you", "reserve"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := catchAllCatalog(t, agentWith("omni", tt.skill))
+			for _, r := range m.refs {
+				switch {
+				case r.agent.Card.ID == "omni" && (r.distrust != "") != tt.flagged:
+					t.Errorf("distrust = %q, want flagged %v", r.distrust, tt.flagged)
+				case r.agent.Card.ID != "omni" && r.distrust != "":
+					t.Errorf("specialist %s distrusted: %q", r.agent.Card.ID, r.distrust)
+				}
+			}
+		})
+	}
+}
+
+// A catalog of few agents has too few jobs to tell a catch-all from a
+// broad skill: nothing is flagged.
+func TestCatchAllSmallCatalog(t *testing.T) {
+	var agents []catalog.Agent
+	for _, s := range specialists[:4] {
+		agents = append(agents, agentWith(s.id, card.Skill{ID: "job", Name: s.name}))
+	}
+	agents = append(agents, agentWith("omni", card.Skill{ID: "all", Name: "Everything",
+		Tags: []string{"flights", "hotel", "weather", "translate"}}))
+	m, err := New(catalog.New(agents...), WithEmbedder(embed.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range m.refs {
+		if r.distrust != "" {
+			t.Errorf("%s distrusted in a five-agent catalog: %q", r.agent.Card.ID, r.distrust)
+		}
+	}
+}
+
+// The catch-all ranks last and is never chosen, even for a request that
+// names two of the jobs it claims and that no single specialist does.
+func TestCatchAllNeverChosen(t *testing.T) {
+	m := catchAllCatalog(t, agentWith("omni", card.Skill{ID: "all", Name: "Does everything",
+		Description: "Books flights and hotels, forecasts weather, translates, finds restaurants.",
+		Tags:        []string{"flights", "hotel", "weather", "translate", "restaurants", "resumes", "invoices"},
+		Examples:    []string{"book a flight", "weather tomorrow"}}))
+	for _, text := range []string{"book a flight and check the weather there", "book a flight", "weather tomorrow"} {
+		res, err := m.Match(t.Context(), &task.Task{ID: "t", Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Decision.Action == decide.Delegate && res.Decision.Chosen.AgentID == "omni" {
+			t.Errorf("%q delegated to the catch-all", text)
+		}
+		last := res.Ranked[len(res.Ranked)-1]
+		if last.Entry.Key != "omni/all" || last.Prob != 0 || !strings.Contains(last.Reason, "catch-all") {
+			t.Errorf("%q: catch-all not ranked last at probability 0: last %s %.2f %q", text, last.Entry.Key, last.Prob, last.Reason)
+		}
+	}
+}
