@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
@@ -43,8 +44,35 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 		return
 	}
 	reach := min(catchAllMaxReach, max(2, int(catchAllReach*float64(agents)+0.999)))
-	// users[term] are the agents naming term, up to reach+2 of them: a
-	// term used by more agents than that is common wording, whoever asks.
+	users := wordUsers(docs, agentOf, reach)
+	jobs := make([]int, len(docs))
+	for i := range docs {
+		if len(docs[i].NameTerms)+len(docs[i].TagTerms) >= catchAllJobs {
+			jobs[i] = claimedJobs(&docs[i], agentOf[i], users, reach)
+		}
+	}
+	least := catchAllLeast(jobs)
+	for i, n := range jobs {
+		if n >= least && refs[i].distrust == "" {
+			refs[i].distrust = fmt.Sprintf("card names the jobs of %d other groups of agents (catch-all); not trusted. ", n)
+		}
+	}
+}
+
+// catchAllLeast is how many jobs make a catch-all in this catalog: at
+// least catchAllJobs, and twice what nine skills in ten claim, so a
+// catalog whose skills all mix unrelated words (word salad, as in the
+// synthetic benchmarks) flags only its outliers.
+func catchAllLeast(jobs []int) int {
+	sorted := slices.Clone(jobs)
+	slices.Sort(sorted)
+	return max(catchAllJobs, 2*sorted[(len(sorted)-1)*9/10])
+}
+
+// wordUsers maps each name or tag term to the agents using it, up to
+// reach+2 of them: a term used by more agents than that is common wording,
+// whoever asks.
+func wordUsers(docs []index.Doc, agentOf []int32, reach int) map[string][]int32 {
 	users := map[string][]int32{}
 	add := func(term string, a int32) {
 		u := users[term]
@@ -61,14 +89,7 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 			add(t, agentOf[i])
 		}
 	}
-	for i := range docs {
-		if refs[i].distrust != "" || len(docs[i].NameTerms)+len(docs[i].TagTerms) < catchAllJobs {
-			continue
-		}
-		if jobs := claimedJobs(&docs[i], agentOf[i], users, reach); jobs >= catchAllJobs {
-			refs[i].distrust = fmt.Sprintf("card names the jobs of %d other groups of agents (catch-all); not trusted. ", jobs)
-		}
-	}
+	return users
 }
 
 // claimedJobs counts the separate groups of other agents whose speciality

@@ -1,6 +1,8 @@
 package match
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -105,5 +107,47 @@ func TestCatchAllNeverChosen(t *testing.T) {
 		if last.Entry.Key != "omni/all" || last.Prob != 0 || !strings.Contains(last.Reason, "catch-all") {
 			t.Errorf("%q: catch-all not ranked last at probability 0: last %s %.2f %q", text, last.Entry.Key, last.Prob, last.Reason)
 		}
+	}
+}
+
+// In a catalog whose skills all mix unrelated words (word salad, like the
+// synthetic benchmark cards) many skills name five jobs; none stands out,
+// so none is a catch-all.
+func TestCatchAllWordSalad(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	// 720 word uses over 300 words: most words are used by two or three
+	// agents, the reach of a speciality in a 40-agent catalog.
+	word := func() string { return fmt.Sprintf("w%03d", r.IntN(300)) }
+	var agents []catalog.Agent
+	for a := range 40 {
+		var skills []card.Skill
+		for s := range 3 {
+			skills = append(skills, card.Skill{ID: fmt.Sprint(s), Name: word() + " " + word() + " " + word(), Tags: []string{word(), word(), word()}})
+		}
+		agents = append(agents, agentWith(fmt.Sprintf("a%02d", a), skills...))
+	}
+	m, err := New(catalog.New(agents...), WithEmbedder(embed.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range m.refs {
+		if r.distrust != "" {
+			t.Errorf("%s distrusted: %q", r.agent.Card.ID, r.distrust)
+		}
+	}
+	docs := m.docs(nil)
+	agentOf := make([]int32, len(docs))
+	for i := range docs {
+		agentOf[i] = int32(i / 3)
+	}
+	users := wordUsers(docs, agentOf, 2)
+	broad := 0
+	for i := range docs {
+		if claimedJobs(&docs[i], agentOf[i], users, 2) >= catchAllJobs {
+			broad++
+		}
+	}
+	if broad < 5 {
+		t.Errorf("only %d of %d salad skills name %d jobs: the case tests nothing", broad, len(docs), catchAllJobs)
 	}
 }
