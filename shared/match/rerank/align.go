@@ -1,6 +1,8 @@
 package rerank
 
 import (
+	"slices"
+
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
@@ -22,6 +24,8 @@ type alignment struct {
 	wv   WordVectors
 	dim  int
 	task []wordVec
+	// taskVecs holds the task words' unit vectors back to back.
+	taskVecs []float32
 	// sim caches each skill word's cosine with every task word; rowAt
 	// and rowSlab do the same by WordCache row (rowAt[r] is where row r's
 	// cosines start in rowSlab, -1 before they are computed).
@@ -38,7 +42,6 @@ type skillWord struct {
 
 type wordVec struct {
 	word   string
-	vec    []float32
 	weight float64
 }
 
@@ -62,15 +65,27 @@ func newAlignment(wv WordVectors, need string) *alignment {
 			continue
 		}
 		seen[w] = true
-		v := make([]float32, a.dim)
-		if wt, ok := wv.WordVector(v, w); ok {
-			a.task = append(a.task, wordVec{w, v, float64(wt)})
+		n := len(a.taskVecs)
+		a.taskVecs = slices.Grow(a.taskVecs, a.dim)[:n+a.dim]
+		if wt, ok := wv.WordVector(a.taskVecs[n:], w); ok {
+			a.task = append(a.task, wordVec{w, float64(wt)})
+		} else {
+			a.taskVecs = a.taskVecs[:n]
 		}
 	}
 	if len(a.task) == 0 {
 		return nil
 	}
 	return a
+}
+
+// sims sets out[i] to the cosine of v with task word i, negatives as 0.
+func (a *alignment) sims(v, out []float32) []float32 {
+	vector.Cosines(v, a.taskVecs, out)
+	for i, s := range out {
+		out[i] = max(s, 0)
+	}
+	return out
 }
 
 // word is skill word w's cosine with each task word, and its weight.
@@ -82,10 +97,7 @@ func (a *alignment) word(w string) skillWord {
 	v, wt, ok := a.vector(w)
 	if ok {
 		s.weight = float64(wt)
-		s.sims = make([]float32, len(a.task))
-		for i, t := range a.task {
-			s.sims[i] = max(vector.Cosine(t.vec, v), 0)
-		}
+		s.sims = a.sims(v, make([]float32, len(a.task)))
 	}
 	a.sim[w] = s
 	return s
@@ -306,12 +318,9 @@ func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
 		return a.rowSlab[int(at) : int(at)+len(a.task)]
 	}
 	at := len(a.rowSlab)
-	v := c.vecs[int(r)*c.dim : (int(r)+1)*c.dim]
-	for _, t := range a.task {
-		a.rowSlab = append(a.rowSlab, max(vector.Cosine(t.vec, v), 0))
-	}
+	a.rowSlab = slices.Grow(a.rowSlab, len(a.task))[:at+len(a.task)]
 	a.rowAt[r] = int32(at)
-	return a.rowSlab[at : at+len(a.task)]
+	return a.sims(c.vecs[int(r)*c.dim:(int(r)+1)*c.dim], a.rowSlab[at:])
 }
 
 // toSkillRows is toSkill over cache rows.

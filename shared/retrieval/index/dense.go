@@ -84,23 +84,37 @@ func (d *Dense) Exact(qv []float32, allow []bool, depth, k int) ([]int, []Neighb
 func (d *Dense) exact(qv []float32, allow []bool, depth, k int) ([]int, []Neighbor) {
 	vs := d.vs
 	top, near := newTopK(depth), newTopK(k)
-	for doc := range len(vs.First) - 1 {
-		if allow != nil && !allow[doc] {
-			continue
+	sims := make([]float32, max(block, d.widest))
+	docs := len(vs.First) - 1
+	// Runs of allowed docs are scored a block of vectors at a time.
+	for lo := 0; lo < docs; {
+		for allow != nil && lo < docs && !allow[lo] {
+			lo++
 		}
-		b := float32(math.Inf(-1))
-		for v := vs.First[doc]; v < vs.First[doc+1]; v++ {
-			s := vector.Cosine(qv, vs.Vec(int(v)))
-			if s > b { // a NaN from a broken vector never counts
-				b = s
+		if lo == docs {
+			break
+		}
+		hi := lo + 1
+		for hi < docs && (allow == nil || allow[hi]) && int(vs.First[hi+1]-vs.First[lo]) <= len(sims) {
+			hi++
+		}
+		v0 := int(vs.First[lo])
+		vs.cosines(qv, v0, sims[:int(vs.First[hi])-v0])
+		for doc := lo; doc < hi; doc++ {
+			b := float32(math.Inf(-1))
+			for _, s := range sims[int(vs.First[doc])-v0 : int(vs.First[doc+1])-v0] {
+				if s > b { // a NaN from a broken vector never counts
+					b = s
+				}
+				if s == s {
+					near.offer(scored{doc, s})
+				}
 			}
-			if s == s {
-				near.offer(scored{doc, s})
+			if b > float32(math.Inf(-1)) {
+				top.offer(scored{doc, b})
 			}
 		}
-		if b > float32(math.Inf(-1)) {
-			top.offer(scored{doc, b})
-		}
+		lo = hi
 	}
 	return top.docs(), near.neighbors()
 }
@@ -171,13 +185,15 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 	slices.SortFunc(cands, byBound)
 	slices.SortFunc(vecs, byBound)
 	top, near := newTopK(depth), newTopK(k)
+	sims := make([]float32, d.widest)
 	for _, c := range cands {
 		if top.full() && c.up < top.h[0].s {
 			break
 		}
 		b := float32(math.Inf(-1))
-		for v := vs.First[c.id]; v < vs.First[c.id+1]; v++ {
-			if s := vector.Cosine(qv, vs.Vec(int(v))); s > b {
+		v0 := int(vs.First[c.id])
+		for _, s := range vs.cosines(qv, v0, sims[:int(vs.First[c.id+1])-v0]) {
+			if s > b {
 				b = s
 			}
 		}

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego || amd64.v3
+
+package vector
+
+const accelerated = false
+
+func dots4(q, vecs *float32, n, chunks, stride int, lanes *float32) {
+	panic("vector: no kernel")
+}
