@@ -59,12 +59,7 @@ func newAlignment(wv WordVectors, need string) *alignment {
 	}
 	a := &alignment{wv: wv, dim: wv.Dim(), sim: map[string]skillWord{}}
 	a.buf = make([]float32, a.dim)
-	seen := map[string]bool{}
-	for _, w := range analyze.Words(need) {
-		if analyze.IsStopword(w) || seen[w] {
-			continue
-		}
-		seen[w] = true
+	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(need)) {
 		n := len(a.taskVecs)
 		a.taskVecs = slices.Grow(a.taskVecs, a.dim)[:n+a.dim]
 		if wt, ok := wv.WordVector(a.taskVecs[n:], w); ok {
