@@ -630,7 +630,8 @@ func TestSparseAndDensePaths(t *testing.T) {
 			if sc.dense != tt.dense {
 				t.Errorf("dense = %v, want %v", sc.dense, tt.dense)
 			}
-			sc.drain(func(uint32, float64) {})
+			above := math.Inf(1) // visits nothing, still resets every score
+			sc.drain(&above, func(s uint32, v float64) { t.Errorf("visited slot %d (%v) below the floor", s, v) })
 			if slices.ContainsFunc(sc.score, func(v float64) bool { return v != 0 }) {
 				t.Error("drain left scores behind")
 			}

@@ -27,28 +27,21 @@ func (ix *Index) Search(query []string, k int, allow func(doc int) bool) []Hit {
 		top.heap = make([]Hit, 0, min(k, ix.live))
 	}
 	// A score below the worst kept hit cannot enter, whatever its doc:
-	// once the heap is full most slots cost that one comparison, not a
-	// look at the doc and a call of allow (at 100,000 skills with common
-	// query words, nearly every slot has a score).
-	visit := func(s uint32, v float64) {
+	// once the heap is full most slots cost that one comparison (floor),
+	// not a look at the doc and a call of allow (at 100,000 skills with
+	// common query words, nearly every slot has a score).
+	floor := math.Inf(-1)
+	sc.drain(&floor, func(s uint32, v float64) {
 		if v <= 0 || top.loses(v) {
 			return
 		}
 		if d := &ix.docs[s]; d.live && (allow == nil || allow(d.id)) {
 			top.push(Hit{Doc: d.id, Score: v})
-		}
-	}
-	if sc.dense {
-		score := sc.score[:sc.n]
-		for s, v := range score {
-			if v != 0 && !top.loses(v) {
-				visit(uint32(s), v)
+			if k > 0 && len(top.heap) == k {
+				floor = top.heap[0].Score
 			}
 		}
-		clear(score)
-	} else {
-		sc.drain(visit)
-	}
+	})
 	// Not deferred: if allow panics, the half-drained scratch is dropped
 	// rather than handed, dirty, to the next search.
 	ix.scratch.Put(sc)
@@ -65,7 +58,7 @@ func (ix *Index) Scores(query []string, dst map[int]float64) {
 	defer ix.scratch.Put(sc)
 
 	ix.accumulate(query, sc)
-	sc.drain(func(s uint32, v float64) {
+	sc.drain(nil, func(s uint32, v float64) {
 		if d := &ix.docs[s]; d.live && v > 0 {
 			dst[d.id] = v
 		}
@@ -174,22 +167,26 @@ func (ix *Index) accumulate(query []string, sc *scratch) {
 	}
 }
 
-// drain calls visit for every slot with a non-zero score and resets the
-// score array for the next query.
-func (sc *scratch) drain(visit func(slot uint32, v float64)) {
+// drain calls visit for every slot with a non-zero score of at least
+// *floor (nil: any), which visit may raise as it goes (a top k's worst
+// kept score), and resets the score array for the next query.
+func (sc *scratch) drain(floor *float64, visit func(slot uint32, v float64)) {
 	if sc.dense {
-		for s, v := range sc.score[:sc.n] {
-			if v != 0 {
-				sc.score[s] = 0
+		score := sc.score[:sc.n]
+		for s, v := range score {
+			if v != 0 && (floor == nil || v >= *floor) {
 				visit(uint32(s), v)
 			}
 		}
+		clear(score)
 		return
 	}
 	for _, s := range sc.touched {
 		v := sc.score[s]
 		sc.score[s] = 0
-		visit(s, v)
+		if floor == nil || v >= *floor {
+			visit(s, v)
+		}
 	}
 	sc.touched = sc.touched[:0]
 }
