@@ -60,6 +60,14 @@ func TestScoreHandComputed(t *testing.T) {
 					t.Errorf("Score(doc %d) = %v, want %v", doc, s, tt.want[doc])
 				}
 			}
+			docs := []int{3, 7, 1, 2, 1} // an unknown doc, a repeat
+			each := make([]float64, len(docs))
+			ix.ScoreEach(tt.query, docs, each)
+			for i, doc := range docs {
+				if s := ix.Score(tt.query, doc); each[i] != s {
+					t.Errorf("ScoreEach: doc %d scores %v, Score %v", doc, each[i], s)
+				}
+			}
 			hits := ix.Search(tt.query, 10, nil)
 			if len(hits) != len(tt.want) {
 				t.Fatalf("Search returned %v, want %d hits", hits, len(tt.want))

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -70,28 +71,42 @@ func (ix *Index) Scores(query []string, dst map[int]float64) {
 // instead of scoring the whole corpus, for rerankers that need a handful of
 // documents.
 func (ix *Index) Score(query []string, doc int) float64 {
+	var out [1]float64
+	ix.ScoreEach(query, []int{doc}, out[:])
+	return out[0]
+}
+
+// ScoreEach sets out[i] to Score(query, docs[i]) for every i, looking the
+// query's terms up and taking the lock once for all of them.
+func (ix *Index) ScoreEach(query []string, docs []int, out []float64) {
+	if len(out) != len(docs) {
+		panic(fmt.Sprintf("bm25: ScoreEach of %d docs into %d scores", len(docs), len(out)))
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	slot, ok := ix.slots[doc]
-	if !ok {
-		return 0
-	}
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
 
 	sc.query = ix.lookup(query, sc.query[:0])
 	p := ix.params()
-	var sum float64
-	for _, q := range sc.query {
-		ps := ix.postings[q.id]
-		i, found := slices.BinarySearchFunc(ps, slot, func(p posting, s uint32) int {
-			return cmp.Compare(p.slot, s)
-		})
-		if found {
-			sum += p.termWeight(q, ix.df[q.id]) * p.saturate(float64(ps[i].tf), ix.lens[slot])
+	for i, doc := range docs {
+		slot, ok := ix.slots[doc]
+		if !ok {
+			out[i] = 0
+			continue
 		}
+		var sum float64
+		for _, q := range sc.query {
+			ps := ix.postings[q.id]
+			j, found := slices.BinarySearchFunc(ps, slot, func(p posting, s uint32) int {
+				return cmp.Compare(p.slot, s)
+			})
+			if found {
+				sum += p.termWeight(q, ix.df[q.id]) * p.saturate(float64(ps[j].tf), ix.lens[slot])
+			}
+		}
+		out[i] = sum
 	}
-	return sum
 }
 
 // params holds what every posting's score needs, computed once per query.

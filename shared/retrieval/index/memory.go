@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"runtime"
+	"slices"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
 	"github.com/skillmatch/skillmatch/shared/retrieval/fusion"
@@ -116,20 +117,21 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		fused = fused[:q.Shortlist]
 	}
 	res.Candidates = make([]Candidate, len(fused))
+	var unranked []int // candidates the lexical list did not reach
 	for i, f := range fused {
 		c := Candidate{Doc: f.ID, Entry: &m.docs[f.ID], Fused: f.Score, FusedRank: i + 1,
 			BM25Rank: f.Ranks[0], DenseRank: f.Ranks[1], BestExample: -1}
 		if c.BM25Rank > 0 {
 			c.BM25 = hits[c.BM25Rank-1].Score
 		} else {
-			c.BM25 = m.lex.Score(q.Terms, f.ID)
+			unranked = append(unranked, i)
 		}
 		if len(q.Vector) == m.vs.Dim {
 			m.vs.Detail(q.Vector, &c)
 		}
 		res.Candidates[i] = c
 	}
-	m.exampleLex(q.Terms, res.Candidates)
+	m.lexScores(q.Terms, res.Candidates, unranked)
 	var exAllow func(int) bool
 	if q.Allow != nil {
 		exAllow = func(v int) bool { return q.Allow[m.vs.Owner[v]] }
@@ -144,12 +146,32 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 	return res, nil
 }
 
-// exampleLex fills each candidate's best single-example BM25 score.
-func (m *Memory) exampleLex(terms []string, cands []Candidate) {
+// lexScores fills the BM25 of the candidates at unranked, which the
+// lexical list did not reach, and every candidate's best single-example
+// BM25 score, each index asked once for all of them.
+func (m *Memory) lexScores(terms []string, cands []Candidate, unranked []int) {
+	docs := make([]int, 0, max(len(unranked), 4*len(cands)))
+	for _, i := range unranked {
+		docs = append(docs, cands[i].Doc)
+	}
+	scores := make([]float64, cap(docs))
+	m.lex.ScoreEach(terms, docs, scores[:len(docs)])
+	for k, i := range unranked {
+		cands[i].BM25 = scores[k]
+	}
+	docs = docs[:0]
+	for _, c := range cands {
+		for v := m.vs.First[c.Doc] + 1; v < m.vs.First[c.Doc+1]; v++ {
+			docs = append(docs, int(v))
+		}
+	}
+	scores = slices.Grow(scores[:0], len(docs))[:len(docs)]
+	m.exLex.ScoreEach(terms, docs, scores)
 	for i := range cands {
 		c := &cands[i]
 		for v := m.vs.First[c.Doc] + 1; v < m.vs.First[c.Doc+1]; v++ {
-			c.ExampleBM25 = max(c.ExampleBM25, m.exLex.Score(terms, int(v)))
+			c.ExampleBM25 = max(c.ExampleBM25, scores[0])
+			scores = scores[1:]
 		}
 	}
 }
