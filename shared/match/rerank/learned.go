@@ -35,6 +35,8 @@ type Learned struct {
 	w Weights
 	// pos[i] is where weight i's feature sits in a Features vector.
 	pos []int
+	// forest is the weights' trees laid out for Logit (see compile).
+	forest forest
 }
 
 // NewLearned checks the weights against the known features. Features the
@@ -66,6 +68,7 @@ func NewLearned(w Weights) (*Learned, error) {
 			return nil, fmt.Errorf("%w: tree %d: %v", ErrBadWeights, i, err)
 		}
 	}
+	l.forest = compile(w.Trees, l.pos)
 	return l, nil
 }
 
@@ -78,10 +81,7 @@ func (l *Learned) Logit(f []float64) float64 {
 	for i, p := range l.pos {
 		z += l.w.W[i] * (f[p] - l.w.Mean[i]) / l.w.Scale[i]
 	}
-	for i := range l.w.Trees {
-		z += l.w.Trees[i].eval(f, l.pos)
-	}
-	return z
+	return l.forest.add(z, f)
 }
 
 // Fits maps the feature vectors of one shortlist to 0-10 fit scores.

@@ -23,17 +23,56 @@ type Node struct {
 	Value     float64 `json:"v,omitempty"`
 }
 
-// eval returns the tree's output for a feature vector indexed by pos.
-func (t *Tree) eval(f []float64, pos []int) float64 {
-	n := &t.Nodes[0]
-	for n.Feature >= 0 {
-		if f[pos[n.Feature]] <= n.Threshold {
-			n = &t.Nodes[n.Left]
-		} else {
-			n = &t.Nodes[n.Right]
+// forest is a model's trees compiled for evaluation: every node in one
+// array, 24 bytes each, its feature already mapped to its place in a
+// Features vector and a leaf's value in the threshold's place. A shortlist
+// walks 150 trees per candidate; the JSON form's 48-byte nodes, one array
+// per tree and the position lookup per step were a tenth of a decision at
+// 1,000 skills. It adds the same values in the same order as eval.
+type forest struct {
+	nodes []flatNode
+	roots []int32
+}
+
+type flatNode struct {
+	at          float64 // threshold, or a leaf's value
+	feature     int32   // index into the Features vector; -1 for a leaf
+	left, right int32   // indexes into forest.nodes
+}
+
+// compile lays out checked trees whose features index pos.
+func compile(trees []Tree, pos []int) forest {
+	var fo forest
+	for _, t := range trees {
+		base := int32(len(fo.nodes))
+		fo.roots = append(fo.roots, base)
+		for _, n := range t.Nodes {
+			fn := flatNode{at: n.Value, feature: -1}
+			if n.Feature >= 0 {
+				fn = flatNode{at: n.Threshold, feature: int32(pos[n.Feature]),
+					left: base + int32(n.Left), right: base + int32(n.Right)}
+			}
+			fo.nodes = append(fo.nodes, fn)
 		}
 	}
-	return n.Value
+	return fo
+}
+
+// add adds each tree's output for f to z, in tree order.
+func (fo *forest) add(z float64, f []float64) float64 {
+	nodes := fo.nodes
+	for _, r := range fo.roots {
+		n := &nodes[r]
+		for n.feature >= 0 {
+			if f[n.feature] <= n.at {
+				n = &nodes[n.left]
+			} else {
+				n = &nodes[n.right]
+			}
+		}
+		z += n.at
+	}
+	return z
 }
 
 func (t *Tree) check(nfeat int) error {
