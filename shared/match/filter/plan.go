@@ -210,7 +210,7 @@ func (p *Plan) verdicts(req *extract.Requirement) verdicts {
 // whose flags keep and demoted are; who is the caller's grants (nil: no
 // grants configured).
 func (p *Plan) keepRange(req *extract.Requirement, r part, v verdicts, o options, who *grants.Caller, keep, demoted []bool) int {
-	c := checker{opts: o}
+	var data dataMemo
 	skills := p.skills[r.skills:r.skillsEnd]
 	i, kept := 0, 0
 	for ai := r.agents; ai < r.agentsEnd; ai++ {
@@ -218,9 +218,9 @@ func (p *Plan) keepRange(req *extract.Requirement, r part, v verdicts, o options
 		if a.Card == nil {
 			continue
 		}
-		end := i + len(a.Card.Skills)
-		c.reset(req, a, false, &p.agents[ai].endpoint)
-		if c.rule != "" {
+		end := i + p.agents[ai].skills // the card's, as current checked
+		rule, _, demotedAgent := agentRules(req, a, o, false, &p.agents[ai].endpoint, &data)
+		if rule != "" {
 			i = end
 			continue
 		}
@@ -241,7 +241,7 @@ func (p *Plan) keepRange(req *extract.Requirement, r part, v verdicts, o options
 				}
 			}
 			keep[i] = true
-			demoted[i] = c.demoted
+			demoted[i] = demotedAgent
 			kept++
 		}
 	}
