@@ -2,6 +2,7 @@ package rerank
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
@@ -32,6 +33,9 @@ type alignment struct {
 	sim     map[string]skillWord
 	rowAt   []int32
 	rowSlab []float32
+	// touched lists the rows rowAt holds, to reset it for the next
+	// request (WordCache.release).
+	touched []int32
 	buf     []float32
 }
 
@@ -174,6 +178,19 @@ func coverSkill(n int, at func(i int) ([]float32, float64)) float64 {
 // only reads the shortlist sees them.
 func Align(wv WordVectors, lex Lexicon, need string, cands []index.Candidate) {
 	a := newAlignment(wv, need)
+	if wc, ok := wv.(*WordCache); ok && a != nil {
+		// Room for every candidate's words' cosines at once (a label's
+		// words are among its text's), and the row index from the pool.
+		rows := 0
+		for i := range cands {
+			if d := cands[i].Doc; d >= 0 && d < len(wc.text) {
+				rows += len(wc.text[d])
+			}
+		}
+		a.rowSlab = make([]float32, 0, rows*len(a.task))
+		a.rowAt = wc.rowIndex()
+		defer wc.release(a)
+	}
 	var cover map[string]uint64
 	if a != nil && lex != nil {
 		cover = a.lexicalStems(lex)
@@ -263,6 +280,35 @@ type WordCache struct {
 	// text and label are each doc's TextWords and LabelWords as rows
 	// (-1: no vector), in order, by doc number.
 	text, label [][]int32
+	// rowAts holds row indexes of the cache's size, all -1, for
+	// alignments to borrow: a catalog's vocabulary is too large to
+	// allocate and fill one per request.
+	rowAts sync.Pool
+}
+
+// rowIndex borrows a row index, all -1.
+func (c *WordCache) rowIndex() []int32 {
+	if p, ok := c.rowAts.Get().(*[]int32); ok {
+		return *p
+	}
+	at := make([]int32, len(c.weight))
+	for i := range at {
+		at[i] = -1
+	}
+	return at
+}
+
+// release resets the rows a touched and returns its index to the pool.
+func (c *WordCache) release(a *alignment) {
+	if a.rowAt == nil {
+		return
+	}
+	for _, r := range a.touched {
+		a.rowAt[r] = -1
+	}
+	at := a.rowAt
+	a.rowAt, a.touched = nil, nil
+	c.rowAts.Put(&at)
 }
 
 // NewWordCache reads the vectors of every word of docs' TextWords and
@@ -304,10 +350,7 @@ func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
 		return nil
 	}
 	if a.rowAt == nil {
-		a.rowAt = make([]int32, len(c.weight))
-		for i := range a.rowAt {
-			a.rowAt[i] = -1
-		}
+		a.rowAt = c.rowIndex()
 	}
 	if at := a.rowAt[r]; at >= 0 {
 		return a.rowSlab[int(at) : int(at)+len(a.task)]
@@ -315,6 +358,7 @@ func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
 	at := len(a.rowSlab)
 	a.rowSlab = slices.Grow(a.rowSlab, len(a.task))[:at+len(a.task)]
 	a.rowAt[r] = int32(at)
+	a.touched = append(a.touched, r)
 	return a.sims(c.vecs[int(r)*c.dim:(int(r)+1)*c.dim], a.rowSlab[at:])
 }
 
