@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
 	"github.com/skillmatch/skillmatch/shared/retrieval/fusion"
@@ -92,17 +93,25 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 
-	var lexIDs []int
-	var allowFn func(int) bool
+	var allowFn, exAllow func(int) bool
 	if q.Allow != nil {
 		allowFn = allowed
+		exAllow = func(v int) bool { return q.Allow[m.vs.Owner[v]] }
 	}
-	hits := m.lex.Search(q.Terms, q.Depth, allowFn)
-	lexIDs = make([]int, len(hits))
-	for i, h := range hits {
-		lexIDs[i] = h.Doc
+	// Both lexical searches run beside the dense one in a large index:
+	// they take one core, and the dense scan streams its codes on as many
+	// as it finds free, so the two no longer add up.
+	var hits, exHits []bm25.Hit
+	lexical := func() {
+		hits = m.lex.Search(q.Terms, q.Depth, allowFn)
+		exHits = m.exLex.Search(q.Terms, q.Neighbors, exAllow)
 	}
-
+	var lexDone sync.WaitGroup
+	if len(m.vs.Owner) >= parallelMinVectors && len(q.Vector) == m.vs.Dim {
+		lexDone.Go(lexical)
+	} else {
+		lexical()
+	}
 	var denseIDs []int
 	if len(q.Vector) == m.vs.Dim {
 		if m.exact {
@@ -110,6 +119,11 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		} else {
 			denseIDs, res.Neighbors = m.dense.Search(q.Vector, q.Allow, n, q.Depth, q.Neighbors)
 		}
+	}
+	lexDone.Wait()
+	lexIDs := make([]int, len(hits))
+	for i, h := range hits {
+		lexIDs[i] = h.Doc
 	}
 
 	fused := fusion.RRF(q.K, lexIDs, denseIDs)
@@ -132,11 +146,7 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		res.Candidates[i] = c
 	}
 	m.lexScores(q.Terms, res.Candidates, unranked)
-	var exAllow func(int) bool
-	if q.Allow != nil {
-		exAllow = func(v int) bool { return q.Allow[m.vs.Owner[v]] }
-	}
-	for _, h := range m.exLex.Search(q.Terms, q.Neighbors, exAllow) {
+	for _, h := range exHits {
 		res.LexNeighbors = append(res.LexNeighbors, Neighbor{Doc: int(m.vs.Owner[h.Doc]), Sim: float32(h.Score)})
 	}
 	res.TermWeights = make([]float64, len(q.Terms))
