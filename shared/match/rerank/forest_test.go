@@ -72,3 +72,51 @@ func TestForestIsTheTrees(t *testing.T) {
 		}
 	}
 }
+
+// Random trees of every depth, shallow ones padded and deep ones walked
+// as they are, give the logits of the trees as stored, bit for bit.
+func TestForestOfRandomTrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	features := rerank.FeatureNames[:6]
+	for _, depth := range []int{0, 1, 3, 6, 7, 9} {
+		w := rerank.Weights{Features: features, Bias: rng.NormFloat64()}
+		for range features {
+			w.Mean = append(w.Mean, rng.Float64())
+			w.Scale = append(w.Scale, 0.5+rng.Float64())
+			w.W = append(w.W, rng.NormFloat64())
+		}
+		for range 20 {
+			var tr rerank.Tree
+			var grow func(d int) int
+			grow = func(d int) int {
+				i := len(tr.Nodes)
+				tr.Nodes = append(tr.Nodes, rerank.Node{Feature: -1, Value: rng.NormFloat64()})
+				if d < depth && (d == 0 || rng.IntN(4) > 0) {
+					tr.Nodes[i] = rerank.Node{Feature: rng.IntN(len(features)), Threshold: rng.NormFloat64()}
+					l := grow(d + 1)
+					r := grow(d + 1)
+					tr.Nodes[i].Left, tr.Nodes[i].Right = l, r
+				}
+				return i
+			}
+			grow(0)
+			w.Trees = append(w.Trees, tr)
+		}
+		l, err := rerank.NewLearned(w)
+		if err != nil {
+			t.Fatalf("depth %d: %v", depth, err)
+		}
+		f := make([]float64, len(rerank.FeatureNames))
+		for range 2000 {
+			for i := range f {
+				f[i] = rng.NormFloat64()
+				if rng.IntN(50) == 0 {
+					f[i] = math.NaN()
+				}
+			}
+			if got, want := l.Logit(f), logitReference(w, f); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("depth %d: Logit %v, reference %v", depth, got, want)
+			}
+		}
+	}
+}
