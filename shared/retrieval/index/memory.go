@@ -126,10 +126,7 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		lexIDs[i] = h.Doc
 	}
 
-	fused := fusion.RRF(q.K, lexIDs, denseIDs)
-	if len(fused) > q.Shortlist {
-		fused = fused[:q.Shortlist]
-	}
+	fused := fusion.TopRRF(q.K, q.Shortlist, lexIDs, denseIDs)
 	res.Candidates = make([]Candidate, len(fused))
 	var unranked []int // candidates the lexical list did not reach
 	for i, f := range fused {
