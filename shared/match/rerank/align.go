@@ -179,17 +179,9 @@ func coverSkill(n int, at func(i int) ([]float32, float64)) float64 {
 func Align(wv WordVectors, lex Lexicon, need string, cands []index.Candidate) {
 	a := newAlignment(wv, need)
 	if wc, ok := wv.(*WordCache); ok && a != nil {
-		// Room for every candidate's words' cosines at once (a label's
-		// words are among its text's), and the row index from the pool.
-		rows := 0
-		for i := range cands {
-			if d := cands[i].Doc; d >= 0 && d < len(wc.text) {
-				rows += len(wc.text[d])
-			}
-		}
-		a.rowSlab = make([]float32, 0, rows*len(a.task))
 		a.rowAt = wc.rowIndex()
 		defer wc.release(a)
+		a.allRows(wc, cands)
 	}
 	var cover map[string]uint64
 	if a != nil && lex != nil {
@@ -360,6 +352,32 @@ func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
 	a.rowAt[r] = int32(at)
 	a.touched = append(a.touched, r)
 	return a.sims(c.vecs[int(r)*c.dim:(int(r)+1)*c.dim], a.rowSlab[at:])
+}
+
+// allRows works out the cosines of every distinct word of the
+// candidates (a label's words are among its text's) with every task word
+// at once, a task word against all the rows, which keeps the kernel's
+// four chains busy, rather than a row against a handful of task words.
+func (a *alignment) allRows(c *WordCache, cands []index.Candidate) {
+	for i := range cands {
+		if d := cands[i].Doc; d >= 0 && d < len(c.text) {
+			for _, r := range c.text[d] {
+				if r >= 0 && a.rowAt[r] < 0 {
+					a.rowAt[r] = int32(len(a.touched) * len(a.task))
+					a.touched = append(a.touched, r)
+				}
+			}
+		}
+	}
+	n, k := len(a.touched), len(a.task)
+	a.rowSlab = make([]float32, n*k, (n+8)*k) // room for a few strays
+	col := make([]float32, n)
+	for t := range k {
+		vector.CosinesAt(a.taskVecs[t*a.dim:(t+1)*a.dim], c.vecs, a.touched, col)
+		for i, s := range col {
+			a.rowSlab[i*k+t] = max(s, 0)
+		}
+	}
 }
 
 // toSkillRows is toSkill over cache rows.

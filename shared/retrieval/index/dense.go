@@ -185,32 +185,69 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 	slices.SortFunc(cands, byBound)
 	slices.SortFunc(vecs, byBound)
 	top, near := newTopK(depth), newTopK(k)
-	sims := make([]float32, d.widest)
-	for _, c := range cands {
-		if top.full() && c.up < top.h[0].s {
+	// Re-scored a few docs' vectors at a time (one kernel call keeps its
+	// four chains busy), in bound order all the same: a batch's docs past
+	// the point where the loop would have stopped are scored for nothing
+	// and offered to no one.
+	limit := max(rescoreBatch, d.widest)
+	ids, sims := make([]int32, 0, limit), make([]float32, limit)
+	for lo := 0; lo < len(cands); {
+		if top.full() && cands[lo].up < top.h[0].s {
 			break
 		}
-		b := float32(math.Inf(-1))
-		v0 := int(vs.First[c.id])
-		for _, s := range vs.cosines(qv, v0, sims[:int(vs.First[c.id+1])-v0]) {
-			if s > b {
-				b = s
+		hi := lo
+		ids = ids[:0]
+		for hi < len(cands) && (hi == lo || len(ids)+int(vs.First[cands[hi].id+1]-vs.First[cands[hi].id]) <= limit) {
+			for v := vs.First[cands[hi].id]; v < vs.First[cands[hi].id+1]; v++ {
+				ids = append(ids, v)
+			}
+			hi++
+		}
+		vector.CosinesAt(qv, vs.Vecs, ids, sims[:len(ids)])
+		at := 0
+		for _, c := range cands[lo:hi] {
+			if top.full() && c.up < top.h[0].s {
+				break
+			}
+			b := float32(math.Inf(-1))
+			n := int(vs.First[c.id+1] - vs.First[c.id])
+			for _, s := range sims[at : at+n] {
+				if s > b {
+					b = s
+				}
+			}
+			at += n
+			if b > float32(math.Inf(-1)) {
+				top.offer(scored{int(c.id), b})
 			}
 		}
-		if b > float32(math.Inf(-1)) {
-			top.offer(scored{int(c.id), b})
-		}
+		lo = hi
 	}
-	for _, c := range vecs {
-		if near.full() && c.up < near.h[0].s {
+	for lo := 0; lo < len(vecs); lo += rescoreBatch {
+		batch := vecs[lo:min(lo+rescoreBatch, len(vecs))]
+		if near.full() && batch[0].up < near.h[0].s {
 			break
 		}
-		if s := vector.Cosine(qv, vs.Vec(int(c.id))); s == s {
-			near.offer(scored{int(vs.Owner[c.id]), s})
+		ids = ids[:0]
+		for _, c := range batch {
+			ids = append(ids, c.id)
+		}
+		vector.CosinesAt(qv, vs.Vecs, ids, sims[:len(ids)])
+		for i, c := range batch {
+			if near.full() && c.up < near.h[0].s {
+				break
+			}
+			if s := sims[i]; s == s {
+				near.offer(scored{int(vs.Owner[c.id]), s})
+			}
 		}
 	}
 	return top.docs(), near.neighbors()
 }
+
+// rescoreBatch is how many vectors the exact re-scoring hands the kernel
+// at once.
+const rescoreBatch = 32
 
 // firstPass bounds the scores of docs [lo, hi) and keeps those that may
 // reach the top, block by block.

@@ -13,3 +13,9 @@ const accelerated = true
 //
 //go:noescape
 func dots4(q, vecs *float32, n, chunks, stride int, lanes *float32)
+
+// dots4at is dots4 over n vectors anywhere in one array: vector i starts
+// ids[i]·stride bytes after base.
+//
+//go:noescape
+func dots4at(q, base *float32, ids *int32, n, chunks, stride int, lanes *float32)

@@ -84,3 +84,100 @@ inner1:
 
 done:
 	RET
+
+// func dots4at(q, base *float32, ids *int32, n, chunks, stride int, lanes *float32)
+//
+// dots4 over n vectors anywhere in one array: vector i starts
+// ids[i]·stride bytes after base.
+TEXT ·dots4at(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), SI
+	MOVQ base+8(FP), DI
+	MOVQ ids+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ chunks+32(FP), BX
+	MOVQ stride+40(FP), R9
+	MOVQ lanes+48(FP), DX
+
+at4:
+	CMPQ    CX, $4
+	JLT     attail
+	MOVLQSX 0(R8), R10
+	IMULQ   R9, R10
+	ADDQ    DI, R10
+	MOVLQSX 4(R8), R11
+	IMULQ   R9, R11
+	ADDQ    DI, R11
+	MOVLQSX 8(R8), R12
+	IMULQ   R9, R12
+	ADDQ    DI, R12
+	MOVLQSX 12(R8), R13
+	IMULQ   R9, R13
+	ADDQ    DI, R13
+	XORPS   X0, X0
+	XORPS   X1, X1
+	XORPS   X2, X2
+	XORPS   X3, X3
+	MOVQ    SI, AX
+	MOVQ    BX, R14
+
+atinner4:
+	MOVUPS (AX), X8
+	MOVUPS (R10), X4
+	MOVUPS (R11), X5
+	MOVUPS (R12), X6
+	MOVUPS (R13), X7
+	MULPS  X8, X4
+	MULPS  X8, X5
+	MULPS  X8, X6
+	MULPS  X8, X7
+	ADDPS  X4, X0
+	ADDPS  X5, X1
+	ADDPS  X6, X2
+	ADDPS  X7, X3
+	ADDQ   $16, AX
+	ADDQ   $16, R10
+	ADDQ   $16, R11
+	ADDQ   $16, R12
+	ADDQ   $16, R13
+	DECQ   R14
+	JNZ    atinner4
+
+	MOVUPS X0, (DX)
+	MOVUPS X1, 16(DX)
+	MOVUPS X2, 32(DX)
+	MOVUPS X3, 48(DX)
+	ADDQ   $64, DX
+	ADDQ   $16, R8
+	SUBQ   $4, CX
+	JMP    at4
+
+attail:
+	TESTQ CX, CX
+	JZ    atdone
+
+attail1:
+	MOVLQSX (R8), R10
+	IMULQ   R9, R10
+	ADDQ    DI, R10
+	XORPS   X0, X0
+	MOVQ    SI, AX
+	MOVQ    BX, R14
+
+atinner1:
+	MOVUPS (AX), X8
+	MOVUPS (R10), X4
+	MULPS  X8, X4
+	ADDPS  X4, X0
+	ADDQ   $16, AX
+	ADDQ   $16, R10
+	DECQ   R14
+	JNZ    atinner1
+
+	MOVUPS X0, (DX)
+	ADDQ   $16, DX
+	ADDQ   $4, R8
+	DECQ   CX
+	JNZ    attail1
+
+atdone:
+	RET

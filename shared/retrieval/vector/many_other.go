@@ -7,3 +7,7 @@ const accelerated = false
 func dots4(q, vecs *float32, n, chunks, stride int, lanes *float32) {
 	panic("vector: no kernel")
 }
+
+func dots4at(q, base *float32, ids *int32, n, chunks, stride int, lanes *float32) {
+	panic("vector: no kernel")
+}

@@ -35,8 +35,32 @@ func TestCosinesIsCosine(t *testing.T) {
 						dim, n, i, out[i], math.Float32bits(out[i]), want, math.Float32bits(want))
 				}
 			}
+			if n == 0 {
+				continue
+			}
+			// The same vectors by id, in any order, some twice.
+			ids := make([]int32, n+n/2)
+			for i := range ids {
+				ids[i] = int32(rng.IntN(n))
+			}
+			at := make([]float32, len(ids))
+			CosinesAt(q, vecs, ids, at)
+			for i, id := range ids {
+				if math.Float32bits(at[i]) != math.Float32bits(out[id]) && !(at[i] != at[i] && out[id] != out[id]) {
+					t.Fatalf("dim %d: CosinesAt of vector %d: %v, Cosine %v", dim, id, at[i], out[id])
+				}
+			}
 		}
 	}
+}
+
+func TestCosinesAtPanicsOutside(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for vector 2 of 2")
+		}
+	}()
+	CosinesAt(make([]float32, 4), make([]float32, 8), []int32{0, 2}, make([]float32, 2))
 }
 
 func TestCosinesPanicsOnBadLengths(t *testing.T) {
