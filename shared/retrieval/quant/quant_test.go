@@ -265,3 +265,28 @@ func BenchmarkDots(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/vector")
 	})
 }
+
+// round is math.Round over the codes' range and past it, halves and the
+// floats beside them included.
+func TestRoundIsMathRound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	check := func(x float64) {
+		if got, want := round(x), math.Round(x); got != want || math.Signbit(got) != math.Signbit(want) && got != 0 {
+			t.Fatalf("round(%v) = %v, math.Round %v", x, got, want)
+		}
+	}
+	for k := -300.0; k <= 300; k++ {
+		for _, x := range []float64{k, k + 0.5, k - 0.5} {
+			check(x)
+			check(math.Nextafter(x, math.Inf(1)))
+			check(math.Nextafter(x, math.Inf(-1)))
+		}
+	}
+	for range 1_000_000 {
+		check((rng.Float64()*2 - 1) * 130)
+	}
+	check(0.49999999999999994)
+	check(-0.49999999999999994)
+	check(1 << 52)
+	check(-(1 << 52) - 0.5)
+}
