@@ -271,7 +271,7 @@ func BenchmarkDots(b *testing.B) {
 func TestRoundIsMathRound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 13))
 	check := func(x float64) {
-		if got, want := round(x), math.Round(x); got != want || math.Signbit(got) != math.Signbit(want) && got != 0 {
+		if got, want := float64(round(x)), math.Round(x); got != want {
 			t.Fatalf("round(%v) = %v, math.Round %v", x, got, want)
 		}
 	}
@@ -289,4 +289,17 @@ func TestRoundIsMathRound(t *testing.T) {
 	check(-0.49999999999999994)
 	check(1 << 52)
 	check(-(1 << 52) - 0.5)
+}
+
+// BenchmarkEncode quantizes the vectors of a 10,000-skill catalog.
+func BenchmarkEncode(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const n, dim = 35000, 100
+	vecs := make([]float32, n*dim)
+	for i := range vecs {
+		vecs[i] = float32(r.NormFloat64())
+	}
+	for b.Loop() {
+		Encode(vecs, dim, 1)
+	}
 }
