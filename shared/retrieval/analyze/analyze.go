@@ -89,8 +89,20 @@ func word(w string, plain bool) string {
 	}
 	var b strings.Builder
 	b.Grow(len(w))
-	for _, r := range w {
-		b.WriteRune(unicode.ToLower(r))
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			b.Reset()
+			b.Grow(len(w))
+			for _, r := range w {
+				b.WriteRune(unicode.ToLower(r))
+			}
+			return b.String()
+		}
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A' // unicode.ToLower's answer for ASCII
+		}
+		b.WriteByte(c)
 	}
 	return b.String()
 }
