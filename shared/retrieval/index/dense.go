@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/quant"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
@@ -126,10 +127,12 @@ type bound struct {
 	up float32
 }
 
-// part is one goroutine's share of the first pass.
+// part is one goroutine's share of the first pass, with its scratch.
 type part struct {
 	docFloor, vecFloor floor
 	docs, vecs         []bound
+	dots               []int32
+	lower, upper       []float32
 }
 
 func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Neighbor) {
@@ -141,16 +144,29 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 		workers = d.workers
 	}
 	parts := make([]part, workers)
-	run := func(w, lo, hi int) {
-		parts[w] = d.firstPass(q, allow, lo, hi, depth, k)
+	for w := range parts {
+		parts[w] = part{docFloor: newFloor(depth), vecFloor: newFloor(k)}
 	}
 	if workers == 1 {
-		run(0, 0, docs)
+		d.firstPass(q, allow, 0, docs, &parts[0])
 	} else {
+		// The workers take chunks of docs as they go, each keeping its
+		// own part (and floors) across its chunks: a worker that shares
+		// its core with another process scans less, instead of the
+		// search waiting for its fixed half.
 		var wg sync.WaitGroup
-		step := (docs + workers - 1) / workers
+		var next atomic.Int64
+		chunk := max(1, docs/(8*workers))
 		for w := range workers {
-			wg.Go(func() { run(w, min(w*step, docs), min((w+1)*step, docs)) })
+			wg.Go(func() {
+				for {
+					lo := int(next.Add(int64(chunk))) - chunk
+					if lo >= docs {
+						return
+					}
+					d.firstPass(q, allow, lo, min(lo+chunk, docs), &parts[w])
+				}
+			})
 		}
 		wg.Wait()
 	}
@@ -251,12 +267,13 @@ const rescoreBatch = 32
 
 // firstPass bounds the scores of docs [lo, hi) and keeps those that may
 // reach the top, block by block.
-func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi, depth, k int) part {
+func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi int, p *part) {
 	vs := d.vs
-	p := part{docFloor: newFloor(depth), vecFloor: newFloor(k)}
 	n := max(block, d.widest)
-	dots := make([]int32, n)
-	lower, upper := make([]float32, n), make([]float32, n)
+	if p.dots == nil {
+		p.dots, p.lower, p.upper = make([]int32, n), make([]float32, n), make([]float32, n)
+	}
+	dots, lower, upper := p.dots, p.lower, p.upper
 	for b := lo; b < hi; {
 		// A doc the filters removed is never a candidate: its codes are
 		// not read at all. Agent-level rules (data class, health) remove
@@ -300,7 +317,6 @@ func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi, depth, k int) pa
 		}
 		b = e
 	}
-	return p
 }
 
 // maxOf is the largest of xs (never NaN: bounds are not).
