@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,11 +27,15 @@ import (
 //	go test -run '^$' -bench 'Decision|IndexBuild' -benchtime 300x ./shared/match/
 //
 // BenchmarkDecision reports ns/op plus the median and 99th percentile of
-// single decisions ("p50-µs", "p99-µs") and the fraction of tasks whose
+// single decisions ("p50-µs", "p99-µs"), the CPU time a decision costs
+// on all threads ("cpu-µs/op"), the median of each stage
+// ("retrieve-p50-µs" with the filters and word alignment, "rerank-p50-µs",
+// "decide-p50-µs"), and the fraction of tasks whose
 // shortlist equals the one an exact float32 scan of every vector gives
 // ("identical"; the int8 first pass is exact by construction, so anything
 // below 1 is a bug); BenchmarkIndexBuild reports how many skills a second
-// the matcher indexes ("skills/s").
+// the matcher indexes ("skills/s") and per second of CPU on all threads
+// ("skills/cpu-s", what a loaded machine changes least).
 //
 // Catalogs are generated deterministically (fixed seeds) from the word
 // lists at the end of this file: agents of 10 skills, each skill with a
@@ -49,19 +54,31 @@ func BenchmarkDecision(b *testing.B) {
 			tasks := synthTasks(benchTasks)
 			ctx := context.Background()
 			lat := make([]time.Duration, b.N)
+			var stages [3][]time.Duration // retrieve (with the filters), rerank, decide
+			for i := range stages {
+				stages[i] = make([]time.Duration, b.N)
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for i := range b.N {
 				t0 := time.Now()
-				if _, err := m.Match(ctx, tasks[i%len(tasks)]); err != nil {
+				res, err := m.Match(ctx, tasks[i%len(tasks)])
+				if err != nil {
 					b.Fatal(err)
 				}
 				lat[i] = time.Since(t0)
+				stages[0][i], stages[1][i], stages[2][i] = res.Timings.Retrieve, res.Timings.Rerank, res.Timings.Decide
 			}
 			b.StopTimer()
+			b.ReportMetric(micros((cpuTime()-cpu0)/time.Duration(b.N)), "cpu-µs/op")
 			slices.Sort(lat)
 			b.ReportMetric(micros(percentile(lat, 50)), "p50-µs")
 			b.ReportMetric(micros(percentile(lat, 99)), "p99-µs")
+			for i, name := range []string{"retrieve", "rerank", "decide"} {
+				slices.Sort(stages[i])
+				b.ReportMetric(micros(percentile(stages[i], 50)), name+"-p50-µs")
+			}
 			b.ReportMetric(identicalShortlists(b, m, tasks), "identical")
 		})
 	}
@@ -74,6 +91,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 			embed.Default().EmbedText("warm up") // load the vectors outside the timer
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for range b.N {
 				if _, err := match.New(cat, match.WithEmbedder(embed.Default())); err != nil {
 					b.Fatal(err)
@@ -81,6 +99,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "skills/s")
+			b.ReportMetric(float64(n*b.N)/(cpuTime()-cpu0).Seconds(), "skills/cpu-s")
 		})
 	}
 }
@@ -115,6 +134,17 @@ func identicalShortlists(b *testing.B, m *match.Matcher, tasks []*task.Task) flo
 		}
 	}
 	return float64(same) / float64(len(tasks))
+}
+
+// cpuTime is the CPU time the process has used (user and system, every
+// thread): on a machine others load too, CPU per decision varies far less
+// than its wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // percentile of sorted durations (nearest rank).

@@ -26,6 +26,11 @@ var directive = regexp.MustCompile(`(?i)\b(` +
 // isDirective says whether a skill's or its agent's card text gives the
 // matcher orders.
 func isDirective(texts ...string) bool {
+	// No anchor spans two texts (anchors hold no line break), so texts
+	// without one are ruled out before they are joined: almost every card.
+	if !slices.ContainsFunc(texts, mayDirectASCII) {
+		return false
+	}
 	text := strings.Join(texts, "\n")
 	return mayDirect(text) && directive.MatchString(text)
 }

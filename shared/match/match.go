@@ -238,6 +238,10 @@ type ref struct {
 	distrust string
 }
 
+// builtinModel is model.Default parsed once: a matcher only reads its
+// model, and parsing it was a fortieth of an index build.
+var builtinModel = sync.OnceValue(model.Default)
+
 // New builds a matcher (and its index) for the catalog.
 func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	cfg := config{policy: decide.DefaultPolicy, shortlist: 20, rrfK: 60, examples: true, log: zap.NewNop()}
@@ -245,7 +249,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		o(&cfg)
 	}
 	if cfg.model == nil {
-		cfg.model = model.Default()
+		cfg.model = builtinModel()
 	}
 	switch {
 	case cfg.noSearch:

@@ -272,6 +272,12 @@ func (g *Grants) Allowed(callerID string, a *catalog.Agent, s *card.Skill) (ok, 
 			skill = true
 		}
 	})
+	return verdict(whole, skill, c, s)
+}
+
+// verdict is Allowed's answer once the caller's grants on the agent are
+// known: all of it, or a skill grant the agent can enforce.
+func verdict(whole, skill bool, c *card.Card, s *card.Skill) (ok, scoped bool) {
 	switch {
 	case whole:
 		return true, false
@@ -279,6 +285,77 @@ func (g *Grants) Allowed(callerID string, a *catalog.Agent, s *card.Skill) (ok, 
 		return true, true
 	}
 	return false, false
+}
+
+// Caller is one caller's grants, resolved once (its own and its groups'),
+// for a filter that asks about every agent of a catalog: a question then
+// costs a map lookup per grant holder, not the caller's and each group's
+// tables looked up again. A nil *Caller (no grants configured) allows
+// everything.
+type Caller struct {
+	anonymous bool
+	agents    []map[string]*access // the caller's, then its groups'
+}
+
+// Caller resolves the grants of callerID (nil when g is nil).
+func (g *Grants) Caller(callerID string) *Caller {
+	if g == nil {
+		return nil
+	}
+	c := &Caller{anonymous: callerID == ""}
+	if c.anonymous {
+		return c
+	}
+	if m := g.byPrin[principal{name: callerID}]; m != nil {
+		c.agents = append(c.agents, m)
+	}
+	for _, grp := range g.groupsOf[callerID] {
+		if m := g.byPrin[principal{group: true, name: grp}]; m != nil {
+			c.agents = append(c.agents, m)
+		}
+	}
+	return c
+}
+
+// Agent says whether the caller holds all of agent cd (whole) or at least
+// one grant on it (some; then Allowed decides skill by skill). Neither:
+// no skill of the agent is allowed.
+func (c *Caller) Agent(cd *card.Card) (whole, some bool) {
+	if c == nil {
+		return true, true
+	}
+	if c.anonymous || cd == nil {
+		return false, false
+	}
+	for _, m := range c.agents {
+		if acc := m[cd.ID]; acc != nil {
+			if acc.whole {
+				return true, true
+			}
+			some = true
+		}
+	}
+	return false, some
+}
+
+// Allowed is Grants.Allowed for the resolved caller.
+func (c *Caller) Allowed(cd *card.Card, s *card.Skill) (ok, scoped bool) {
+	if c == nil {
+		return true, false
+	}
+	if c.anonymous || cd == nil || s == nil {
+		return false, false
+	}
+	whole, skill := false, false
+	for _, m := range c.agents {
+		if acc := m[cd.ID]; acc != nil {
+			whole = whole || acc.whole
+			if _, found := slices.BinarySearch(acc.skills, s.ID); found {
+				skill = true
+			}
+		}
+	}
+	return verdict(whole, skill, cd, s)
 }
 
 // Check is the hard filter: whether the caller may be matched to skill s of

@@ -346,12 +346,17 @@ type dataMemo struct {
 // dataPolicy is dataPolicyWhy for the checker's options, remembering the
 // last verdict.
 func (c *checker) dataPolicy(class string, st catalog.Status) string {
-	m := &c.data
+	return c.data.verdict(class, st, c.opts.strict, c.why)
+}
+
+// verdict is dataPolicyWhy, remembered for the next agent of the same
+// status.
+func (m *dataMemo) verdict(class string, st catalog.Status, strict, why bool) string {
 	if m.set && m.class == class && m.clearance == st.Clearance && m.external == st.External {
 		return m.reason
 	}
 	*m = dataMemo{set: true, class: class, clearance: st.Clearance, external: st.External,
-		reason: dataPolicyWhy(class, st, c.opts.strict, c.why)}
+		reason: dataPolicyWhy(class, st, strict, why)}
 	return m.reason
 }
 
@@ -364,26 +369,30 @@ type memo struct {
 // reset checks the agent-level rules. ep, when not nil, holds the card's
 // endpoint verdicts worked out ahead (refused, then private allowed).
 func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool, ep *[2]string) {
-	cd, st := a.Card, a.Status
 	data := c.data
 	if why != c.why {
 		data = dataMemo{} // a verdict without its reason, or the reverse
 	}
-	*c = checker{opts: c.opts, agent: a, card: cd, why: why, data: data}
+	*c = checker{opts: c.opts, agent: a, card: a.Card, why: why, data: data}
+	c.rule, c.reason, c.demoted = agentRules(req, a, c.opts, why, ep, &c.data)
+}
+
+// agentRules is the first agent-level rule a fails (rule "" when none)
+// and whether its skills rank lower (degraded). data remembers the last
+// data policy verdict (worked out with why, as the caller's other calls).
+func agentRules(req *extract.Requirement, a *catalog.Agent, o options, why bool, ep *[2]string, data *dataMemo) (rule Rule, reason string, demoted bool) {
+	cd, st := a.Card, &a.Status
 	switch {
 	case strings.EqualFold(string(st.Health), string(catalog.Down)):
-		c.rule, c.reason = RuleHealth, "agent is down"
-		return
+		return RuleHealth, "agent is down", false
 	case st.Health == "" || strings.EqualFold(string(st.Health), string(catalog.Up)):
 	default: // degraded, or a value we do not know: keep, rank lower
-		c.demoted = true
+		demoted = true
 	}
-	if reason := c.dataPolicy(req.DataClass, st); reason != "" {
-		c.rule, c.reason = RuleDataPolicy, reason
-		return
+	if reason := data.verdict(req.DataClass, *st, o.strict, why); reason != "" {
+		return RuleDataPolicy, reason, demoted
 	}
-	allowPrivate := st.AllowPrivate || c.opts.privateEndpoints
-	var reason string
+	allowPrivate := st.AllowPrivate || o.privateEndpoints
 	if ep != nil {
 		reason = ep[0]
 		if allowPrivate {
@@ -393,12 +402,12 @@ func (c *checker) reset(req *extract.Requirement, a *catalog.Agent, why bool, ep
 		reason = endpointReason(cd, allowPrivate)
 	}
 	if reason != "" {
-		c.rule, c.reason = RuleEndpoint, reason
-		return
+		return RuleEndpoint, reason, demoted
 	}
 	if req.Streaming && !cd.Streaming {
-		c.rule, c.reason = RuleStreaming, "task needs streaming; agent does not offer it"
+		return RuleStreaming, "task needs streaming; agent does not offer it", demoted
 	}
+	return "", "", demoted
 }
 
 // check returns the first rule the skill fails, or "".

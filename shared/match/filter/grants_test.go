@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
@@ -30,9 +31,17 @@ func TestGrantsFilter(t *testing.T) {
 		{"bob", []string{"support/triage"}},                      // skill grant on a cooperating agent; billing does not advertise routing
 		{"mallory", nil},                                         // no grant at all
 	}
+	plan := NewPlan(cat)
 	for _, tt := range tests {
 		req := &extract.Requirement{CallerID: tt.caller}
 		res := apply(req, cat, WithGrants(g))
+		// The plan, which decisions use, denies the same skills for the
+		// same reasons.
+		fast := plan.Keep(req, WithGrants(g))
+		plan.Explain(&fast, req, WithGrants(g))
+		if !reflect.DeepEqual(fast, res) {
+			t.Errorf("%s: plan kept %v %+v, Keep %v %+v", tt.caller, fast.Keep, fast.Rejections, res.Keep, res.Rejections)
+		}
 		var kept []string
 		for i, ref := range cat.Skills() {
 			if res.Keep[i] {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 )
 
@@ -127,16 +128,19 @@ func securityKey(b *strings.Builder, reqs []card.Requirement) string {
 }
 
 // Keep is the package's Keep for the plan's catalog, with the same
-// result. Grants and the strict policy check each skill itself: they go
-// the catalog's way.
+// result. Grants are resolved once per decision for the caller and asked
+// once per agent (a skill-by-skill look only where the caller holds skill
+// grants); the strict policy checks each skill itself: it goes the
+// catalog's way.
 func (p *Plan) Keep(req *extract.Requirement, opts ...Option) Result {
 	if req == nil {
 		req = &extract.Requirement{}
 	}
 	o := collect(opts)
-	if p.cat == nil || o.grants != nil || o.strict || !p.current() {
+	if p.cat == nil || o.strict || !p.current() {
 		return Keep(req, p.cat, opts...)
 	}
+	who := o.grants.Caller(req.CallerID)
 	n := len(p.skills)
 	flags := make([]bool, 2*n) // one allocation for both
 	res := Result{Keep: flags[:n:n], Demoted: flags[n:]}
@@ -147,7 +151,7 @@ func (p *Plan) Keep(req *extract.Requirement, opts ...Option) Result {
 		var wg sync.WaitGroup
 		for i, r := range parts {
 			wg.Go(func() {
-				kept[i] = p.keepRange(req, r, v, o, res.Keep[r.skills:r.skillsEnd], res.Demoted[r.skills:r.skillsEnd])
+				kept[i] = p.keepRange(req, r, v, o, who, res.Keep[r.skills:r.skillsEnd], res.Demoted[r.skills:r.skillsEnd])
 			})
 		}
 		wg.Wait()
@@ -155,7 +159,7 @@ func (p *Plan) Keep(req *extract.Requirement, opts ...Option) Result {
 			res.Kept += k
 		}
 	} else {
-		res.Kept = p.keepRange(req, part{agentsEnd: len(p.cat.Agents), skillsEnd: n}, v, o, res.Keep, res.Demoted)
+		res.Kept = p.keepRange(req, part{agentsEnd: len(p.cat.Agents), skillsEnd: n}, v, o, who, res.Keep, res.Demoted)
 	}
 	return res
 }
@@ -203,9 +207,10 @@ func (p *Plan) verdicts(req *extract.Requirement) verdicts {
 }
 
 // keepRange is the package's keepRange over the agents and skills of r,
-// whose flags keep and demoted are.
-func (p *Plan) keepRange(req *extract.Requirement, r part, v verdicts, o options, keep, demoted []bool) int {
-	c := checker{opts: o}
+// whose flags keep and demoted are; who is the caller's grants (nil: no
+// grants configured).
+func (p *Plan) keepRange(req *extract.Requirement, r part, v verdicts, o options, who *grants.Caller, keep, demoted []bool) int {
+	var data dataMemo
 	skills := p.skills[r.skills:r.skillsEnd]
 	i, kept := 0, 0
 	for ai := r.agents; ai < r.agentsEnd; ai++ {
@@ -213,19 +218,30 @@ func (p *Plan) keepRange(req *extract.Requirement, r part, v verdicts, o options
 		if a.Card == nil {
 			continue
 		}
-		end := i + len(a.Card.Skills)
-		c.reset(req, a, false, &p.agents[ai].endpoint)
-		if c.rule != "" {
+		end := i + p.agents[ai].skills // the card's, as current checked
+		rule, _, demotedAgent := agentRules(req, a, o, false, &p.agents[ai].endpoint, &data)
+		if rule != "" {
 			i = end
 			continue
 		}
+		whole, some := who.Agent(a.Card)
+		if !some { // no grant on the agent
+			i = end
+			continue
+		}
+		start := i
 		for ; i < end; i++ {
 			s := skills[i]
 			if v.in != nil && v.in[s.in] || v.out != nil && v.out[s.out] || v.sec != nil && v.sec[s.sec] {
 				continue
 			}
+			if !whole {
+				if ok, _ := who.Allowed(a.Card, &a.Card.Skills[i-start]); !ok {
+					continue
+				}
+			}
 			keep[i] = true
-			demoted[i] = c.demoted
+			demoted[i] = demotedAgent
 			kept++
 		}
 	}
@@ -241,7 +257,7 @@ func (p *Plan) Explain(res *Result, req *extract.Requirement, opts ...Option) {
 		req = &extract.Requirement{}
 	}
 	o := collect(opts)
-	if p.cat == nil || o.grants != nil || o.strict || len(res.Keep) != len(p.skills) || !p.current() {
+	if p.cat == nil || o.strict || len(res.Keep) != len(p.skills) || !p.current() {
 		res.Explain(req, p.cat, opts...)
 		return
 	}
@@ -321,7 +337,13 @@ func (p *Plan) explainRange(req *extract.Requirement, r part, why reasons, o opt
 			rj := Rejection{Agent: a.Card.ID, Skill: p.ids[i], Rule: c.rule, Reason: c.reason}
 			if c.rule == "" {
 				s := p.skills[i]
+				granted, grantReason := true, ""
+				if o.grants != nil { // checked first, as Check does
+					granted, grantReason = o.grants.Check(req.CallerID, a, &a.Card.Skills[i-start])
+				}
 				switch {
+				case !granted:
+					rj.Rule, rj.Reason = RuleGrant, grantReason
 				case why.in != nil && why.in[s.in] != "":
 					rj.Rule, rj.Reason = RuleInputType, why.in[s.in]
 				case why.out != nil && why.out[s.out] != "":

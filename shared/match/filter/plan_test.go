@@ -1,12 +1,16 @@
 package filter
 
 import (
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/grants"
+	"github.com/skillmatch/skillmatch/shared/a2a/routing"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 )
 
@@ -27,12 +31,22 @@ func TestPlanKeepEqualsKeep(t *testing.T) {
 		if round%7 == 0 {
 			cat.Agents[rng.IntN(len(cat.Agents))].Card = nil
 		}
+		for ai := range cat.Agents { // some agents enforce skill grants
+			if cd := cat.Agents[ai].Card; cd != nil && rng.IntN(2) == 0 {
+				cd.Extensions = []card.Extension{{URI: routing.URI}}
+			}
+		}
 		p := NewPlan(cat)
+		g := randomGrants(t, rng, cat)
 		for range 5 {
 			req := randomRequirement(rng)
+			req.CallerID = pick(rng, someCallers)
 			var opts []Option
 			if rng.IntN(4) == 0 {
 				opts = append(opts, WithPrivateEndpoints(true))
+			}
+			if rng.IntN(3) > 0 {
+				opts = append(opts, WithGrants(g))
 			}
 			got, want := p.Keep(&req, opts...), Keep(&req, cat, opts...)
 			if !reflect.DeepEqual(got, want) {
@@ -51,6 +65,11 @@ func TestPlanKeepEqualsKeep(t *testing.T) {
 // options that make it check the catalog itself.
 func TestPlanKeepEqualsKeepLarge(t *testing.T) {
 	cat := benchCatalog()
+	for ai := range cat.Agents { // half enforce skill grants
+		if ai%2 == 0 {
+			cat.Agents[ai].Card.Extensions = []card.Extension{{URI: routing.URI}}
+		}
+	}
 	p := NewPlan(cat)
 	for _, tc := range []struct {
 		name string
@@ -63,6 +82,9 @@ func TestPlanKeepEqualsKeepLarge(t *testing.T) {
 		{"audio, which few accept", extract.Requirement{InputTypes: []string{"audio/mpeg"}}, nil},
 		{"strict", extract.Requirement{InputTypes: []string{pdf}, Scopes: []string{"finance.read"}}, []Option{WithStrict(true)}},
 		{"private endpoints", extract.Requirement{OutputTypes: []string{txt}}, []Option{WithPrivateEndpoints(true)}},
+		{"grants", extract.Requirement{CallerID: "alice", OutputTypes: []string{txt}}, []Option{WithGrants(largeGrants(t, cat))}},
+		{"grants, group member", extract.Requirement{CallerID: "bob", InputTypes: []string{pdf}}, []Option{WithGrants(largeGrants(t, cat))}},
+		{"grants, no caller", extract.Requirement{}, []Option{WithGrants(largeGrants(t, cat))}},
 	} {
 		got, want := p.Keep(&tc.req, tc.opts...), Keep(&tc.req, cat, tc.opts...)
 		p.Explain(&got, &tc.req, tc.opts...)
@@ -130,4 +152,63 @@ func TestPlanKeysAreExact(t *testing.T) {
 			t.Errorf("%s: plan keeps %v, Keep %v; want the fitting skill alone", tc.name, got.Keep, want.Keep)
 		}
 	}
+}
+
+var someCallers = []string{"", "alice", "bob", "carol", "mallory"}
+
+// randomGrants grants alice, bob and the group of bob and carol whole
+// agents and single skills (some of which do not exist) of cat at random.
+func randomGrants(t *testing.T, rng *rand.Rand, cat *catalog.Catalog) *grants.Grants {
+	t.Helper()
+	f := grants.File{Groups: map[string][]string{"team": {"bob", "carol"}}}
+	for range 1 + rng.IntN(3*len(cat.Agents)) {
+		gr := grants.Grant{Agent: fmt.Sprintf("agent-%d", rng.IntN(len(cat.Agents)+2))}
+		switch rng.IntN(3) {
+		case 0:
+			gr.Caller = "alice"
+		case 1:
+			gr.Caller = "bob"
+		default:
+			gr.Group = "team"
+		}
+		if rng.IntN(3) > 0 {
+			gr.Skill = fmt.Sprintf("skill-%d", rng.IntN(10))
+		}
+		f.Grants = append(f.Grants, gr)
+	}
+	g, err := grants.New(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// largeGrants gives alice every third agent of the bench catalog whole and
+// a skill of every fifth, and bob's group a skill of every seventh.
+func largeGrants(t *testing.T, cat *catalog.Catalog) *grants.Grants {
+	t.Helper()
+	f := grants.File{Groups: map[string][]string{"team": {"bob"}}}
+	for ai, a := range cat.Agents {
+		if a.Card == nil || len(a.Card.Skills) == 0 {
+			continue
+		}
+		s := a.Card.Skills[ai%len(a.Card.Skills)].ID
+		switch {
+		case ai%3 == 0:
+			f.Grants = append(f.Grants, grants.Grant{Caller: "alice", Agent: a.Card.ID})
+		case ai%5 == 0:
+			f.Grants = append(f.Grants, grants.Grant{Caller: "alice", Agent: a.Card.ID, Skill: s})
+		case ai%7 == 0:
+			f.Grants = append(f.Grants, grants.Grant{Group: "team", Agent: a.Card.ID, Skill: s})
+		}
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grants.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

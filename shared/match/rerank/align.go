@@ -1,6 +1,9 @@
 package rerank
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
@@ -22,12 +25,17 @@ type alignment struct {
 	wv   WordVectors
 	dim  int
 	task []wordVec
+	// taskVecs holds the task words' unit vectors back to back.
+	taskVecs []float32
 	// sim caches each skill word's cosine with every task word; rowAt
 	// and rowSlab do the same by WordCache row (rowAt[r] is where row r's
 	// cosines start in rowSlab, -1 before they are computed).
 	sim     map[string]skillWord
 	rowAt   []int32
 	rowSlab []float32
+	// touched lists the rows rowAt holds, to reset it for the next
+	// request (WordCache.release).
+	touched []int32
 	buf     []float32
 }
 
@@ -38,7 +46,6 @@ type skillWord struct {
 
 type wordVec struct {
 	word   string
-	vec    []float32
 	weight float64
 }
 
@@ -56,21 +63,28 @@ func newAlignment(wv WordVectors, need string) *alignment {
 	}
 	a := &alignment{wv: wv, dim: wv.Dim(), sim: map[string]skillWord{}}
 	a.buf = make([]float32, a.dim)
-	seen := map[string]bool{}
-	for _, w := range analyze.Words(need) {
-		if analyze.IsStopword(w) || seen[w] {
-			continue
-		}
-		seen[w] = true
-		v := make([]float32, a.dim)
-		if wt, ok := wv.WordVector(v, w); ok {
-			a.task = append(a.task, wordVec{w, v, float64(wt)})
+	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(need)) {
+		n := len(a.taskVecs)
+		a.taskVecs = slices.Grow(a.taskVecs, a.dim)[:n+a.dim]
+		if wt, ok := wv.WordVector(a.taskVecs[n:], w); ok {
+			a.task = append(a.task, wordVec{w, float64(wt)})
+		} else {
+			a.taskVecs = a.taskVecs[:n]
 		}
 	}
 	if len(a.task) == 0 {
 		return nil
 	}
 	return a
+}
+
+// sims sets out[i] to the cosine of v with task word i, negatives as 0.
+func (a *alignment) sims(v, out []float32) []float32 {
+	vector.Cosines(v, a.taskVecs, out)
+	for i, s := range out {
+		out[i] = max(s, 0)
+	}
+	return out
 }
 
 // word is skill word w's cosine with each task word, and its weight.
@@ -82,10 +96,7 @@ func (a *alignment) word(w string) skillWord {
 	v, wt, ok := a.vector(w)
 	if ok {
 		s.weight = float64(wt)
-		s.sims = make([]float32, len(a.task))
-		for i, t := range a.task {
-			s.sims[i] = max(vector.Cosine(t.vec, v), 0)
-		}
+		s.sims = a.sims(v, make([]float32, len(a.task)))
 	}
 	a.sim[w] = s
 	return s
@@ -167,6 +178,11 @@ func coverSkill(n int, at func(i int) ([]float32, float64)) float64 {
 // only reads the shortlist sees them.
 func Align(wv WordVectors, lex Lexicon, need string, cands []index.Candidate) {
 	a := newAlignment(wv, need)
+	if wc, ok := wv.(*WordCache); ok && a != nil {
+		a.rowAt = wc.rowIndex()
+		defer wc.release(a)
+		a.allRows(wc, cands)
+	}
 	var cover map[string]uint64
 	if a != nil && lex != nil {
 		cover = a.lexicalStems(lex)
@@ -256,6 +272,35 @@ type WordCache struct {
 	// text and label are each doc's TextWords and LabelWords as rows
 	// (-1: no vector), in order, by doc number.
 	text, label [][]int32
+	// rowAts holds row indexes of the cache's size, all -1, for
+	// alignments to borrow: a catalog's vocabulary is too large to
+	// allocate and fill one per request.
+	rowAts sync.Pool
+}
+
+// rowIndex borrows a row index, all -1.
+func (c *WordCache) rowIndex() []int32 {
+	if p, ok := c.rowAts.Get().(*[]int32); ok {
+		return *p
+	}
+	at := make([]int32, len(c.weight))
+	for i := range at {
+		at[i] = -1
+	}
+	return at
+}
+
+// release resets the rows a touched and returns its index to the pool.
+func (c *WordCache) release(a *alignment) {
+	if a.rowAt == nil {
+		return
+	}
+	for _, r := range a.touched {
+		a.rowAt[r] = -1
+	}
+	at := a.rowAt
+	a.rowAt, a.touched = nil, nil
+	c.rowAts.Put(&at)
 }
 
 // NewWordCache reads the vectors of every word of docs' TextWords and
@@ -297,21 +342,42 @@ func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
 		return nil
 	}
 	if a.rowAt == nil {
-		a.rowAt = make([]int32, len(c.weight))
-		for i := range a.rowAt {
-			a.rowAt[i] = -1
-		}
+		a.rowAt = c.rowIndex()
 	}
 	if at := a.rowAt[r]; at >= 0 {
 		return a.rowSlab[int(at) : int(at)+len(a.task)]
 	}
 	at := len(a.rowSlab)
-	v := c.vecs[int(r)*c.dim : (int(r)+1)*c.dim]
-	for _, t := range a.task {
-		a.rowSlab = append(a.rowSlab, max(vector.Cosine(t.vec, v), 0))
-	}
+	a.rowSlab = slices.Grow(a.rowSlab, len(a.task))[:at+len(a.task)]
 	a.rowAt[r] = int32(at)
-	return a.rowSlab[at : at+len(a.task)]
+	a.touched = append(a.touched, r)
+	return a.sims(c.vecs[int(r)*c.dim:(int(r)+1)*c.dim], a.rowSlab[at:])
+}
+
+// allRows works out the cosines of every distinct word of the
+// candidates (a label's words are among its text's) with every task word
+// at once, a task word against all the rows, which keeps the kernel's
+// four chains busy, rather than a row against a handful of task words.
+func (a *alignment) allRows(c *WordCache, cands []index.Candidate) {
+	for i := range cands {
+		if d := cands[i].Doc; d >= 0 && d < len(c.text) {
+			for _, r := range c.text[d] {
+				if r >= 0 && a.rowAt[r] < 0 {
+					a.rowAt[r] = int32(len(a.touched) * len(a.task))
+					a.touched = append(a.touched, r)
+				}
+			}
+		}
+	}
+	n, k := len(a.touched), len(a.task)
+	a.rowSlab = make([]float32, n*k, (n+8)*k) // room for a few strays
+	col := make([]float32, n)
+	for t := range k {
+		vector.CosinesAt(a.taskVecs[t*a.dim:(t+1)*a.dim], c.vecs, a.touched, col)
+		for i, s := range col {
+			a.rowSlab[i*k+t] = max(s, 0)
+		}
+	}
 }
 
 // toSkillRows is toSkill over cache rows.

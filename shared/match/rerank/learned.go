@@ -35,6 +35,8 @@ type Learned struct {
 	w Weights
 	// pos[i] is where weight i's feature sits in a Features vector.
 	pos []int
+	// forest is the weights' trees laid out for Logit (see compile).
+	forest forest
 }
 
 // NewLearned checks the weights against the known features. Features the
@@ -66,6 +68,7 @@ func NewLearned(w Weights) (*Learned, error) {
 			return nil, fmt.Errorf("%w: tree %d: %v", ErrBadWeights, i, err)
 		}
 	}
+	l.forest = compile(w.Trees, l.pos)
 	return l, nil
 }
 
@@ -78,10 +81,7 @@ func (l *Learned) Logit(f []float64) float64 {
 	for i, p := range l.pos {
 		z += l.w.W[i] * (f[p] - l.w.Mean[i]) / l.w.Scale[i]
 	}
-	for i := range l.w.Trees {
-		z += l.w.Trees[i].eval(f, l.pos)
-	}
-	return z
+	return l.forest.add(z, f)
 }
 
 // Fits maps the feature vectors of one shortlist to 0-10 fit scores.
@@ -146,11 +146,23 @@ func (l *Learned) reason(f []float64, s *Scored) string {
 		name string
 		v    float64
 	}
-	var cs []contrib
+	cs := make([]contrib, 0, len(l.pos))
 	for i, p := range l.pos {
 		cs = append(cs, contrib{l.w.Features[i], l.w.W[i] * (f[p] - l.w.Mean[i]) / l.w.Scale[i]})
 	}
-	sort.Slice(cs, func(i, j int) bool { return math.Abs(cs[i].v) > math.Abs(cs[j].v) })
+	// The largest contributions first. slices.SortFunc runs the same
+	// pattern-defeating quicksort as sort.Slice (both are generated from
+	// one template), so ties come out in the same order, without
+	// sort.Slice's reflection.
+	slices.SortFunc(cs, func(a, b contrib) int {
+		switch x, y := math.Abs(a.v), math.Abs(b.v); {
+		case x > y:
+			return -1
+		case y > x:
+			return 1
+		}
+		return 0
+	})
 	var parts []string
 	for _, c := range cs {
 		if len(parts) == 3 {

@@ -3,6 +3,7 @@
 package analyze
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,8 +89,20 @@ func word(w string, plain bool) string {
 	}
 	var b strings.Builder
 	b.Grow(len(w))
-	for _, r := range w {
-		b.WriteRune(unicode.ToLower(r))
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			b.Reset()
+			b.Grow(len(w))
+			for _, r := range w {
+				b.WriteRune(unicode.ToLower(r))
+			}
+			return b.String()
+		}
+		c := w[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A' // unicode.ToLower's answer for ASCII
+		}
+		b.WriteByte(c)
 	}
 	return b.String()
 }
@@ -148,6 +161,47 @@ func AppendTerms(dst []string, text string) []string {
 		out = append(out, Stem(w))
 	}
 	return out
+}
+
+// AppendTermsOf appends the terms of words, which AppendWords split: for
+// a caller that reads a text's words for more than its terms.
+func AppendTermsOf(dst, words []string) []string {
+	for _, w := range words {
+		if !IsStopword(w) {
+			dst = append(dst, Stem(w))
+		}
+	}
+	return dst
+}
+
+// AppendContentWords appends to dst the content words of words, which
+// AppendWords split: those that are not stopwords, each once — neither
+// already in dst[from:] nor earlier in words. The reranker aligns a task
+// and a skill content word by content word (the index's LabelWords and
+// TextWords, the task's own). words must not share dst's memory.
+func AppendContentWords(dst []string, from int, words []string) []string {
+	var seen map[string]struct{} // past a few words, instead of a scan
+	for _, w := range words {
+		if IsStopword(w) {
+			continue
+		}
+		if seen == nil && len(dst)-from >= 32 {
+			seen = make(map[string]struct{}, 2*(len(dst)-from))
+			for _, x := range dst[from:] {
+				seen[x] = struct{}{}
+			}
+		}
+		if seen != nil {
+			if _, dup := seen[w]; dup {
+				continue
+			}
+			seen[w] = struct{}{}
+		} else if slices.Contains(dst[from:], w) {
+			continue
+		}
+		dst = append(dst, w)
+	}
+	return dst
 }
 
 // IsStopword reports whether w is a common English function word.

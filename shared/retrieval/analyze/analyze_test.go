@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -103,6 +104,47 @@ func TestAppendMatchesWordsAndTerms(t *testing.T) {
 		}
 		if got, want := AppendTerms(slices.Clone(base), text), append(slices.Clone(base), Terms(text)...); !slices.Equal(got, want) {
 			t.Errorf("AppendTerms(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func TestAppendTermsOf(t *testing.T) {
+	for _, text := range []string{"", "the", "Running payments, please!", "don’t STOP", "ÉCOLE café", "a an the of"} {
+		base := []string{"kept"}
+		if got, want := AppendTermsOf(slices.Clone(base), Words(text)), AppendTerms(slices.Clone(base), text); !slices.Equal(got, want) {
+			t.Errorf("AppendTermsOf(Words(%q)) = %q, AppendTerms %q", text, got, want)
+		}
+	}
+}
+
+// Content words are the words that are not stopwords, first occurrence
+// kept, also past the point where duplicates are found with a map.
+func TestAppendContentWords(t *testing.T) {
+	long := strings.Repeat("alpha beta the gamma ", 20)
+	for i := range 50 {
+		long += fmt.Sprintf("w%d of w%d ", i, i/2)
+	}
+	for _, tc := range []struct {
+		dst  []string
+		from int
+		text string
+	}{
+		{nil, 0, ""},
+		{nil, 0, "the cat and the Cat sat"},
+		{[]string{"x", "cat"}, 1, "cat dog x"},
+		{[]string{"x", "cat"}, 2, "cat dog x"},
+		{nil, 0, long},
+		{[]string{"w3"}, 0, long},
+	} {
+		got := AppendContentWords(slices.Clone(tc.dst), tc.from, Words(tc.text))
+		want := slices.Clone(tc.dst)
+		for _, w := range Words(tc.text) {
+			if !IsStopword(w) && !slices.Contains(want[tc.from:], w) {
+				want = append(want, w)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("AppendContentWords(%q, %d, %.40q) = %q, want %q", tc.dst, tc.from, tc.text, got, want)
 		}
 	}
 }

@@ -96,7 +96,8 @@ type Index struct {
 
 	wordIDs map[string][]uint32 // word → its term ids, see wordTerms
 
-	scratch sync.Pool // *scratch, one per concurrent search
+	scratch  sync.Pool // *scratch, one per concurrent search
+	wordBufs sync.Pool // *wordBuf, one per concurrent Add
 }
 
 // scratch is a search's working memory: a dense score per slot, reused
@@ -170,22 +171,51 @@ func (ix *Index) Add(doc int, fields ...Field) {
 		}
 	}
 
-	// Splitting into words allocates and needs no shared state, so it
-	// happens before taking the lock; stemming is memoised under it.
-	words := make([][]string, len(fields))
-	for i, f := range fields {
+	// Splitting into words needs no shared state, so it happens before
+	// taking the lock, into a buffer reused from document to document;
+	// stemming is memoised under the lock.
+	buf, _ := ix.wordBufs.Get().(*wordBuf)
+	if buf == nil {
+		buf = &wordBuf{}
+	}
+	w, ends := buf.words[:0], buf.ends[:0]
+	for _, f := range fields {
 		if f.Weight > 0 {
-			words[i] = analyze.Words(f.Text)
+			w = analyze.AppendWords(w, f.Text)
 		}
+		ends = append(ends, len(w))
+	}
+	words := buf.fields[:0]
+	for i := range fields {
+		lo := 0
+		if i > 0 {
+			lo = ends[i-1]
+		}
+		words = append(words, w[lo:ends[i]])
 	}
 
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if s, ok := ix.slots[doc]; ok {
-		ix.removeSlot(s)
-	}
-	ix.addWords(doc, fields, words)
-	ix.maybeCompact()
+	func() {
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		if s, ok := ix.slots[doc]; ok {
+			ix.removeSlot(s)
+		}
+		ix.addWords(doc, fields, words)
+		ix.maybeCompact()
+	}()
+
+	clear(w) // the buffer must not keep the texts alive
+	clear(words)
+	buf.words, buf.ends, buf.fields = w[:0], ends[:0], words[:0]
+	ix.wordBufs.Put(buf)
+}
+
+// wordBuf is Add's scratch: the words of every field, where each field's
+// end, and the fields' word lists.
+type wordBuf struct {
+	words  []string
+	ends   []int
+	fields [][]string
 }
 
 // addWords appends a document in a new slot. The distinct term ids go

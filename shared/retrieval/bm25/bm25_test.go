@@ -60,6 +60,14 @@ func TestScoreHandComputed(t *testing.T) {
 					t.Errorf("Score(doc %d) = %v, want %v", doc, s, tt.want[doc])
 				}
 			}
+			docs := []int{3, 7, 1, 2, 1} // an unknown doc, a repeat
+			each := make([]float64, len(docs))
+			ix.ScoreEach(tt.query, docs, each)
+			for i, doc := range docs {
+				if s := ix.Score(tt.query, doc); each[i] != s {
+					t.Errorf("ScoreEach: doc %d scores %v, Score %v", doc, each[i], s)
+				}
+			}
 			hits := ix.Search(tt.query, 10, nil)
 			if len(hits) != len(tt.want) {
 				t.Fatalf("Search returned %v, want %d hits", hits, len(tt.want))
@@ -630,7 +638,8 @@ func TestSparseAndDensePaths(t *testing.T) {
 			if sc.dense != tt.dense {
 				t.Errorf("dense = %v, want %v", sc.dense, tt.dense)
 			}
-			sc.drain(func(uint32, float64) {})
+			above := math.Inf(1) // visits nothing, still resets every score
+			sc.drain(&above, func(s uint32, v float64) { t.Errorf("visited slot %d (%v) below the floor", s, v) })
 			if slices.ContainsFunc(sc.score, func(v float64) bool { return v != 0 }) {
 				t.Error("drain left scores behind")
 			}

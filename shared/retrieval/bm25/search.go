@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -27,28 +28,21 @@ func (ix *Index) Search(query []string, k int, allow func(doc int) bool) []Hit {
 		top.heap = make([]Hit, 0, min(k, ix.live))
 	}
 	// A score below the worst kept hit cannot enter, whatever its doc:
-	// once the heap is full most slots cost that one comparison, not a
-	// look at the doc and a call of allow (at 100,000 skills with common
-	// query words, nearly every slot has a score).
-	visit := func(s uint32, v float64) {
+	// once the heap is full most slots cost that one comparison (floor),
+	// not a look at the doc and a call of allow (at 100,000 skills with
+	// common query words, nearly every slot has a score).
+	floor := math.Inf(-1)
+	sc.drain(&floor, func(s uint32, v float64) {
 		if v <= 0 || top.loses(v) {
 			return
 		}
 		if d := &ix.docs[s]; d.live && (allow == nil || allow(d.id)) {
 			top.push(Hit{Doc: d.id, Score: v})
-		}
-	}
-	if sc.dense {
-		score := sc.score[:sc.n]
-		for s, v := range score {
-			if v != 0 && !top.loses(v) {
-				visit(uint32(s), v)
+			if k > 0 && len(top.heap) == k {
+				floor = top.heap[0].Score
 			}
 		}
-		clear(score)
-	} else {
-		sc.drain(visit)
-	}
+	})
 	// Not deferred: if allow panics, the half-drained scratch is dropped
 	// rather than handed, dirty, to the next search.
 	ix.scratch.Put(sc)
@@ -65,7 +59,7 @@ func (ix *Index) Scores(query []string, dst map[int]float64) {
 	defer ix.scratch.Put(sc)
 
 	ix.accumulate(query, sc)
-	sc.drain(func(s uint32, v float64) {
+	sc.drain(nil, func(s uint32, v float64) {
 		if d := &ix.docs[s]; d.live && v > 0 {
 			dst[d.id] = v
 		}
@@ -77,28 +71,42 @@ func (ix *Index) Scores(query []string, dst map[int]float64) {
 // instead of scoring the whole corpus, for rerankers that need a handful of
 // documents.
 func (ix *Index) Score(query []string, doc int) float64 {
+	var out [1]float64
+	ix.ScoreEach(query, []int{doc}, out[:])
+	return out[0]
+}
+
+// ScoreEach sets out[i] to Score(query, docs[i]) for every i, looking the
+// query's terms up and taking the lock once for all of them.
+func (ix *Index) ScoreEach(query []string, docs []int, out []float64) {
+	if len(out) != len(docs) {
+		panic(fmt.Sprintf("bm25: ScoreEach of %d docs into %d scores", len(docs), len(out)))
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	slot, ok := ix.slots[doc]
-	if !ok {
-		return 0
-	}
 	sc := ix.scratch.Get().(*scratch)
 	defer ix.scratch.Put(sc)
 
 	sc.query = ix.lookup(query, sc.query[:0])
 	p := ix.params()
-	var sum float64
-	for _, q := range sc.query {
-		ps := ix.postings[q.id]
-		i, found := slices.BinarySearchFunc(ps, slot, func(p posting, s uint32) int {
-			return cmp.Compare(p.slot, s)
-		})
-		if found {
-			sum += p.termWeight(q, ix.df[q.id]) * p.saturate(float64(ps[i].tf), ix.lens[slot])
+	for i, doc := range docs {
+		slot, ok := ix.slots[doc]
+		if !ok {
+			out[i] = 0
+			continue
 		}
+		var sum float64
+		for _, q := range sc.query {
+			ps := ix.postings[q.id]
+			j, found := slices.BinarySearchFunc(ps, slot, func(p posting, s uint32) int {
+				return cmp.Compare(p.slot, s)
+			})
+			if found {
+				sum += p.termWeight(q, ix.df[q.id]) * p.saturate(float64(ps[j].tf), ix.lens[slot])
+			}
+		}
+		out[i] = sum
 	}
-	return sum
 }
 
 // params holds what every posting's score needs, computed once per query.
@@ -174,22 +182,26 @@ func (ix *Index) accumulate(query []string, sc *scratch) {
 	}
 }
 
-// drain calls visit for every slot with a non-zero score and resets the
-// score array for the next query.
-func (sc *scratch) drain(visit func(slot uint32, v float64)) {
+// drain calls visit for every slot with a non-zero score of at least
+// *floor (nil: any), which visit may raise as it goes (a top k's worst
+// kept score), and resets the score array for the next query.
+func (sc *scratch) drain(floor *float64, visit func(slot uint32, v float64)) {
 	if sc.dense {
-		for s, v := range sc.score[:sc.n] {
-			if v != 0 {
-				sc.score[s] = 0
+		score := sc.score[:sc.n]
+		for s, v := range score {
+			if v != 0 && (floor == nil || v >= *floor) {
 				visit(uint32(s), v)
 			}
 		}
+		clear(score)
 		return
 	}
 	for _, s := range sc.touched {
 		v := sc.score[s]
 		sc.score[s] = 0
-		visit(s, v)
+		if floor == nil || v >= *floor {
+			visit(s, v)
+		}
 	}
 	sc.touched = sc.touched[:0]
 }

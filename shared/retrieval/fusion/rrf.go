@@ -52,6 +52,13 @@ func RRF(k float64, lists ...[]int) []Scored {
 // silently misaligned weight would bias every query. A list of weight 0 still
 // contributes its documents (with score 0 from that list) and its ranks.
 func WeightedRRF(k float64, weights []float64, lists ...[]int) []Scored {
+	out := fuse(k, weights, lists)
+	slices.SortFunc(out, compare)
+	return out
+}
+
+// fuse scores every id of the lists, in no particular order.
+func fuse(k float64, weights []float64, lists [][]int) []Scored {
 	checkK(k)
 	checkWeights(weights, len(lists))
 
@@ -93,8 +100,48 @@ func WeightedRRF(k float64, weights []float64, lists ...[]int) []Scored {
 	for p := range out {
 		out[p].Score, terms = score(k, weights, out[p].Ranks, terms)
 	}
-	slices.SortFunc(out, compare)
 	return out
+}
+
+// TopRRF is RRF(k, lists...) cut to its first n entries (all for n ≤ 0),
+// without sorting the rest: a shortlist of 20 from two lists of 100.
+func TopRRF(k float64, n int, lists ...[]int) []Scored {
+	out := fuse(k, nil, lists)
+	if n <= 0 || n >= len(out) {
+		slices.SortFunc(out, compare)
+		return out
+	}
+	// A heap of the n best so far, the worst at the root. compare is a
+	// total order, so the n best are the same whatever the way to them.
+	h := out[:n]
+	worse := func(i, j int) bool { return compare(h[i], h[j]) > 0 }
+	down := func(i int) {
+		for {
+			w, l, r := i, 2*i+1, 2*i+2
+			if l < n && worse(l, w) {
+				w = l
+			}
+			if r < n && worse(r, w) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := n/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, s := range out[n:] {
+		if compare(s, h[0]) < 0 {
+			h[0] = s
+			down(0)
+		}
+	}
+	slices.SortFunc(h, compare)
+	return h
 }
 
 // score sums the reciprocal-rank contributions of one document. The terms

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -369,5 +370,28 @@ func BenchmarkRRF(b *testing.B) {
 				RRF(DefaultK, lists...)
 			}
 		})
+	}
+}
+
+// TopRRF is RRF's prefix, for any cut, with ties in score and rank.
+func TestTopRRFIsAPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	for round := range 500 {
+		lists := make([][]int, 1+rng.IntN(3))
+		for i := range lists {
+			for range rng.IntN(60) {
+				lists[i] = append(lists[i], rng.IntN(80))
+			}
+		}
+		all := RRF(60, lists...)
+		for _, n := range []int{-1, 0, 1, 2, 5, 20, len(all) - 1, len(all), len(all) + 3} {
+			got, want := TopRRF(60, n, lists...), all
+			if n > 0 && n < len(all) {
+				want = all[:n]
+			}
+			if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("round %d, n %d: TopRRF %v, RRF prefix %v", round, n, got, want)
+			}
+		}
 	}
 }

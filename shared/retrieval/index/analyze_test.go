@@ -77,12 +77,12 @@ func TestAnalyzeMatchesReference(t *testing.T) {
 		}
 		tests = append(tests, d)
 	}
-	var buf []string
+	var buf scratch
 	for i, d := range tests {
 		want, got, again := d, d, d
 		analyzeReference(&want)
 		got.Analyze()
-		buf = again.analyze(buf) // a reused scratch gives the same
+		again.analyze(&buf) // a reused scratch gives the same
 		if !reflect.DeepEqual(analyzed(got), analyzed(want)) {
 			t.Fatalf("doc %d %+v:\n got %q\nwant %q", i, d, analyzed(got), analyzed(want))
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/quant"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
@@ -84,23 +85,37 @@ func (d *Dense) Exact(qv []float32, allow []bool, depth, k int) ([]int, []Neighb
 func (d *Dense) exact(qv []float32, allow []bool, depth, k int) ([]int, []Neighbor) {
 	vs := d.vs
 	top, near := newTopK(depth), newTopK(k)
-	for doc := range len(vs.First) - 1 {
-		if allow != nil && !allow[doc] {
-			continue
+	sims := make([]float32, max(block, d.widest))
+	docs := len(vs.First) - 1
+	// Runs of allowed docs are scored a block of vectors at a time.
+	for lo := 0; lo < docs; {
+		for allow != nil && lo < docs && !allow[lo] {
+			lo++
 		}
-		b := float32(math.Inf(-1))
-		for v := vs.First[doc]; v < vs.First[doc+1]; v++ {
-			s := vector.Cosine(qv, vs.Vec(int(v)))
-			if s > b { // a NaN from a broken vector never counts
-				b = s
+		if lo == docs {
+			break
+		}
+		hi := lo + 1
+		for hi < docs && (allow == nil || allow[hi]) && int(vs.First[hi+1]-vs.First[lo]) <= len(sims) {
+			hi++
+		}
+		v0 := int(vs.First[lo])
+		vs.cosines(qv, v0, sims[:int(vs.First[hi])-v0])
+		for doc := lo; doc < hi; doc++ {
+			b := float32(math.Inf(-1))
+			for _, s := range sims[int(vs.First[doc])-v0 : int(vs.First[doc+1])-v0] {
+				if s > b { // a NaN from a broken vector never counts
+					b = s
+				}
+				if s == s {
+					near.offer(scored{doc, s})
+				}
 			}
-			if s == s {
-				near.offer(scored{doc, s})
+			if b > float32(math.Inf(-1)) {
+				top.offer(scored{doc, b})
 			}
 		}
-		if b > float32(math.Inf(-1)) {
-			top.offer(scored{doc, b})
-		}
+		lo = hi
 	}
 	return top.docs(), near.neighbors()
 }
@@ -112,10 +127,12 @@ type bound struct {
 	up float32
 }
 
-// part is one goroutine's share of the first pass.
+// part is one goroutine's share of the first pass, with its scratch.
 type part struct {
 	docFloor, vecFloor floor
 	docs, vecs         []bound
+	dots               []int32
+	lower, upper       []float32
 }
 
 func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Neighbor) {
@@ -127,16 +144,29 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 		workers = d.workers
 	}
 	parts := make([]part, workers)
-	run := func(w, lo, hi int) {
-		parts[w] = d.firstPass(q, allow, lo, hi, depth, k)
+	for w := range parts {
+		parts[w] = part{docFloor: newFloor(depth), vecFloor: newFloor(k)}
 	}
 	if workers == 1 {
-		run(0, 0, docs)
+		d.firstPass(q, allow, 0, docs, &parts[0])
 	} else {
+		// The workers take chunks of docs as they go, each keeping its
+		// own part (and floors) across its chunks: a worker that shares
+		// its core with another process scans less, instead of the
+		// search waiting for its fixed half.
 		var wg sync.WaitGroup
-		step := (docs + workers - 1) / workers
+		var next atomic.Int64
+		chunk := max(1, docs/(8*workers))
 		for w := range workers {
-			wg.Go(func() { run(w, min(w*step, docs), min((w+1)*step, docs)) })
+			wg.Go(func() {
+				for {
+					lo := int(next.Add(int64(chunk))) - chunk
+					if lo >= docs {
+						return
+					}
+					d.firstPass(q, allow, lo, min(lo+chunk, docs), &parts[w])
+				}
+			})
 		}
 		wg.Wait()
 	}
@@ -171,39 +201,79 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 	slices.SortFunc(cands, byBound)
 	slices.SortFunc(vecs, byBound)
 	top, near := newTopK(depth), newTopK(k)
-	for _, c := range cands {
-		if top.full() && c.up < top.h[0].s {
+	// Re-scored a few docs' vectors at a time (one kernel call keeps its
+	// four chains busy), in bound order all the same: a batch's docs past
+	// the point where the loop would have stopped are scored for nothing
+	// and offered to no one.
+	limit := max(rescoreBatch, d.widest)
+	ids, sims := make([]int32, 0, limit), make([]float32, limit)
+	for lo := 0; lo < len(cands); {
+		if top.full() && cands[lo].up < top.h[0].s {
 			break
 		}
-		b := float32(math.Inf(-1))
-		for v := vs.First[c.id]; v < vs.First[c.id+1]; v++ {
-			if s := vector.Cosine(qv, vs.Vec(int(v))); s > b {
-				b = s
+		hi := lo
+		ids = ids[:0]
+		for hi < len(cands) && (hi == lo || len(ids)+int(vs.First[cands[hi].id+1]-vs.First[cands[hi].id]) <= limit) {
+			for v := vs.First[cands[hi].id]; v < vs.First[cands[hi].id+1]; v++ {
+				ids = append(ids, v)
+			}
+			hi++
+		}
+		vector.CosinesAt(qv, vs.Vecs, ids, sims[:len(ids)])
+		at := 0
+		for _, c := range cands[lo:hi] {
+			if top.full() && c.up < top.h[0].s {
+				break
+			}
+			b := float32(math.Inf(-1))
+			n := int(vs.First[c.id+1] - vs.First[c.id])
+			for _, s := range sims[at : at+n] {
+				if s > b {
+					b = s
+				}
+			}
+			at += n
+			if b > float32(math.Inf(-1)) {
+				top.offer(scored{int(c.id), b})
 			}
 		}
-		if b > float32(math.Inf(-1)) {
-			top.offer(scored{int(c.id), b})
-		}
+		lo = hi
 	}
-	for _, c := range vecs {
-		if near.full() && c.up < near.h[0].s {
+	for lo := 0; lo < len(vecs); lo += rescoreBatch {
+		batch := vecs[lo:min(lo+rescoreBatch, len(vecs))]
+		if near.full() && batch[0].up < near.h[0].s {
 			break
 		}
-		if s := vector.Cosine(qv, vs.Vec(int(c.id))); s == s {
-			near.offer(scored{int(vs.Owner[c.id]), s})
+		ids = ids[:0]
+		for _, c := range batch {
+			ids = append(ids, c.id)
+		}
+		vector.CosinesAt(qv, vs.Vecs, ids, sims[:len(ids)])
+		for i, c := range batch {
+			if near.full() && c.up < near.h[0].s {
+				break
+			}
+			if s := sims[i]; s == s {
+				near.offer(scored{int(vs.Owner[c.id]), s})
+			}
 		}
 	}
 	return top.docs(), near.neighbors()
 }
 
+// rescoreBatch is how many vectors the exact re-scoring hands the kernel
+// at once.
+const rescoreBatch = 32
+
 // firstPass bounds the scores of docs [lo, hi) and keeps those that may
 // reach the top, block by block.
-func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi, depth, k int) part {
+func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi int, p *part) {
 	vs := d.vs
-	p := part{docFloor: newFloor(depth), vecFloor: newFloor(k)}
 	n := max(block, d.widest)
-	dots := make([]int32, n)
-	lower, upper := make([]float32, n), make([]float32, n)
+	if p.dots == nil {
+		p.dots, p.lower, p.upper = make([]int32, n), make([]float32, n), make([]float32, n)
+	}
+	dots, lower, upper := p.dots, p.lower, p.upper
 	for b := lo; b < hi; {
 		// A doc the filters removed is never a candidate: its codes are
 		// not read at all. Agent-level rules (data class, health) remove
@@ -247,7 +317,6 @@ func (d *Dense) firstPass(q *quant.Query, allow []bool, lo, hi, depth, k int) pa
 		}
 		b = e
 	}
-	return p
 }
 
 // maxOf is the largest of xs (never NaN: bounds are not).

@@ -57,9 +57,9 @@ func AnalyzeAll(docs []Doc, workers int) {
 	step := (len(docs) + workers - 1) / workers
 	for w := range workers {
 		wg.Go(func() {
-			var buf []string
+			var s scratch
 			for i := w * step; i < min((w+1)*step, len(docs)); i++ {
-				buf = docs[i].analyze(buf)
+				docs[i].analyze(&s)
 			}
 		})
 	}
@@ -67,29 +67,46 @@ func AnalyzeAll(docs []Doc, workers int) {
 }
 
 // Analyze fills the doc's term sets (sorted, unique) and content words.
-func (d *Doc) Analyze() { d.analyze(nil) }
+func (d *Doc) Analyze() { d.analyze(&scratch{}) }
 
-// analyze is Analyze with a scratch buffer, returned for the next doc.
+// scratch is the buffers analyze reuses from doc to doc.
+type scratch struct{ words, out []string }
+
+// analyze is Analyze with scratch buffers. Each text is split into words
+// once; its terms and its content words are both read from them.
 // The six lists share one backing array of their exact size, each a full
 // slice of its part (an append to one copies it rather than overwrite the
 // next), and LabelWords is the start of TextWords: at 100,000 skills six
 // separately grown buffers per doc were a fifth of the heap and most of
 // the objects a garbage collection walks.
-func (d *Doc) analyze(buf []string) []string {
-	b := buf[:0]
+func (d *Doc) analyze(s *scratch) {
+	w := s.words[:0]
+	w = analyze.AppendWords(w, d.Name)
+	name := len(w)
+	for _, t := range d.Tags {
+		w = analyze.AppendWords(w, t)
+	}
+	tags := len(w)
+	w = analyze.AppendWords(w, d.Description)
+	desc := len(w)
+	w = analyze.AppendWords(w, d.AgentName)
+	agent := len(w)
+	for _, e := range d.Examples {
+		w = analyze.AppendWords(w, e)
+	}
+	b := s.out[:0]
 	var ends [5]int
-	b = appendTermSet(b, d.Name)
+	b = appendTermSet(b, w[:name])
 	ends[0] = len(b)
-	b = appendTermSet(b, d.Tags...)
+	b = appendTermSet(b, w[name:tags])
 	ends[1] = len(b)
-	b = appendTermSet(b, d.Description)
+	b = appendTermSet(b, w[tags:desc])
 	ends[2] = len(b)
-	b = appendTermSet(b, d.Examples...)
+	b = appendTermSet(b, w[agent:])
 	ends[3] = len(b)
-	b = appendContentWords(b, ends[3], d.Name)
-	b = appendContentWords(b, ends[3], d.Tags...)
+	b = analyze.AppendContentWords(b, ends[3], w[:tags])
 	ends[4] = len(b)
-	b = appendContentWords(b, ends[3], d.Description, d.AgentName)
+	b = analyze.AppendContentWords(b, ends[3], w[tags:agent])
 	all := slices.Clone(b)
 	part := func(lo, hi int) []string {
 		if lo == hi {
@@ -104,36 +121,18 @@ func (d *Doc) analyze(buf []string) []string {
 	d.LabelWords = part(ends[3], ends[4])
 	d.TextWords = part(ends[3], len(all))
 	d.analyzed = true
-	clear(b[:cap(b)]) // the scratch must not keep the doc's strings alive
-	return b
+	// The scratch must not keep the doc's strings alive.
+	clear(w[:cap(w)])
+	clear(b[:cap(b)])
+	s.words, s.out = w[:0], b[:0]
 }
 
-// appendTermSet appends the terms of texts, sorted and unique.
-func appendTermSet(b []string, texts ...string) []string {
+// appendTermSet appends the terms of words, sorted and unique.
+func appendTermSet(b, words []string) []string {
 	n := len(b)
-	for _, t := range texts {
-		b = analyze.AppendTerms(b, t)
-	}
+	b = analyze.AppendTermsOf(b, words)
 	slices.Sort(b[n:])
 	return b[:n+len(slices.Compact(b[n:]))]
-}
-
-// appendContentWords appends the words of texts that are not stopwords
-// and not yet in b[from:].
-func appendContentWords(b []string, from int, texts ...string) []string {
-	for _, t := range texts {
-		n := len(b)
-		b = analyze.AppendWords(b, t)
-		k := n // kept words are written over the read ones, never ahead
-		for _, w := range b[n:] {
-			if !analyze.IsStopword(w) && !slices.Contains(b[from:k], w) {
-				b[k] = w
-				k++
-			}
-		}
-		b = b[:k]
-	}
-	return b
 }
 
 // Query is one retrieval request.

@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
 	"github.com/skillmatch/skillmatch/shared/retrieval/fusion"
@@ -91,17 +93,25 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 
-	var lexIDs []int
-	var allowFn func(int) bool
+	var allowFn, exAllow func(int) bool
 	if q.Allow != nil {
 		allowFn = allowed
+		exAllow = func(v int) bool { return q.Allow[m.vs.Owner[v]] }
 	}
-	hits := m.lex.Search(q.Terms, q.Depth, allowFn)
-	lexIDs = make([]int, len(hits))
-	for i, h := range hits {
-		lexIDs[i] = h.Doc
+	// Both lexical searches run beside the dense one in a large index:
+	// they take one core, and the dense scan streams its codes on as many
+	// as it finds free, so the two no longer add up.
+	var hits, exHits []bm25.Hit
+	lexical := func() {
+		hits = m.lex.Search(q.Terms, q.Depth, allowFn)
+		exHits = m.exLex.Search(q.Terms, q.Neighbors, exAllow)
 	}
-
+	var lexDone sync.WaitGroup
+	if len(m.vs.Owner) >= parallelMinVectors && len(q.Vector) == m.vs.Dim {
+		lexDone.Go(lexical)
+	} else {
+		lexical()
+	}
 	var denseIDs []int
 	if len(q.Vector) == m.vs.Dim {
 		if m.exact {
@@ -110,31 +120,30 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 			denseIDs, res.Neighbors = m.dense.Search(q.Vector, q.Allow, n, q.Depth, q.Neighbors)
 		}
 	}
-
-	fused := fusion.RRF(q.K, lexIDs, denseIDs)
-	if len(fused) > q.Shortlist {
-		fused = fused[:q.Shortlist]
+	lexDone.Wait()
+	lexIDs := make([]int, len(hits))
+	for i, h := range hits {
+		lexIDs[i] = h.Doc
 	}
+
+	fused := fusion.TopRRF(q.K, q.Shortlist, lexIDs, denseIDs)
 	res.Candidates = make([]Candidate, len(fused))
+	var unranked []int // candidates the lexical list did not reach
 	for i, f := range fused {
 		c := Candidate{Doc: f.ID, Entry: &m.docs[f.ID], Fused: f.Score, FusedRank: i + 1,
 			BM25Rank: f.Ranks[0], DenseRank: f.Ranks[1], BestExample: -1}
 		if c.BM25Rank > 0 {
 			c.BM25 = hits[c.BM25Rank-1].Score
 		} else {
-			c.BM25 = m.lex.Score(q.Terms, f.ID)
+			unranked = append(unranked, i)
 		}
 		if len(q.Vector) == m.vs.Dim {
 			m.vs.Detail(q.Vector, &c)
 		}
 		res.Candidates[i] = c
 	}
-	m.exampleLex(q.Terms, res.Candidates)
-	var exAllow func(int) bool
-	if q.Allow != nil {
-		exAllow = func(v int) bool { return q.Allow[m.vs.Owner[v]] }
-	}
-	for _, h := range m.exLex.Search(q.Terms, q.Neighbors, exAllow) {
+	m.lexScores(q.Terms, res.Candidates, unranked)
+	for _, h := range exHits {
 		res.LexNeighbors = append(res.LexNeighbors, Neighbor{Doc: int(m.vs.Owner[h.Doc]), Sim: float32(h.Score)})
 	}
 	res.TermWeights = make([]float64, len(q.Terms))
@@ -144,12 +153,32 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 	return res, nil
 }
 
-// exampleLex fills each candidate's best single-example BM25 score.
-func (m *Memory) exampleLex(terms []string, cands []Candidate) {
+// lexScores fills the BM25 of the candidates at unranked, which the
+// lexical list did not reach, and every candidate's best single-example
+// BM25 score, each index asked once for all of them.
+func (m *Memory) lexScores(terms []string, cands []Candidate, unranked []int) {
+	docs := make([]int, 0, max(len(unranked), 4*len(cands)))
+	for _, i := range unranked {
+		docs = append(docs, cands[i].Doc)
+	}
+	scores := make([]float64, cap(docs))
+	m.lex.ScoreEach(terms, docs, scores[:len(docs)])
+	for k, i := range unranked {
+		cands[i].BM25 = scores[k]
+	}
+	docs = docs[:0]
+	for _, c := range cands {
+		for v := m.vs.First[c.Doc] + 1; v < m.vs.First[c.Doc+1]; v++ {
+			docs = append(docs, int(v))
+		}
+	}
+	scores = slices.Grow(scores[:0], len(docs))[:len(docs)]
+	m.exLex.ScoreEach(terms, docs, scores)
 	for i := range cands {
 		c := &cands[i]
 		for v := m.vs.First[c.Doc] + 1; v < m.vs.First[c.Doc+1]; v++ {
-			c.ExampleBM25 = max(c.ExampleBM25, m.exLex.Score(terms, int(v)))
+			c.ExampleBM25 = max(c.ExampleBM25, scores[0])
+			scores = scores[1:]
 		}
 	}
 }

@@ -122,13 +122,27 @@ func (vs *Vectors) push(doc, example int, v []float32) {
 // Vec returns vector v.
 func (vs *Vectors) Vec(v int) []float32 { return vs.Vecs[v*vs.Dim : (v+1)*vs.Dim] }
 
+// cosines fills sims with the cosines of qv and vectors v0, v0+1, ...
+// and returns it.
+func (vs *Vectors) cosines(qv []float32, v0 int, sims []float32) []float32 {
+	vector.Cosines(qv, vs.Vecs[v0*vs.Dim:(v0+len(sims))*vs.Dim], sims)
+	return sims
+}
+
 // Detail fills the dense fields of one candidate: the best cosine over its
 // vectors, the description and best example cosines, and the prototype's.
 func (vs *Vectors) Detail(qv []float32, c *Candidate) {
 	c.Dense = -2
 	c.ExampleSim = -1
-	for v := vs.First[c.Doc]; v < vs.First[c.Doc+1]; v++ {
-		s := vector.Cosine(qv, vs.Vec(int(v)))
+	v0, v1 := int(vs.First[c.Doc]), int(vs.First[c.Doc+1])
+	var buf [8]float32 // a skill's vectors: its description and a few examples
+	sims := buf[:]
+	if v1-v0 > len(buf) {
+		sims = make([]float32, v1-v0)
+	}
+	vs.cosines(qv, v0, sims[:v1-v0])
+	for v := v0; v < v1; v++ {
+		s := sims[v-v0]
 		if s > c.Dense {
 			c.Dense = s
 		}

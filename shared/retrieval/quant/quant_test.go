@@ -265,3 +265,41 @@ func BenchmarkDots(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/vector")
 	})
 }
+
+// round is math.Round over the codes' range and past it, halves and the
+// floats beside them included.
+func TestRoundIsMathRound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 13))
+	check := func(x float64) {
+		if got, want := float64(round(x)), math.Round(x); got != want {
+			t.Fatalf("round(%v) = %v, math.Round %v", x, got, want)
+		}
+	}
+	for k := -300.0; k <= 300; k++ {
+		for _, x := range []float64{k, k + 0.5, k - 0.5} {
+			check(x)
+			check(math.Nextafter(x, math.Inf(1)))
+			check(math.Nextafter(x, math.Inf(-1)))
+		}
+	}
+	for range 1_000_000 {
+		check((rng.Float64()*2 - 1) * 130)
+	}
+	check(0.49999999999999994)
+	check(-0.49999999999999994)
+	check(1 << 52)
+	check(-(1 << 52) - 0.5)
+}
+
+// BenchmarkEncode quantizes the vectors of a 10,000-skill catalog.
+func BenchmarkEncode(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const n, dim = 35000, 100
+	vecs := make([]float32, n*dim)
+	for i := range vecs {
+		vecs[i] = float32(r.NormFloat64())
+	}
+	for b.Loop() {
+		Encode(vecs, dim, 1)
+	}
+}
