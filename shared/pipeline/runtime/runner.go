@@ -353,9 +353,6 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 		_ = d.m.NakWithDelay(delay)
 		return
 	}
-	if d.res.Published != nil {
-		d.res.Published(ctx)
-	}
 	// The task's end is stored: its origin is done with.
 	switch {
 	case d.res.poison != "":
