@@ -63,9 +63,10 @@ type Stage struct {
 	Workers int
 	// Concurrency, when above 1, is how many deliveries each worker
 	// handles at once, each in a goroutine of its own: for a stage whose
-	// handler and outputs mostly wait for synced writes that Group
-	// shares, where the batches hold one write per waiting delivery.
-	// Not with Ready (a held stage handles its deliveries in order).
+	// handler mostly waits for round trips (the extractor's task-id
+	// lookups) or synced writes that Group shares, where the batches hold
+	// one write per waiting delivery. Not with Ready (a held stage
+	// handles its deliveries in order).
 	Concurrency int
 	// Group, when set, stores the stage's outputs (all bound for one
 	// stream that allows atomic publishing: the decisions) in atomic
