@@ -94,7 +94,8 @@ func (m *MatcherFlags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&m.PlanSteps, "plan-steps", match.DefaultPlanSteps, "most skills in the plan of a request with several intents (match, eval and the pipeline:\n"+
 		"the retriever shortlists each part, the decider plans; give every stage the same value); 0 or 1: no plans")
 	fs.BoolVar(&m.SelfCalibrate, "self-calibrate", false, "at load, ask the catalog's own examples (or descriptions) with their skill left out and raise\n"+
-		"the delegation threshold until at most a tenth of them would be delegated (in-process match and eval)")
+		"the delegation threshold until at most a tenth of them would be delegated (run, match and eval;\n"+
+		"the stage services refuse it)")
 	fs.StringVar(&m.Index, "index", "memory", "retrieval index: memory (in process) or weaviate")
 	fs.StringVar(&m.WeaviateURL, "weaviate-url", "", "Weaviate REST endpoint for --index weaviate, e.g. http://127.0.0.1:8080")
 	fs.StringVar(&m.WeaviateGRPC, "weaviate-grpc", "", "Weaviate gRPC host:port (faster imports; optional)")

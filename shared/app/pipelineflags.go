@@ -86,8 +86,8 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 		"by default the server flushes them in the background (persist mode async): a task whose stage\n"+
 		"messages a crash loses runs again from its submission, which stays unacknowledged until the\n"+
 		"task's decision or dead letter is stored (README, Durability)")
-	fs.BoolVar(&p.GroupCommit, "group-commit", false, "decider: store the task-id records and the decisions of the tasks decided at the same time\n"+
-		"in one atomic batch per stream (one fsync for many): for a server that syncs every write\n"+
+	fs.BoolVar(&p.GroupCommit, "group-commit", false, "decider: store the task-id records, follow-up records and decisions of the tasks decided\n"+
+		"at the same time in one atomic batch per stream (one fsync for many): for a server that syncs every write\n"+
 		"(sync_interval always, as deploy/nats and run --sync-always configure it); the streams allow it")
 	fs.DurationVar(&p.OriginAckWait, "origin-ack-wait", pipeline.DefaultOriginAckWait, "extractor: how long a submission waits for its task's decision or dead letter before\n"+
 		"it is delivered again and the task runs again (decided once): what a crash that loses stage\n"+

@@ -128,6 +128,13 @@ func RunService(ctx context.Context, stage string, args []string, stderr io.Writ
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
 	}
+	if sf.Matcher.SelfCalibrate {
+		// It asks the catalog's own requests at load (retrieval) to move
+		// the threshold the decider decides at: the decider service links
+		// no retrieval, and the retriever's threshold decides nothing.
+		return fmt.Errorf("%w: --self-calibrate works only where one matcher retrieves and decides (skillmatch run, match, eval), "+
+			"not in the %s service; set --threshold on the decider instead", ErrUsage, stage)
+	}
 	if stage == pipeline.StageRetriever && r == nil {
 		return errors.New("app: the retriever shortlists: run it with a retrieval (app/retrieval.ServiceMain)")
 	}

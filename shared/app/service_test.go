@@ -133,6 +133,14 @@ func TestServiceFlags(t *testing.T) {
 	if err := RunService(ctx, pipeline.StageRetriever, []string{"--nats", "nats://127.0.0.1:1", "--timeout", "500ms"}, &stderr, memoryRetrieval{}); err == nil || errors.Is(err, ErrUsage) {
 		t.Errorf("retriever without cards or server: %v", err)
 	}
+	// Self-calibration needs a matcher that retrieves and decides: no
+	// stage service has one.
+	for _, stage := range []string{pipeline.StageDecider, pipeline.StageRetriever} {
+		err := RunService(ctx, stage, []string{"--self-calibrate", "--nats", "nats://127.0.0.1:1", "--timeout", "500ms"}, &stderr, memoryRetrieval{})
+		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--self-calibrate") {
+			t.Errorf("%s --self-calibrate: %v", stage, err)
+		}
+	}
 	if err := RunService(ctx, "nope", nil, &stderr, nil); !errors.Is(err, ErrUsage) {
 		t.Errorf("unknown stage: %v", err)
 	}

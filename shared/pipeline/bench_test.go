@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,8 +66,10 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // its own publish in flight ("synced-"), and by 64 concurrent submitters
 // through a client that group-commits their submissions
 // ("synced-grouped-"). It reports the ratios of the synced throughputs to
-// the default's and "writes/task", the synced messages each task cost. Run: go test -run '^$'
-// -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
+// the default's, "writes/task", the synced messages each task cost, and
+// "cpu-ms/task", the CPU time (stages and server) each flooded task cost,
+// which, unlike the rates, holds on a machine others load too. Run: go
+// test -run '^$' -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
 func BenchmarkPipeline(b *testing.B) {
 	cat := bigCatalog(b, 1000)
 	m, err := match.New(cat, match.WithEmbedder(embed.Default()))
@@ -103,7 +108,8 @@ func BenchmarkPipeline(b *testing.B) {
 			if only := os.Getenv("SKILLMATCH_BENCH_STORES"); only != "" && !slices.Contains(strings.Split(only, ","), store.name) {
 				continue
 			}
-			pipe, rate, writes := benchPipelineRun(ctx, b, m, tasks, store.sync, store.grouped)
+			pipe, rate, writes, cpu := benchPipelineRun(ctx, b, m, tasks, store.sync, store.grouped)
+			b.ReportMetric(cpu, store.name+"-cpu-ms/task")
 			if store.sync {
 				b.ReportMetric(writes, store.name+"-writes/task")
 			}
@@ -126,7 +132,7 @@ func BenchmarkPipeline(b *testing.B) {
 // streams not in the async persist mode, buckets included): what a task
 // costs in fsyncs under sync_interval always (consumer acks apart, which
 // the server writes at most ten times a second).
-func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks []*task.Task, sync, grouped bool) (pipe []time.Duration, rate, writes float64) {
+func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks []*task.Task, sync, grouped bool) (pipe []time.Duration, rate, writes, cpuPerTask float64) {
 	srv, err := natsbox.Start(natsbox.Config{DataDir: b.TempDir(), InProcess: true, SyncAlways: sync})
 	if err != nil {
 		b.Fatal(err)
@@ -185,6 +191,8 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 		n++
 	}
 	// Flood.
+	stopProf := profileFlood(b, store(sync, grouped))
+	cpu0 := cpuTime()
 	t0 := time.Now()
 	if grouped {
 		c := client.New(js, client.WithGroupCommit())
@@ -220,6 +228,8 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 		}
 	}
 	rate = float64(len(tasks)) / time.Since(t0).Seconds()
+	cpuPerTask = ms(cpuTime()-cpu0) / float64(len(tasks))
+	stopProf()
 
 	n += len(tasks)
 	var stored uint64
@@ -228,7 +238,75 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 			stored += info.State.LastSeq
 		}
 	}
-	return pipe, rate, float64(stored) / float64(n)
+	return pipe, rate, float64(stored) / float64(n), cpuPerTask
+}
+
+// cpuTime is the CPU time the process (stages and embedded server) has
+// used so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// store names a benchPipelineRun configuration as BenchmarkPipeline does.
+func store(sync, grouped bool) string {
+	switch {
+	case grouped:
+		return "synced-grouped"
+	case sync:
+		return "synced"
+	}
+	return "default"
+}
+
+// profileFlood profiles the flood when SKILLMATCH_BENCH_PROFILE names a
+// directory: <store>.cpu, its CPU profile, and <store>.wall.NNNN,
+// goroutine profiles taken every 50 ms, which show where the goroutines
+// wait (fsyncs, round trips, locks, channels) as well as where they run:
+// the off-CPU side a CPU profile misses. go tool pprof merges them when
+// given all: go tool pprof -top pipeline.test dir/synced.wall.*. It
+// returns the function that stops profiling.
+func profileFlood(b *testing.B, name string) (stop func()) {
+	dir := os.Getenv("SKILLMATCH_BENCH_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	cpu, err := os.Create(filepath.Join(dir, name+".cpu"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		b.Fatal(err)
+	}
+	done, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s.wall.%04d", name, i)))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_ = pprof.Lookup("goroutine").WriteTo(f, 0)
+			_ = f.Close()
+		}
+	}()
+	return func() {
+		pprof.StopCPUProfile()
+		_ = cpu.Close()
+		close(done)
+		<-sampled
+	}
 }
 
 func mustJSON(t *task.Task) json.RawMessage {

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/match/settle"
+	"github.com/skillmatch/skillmatch/shared/pipeline/batch"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -44,9 +45,13 @@ func (c FollowupConfig) withDefaults() FollowupConfig {
 // changed, and the bucket's TTL expires it.
 func setupFollowups(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 	fc := cfg.Followups.withDefaults()
-	return setupBucket(ctx, js, cfg, "follow-up", jetstream.KeyValueConfig{Bucket: fc.Bucket,
+	if err := setupBucket(ctx, js, cfg, "follow-up", jetstream.KeyValueConfig{Bucket: fc.Bucket,
 		Description: "skillmatch delegated tasks for follow-ups: key = wire.TaskRecordKey(task id), value = wire.TaskRecord",
-		History:     1, TTL: limit(fc.TTL)})
+		History:     1, TTL: limit(fc.TTL)}); err != nil {
+		return err
+	}
+	// The deciders' records go in atomic batches (GroupCommit).
+	return allowAtomicBatches(ctx, js, "follow-up", fc.Bucket)
 }
 
 // OpenFollowups opens the follow-up bucket (wire.BucketTasks if bucket
@@ -56,12 +61,26 @@ func OpenFollowups(ctx context.Context, js jetstream.JetStream, bucket string) (
 	if err != nil {
 		return nil, err
 	}
-	return &KVFollowups{kv: kv}, nil
+	return &KVFollowups{kv: kv, js: js}, nil
 }
 
 // KVFollowups is a settle.Store in a JetStream KV bucket, shared by every
 // decider replica.
-type KVFollowups struct{ kv jetstream.KeyValue }
+type KVFollowups struct {
+	kv    jetstream.KeyValue
+	js    jetstream.JetStream
+	group *batch.Group // nil: each record is created alone
+}
+
+// WithGroupCommit makes the deciders that record delegations at the same
+// time create their records in one atomic batch (batch.Group: one fsync
+// for many on a server that syncs every write), as TaskIDs does; the
+// bucket's stream must allow atomic publishing (SetupStreams). It
+// returns f.
+func (f *KVFollowups) WithGroupCommit(cfg batch.GroupConfig) *KVFollowups {
+	f.group = batch.NewGroup(f.js.Conn(), cfg)
+	return f
+}
 
 // Get implements settle.Store. A record that does not decode is bad
 // input: no retry can make it readable, and guessing would decide wrongly.
@@ -90,7 +109,7 @@ func (f *KVFollowups) Put(ctx context.Context, rec settle.Record) (settle.Record
 	if err != nil {
 		return settle.Record{}, badInput(fmt.Errorf("follow-up store: task %s: %w", rec.TaskID, err))
 	}
-	_, err = f.kv.Create(ctx, wire.TaskRecordKey(rec.CallerID, rec.TaskID), data)
+	err = createKey(ctx, f.group, f.kv, wire.TaskRecordKey(rec.CallerID, rec.TaskID), data)
 	if err == nil {
 		return rec, nil
 	}

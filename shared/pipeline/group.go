@@ -68,6 +68,9 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 			if err != nil {
 				return nil, err
 			}
+			if cfg.GroupCommit {
+				kvs.WithGroupCommit(batch.GroupConfig{Timeout: r.Config().Retry})
+			}
 			store = kvs
 		}
 		return store, nil
@@ -82,7 +85,10 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 				return nil, err
 			}
 			if cfg.GroupCommit {
-				ids.WithGroupCommit(batch.GroupConfig{})
+				// A commit that times out leaves its records' fate
+				// unknown and has them written again: wait as long as the
+				// runner's retry budget, as its own groups do.
+				ids.WithGroupCommit(batch.GroupConfig{Timeout: r.Config().Retry})
 			}
 		}
 		return ids, nil
@@ -158,6 +164,11 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 	for i, st := range g.specs {
 		if st.Origin {
 			g.specs[i].BackOff = []time.Duration{cfg.OriginAckWait}
+			// Each extraction waits a round trip for its task-id record;
+			// one at a time, under a server that syncs every write, made
+			// the extractor the pipeline's bottleneck (the bucket's
+			// direct gets wait out its fsyncs).
+			g.specs[i].Concurrency = cfg.ExtractorConcurrency
 		}
 		if st.Final {
 			g.specs[i].Workers = cfg.DeciderWorkers

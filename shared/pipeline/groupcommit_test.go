@@ -2,19 +2,23 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline/client"
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // With group commit on a server that syncs every write, 1,000 tasks
 // submitted by 32 concurrent submitters through a group-committing client,
 // then all of them again past the dedup window (identical retries, which
 // the task-id records turn away), are each decided once, as the
-// in-process core decides them: the batches lose nothing and double
+// in-process core decides them, with one task-id record each and one
+// follow-up record per delegation: the batches lose nothing and double
 // nothing.
 func TestPipelineGroupCommit(t *testing.T) {
 	m := testMatcher(t)
@@ -76,7 +80,24 @@ func TestPipelineGroupCommit(t *testing.T) {
 	if st.Values() != uint64(len(tasks)) {
 		t.Errorf("%d task-id records, want %d", st.Values(), len(tasks))
 	}
-	for _, name := range []string{DefaultStreams.Submissions, DefaultStreams.Decisions} {
+	delegations := 0
+	for _, d := range want {
+		var dec decide.Decision
+		if err := json.Unmarshal([]byte(d), &dec); err != nil {
+			t.Fatal(err)
+		}
+		if dec.Action == decide.Delegate {
+			delegations++
+		}
+	}
+	followups, err := js.KeyValue(ctx, wire.BucketTasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := followups.Status(ctx); err != nil || st.Values() != uint64(delegations) || delegations == 0 {
+		t.Errorf("follow-up records: %v (%v), want one per delegation (%d)", st, err, delegations)
+	}
+	for _, name := range []string{DefaultStreams.Submissions, DefaultStreams.Decisions, "KV_" + wire.BucketTaskIDs, "KV_" + wire.BucketTasks} {
 		s, err := js.Stream(ctx, name)
 		if err != nil {
 			t.Fatal(err)
@@ -87,4 +108,5 @@ func TestPipelineGroupCommit(t *testing.T) {
 	}
 	ids := g.Decider.cfg.Decided.(*TaskIDs)
 	t.Logf("task-id records: %+v", ids.group.Stats())
+	t.Logf("follow-up records: %+v", g.Decider.cfg.Followups.(*KVFollowups).group.Stats())
 }

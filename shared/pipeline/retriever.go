@@ -7,6 +7,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/plan"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -38,11 +39,11 @@ func (r *Retriever) Handle(ctx context.Context, in Msg) (Result, error) {
 	}
 	out := wire.Shortlisted{V: wire.Version, TaskID: m.TaskID, Caller: m.Caller, Requirement: m.Requirement, Task: m.Task,
 		Catalog: snap.fingerprint, Shortlist: shortlistToWire(sl)}
-	var t task.Task
-	if err := json.Unmarshal(m.Task, &t); err != nil {
-		return res, badInput(fmt.Errorf("extracted task %s: %w", m.TaskID, err))
+	parts, err := planParts(snap.m, m)
+	if err != nil {
+		return res, err
 	}
-	for _, part := range snap.m.PlanParts(&t, &m.Requirement) {
+	for _, part := range parts {
 		preq := match.PartRequirement(&m.Requirement, part)
 		psl, err := snap.m.Shortlist(ctx, &preq)
 		if err != nil {
@@ -51,6 +52,21 @@ func (r *Retriever) Handle(ctx context.Context, in Msg) (Result, error) {
 		out.Parts = append(out.Parts, wire.PartShortlist{Part: part, Shortlist: shortlistToWire(psl)})
 	}
 	return res.Emit(wire.SubjectShortlisted, MsgID(m.Caller, m.TaskID, "shortlisted"), &out)
+}
+
+// planParts is m's request split into its intents when it gets a plan
+// (match.Matcher.PlanParts), nil when it is kept whole. Most requests
+// have one intent, which the requirement alone tells: the task, which
+// the rest of the question needs, is decoded only for the others.
+func planParts(mt *match.Matcher, m *wire.Extracted) ([]string, error) {
+	if len(plan.Split(m.Requirement.Need)) < 2 {
+		return nil, nil
+	}
+	var t task.Task
+	if err := json.Unmarshal(m.Task, &t); err != nil {
+		return nil, badInput(fmt.Errorf("extracted task %s: %w", m.TaskID, err))
+	}
+	return mt.PlanParts(&t, &m.Requirement), nil
 }
 
 // Ready is the stage's readiness (Stage.Ready): its index answers.

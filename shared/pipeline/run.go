@@ -87,8 +87,14 @@ type Config struct {
 	// DefaultGroupDeciderConcurrency): a batch holds at most one write per
 	// delivery waiting, and larger batches share an fsync more widely.
 	DeciderConcurrency int
+	// ExtractorConcurrency is how many submissions the extractor handles
+	// at once (default DefaultExtractorConcurrency): each waits a round
+	// trip for its task-id record, which a synced bucket delays by its
+	// fsyncs; their order does not matter.
+	ExtractorConcurrency int
 	// GroupCommit stores what the deciders write at the same time (their
-	// task-id records, their decisions) in atomic batches, one per
+	// task-id records, their delegations' follow-up records, their
+	// decisions) in atomic batches, one per
 	// stream, so that one fsync covers many (batch.Group): for a server
 	// that syncs every write (sync_interval always; `skillmatch run
 	// --sync-always`), where each message otherwise costs its stream an
@@ -206,6 +212,9 @@ func (c Config) withDefaults() Config {
 	if c.DeciderConcurrency <= 0 {
 		c.DeciderConcurrency = DefaultGroupDeciderConcurrency
 	}
+	if c.ExtractorConcurrency <= 0 {
+		c.ExtractorConcurrency = DefaultExtractorConcurrency
+	}
 	c.DeciderWorkers = max(c.DeciderWorkers, c.Workers)
 	if c.OriginAckWait <= 0 {
 		c.OriginAckWait = DefaultOriginAckWait
@@ -283,6 +292,7 @@ const (
 	// worker handles at once with GroupCommit: 256 in flight with the
 	// default workers.
 	DefaultGroupDeciderConcurrency = 64
+	DefaultExtractorConcurrency    = 32
 	// The caps reserve store space (TasksMaxBytes applies to the
 	// submissions and to the tasks stream): with the dead letters' they
 	// total 14 GiB, under deploy/nats' max_file_store of 20 GB.

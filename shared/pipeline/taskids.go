@@ -46,12 +46,18 @@ func setupTaskIDs(ctx context.Context, js jetstream.JetStream, cfg Config) error
 	if err := setupBucket(ctx, js, cfg, "task-id", kvc); err != nil {
 		return err
 	}
-	// The deciders' records go in atomic batches (GroupCommit); a KV
-	// bucket's config has no such setting, its stream's has.
-	name := "KV_" + cmp.Or(kvc.Bucket, wire.BucketTaskIDs)
+	// The deciders' records go in atomic batches (GroupCommit).
+	return allowAtomicBatches(ctx, js, "task-id", cmp.Or(kvc.Bucket, wire.BucketTaskIDs))
+}
+
+// allowAtomicBatches lets a bucket's stream take atomic batches (a KV
+// bucket's config has no such setting, its stream's has), for the records
+// the deciders group-commit.
+func allowAtomicBatches(ctx context.Context, js jetstream.JetStream, what, bucket string) error {
+	name := "KV_" + bucket
 	st, err := js.Stream(ctx, name)
 	if err != nil {
-		return fmt.Errorf("pipeline: task-id bucket stream %s: %w", name, err)
+		return fmt.Errorf("pipeline: %s bucket stream %s: %w", what, name, err)
 	}
 	sc := st.CachedInfo().Config
 	if sc.AllowAtomicPublish {
@@ -59,7 +65,7 @@ func setupTaskIDs(ctx context.Context, js jetstream.JetStream, cfg Config) error
 	}
 	sc.AllowAtomicPublish = true
 	if _, err := js.UpdateStream(ctx, sc); err != nil {
-		return fmt.Errorf("pipeline: task-id bucket stream %s: allow atomic batches: %w", name, err)
+		return fmt.Errorf("pipeline: %s bucket stream %s: allow atomic batches: %w", what, name, err)
 	}
 	return nil
 }
@@ -70,7 +76,6 @@ type TaskIDs struct {
 	kv        jetstream.KeyValue
 	js        jetstream.JetStream
 	decisions string
-	bucket    string
 	group     *batch.Group // nil: each record is created alone
 }
 
@@ -84,7 +89,7 @@ func OpenTaskIDs(ctx context.Context, js jetstream.JetStream, bucket, decisions 
 	if decisions == "" {
 		decisions = DefaultStreams.Decisions
 	}
-	return &TaskIDs{kv: kv, js: js, decisions: decisions, bucket: kv.Bucket()}, nil
+	return &TaskIDs{kv: kv, js: js, decisions: decisions}, nil
 }
 
 // WithGroupCommit makes the deciders that wait at the same time create
@@ -190,17 +195,24 @@ func (s *TaskIDs) Decide(ctx context.Context, caller, taskID, fp string, seq uin
 // create creates key with data (jetstream.ErrKeyExists when it exists),
 // in a batch with the creates waiting beside it when grouped.
 func (s *TaskIDs) create(ctx context.Context, key string, data []byte) error {
-	if s.group == nil {
-		_, err := s.kv.Create(ctx, key, data)
+	return createKey(ctx, s.group, s.kv, key, data)
+}
+
+// createKey creates key in kv with data (jetstream.ErrKeyExists when it
+// exists), through g when set: in an atomic batch with the creates
+// waiting beside it, one fsync for all.
+func createKey(ctx context.Context, g *batch.Group, kv jetstream.KeyValue, key string, data []byte) error {
+	if g == nil {
+		_, err := kv.Create(ctx, key, data)
 		return err
 	}
 	// A KV create is a publish on the key's subject that expects no
 	// message there yet; in a batch, a key that exists rejects the whole
 	// batch, and each of its records is then created alone.
-	m := &nats.Msg{Subject: "$KV." + s.bucket + "." + key, Data: data,
+	m := &nats.Msg{Subject: "$KV." + kv.Bucket() + "." + key, Data: data,
 		Header: nats.Header{jetstream.ExpectedLastSubjSeqHeader: []string{"0"}}}
-	return s.group.Publish(ctx, m, func(ctx context.Context, _ *nats.Msg) error {
-		_, err := s.kv.Create(ctx, key, data)
+	return g.Publish(ctx, m, func(ctx context.Context, _ *nats.Msg) error {
+		_, err := kv.Create(ctx, key, data)
 		return err
 	})
 }

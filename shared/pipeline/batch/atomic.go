@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 )
 
@@ -39,17 +40,11 @@ const (
 // nothing of it is stored.
 var ErrRejected = errors.New("atomic batch rejected")
 
-// batchAck is the stream's answer to a batch commit.
+// batchAck is the stream's answer to a batch commit: a publish's, or its
+// error.
 type batchAck struct {
-	Stream string `json:"stream"`
-	Seq    uint64 `json:"seq"`
-	Batch  string `json:"batch"`
-	Count  int    `json:"count"`
-	Error  *struct {
-		Code        int    `json:"code"`
-		ErrCode     int    `json:"err_code"`
-		Description string `json:"description"`
-	} `json:"error"`
+	jetstream.PubAck
+	Error *jetstream.APIError `json:"error"`
 }
 
 // PublishAtomic publishes msgs, all bound for one stream that allows
@@ -95,7 +90,7 @@ func PublishAtomic(ctx context.Context, nc *nats.Conn, msgs []*nats.Msg) (uint64
 		return 0, fmt.Errorf("atomic batch of %d: answer %q: %w", len(msgs), resp.Data, err)
 	}
 	if ack.Error != nil {
-		return 0, fmt.Errorf("%w (%d messages): %s (code %d)", ErrRejected, len(msgs), ack.Error.Description, ack.Error.ErrCode)
+		return 0, fmt.Errorf("%w (%d messages): %w", ErrRejected, len(msgs), ack.Error)
 	}
-	return ack.Seq, nil
+	return ack.Sequence, nil
 }

@@ -61,16 +61,10 @@ type Output struct {
 // (for redelivery) when it yields an error or the stage stops; the worker
 // goes on meanwhile. The feedback stage acks an outcome only once the
 // posteriors that count it are stored.
-//
-// Published, when set, is called once every output is stored, before
-// the input is acked (and not when they are not stored). The decider
-// marks its idempotency record there: a later delivery that finds the
-// mark knows the decision reached the stream without looking for it.
 type Result struct {
-	TaskID    string
-	Out       []Output
-	Defer     <-chan error
-	Published func(context.Context)
+	TaskID string
+	Out    []Output
+	Defer  <-chan error
 
 	// origin, when set, is the origin ack subject of another message
 	// whose dead letter Out is (the dead-letter watcher's): terminated once

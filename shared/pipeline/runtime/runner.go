@@ -63,9 +63,10 @@ type Stage struct {
 	Workers int
 	// Concurrency, when above 1, is how many deliveries each worker
 	// handles at once, each in a goroutine of its own: for a stage whose
-	// handler and outputs mostly wait for synced writes that Group
-	// shares, where the batches hold one write per waiting delivery.
-	// Not with Ready (a held stage handles its deliveries in order).
+	// handler mostly waits for round trips (the extractor's task-id
+	// lookups) or synced writes that Group shares, where the batches hold
+	// one write per waiting delivery. Not with Ready (a held stage
+	// handles its deliveries in order).
 	Concurrency int
 	// Group, when set, stores the stage's outputs (all bound for one
 	// stream that allows atomic publishing: the decisions) in atomic
@@ -352,9 +353,6 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 		run.log.Error(msg, append(d.lf, zap.Duration("after", delay), zap.Error(err))...)
 		_ = d.m.NakWithDelay(delay)
 		return
-	}
-	if d.res.Published != nil {
-		d.res.Published(ctx)
 	}
 	// The task's end is stored: its origin is done with.
 	switch {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -357,52 +356,6 @@ func TestRunnerDeadLetterStage(t *testing.T) {
 	flaky.Stop()
 	if n := calls.Load(); n < 3 {
 		t.Errorf("handler ran %d times, want at least 3 (one per delivery)", n)
-	}
-}
-
-// Result.Published runs once the outputs are stored, before the input is
-// acked (the decider marks its idempotency record there), on the workers
-// and on the publisher pool; never for outputs the stream did not take.
-func TestRunnerPublishedHook(t *testing.T) {
-	for _, inFlight := range []int{-1, 0} {
-		t.Run(fmt.Sprintf("MaxInFlight=%d", inFlight), func(t *testing.T) {
-			js, ctx := embedded(t, 30*time.Second)
-			cfg := quick(zap.NewNop())
-			cfg.MaxInFlight = inFlight
-			var mu sync.Mutex
-			stored := map[string]uint64{} // task id → outputs in the stream when the hook ran
-			run, err := NewRunner(js, cfg).Start(ctx, Stage{Name: "s", Stream: streamIn, Handle: func(ctx context.Context, in Msg) (Result, error) {
-				res, err := echo(ctx, in)
-				if res.TaskID == "nowhere" {
-					res.Out[0].Subject = "nowhere.msg" // no stream takes it
-				}
-				res.Published = func(ctx context.Context) {
-					n := count(ctx, js, streamOut)
-					mu.Lock()
-					stored[res.TaskID] = n
-					mu.Unlock()
-				}
-				return res, err
-			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer run.Stop()
-			publishIn(ctx, t, js, "a", "nowhere", "b")
-			waitFor(t, 10*time.Second, "both hooks", func() bool {
-				mu.Lock()
-				defer mu.Unlock()
-				return len(stored) >= 2
-			})
-			mu.Lock()
-			defer mu.Unlock()
-			if stored["a"] < 1 || stored["b"] < 2 {
-				t.Errorf("hooks ran before the outputs were stored: %v", stored)
-			}
-			if _, ok := stored["nowhere"]; ok {
-				t.Error("the hook ran for an output no stream took")
-			}
-		})
 	}
 }
 
