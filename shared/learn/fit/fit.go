@@ -135,6 +135,7 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	groups := make([]rerank.Group, 0, total)
 	var correct [][]bool
 	var ids []uint32 // a hash of each group's task id, for cross-fitting
+	var made []bool  // the group is a dialogue task made from another
 	done := 0
 	for _, p := range passes {
 		set, tasks := sets[p.set], matched[p.set]
@@ -187,6 +188,7 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 				correct = append(correct, g.Labels)
 				// A dialogue task shares its source's part.
 				ids = append(ids, hash(sourceID(t.ID)+"/cross"))
+				made = append(made, t.ID != sourceID(t.ID))
 				done++
 				if cfg.Progress != nil {
 					cfg.Progress("features", done, total)
@@ -252,6 +254,13 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		}
 		if bestI < 0 {
 			continue // nothing retrieved: no decision to calibrate
+		}
+		if made[gi] {
+			// Dialogue tasks teach the reranker the history features;
+			// the calibration learns from the sets' own tasks, since half
+			// a request is harder than the follow-ups conversations hold
+			// and would make every probability too low.
+			continue
 		}
 		// Whole copies stand in for the weight: calibration fits
 		// unweighted samples.
