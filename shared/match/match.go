@@ -505,12 +505,80 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	if err != nil {
 		return nil, fmt.Errorf("shortlist: %w", err)
 	}
-	rerank.Align(m.cfg.words, m.cfg.lexicon, req.Need, res.Candidates)
-	sl.Retrieval = res
-	if sl.History, err = m.historySearch(ctx, req, res, sl.Degraded != ""); err != nil {
+	if sl.History, err = m.historySearch(ctx, req, fr.Keep, sl.Degraded != ""); err != nil {
 		return nil, fmt.Errorf("shortlist: %w", err)
 	}
+	if res, err = m.withHistorySkills(ctx, req, sl, res); err != nil {
+		return nil, fmt.Errorf("shortlist: %w", err)
+	}
+	keepShortlisted(sl.History, res)
+	rerank.Align(m.cfg.words, m.cfg.lexicon, req.Need, res.Candidates)
+	sl.Retrieval = res
 	return sl, nil
+}
+
+// keepShortlisted drops from the earlier turns' retrieval the skills that
+// are not shortlisted: the reranker reads it for the shortlisted skills
+// only, and it travels with the shortlist between stages. The ranks stay
+// those among every skill the filters kept.
+func keepShortlisted(h *index.Result, sl *index.Result) {
+	if h == nil {
+		return
+	}
+	short := make(map[int]bool, len(sl.Candidates))
+	for _, c := range sl.Candidates {
+		short[c.Doc] = true
+	}
+	h.Candidates = slices.DeleteFunc(h.Candidates, func(c index.Candidate) bool { return !short[c.Doc] })
+}
+
+// historyExtra is how many of the skills the earlier turns retrieve best
+// a follow-up's shortlist takes in beside its own: "yes, book it for
+// Friday" names no domain, and the skill it wants is often one the
+// current turn alone does not shortlist.
+const historyExtra = 5
+
+// withHistorySkills adds to the shortlist the skills the earlier turns
+// retrieve best (at most historyExtra) that the current turn did not
+// shortlist. The current turn is searched again over the shortlist and
+// those skills together, so that every candidate's scores and ranks are
+// the current turn's, over one list; the nearest examples stay those of
+// the whole catalog.
+func (m *Matcher) withHistorySkills(ctx context.Context, req *extract.Requirement, sl *Shortlist, res *index.Result) (*index.Result, error) {
+	h := sl.History
+	if h == nil || len(h.Candidates) == 0 {
+		return res, nil
+	}
+	in := make(map[int]bool, len(res.Candidates)+historyExtra)
+	for _, c := range res.Candidates {
+		in[c.Doc] = true
+	}
+	added := 0
+	for _, c := range h.Candidates {
+		if added == historyExtra {
+			break
+		}
+		if !in[c.Doc] {
+			in[c.Doc] = true
+			added++
+		}
+	}
+	if added == 0 {
+		return res, nil
+	}
+	allow := make([]bool, m.idx.Len())
+	for d := range in {
+		allow[d] = true
+	}
+	u, err := m.idx.Search(ctx, index.Query{
+		Text: req.Need, Terms: sl.Terms, Vector: sl.Vector, Allow: allow,
+		Shortlist: len(in), K: m.cfg.rrfK, Neighbors: 1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("history skills: %w", err)
+	}
+	u.Neighbors, u.LexNeighbors, u.Allowed = res.Neighbors, res.LexNeighbors, res.Allowed
+	return u, nil
 }
 
 // embedQuery embeds a query text: in process with a local embedder, else
@@ -527,11 +595,11 @@ func (m *Matcher) embedQuery(ctx context.Context, req *extract.Requirement, q st
 	return vector.One(ctx, m.emb, q)
 }
 
-// historySearch retrieves a task's earlier turns over the shortlisted
-// skills (nil without earlier turns). With the embedder down (noDense)
-// the turns are searched by BM25 alone, like the task.
-func (m *Matcher) historySearch(ctx context.Context, req *extract.Requirement, sl *index.Result, noDense bool) (*index.Result, error) {
-	if len(req.History) == 0 || sl == nil || len(sl.Candidates) == 0 {
+// historySearch retrieves a task's earlier turns over the skills the
+// filters kept (nil without earlier turns). With the embedder down
+// (noDense) the turns are searched by BM25 alone, like the task.
+func (m *Matcher) historySearch(ctx context.Context, req *extract.Requirement, allow []bool, noDense bool) (*index.Result, error) {
+	if len(req.History) == 0 {
 		return nil, nil
 	}
 	text := strings.Join(req.History, "\n")
@@ -542,13 +610,8 @@ func (m *Matcher) historySearch(ctx context.Context, req *extract.Requirement, s
 			return nil, ctx.Err()
 		}
 	}
-	allow := make([]bool, m.idx.Len())
-	for _, c := range sl.Candidates {
-		allow[c.Doc] = true
-	}
-	n := len(sl.Candidates)
 	h, err := m.idx.Search(ctx, index.Query{Text: text, Terms: analyze.Terms(text), Vector: v,
-		Allow: allow, Shortlist: n, K: m.cfg.rrfK, Depth: n, Neighbors: 1})
+		Allow: allow, Shortlist: m.cfg.shortlist, K: m.cfg.rrfK, Neighbors: 1})
 	switch {
 	case errors.Is(err, index.ErrEmptyQuery):
 		return &index.Result{}, nil

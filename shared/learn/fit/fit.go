@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
@@ -49,6 +50,10 @@ type Config struct {
 	// the model keeps: the weights then know catalogs with many examples
 	// and catalogs with none.
 	BothTextRegimes bool
+	// Dialogues adds dialogue tasks made from each set's training tasks
+	// (see Dialogues) to every pass, so that the history features learn
+	// from catalogs whose tasks are single turns.
+	Dialogues bool
 	// Progress, when set, is told how far fitting is.
 	Progress func(stage string, done, total int)
 }
@@ -91,13 +96,23 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		}
 	}
 	perSet := make([][]golden.Task, len(sets))
+	// matched[si] is what set si's passes match: its tasks, then any
+	// dialogue tasks made from them.
+	matched := make([][]golden.Task, len(sets))
 	total := 0
 	for si, set := range sets {
 		perSet[si] = set.Split(cfg.Split)
 		if len(perSet[si]) == 0 {
 			return nil, fmt.Errorf("fit: split %q of %s has no tasks", cfg.Split, set.Dir)
 		}
-		total += len(perSet[si])
+		matched[si] = perSet[si]
+		if cfg.Dialogues {
+			// An earlier turn comes from the task's own cross-fitting
+			// fold, never from the texts indexed as its examples.
+			dlg := Dialogues(perSet[si], func(t *golden.Task) int { return int(hash(t.ID) % uint32(cfg.Folds)) })
+			matched[si] = append(slices.Clip(perSet[si]), dlg...)
+		}
+		total += len(matched[si])
 	}
 	// A pass matches one set's tasks in one regime: with the training
 	// texts of the other folds indexed as examples, or without.
@@ -120,21 +135,25 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	groups := make([]rerank.Group, 0, total)
 	var correct [][]bool
 	var ids []uint32 // a hash of each group's task id, for cross-fitting
+	var made []bool  // the group is a dialogue task made from another
 	done := 0
 	for _, p := range passes {
-		set, tasks := sets[p.set], perSet[p.set]
+		set, tasks := sets[p.set], matched[p.set]
 		folds := 1
 		if p.texts {
 			folds = cfg.Folds
 		}
-		fold := func(t *golden.Task) int { return int(hash(t.ID) % uint32(folds)) }
+		// A dialogue task is in its source task's fold.
+		fold := func(t *golden.Task) int { return int(hash(sourceID(t.ID)) % uint32(folds)) }
 		for f := 0; f < folds; f++ {
 			// Extra examples come from the set's own other folds: its
 			// keys name its own catalog's skills.
 			extra := map[string][]string{}
 			if p.texts {
-				for i := range tasks {
-					if t := &tasks[i]; fold(t) != f && t.Expected != "" {
+				// Only the set's own tasks: a dialogue task's text is a
+				// part of one of them.
+				for i := range perSet[p.set] {
+					if t := &perSet[p.set][i]; fold(t) != f && t.Expected != "" {
 						extra[t.Expected] = append(extra[t.Expected], t.Text)
 					}
 				}
@@ -167,7 +186,9 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 				}
 				groups = append(groups, g)
 				correct = append(correct, g.Labels)
-				ids = append(ids, hash(t.ID+"/cross"))
+				// A dialogue task shares its source's part.
+				ids = append(ids, hash(sourceID(t.ID)+"/cross"))
+				made = append(made, t.ID != sourceID(t.ID))
 				done++
 				if cfg.Progress != nil {
 					cfg.Progress("features", done, total)
@@ -233,6 +254,13 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		}
 		if bestI < 0 {
 			continue // nothing retrieved: no decision to calibrate
+		}
+		if made[gi] {
+			// Dialogue tasks teach the reranker the history features;
+			// the calibration learns from the sets' own tasks, since half
+			// a request is harder than the follow-ups conversations hold
+			// and would make every probability too low.
+			continue
 		}
 		// Whole copies stand in for the weight: calibration fits
 		// unweighted samples.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -224,5 +225,45 @@ func TestFitCalibrationNoMatchWeight(t *testing.T) {
 	}
 	if !higher {
 		t.Error("weighing no-match tasks down in the calibration changed no probability")
+	}
+}
+
+// Dialogue tasks made from a single-turn set give the history features
+// weight, which the set alone cannot: none of its tasks has earlier turns.
+func TestFitDialogues(t *testing.T) {
+	set := loadSet(t)
+	histWeight := func(m *model.Model) float64 {
+		w := m.Reranker
+		sum := 0.0
+		for i, name := range w.Features {
+			if strings.HasPrefix(name, "hist_") {
+				sum += math.Abs(w.W[i])
+			}
+		}
+		for _, tr := range w.Trees {
+			for _, n := range tr.Nodes {
+				if n.Feature >= 0 && strings.HasPrefix(w.Features[n.Feature], "hist_") && n.Left > 0 {
+					sum++
+				}
+			}
+		}
+		return sum
+	}
+	plain, err := Fit(context.Background(), set, Config{Split: "train", Examples: false, Folds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	talk, err := Fit(context.Background(), set, Config{Split: "train", Examples: false, Folds: 3, Dialogues: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := histWeight(plain); w != 0 {
+		t.Errorf("single-turn fit: history weight %v", w)
+	}
+	if w := histWeight(talk); w == 0 {
+		t.Error("dialogue fit: the history features got no weight")
+	}
+	if n, base := talk.Fitted.Tasks, plain.Fitted.Tasks; n <= base || n > 2*base {
+		t.Errorf("dialogue fit on %d tasks, plain on %d", n, base)
 	}
 }

@@ -53,6 +53,8 @@ var FeatureNames = []string{
 	"align_label_z", // align_label standardised over the shortlist
 	"lex_cover",     // weighted share of task words in the skill's text, themselves or a WordNet relative
 	"lex_cover_z",   // lex_cover standardised over the shortlist
+	"agent_rr",      // best 1 / fused rank of another skill of the candidate's agent: the topic it shares
+	"agent_bm25",    // best BM25 / best in the shortlist of another skill of the candidate's agent
 }
 
 // NumFeatures is the length of a feature vector.
@@ -202,9 +204,31 @@ func Features(in *Input) [][]float64 {
 		f[35] = zs[3][i]
 		f[36], f[37], f[38], f[39] = al[0][i], al[2][i], al[1][i], al[3][i]
 		f[40], f[41] = al[4][i], al[5][i]
+		f[42], f[43] = siblingSupport(cands, i, maxBM)
 		out[i] = f
 	}
 	return out
+}
+
+// siblingSupport is what the shortlist says of the candidate's agent
+// through its other skills: the best 1 / fused rank and the best relative
+// BM25 among them (0, 0 when none is shortlisted). A request may name its
+// domain in words that a sibling's text holds ("four tickets to the
+// concert" beside a card whose search skill finds concerts). A scan of
+// the shortlist, not a map: a few dozen string compares.
+func siblingSupport(cands []index.Candidate, i int, maxBM float64) (rr, bm float64) {
+	agent := cands[i].Entry.AgentID
+	for j := range cands {
+		c := &cands[j]
+		if j == i || c.Entry.AgentID != agent {
+			continue
+		}
+		rr = max(rr, 1/float64(c.FusedRank))
+		if maxBM > 0 {
+			bm = max(bm, c.BM25/maxBM)
+		}
+	}
+	return rr, bm
 }
 
 // zscores standardises one score over the shortlist: raw BM25 and cosine

@@ -255,3 +255,28 @@ func TestFeaturesZScores(t *testing.T) {
 		}
 	}
 }
+
+// A candidate's agent support is read from its other shortlisted skills,
+// never from itself.
+func TestFeaturesSiblingSupport(t *testing.T) {
+	in := needInput(
+		index.Candidate{Entry: doc("ap", "match", "Matches invoices."), BM25: 8},
+		index.Candidate{Entry: doc("hr", "payroll", "Runs payroll."), BM25: 4},
+		index.Candidate{Entry: doc("ap", "pay", "Pays suppliers."), BM25: 2},
+		index.Candidate{Entry: doc("crm", "leads", "Finds leads."), BM25: 1},
+	)
+	f := Features(in)
+	for i, want := range []struct{ rr, bm float64 }{
+		{1.0 / 3, 2.0 / 8}, // ap/match: its sibling ap/pay is third
+		{0, 0},             // hr/payroll: alone
+		{1, 1},             // ap/pay: its sibling ap/match is first
+		{0, 0},             // crm/leads: alone
+	} {
+		if got := feat(t, f[i], "agent_rr"); math.Abs(got-want.rr) > 1e-9 {
+			t.Errorf("candidate %d: agent_rr %v, want %v", i, got, want.rr)
+		}
+		if got := feat(t, f[i], "agent_bm25"); math.Abs(got-want.bm) > 1e-9 {
+			t.Errorf("candidate %d: agent_bm25 %v, want %v", i, got, want.bm)
+		}
+	}
+}
