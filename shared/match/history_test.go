@@ -4,11 +4,15 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // The shortlist stage retrieves the earlier turns over every skill the
@@ -90,4 +94,41 @@ func keys(cs []index.Candidate) []string {
 		out[i] = c.Entry.Key
 	}
 	return out
+}
+
+// fallingEmbedder is an embedder whose server goes down once down is set.
+type fallingEmbedder struct {
+	vector.Embedder
+	down atomic.Bool
+}
+
+func (f *fallingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if f.down.Load() {
+		return nil, vector.ErrUnavailable
+	}
+	return f.Embedder.Embed(ctx, texts)
+}
+
+// A follow-up whose current turn has no terms ("do it"), decided while the
+// embedder is down, has nothing to score its earlier turns' skills by: it
+// is abstained on, not failed (which the pipeline would retry and then
+// dead-letter).
+func TestShortlistHistoryEmptyTurn(t *testing.T) {
+	emb := &fallingEmbedder{Embedder: embed.Default()}
+	m, err := match.New(buildCatalog(t, honest()...), match.WithEmbedder(emb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb.down.Store(true)
+	tk := textTask("h", "do it")
+	for _, h := range []string{"is it going to snow in Oslo this weekend", "and then?"} {
+		tk.History = append(tk.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
+	}
+	res, err := m.Match(context.Background(), tk)
+	if err != nil {
+		t.Fatalf("match: %v", err)
+	}
+	if res.Decision.Action == decide.Delegate {
+		t.Errorf("a turn with no terms and no vector was delegated: %+v", res.Decision)
+	}
 }

@@ -410,10 +410,12 @@ type Shortlist struct {
 	// (DegradedEmbedder), "" when it did not.
 	Degraded string
 	// History, for a task with earlier turns, is a retrieval of those
-	// turns over the shortlisted skills, so that "yes, book it" can lean
-	// on what the conversation was about (the reranker's history
-	// features); nil without earlier turns. It is made here, where the
-	// index can search, and travels with the shortlist to the reranker.
+	// turns over every skill the filters kept (ranks among all of them),
+	// trimmed to the shortlisted skills once the ones it favours most
+	// have joined the shortlist, so that "yes, book it" can lean on what
+	// the conversation was about (the reranker's history features); nil
+	// without earlier turns. It is made here, where the index can search,
+	// and travels with the shortlist to the reranker.
 	History *index.Result
 }
 
@@ -574,6 +576,12 @@ func (m *Matcher) withHistorySkills(ctx context.Context, req *extract.Requiremen
 		Text: req.Need, Terms: sl.Terms, Vector: sl.Vector, Allow: allow,
 		Shortlist: len(in), K: m.cfg.rrfK, Neighbors: 1,
 	})
+	if errors.Is(err, index.ErrEmptyQuery) {
+		// A current turn with no terms and no vector (an embedder down,
+		// "do it") has nothing to score the history's skills by: the
+		// shortlist stays as it was, and the decider abstains.
+		return res, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("history skills: %w", err)
 	}

@@ -77,7 +77,8 @@ func shortlistFromWire(s *wire.Shortlist, idx index.Index) (*match.Shortlist, er
 		c.Entry = e
 	}
 	if s.History != nil {
-		// Only shortlisted skills are searched for the earlier turns.
+		// The earlier turns' retrieval travels trimmed to the shortlist:
+		// a history doc outside it is not this shortlist's.
 		short := make(map[int]bool, len(cands))
 		for _, c := range cands {
 			short[c.Doc] = true

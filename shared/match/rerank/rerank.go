@@ -18,8 +18,9 @@ type Input struct {
 	Vector []float32
 	Result *index.Result
 	// History, when the task has earlier turns, is a retrieval of those
-	// turns over the shortlisted skills only: what the conversation was
-	// about, for requests like "yes, book it" that lean on it.
+	// turns over every skill the filters kept, trimmed to the shortlisted
+	// ones: what the conversation was about, for requests like "yes, book
+	// it" that lean on it.
 	History *index.Result
 	// Explain asks for a reason on every candidate, not only the best.
 	Explain bool
