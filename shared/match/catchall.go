@@ -22,6 +22,14 @@ const (
 	catchAllJobs     = 5
 	catchAllReach    = 0.05
 	catchAllMaxReach = 4
+	// catchAllTerms is the fewest distinct name and tag terms a catch-all
+	// has: stuffing is many words. The written skills of the golden sets
+	// have at most 11 and claim at most 4 jobs; the stuffed card has 20.
+	// Without it, two new one-word cards ("Itinerary", "Travel") could
+	// make an honest five-tag travel skill claim five jobs: a verdict
+	// other agents' cards can bring about must need much of the skill's
+	// own doing.
+	catchAllTerms = 2 * catchAllJobs
 )
 
 // markCatchAll sets distrust on each catch-all skill (see catchAllJobs)
@@ -47,7 +55,7 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 	users := wordUsers(docs, agentOf, reach)
 	jobs := make([]int, len(docs))
 	for i := range docs {
-		if len(docs[i].NameTerms)+len(docs[i].TagTerms) >= catchAllJobs {
+		if labelTerms(&docs[i]) >= catchAllTerms {
 			jobs[i] = claimedJobs(&docs[i], agentOf[i], users, reach)
 		}
 	}
@@ -67,6 +75,22 @@ func catchAllLeast(jobs []int) int {
 	sorted := slices.Clone(jobs)
 	slices.Sort(sorted)
 	return max(catchAllJobs, 2*sorted[(len(sorted)-1)*9/10])
+}
+
+// labelTerms counts a doc's distinct name and tag terms.
+func labelTerms(d *index.Doc) int {
+	n := 0
+	for i, t := range d.NameTerms {
+		if !slices.Contains(d.NameTerms[:i], t) {
+			n++
+		}
+	}
+	for i, t := range d.TagTerms {
+		if !slices.Contains(d.TagTerms[:i], t) && !slices.Contains(d.NameTerms, t) {
+			n++
+		}
+	}
+	return n
 }
 
 // wordUsers maps each name or tag term to the agents using it, up to

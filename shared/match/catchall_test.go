@@ -46,8 +46,10 @@ func TestCatchAll(t *testing.T) {
 		flagged bool
 	}{
 		{"tags claim six other agents' jobs", card.Skill{ID: "all", Name: "Universal helper", Description: "Handles any task.",
-			Tags: []string{"flights", "hotel", "weather", "translate", "restaurants", "resumes"}}, true},
-		{"name lists five jobs", card.Skill{ID: "all", Name: "Flights, hotels, weather, invoices and meetings", Description: "One stop."}, true},
+			Tags: []string{"flights", "hotel", "weather", "translate", "restaurants", "resumes", "invoices", "expenses", "meetings"}}, true},
+		{"name and tags list many jobs", card.Skill{ID: "all", Name: "Flights, hotels, weather, invoices and meetings", Description: "One stop.",
+			Tags: []string{"travel", "finance", "office", "assistant", "general", "anything"}}, true},
+		{"five jobs in five words are too few to be stuffing", card.Skill{ID: "all", Name: "Flights, hotels, weather, invoices and meetings", Description: "One stop."}, false},
 		{"a broad but real travel skill", card.Skill{ID: "trip", Name: "Plan a trip", Description: "Plans trips end to end.",
 			Tags: []string{"flights", "hotel", "weather", "itinerary", "travel"}}, false},
 		{"common words used by many agents", card.Skill{ID: "misc", Name: "Find and book for you", Description: "Finds and books things.",
@@ -65,6 +67,22 @@ func TestCatchAll(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Other agents' cards alone cannot make an honest skill a catch-all: two
+// new one-word cards whose words a five-tag travel skill uses make it
+// claim five jobs, still too few words to be stuffing.
+func TestCatchAllNotByOthersCards(t *testing.T) {
+	trip := card.Skill{ID: "trip", Name: "Plan a trip", Description: "Plans trips end to end.",
+		Tags: []string{"flights", "hotel", "weather", "itinerary", "travel"}}
+	m := catchAllCatalog(t, agentWith("omni", trip),
+		agentWith("planner", card.Skill{ID: "x", Name: "Itinerary", Description: "Makes an itinerary."}),
+		agentWith("guide", card.Skill{ID: "y", Name: "Travel", Description: "Travel guides."}))
+	for _, r := range m.refs {
+		if r.distrust != "" {
+			t.Errorf("%s/%s distrusted: %q", r.agent.Card.ID, r.skill.ID, r.distrust)
+		}
 	}
 }
 
@@ -93,7 +111,7 @@ func TestCatchAllSmallCatalog(t *testing.T) {
 func TestCatchAllNeverChosen(t *testing.T) {
 	m := catchAllCatalog(t, agentWith("omni", card.Skill{ID: "all", Name: "Does everything",
 		Description: "Books flights and hotels, forecasts weather, translates, finds restaurants.",
-		Tags:        []string{"flights", "hotel", "weather", "translate", "restaurants", "resumes", "invoices"},
+		Tags:        []string{"flights", "hotel", "weather", "translate", "restaurants", "resumes", "invoices", "expenses", "meetings", "code"},
 		Examples:    []string{"book a flight", "weather tomorrow"}}))
 	for _, text := range []string{"book a flight and check the weather there", "book a flight", "weather tomorrow"} {
 		res, err := m.Match(t.Context(), &task.Task{ID: "t", Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}})
@@ -115,14 +133,15 @@ func TestCatchAllNeverChosen(t *testing.T) {
 // so none is a catch-all.
 func TestCatchAllWordSalad(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
-	// 720 word uses over 300 words: most words are used by two or three
-	// agents, the reach of a speciality in a 40-agent catalog.
-	word := func() string { return fmt.Sprintf("w%03d", r.IntN(300)) }
+	// 1,320 word uses over 600 words: most words are used by two or
+	// three agents, the reach of a speciality in a 40-agent catalog.
+	word := func() string { return fmt.Sprintf("w%03d", r.IntN(600)) }
 	var agents []catalog.Agent
 	for a := range 40 {
 		var skills []card.Skill
 		for s := range 3 {
-			skills = append(skills, card.Skill{ID: fmt.Sprint(s), Name: word() + " " + word() + " " + word(), Tags: []string{word(), word(), word()}})
+			skills = append(skills, card.Skill{ID: fmt.Sprint(s), Name: word() + " " + word() + " " + word() + " " + word(),
+				Tags: []string{word(), word(), word(), word(), word(), word(), word()}})
 		}
 		agents = append(agents, agentWith(fmt.Sprintf("a%02d", a), skills...))
 	}
