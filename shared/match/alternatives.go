@@ -40,25 +40,24 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *ag
 	if len(docs) != len(refs) {
 		return nil, nil
 	}
-	// Per doc: its agent's number, data-handling class and name class.
-	agent, class, name := make([]int32, len(refs)), make([]int32, len(refs)), make([]int32, len(refs))
-	type info struct{ n, class, name int32 }
-	agents := map[*catalog.Agent]info{}
+	// Per doc: its data-handling class and name class (its agent's number
+	// is ref.agentN).
+	class, name := make([]int32, len(refs)), make([]int32, len(refs))
 	classes, names := map[catalog.Status]int32{}, map[string]int32{}
 	dupName := false
+	var c, nm int32
 	for i := range refs {
 		a := refs[i].agent
-		in, ok := agents[a]
-		if !ok {
+		if i == 0 || refs[i].agentN != refs[i-1].agentN {
 			hk := catalog.Status{Clearance: a.Status.Clearance, External: a.Status.External}
-			c, ok := classes[hk]
-			if !ok {
+			var ok bool
+			if c, ok = classes[hk]; !ok {
 				c = int32(len(classes))
 				classes[hk] = c
 			}
 			// An unnamed agent shares its name with no other.
 			nk := strings.Join(analyze.Words(a.Card.Name), " ")
-			nm, ok := names[nk]
+			nm, ok = names[nk]
 			switch {
 			case ok && nk != "":
 				dupName = true
@@ -66,10 +65,8 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *ag
 				nm = int32(len(names))
 				names[nk] = nm
 			}
-			in = info{int32(len(agents)), c, nm}
-			agents[a] = in
 		}
-		agent[i], class[i], name[i] = in.n, in.class, in.name
+		class[i], name[i] = c, nm
 	}
 	if len(classes) < 2 && !dupName {
 		return nil, nil
@@ -100,7 +97,7 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *ag
 		terms := fields[k.field]
 		for _, i := range g {
 			for _, j := range g {
-				if agent[i] == agent[j] || (class[i] == class[j] && name[i] != name[j]) {
+				if refs[i].agentN == refs[j].agentN || (class[i] == class[j] && name[i] != name[j]) {
 					continue // the same agent, or twins at most
 				}
 				if !slices.Equal(terms(&docs[i]), terms(&docs[j])) || slices.Contains(out[int(i)], int(j)) {

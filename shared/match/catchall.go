@@ -33,21 +33,16 @@ const (
 )
 
 // markCatchAll sets distrust on each catch-all skill (see catchAllJobs)
-// not already distrusted. docs are analyzed and in catalog order, so one
-// agent's skills are consecutive.
+// not already distrusted. docs are analyzed, one per ref.
 func markCatchAll(refs []ref, docs []index.Doc) {
 	if len(docs) != len(refs) || len(docs) == 0 {
 		return
 	}
 	agentOf := make([]int32, len(refs))
-	agents := int32(0)
 	for i := range refs {
-		if i > 0 && refs[i].agent != refs[i-1].agent {
-			agents++
-		}
-		agentOf[i] = agents
+		agentOf[i] = refs[i].agentN
 	}
-	agents++
+	agents := refs[len(refs)-1].agentN + 1
 	if agents <= catchAllJobs {
 		return
 	}

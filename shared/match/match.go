@@ -230,7 +230,10 @@ type Matcher struct {
 
 type ref struct {
 	agent *catalog.Agent
-	skill *card.Skill
+	// agentN numbers the agents that have skills, in catalog order: one
+	// agent's refs are consecutive and share it.
+	agentN int32
+	skill  *card.Skill
 	// distrust says why the skill's card text is not trusted with a task
 	// ("" when it is): it gives the matcher orders (isDirective),
 	// repeats its words to game retrieval (isRepetitive) or claims the
@@ -341,8 +344,12 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 	}
 	docs := make([]index.Doc, 0, n)
 	m.refs = make([]ref, 0, n)
+	agentN := int32(0)
 	for ai := range m.cat.Agents {
 		a := &m.cat.Agents[ai]
+		if len(a.Card.Skills) == 0 {
+			continue
+		}
 		for si := range a.Card.Skills {
 			s := &a.Card.Skills[si]
 			key := card.Key(a.Card.ID, s.ID)
@@ -356,8 +363,9 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 				InputModes: a.Card.EffectiveInputModes(s), OutputModes: a.Card.EffectiveOutputModes(s),
 			}
 			docs = append(docs, d)
-			m.refs = append(m.refs, ref{agent: a, skill: s})
+			m.refs = append(m.refs, ref{agent: a, agentN: agentN, skill: s})
 		}
+		agentN++
 	}
 	index.AnalyzeAll(docs, runtime.GOMAXPROCS(0))
 	markDistrusted(m.refs, runtime.GOMAXPROCS(0))
@@ -742,8 +750,8 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 		s.Candidate = *c
 		r := Ranked{Scored: s, Prob: cal.Prob(s.Score), Demoted: sl.Demoted != nil && sl.Demoted[s.Doc]}
 		if m.refs[s.Doc].distrust != "" {
-			// A card that orders the matcher about or stuffs its words is
-			// never trusted with a task: probability 0, ranked last.
+			// A card whose text is not trusted (see ref.distrust) is never
+			// trusted with a task: probability 0, ranked last.
 			r.Prob = 0
 			r.Reason = m.refs[s.Doc].distrust + r.Reason
 		}
