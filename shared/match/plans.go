@@ -167,7 +167,7 @@ func (m *Matcher) DecidePart(ctx context.Context, t *task.Task, req *extract.Req
 // part delegates to no other skill or key itself is confident for it.
 func covers(key string, parts []PartDecision, threshold float64) bool {
 	for _, pd := range parts {
-		if pd.Decision.Action == decide.Delegate && pd.Decision.Chosen != nil && pd.Decision.Chosen.Key == key {
+		if delegatesTo(pd.Decision, key) {
 			continue
 		}
 		found := false
@@ -183,6 +183,19 @@ func covers(key string, parts []PartDecision, threshold float64) bool {
 		}
 	}
 	return true
+}
+
+// delegatesTo says whether a decision delegates to the skill key, or to a
+// twin of it with key as the fallback that does the same job.
+func delegatesTo(d decide.Decision, key string) bool {
+	if d.Action != decide.Delegate || d.Chosen == nil {
+		return false
+	}
+	if d.Chosen.Key == key {
+		return true
+	}
+	return len(d.Fallbacks) > 0 && d.Fallbacks[0].Key == key &&
+		d.Fallbacks[0].Alike == decide.AlikeTwin && d.Fallbacks[0].AlikeOf == d.Chosen.Key
 }
 
 // capSteps keeps the n most probable steps, in the request's order.

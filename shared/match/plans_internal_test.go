@@ -14,6 +14,15 @@ func delegated(key string, prob float64, rest ...decide.Option) PartDecision {
 	return PartDecision{Decision: decide.Decision{Action: decide.Delegate, Chosen: &o, Probability: prob}, Options: append([]decide.Option{o}, rest...)}
 }
 
+// twinOf is a part delegated to key with its twin of as the first fallback
+// (decide pools the two).
+func twinOf(key string, prob float64, of string, ofProb float64) PartDecision {
+	o, f := opt(key, prob), opt(of, ofProb)
+	f.AlikeOf, f.Alike = key, decide.AlikeTwin
+	return PartDecision{Decision: decide.Decision{Action: decide.Delegate, Chosen: &o, Fallbacks: []decide.Option{f}, Probability: 0.76},
+		Options: []decide.Option{o, f}}
+}
+
 func TestCovers(t *testing.T) {
 	abstained := PartDecision{Decision: decide.Decision{Action: decide.Abstain}, Options: []decide.Option{opt("b", 0.5), opt("a", 0.4)}}
 	tests := []struct {
@@ -25,6 +34,9 @@ func TestCovers(t *testing.T) {
 		{"near the top of an undecided part", []PartDecision{delegated("a", 0.9), abstained}, true},
 		{"another skill is confident for a part", []PartDecision{delegated("a", 0.9), delegated("b", 0.95, opt("a", 0.3))}, false},
 		{"confident itself beside another choice", []PartDecision{delegated("a", 0.9), delegated("b", 0.95, opt("a", 0.75))}, true},
+		{"a part delegated to its twin, it the first fallback", []PartDecision{delegated("a", 0.9), twinOf("b", 0.6, "a", 0.4)}, true},
+		{"a part delegated elsewhere, it a fallback but no twin", []PartDecision{delegated("a", 0.9), {Decision: decide.Decision{Action: decide.Delegate,
+			Chosen: &decide.Option{Key: "b", Prob: 0.9}, Fallbacks: []decide.Option{opt("a", 0.3)}}, Options: []decide.Option{opt("b", 0.9), opt("a", 0.3)}}}, false},
 		{"absent from a part's top", []PartDecision{delegated("a", 0.9), {Decision: decide.Decision{Action: decide.Abstain},
 			Options: []decide.Option{opt("b", 0.5), opt("c", 0.4), opt("d", 0.3), opt("a", 0.2)}}}, false},
 	}

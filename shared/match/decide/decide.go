@@ -5,6 +5,7 @@ package decide
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Action is what the orchestrator should do with the task.
@@ -80,7 +81,9 @@ type Decision struct {
 	Chosen *Option `json:"chosen,omitempty"`
 	// Fallbacks are the next skills to try if the chosen one fails.
 	Fallbacks []Option `json:"fallbacks,omitempty"`
-	// Probability is the calibrated probability of the top candidate.
+	// Probability is the calibrated probability of the top candidate; for
+	// a delegation to a skill whose twin of the same name is the first
+	// fallback, that one of the two is right (twins pooled).
 	Probability float64 `json:"probability"`
 	// Candidates are the top two when clarifying.
 	Candidates []Option `json:"candidates,omitempty"`
@@ -169,7 +172,8 @@ func (p Policy) Decide(opts []Option) Decision {
 				top.AgentID, alike.AgentID, agentLabel(top), label(top))
 			d.Reason = fmt.Sprintf("%s and %s do the same job under the same agent name: one copies the other's card", top.Key, alike.Key)
 			return d
-		case alike.Alike == AlikeTwin && top.Prob >= p.Threshold:
+		case alike.Alike == AlikeTwin && twinProb(top, alike) >= p.Threshold:
+			d.Probability = twinProb(top, alike)
 			d.Action = Delegate
 			chosen := top
 			d.Chosen = &chosen
@@ -178,7 +182,12 @@ func (p Policy) Decide(opts []Option) Decision {
 			if len(d.Fallbacks) > max(p.MaxFallbacks, 1) {
 				d.Fallbacks = d.Fallbacks[:max(p.MaxFallbacks, 1)]
 			}
-			d.Reason = fmt.Sprintf("best match %s at %.2f; %s does the same job and is the first fallback", top.Key, top.Prob, alike.Key)
+			if d.Probability > top.Prob {
+				d.Reason = fmt.Sprintf("best match %s at %.2f with its twin %s at %.2f, the first fallback: %.2f that the job is theirs",
+					top.Key, top.Prob, alike.Key, alike.Prob, d.Probability)
+			} else {
+				d.Reason = fmt.Sprintf("best match %s at %.2f; %s does the same job and is the first fallback", top.Key, top.Prob, alike.Key)
+			}
 			return d
 		}
 	}
@@ -209,6 +218,23 @@ func (p Policy) Decide(opts []Option) Decision {
 		}
 	}
 	return d
+}
+
+// twinProb is the probability that a delegation to top, with its twin as
+// the first fallback, goes to a skill that does the job. The reranker
+// weighs each candidate against its rivals, so two skills that do one job
+// under one name split the probability that the job is theirs between
+// them (SGD's sibling services: delegations made at a top probability of
+// 0.5-0.7 beside such a twin were right 77-83% of the time); the twins'
+// probabilities are pooled as if each alone could be right. A twin under
+// another name keeps the top's probability: a shared tag or description
+// is too weak a sign that the two are one job.
+func twinProb(top, twin Option) float64 {
+	name := strings.TrimSpace(top.SkillName)
+	if name == "" || !strings.EqualFold(name, strings.TrimSpace(twin.SkillName)) {
+		return top.Prob
+	}
+	return 1 - (1-top.Prob)*(1-twin.Prob)
 }
 
 // lookAlike is the position of the first option marked as a look-alike of

@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -111,6 +112,11 @@ func TestDegradedFallbacksLast(t *testing.T) {
 	}
 }
 
+func named(o Option, skill string) Option {
+	o.SkillName = skill
+	return o
+}
+
 func alike(o Option, of string, a Alike) Option {
 	o.AlikeOf, o.Alike = of, a
 	return o
@@ -133,6 +139,16 @@ func TestDecideLookAlikes(t *testing.T) {
 			Delegate, "a/x", []string{"b/x", "c/z"}, nil},
 		{"twin below the threshold changes nothing", []Option{opt("a/x", 0.5), alike(opt("b/x", 0.02), "a/x", AlikeTwin)},
 			Abstain, "", nil, nil},
+		{"twins of one name pool their probability", []Option{named(opt("a/x", 0.57), "Get Cars"), named(alike(opt("b/x", 0.47), "a/x", AlikeTwin), "get cars ")},
+			Delegate, "a/x", []string{"b/x"}, nil},
+		{"twins of other names do not pool", []Option{named(opt("a/x", 0.57), "Get Cars"), named(alike(opt("b/x", 0.47), "a/x", AlikeTwin), "Rentals")},
+			Clarify, "", nil, nil},
+		{"twins without names do not pool", []Option{opt("a/x", 0.57), alike(opt("b/x", 0.47), "a/x", AlikeTwin)},
+			Clarify, "", nil, nil},
+		{"pooled twins still need the threshold", []Option{named(opt("a/x", 0.4), "Get Cars"), named(alike(opt("b/x", 0.3), "a/x", AlikeTwin), "Get Cars")},
+			Clarify, "", nil, nil},
+		{"a different handling is never pooled", []Option{named(opt("a/x", 0.6), "Get Cars"), named(alike(opt("b/x", 0.5), "a/x", AlikeDiffers), "Get Cars")},
+			Clarify, "", nil, []string{"a/x", "b/x"}},
 		{"different handling asks", []Option{opt("a/x", 0.95), opt("c/z", 0.1), alike(opt("b/x", 0.02), "a/x", AlikeDiffers)},
 			Clarify, "", nil, []string{"a/x", "b/x"}},
 		{"different handling, best too weak to ask about", []Option{opt("a/x", 0.2), alike(opt("b/x", 0.02), "a/x", AlikeDiffers)},
@@ -168,5 +184,20 @@ func TestDecideLookAlikes(t *testing.T) {
 				t.Errorf("%s: asks about %+v: %q", tc.name, d.Candidates, d.Question)
 			}
 		}
+	}
+}
+
+// A pooled delegation reports the pooled probability and says why.
+func TestDecideTwinProbability(t *testing.T) {
+	d := DefaultPolicy.Decide([]Option{named(opt("a/x", 0.57), "Get Cars"), named(alike(opt("b/x", 0.47), "a/x", AlikeTwin), "Get Cars")})
+	if want := 1 - 0.43*0.53; math.Abs(d.Probability-want) > 1e-12 {
+		t.Errorf("probability %v, want %v", d.Probability, want)
+	}
+	if !strings.Contains(d.Reason, "twin b/x") {
+		t.Errorf("reason %q does not name the twin", d.Reason)
+	}
+	d = DefaultPolicy.Decide([]Option{named(opt("a/x", 0.9), "Get Cars"), named(alike(opt("b/x", 0.02), "a/x", AlikeTwin), "Rentals")})
+	if d.Probability != 0.9 {
+		t.Errorf("probability %v, want the top's 0.9 when the twin is named otherwise", d.Probability)
 	}
 }
