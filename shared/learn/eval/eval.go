@@ -69,7 +69,7 @@ type Outcome struct {
 	Action   decide.Action
 	Chosen   string  // delegated skill key
 	TopKey   string  // top-ranked skill key
-	Prob     float64 // calibrated probability of the top candidate
+	Prob     float64 // calibrated probability of the top candidate (pooled with its twin when the decision pooled them)
 	TopScore float64 // reranker fit of the top candidate
 	// Lead says whether the top candidate passes the margin rule (it leads
 	// the runner-up by the margin, or the runner-up is the same agent), so
@@ -133,6 +133,13 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 		policy.Order(opts)
 		o.TopKey, o.Prob, o.TopScore = opts[0].Key, opts[0].Prob, opts[0].Score
 		o.Lead = len(opts) < 2 || opts[0].Prob-opts[1].Prob >= policy.Margin || opts[1].AgentID == opts[0].AgentID
+		if res.Decision.Action == decide.Delegate && res.Decision.Chosen != nil && res.Decision.Chosen.Key == o.TopKey &&
+			res.Decision.Probability > o.Prob {
+			// Twins of one name pooled their probability (decide): the
+			// delegation was made on the pooled one, which is what the
+			// calibration figures and a threshold sweep must read.
+			o.Prob, o.Lead = res.Decision.Probability, true
+		}
 	}
 	if res.Decision.Chosen != nil {
 		o.Chosen = res.Decision.Chosen.Key
