@@ -122,8 +122,11 @@ func Features(in *Input) [][]float64 {
 			break
 		}
 	}
+	// One array holds every vector: a shortlist's features are read
+	// together and dropped together.
+	all := make([]float64, len(cands)*NumFeatures)
 	for i, c := range cands {
-		f := make([]float64, NumFeatures)
+		f := all[i*NumFeatures : (i+1)*NumFeatures : (i+1)*NumFeatures]
 		f[0] = 1 / float64(c.FusedRank)
 		if c.BM25Rank > 0 {
 			f[1] = 1 / float64(c.BM25Rank)
