@@ -61,7 +61,11 @@ var FeatureNames = []string{
 var NumFeatures = len(FeatureNames)
 
 // Features computes the feature vector of every candidate of in.
-func Features(in *Input) [][]float64 {
+func Features(in *Input) [][]float64 { return features(in, new([]float64)) }
+
+// features is Features with its vectors in *buf (whatever it held),
+// grown when too short, for a caller that reuses the memory.
+func features(in *Input, buf *[]float64) [][]float64 {
 	cands := in.Result.Candidates
 	out := make([][]float64, len(cands))
 	if len(cands) == 0 {
@@ -124,7 +128,13 @@ func Features(in *Input) [][]float64 {
 	}
 	// One array holds every vector: a shortlist's features are read
 	// together and dropped together.
-	all := make([]float64, len(cands)*NumFeatures)
+	all := *buf
+	if cap(all) < len(cands)*NumFeatures {
+		all = make([]float64, len(cands)*NumFeatures)
+		*buf = all
+	}
+	all = all[:len(cands)*NumFeatures]
+	clear(all)
 	for i, c := range cands {
 		f := all[i*NumFeatures : (i+1)*NumFeatures : (i+1)*NumFeatures]
 		f[0] = 1 / float64(c.FusedRank)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Weights are what fitting learned: a logistic model over standardised
@@ -37,6 +38,9 @@ type Learned struct {
 	pos []int
 	// forest is the weights' trees laid out for Logit (see compile).
 	forest forest
+	// feats holds *[]float64 for Rerank's feature vectors, which it
+	// drops once the shortlist is scored: 7 KB a decision, reused.
+	feats sync.Pool
 }
 
 // NewLearned checks the weights against the known features. Features the
@@ -106,7 +110,12 @@ func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	feats := Features(in)
+	buf, _ := l.feats.Get().(*[]float64)
+	if buf == nil {
+		buf = new([]float64)
+	}
+	defer l.feats.Put(buf)
+	feats := features(in, buf)
 	fits := l.Fits(feats)
 	cands := in.Result.Candidates
 	order := make([]int, len(feats))
