@@ -345,12 +345,33 @@ func NewWordCache(wv WordVectors, docs []index.Doc) *WordCache {
 		c.weight = append(c.weight, wt)
 		return r
 	}
+	// Every doc's rows sit in one array, which never grows (a label's
+	// rows at most apart from its text's); a doc's label rows are the
+	// start of its text rows when its LabelWords start its TextWords, as
+	// Analyze makes them. Growing two lists per doc, and looking the
+	// label words up twice, was half of building the cache.
+	n := 0
 	for i := range docs {
-		for _, w := range docs[i].LabelWords {
-			c.label[i] = append(c.label[i], row(w))
+		n += len(docs[i].LabelWords) + len(docs[i].TextWords)
+	}
+	rows := make([]int32, 0, n)
+	for i := range docs {
+		text, label := docs[i].TextWords, docs[i].LabelWords
+		prefix := len(label) <= len(text) && slices.Equal(label, text[:len(label)])
+		if !prefix {
+			lo := len(rows)
+			for _, w := range label {
+				rows = append(rows, row(w))
+			}
+			c.label[i] = rows[lo:len(rows):len(rows)]
 		}
-		for _, w := range docs[i].TextWords {
-			c.text[i] = append(c.text[i], row(w))
+		lo := len(rows)
+		for _, w := range text {
+			rows = append(rows, row(w))
+		}
+		c.text[i] = rows[lo:len(rows):len(rows)]
+		if prefix {
+			c.label[i] = c.text[i][:len(label):len(label)]
 		}
 	}
 	return c
