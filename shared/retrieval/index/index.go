@@ -313,16 +313,3 @@ func (q *Query) withDefaults() Query {
 	}
 	return out
 }
-
-func joinAll(ss []string) string {
-	n := 0
-	for _, s := range ss {
-		n += len(s) + 1
-	}
-	b := make([]byte, 0, n)
-	for _, s := range ss {
-		b = append(b, s...)
-		b = append(b, '\n')
-	}
-	return string(b)
-}
