@@ -263,14 +263,16 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	if cfg.words == nil {
 		cfg.words, _ = cfg.embedder.(rerank.WordVectors)
 	}
-	if cfg.lexicon == nil {
-		cfg.lexicon = lexicon.WordNet()
-	}
 	// Word features the model gives no weight are not computed: they are
 	// a third of a decision's time at 1,000 skills. (A model swapped in
 	// later by a stage that did not build this matcher sees them as 0.)
-	if !usesFeature(cfg.model.Reranker.Features, "lex_cover", "lex_cover_z") {
+	// WordNet is not even loaded then: parsed, it holds 6 MB of heap,
+	// which every garbage collection walks.
+	switch {
+	case !usesFeature(cfg.model.Reranker.Features, "lex_cover", "lex_cover_z"):
 		cfg.lexicon = nil
+	case cfg.lexicon == nil:
+		cfg.lexicon = lexicon.WordNet()
 	}
 	if !usesFeature(cfg.model.Reranker.Features, "align", "align_label", "align_z", "align_label_z", "lex_cover", "lex_cover_z") {
 		cfg.words = nil

@@ -36,7 +36,11 @@ type alignment struct {
 	// touched lists the rows rowAt holds, to reset it for the next
 	// request (WordCache.release).
 	touched []int32
-	buf     []float32
+	// col is allRows' scratch; rows is the WordCache scratch that
+	// rowAt, rowSlab, touched and col were borrowed from.
+	col  []float32
+	rows *rowScratch
+	buf  []float32
 }
 
 type skillWord struct {
@@ -61,11 +65,12 @@ func newAlignment(wv WordVectors, need string) *alignment {
 	if wv == nil {
 		return nil
 	}
-	a := &alignment{wv: wv, dim: wv.Dim(), sim: map[string]skillWord{}}
-	a.buf = make([]float32, a.dim)
-	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(need)) {
+	a := &alignment{wv: wv, dim: wv.Dim()}
+	words := analyze.AppendContentWords(nil, 0, analyze.Words(need))
+	a.taskVecs = make([]float32, 0, len(words)*a.dim)
+	for _, w := range words {
 		n := len(a.taskVecs)
-		a.taskVecs = slices.Grow(a.taskVecs, a.dim)[:n+a.dim]
+		a.taskVecs = a.taskVecs[:n+a.dim]
 		if wt, ok := wv.WordVector(a.taskVecs[n:], w); ok {
 			a.task = append(a.task, wordVec{w, float64(wt)})
 		} else {
@@ -98,6 +103,9 @@ func (a *alignment) word(w string) skillWord {
 		s.weight = float64(wt)
 		s.sims = a.sims(v, make([]float32, len(a.task)))
 	}
+	if a.sim == nil {
+		a.sim = map[string]skillWord{}
+	}
 	a.sim[w] = s
 	return s
 }
@@ -112,6 +120,9 @@ func (a *alignment) vector(w string) ([]float32, float32, bool) {
 			}
 			return c.vecs[int(r)*c.dim : (int(r)+1)*c.dim], c.weight[r], true
 		}
+	}
+	if a.buf == nil {
+		a.buf = make([]float32, a.dim)
 	}
 	wt, ok := a.wv.WordVector(a.buf, w)
 	return a.buf, wt, ok
@@ -179,7 +190,7 @@ func coverSkill(n int, at func(i int) ([]float32, float64)) float64 {
 func Align(wv WordVectors, lex Lexicon, need string, cands []index.Candidate) {
 	a := newAlignment(wv, need)
 	if wc, ok := wv.(*WordCache); ok && a != nil {
-		a.rowAt = wc.rowIndex()
+		wc.borrow(a)
 		defer wc.release(a)
 		a.allRows(wc, cands)
 	}
@@ -272,35 +283,45 @@ type WordCache struct {
 	// text and label are each doc's TextWords and LabelWords as rows
 	// (-1: no vector), in order, by doc number.
 	text, label [][]int32
-	// rowAts holds row indexes of the cache's size, all -1, for
-	// alignments to borrow: a catalog's vocabulary is too large to
-	// allocate and fill one per request.
-	rowAts sync.Pool
+	// scratch holds *rowScratch for alignments to borrow: a catalog's
+	// vocabulary is too large to allocate and fill a row index per
+	// request, and the cosines' buffers were a ninth of the bytes a
+	// decision allocated.
+	scratch sync.Pool
 }
 
-// rowIndex borrows a row index, all -1.
-func (c *WordCache) rowIndex() []int32 {
-	if p, ok := c.rowAts.Get().(*[]int32); ok {
-		return *p
-	}
-	at := make([]int32, len(c.weight))
-	for i := range at {
-		at[i] = -1
-	}
-	return at
+// rowScratch is what an alignment borrows from a WordCache for one
+// request: a row index of the cache's size (all -1 between requests)
+// and the buffers of the rows' cosines.
+type rowScratch struct {
+	at, touched []int32
+	slab, col   []float32
 }
 
-// release resets the rows a touched and returns its index to the pool.
+// borrow lends a its row index and buffers.
+func (c *WordCache) borrow(a *alignment) {
+	s, ok := c.scratch.Get().(*rowScratch)
+	if !ok {
+		s = &rowScratch{at: make([]int32, len(c.weight))}
+		for i := range s.at {
+			s.at[i] = -1
+		}
+	}
+	a.rows, a.rowAt, a.touched, a.rowSlab, a.col = s, s.at, s.touched[:0], s.slab[:0], s.col
+}
+
+// release resets the rows a touched and returns its scratch to the pool.
 func (c *WordCache) release(a *alignment) {
-	if a.rowAt == nil {
+	s := a.rows
+	if s == nil {
 		return
 	}
 	for _, r := range a.touched {
 		a.rowAt[r] = -1
 	}
-	at := a.rowAt
-	a.rowAt, a.touched = nil, nil
-	c.rowAts.Put(&at)
+	s.touched, s.slab, s.col = a.touched[:0], a.rowSlab[:0], a.col[:0]
+	a.rows, a.rowAt, a.touched, a.rowSlab, a.col = nil, nil, nil, nil, nil
+	c.scratch.Put(s)
 }
 
 // NewWordCache reads the vectors of every word of docs' TextWords and
@@ -324,12 +345,33 @@ func NewWordCache(wv WordVectors, docs []index.Doc) *WordCache {
 		c.weight = append(c.weight, wt)
 		return r
 	}
+	// Every doc's rows sit in one array, which never grows (a label's
+	// rows at most apart from its text's); a doc's label rows are the
+	// start of its text rows when its LabelWords start its TextWords, as
+	// Analyze makes them. Growing two lists per doc, and looking the
+	// label words up twice, was half of building the cache.
+	n := 0
 	for i := range docs {
-		for _, w := range docs[i].LabelWords {
-			c.label[i] = append(c.label[i], row(w))
+		n += len(docs[i].LabelWords) + len(docs[i].TextWords)
+	}
+	rows := make([]int32, 0, n)
+	for i := range docs {
+		text, label := docs[i].TextWords, docs[i].LabelWords
+		prefix := len(label) <= len(text) && slices.Equal(label, text[:len(label)])
+		if !prefix {
+			lo := len(rows)
+			for _, w := range label {
+				rows = append(rows, row(w))
+			}
+			c.label[i] = rows[lo:len(rows):len(rows)]
 		}
-		for _, w := range docs[i].TextWords {
-			c.text[i] = append(c.text[i], row(w))
+		lo := len(rows)
+		for _, w := range text {
+			rows = append(rows, row(w))
+		}
+		c.text[i] = rows[lo:len(rows):len(rows)]
+		if prefix {
+			c.label[i] = c.text[i][:len(label):len(label)]
 		}
 	}
 	return c
@@ -341,8 +383,8 @@ func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
 	if r < 0 {
 		return nil
 	}
-	if a.rowAt == nil {
-		a.rowAt = c.rowIndex()
+	if a.rows == nil {
+		c.borrow(a)
 	}
 	if at := a.rowAt[r]; at >= 0 {
 		return a.rowSlab[int(at) : int(at)+len(a.task)]
@@ -370,8 +412,9 @@ func (a *alignment) allRows(c *WordCache, cands []index.Candidate) {
 		}
 	}
 	n, k := len(a.touched), len(a.task)
-	a.rowSlab = make([]float32, n*k, (n+8)*k) // room for a few strays
-	col := make([]float32, n)
+	a.rowSlab = slices.Grow(a.rowSlab[:0], (n+8)*k)[:n*k] // room for a few strays
+	a.col = slices.Grow(a.col[:0], n)[:n]
+	col := a.col
 	for t := range k {
 		vector.CosinesAt(a.taskVecs[t*a.dim:(t+1)*a.dim], c.vecs, a.touched, col)
 		for i, s := range col {

@@ -151,6 +151,7 @@ func TestWordCacheRowsMatchWords(t *testing.T) {
 		{TextWords: []string{"payment", "weather", "zzz"}, LabelWords: []string{"payment", "zzz"}},
 		{TextWords: []string{"weather"}, LabelWords: []string{"weather", "rare"}},
 		{TextWords: nil, LabelWords: nil},
+		{TextWords: []string{"payment", "zzz", "cash"}, LabelWords: []string{"payment", "zzz"}}, // a prefix, as Analyze makes them
 	}
 	cache := NewWordCache(toy, docs)
 	for _, need := range []string{"cash", "the cash rare", "weather payment", "zzz"} {

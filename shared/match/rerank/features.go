@@ -61,7 +61,11 @@ var FeatureNames = []string{
 var NumFeatures = len(FeatureNames)
 
 // Features computes the feature vector of every candidate of in.
-func Features(in *Input) [][]float64 {
+func Features(in *Input) [][]float64 { return features(in, new([]float64)) }
+
+// features is Features with its vectors in *buf (whatever it held),
+// grown when too short, for a caller that reuses the memory.
+func features(in *Input, buf *[]float64) [][]float64 {
 	cands := in.Result.Candidates
 	out := make([][]float64, len(cands))
 	if len(cands) == 0 {
@@ -122,8 +126,17 @@ func Features(in *Input) [][]float64 {
 			break
 		}
 	}
+	// One array holds every vector: a shortlist's features are read
+	// together and dropped together.
+	all := *buf
+	if cap(all) < len(cands)*NumFeatures {
+		all = make([]float64, len(cands)*NumFeatures)
+		*buf = all
+	}
+	all = all[:len(cands)*NumFeatures]
+	clear(all)
 	for i, c := range cands {
-		f := make([]float64, NumFeatures)
+		f := all[i*NumFeatures : (i+1)*NumFeatures : (i+1)*NumFeatures]
 		f[0] = 1 / float64(c.FusedRank)
 		if c.BM25Rank > 0 {
 			f[1] = 1 / float64(c.BM25Rank)
@@ -342,7 +355,14 @@ func uniqueTerms(terms []string, weights []float64) ([]string, []float64) {
 	return ts, ws
 }
 
+// has says whether the sorted set holds t. A skill's term sets are short
+// (a name's, a description's): comparing t with each, which a length
+// mismatch mostly settles, was twice as fast as a binary search of full
+// string comparisons, up to a few dozen terms.
 func has(sorted []string, t string) bool {
+	if len(sorted) <= 32 {
+		return slices.Contains(sorted, t)
+	}
 	_, ok := slices.BinarySearch(sorted, t)
 	return ok
 }

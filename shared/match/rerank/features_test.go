@@ -1,6 +1,7 @@
 package rerank
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -277,6 +278,22 @@ func TestFeaturesSiblingSupport(t *testing.T) {
 		}
 		if got := feat(t, f[i], "agent_bm25"); math.Abs(got-want.bm) > 1e-9 {
 			t.Errorf("candidate %d: agent_bm25 %v, want %v", i, got, want.bm)
+		}
+	}
+}
+
+// has answers alike for short sets (scanned) and long ones (searched).
+func TestHas(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 32, 33, 100} {
+		set := make([]string, n)
+		for i := range set {
+			set[i] = fmt.Sprintf("t%03d", 2*i) // sorted, even numbers only
+		}
+		for i := -1; i <= 2*n; i++ {
+			term := fmt.Sprintf("t%03d", i)
+			if want := i >= 0 && i%2 == 0 && i < 2*n; has(set, term) != want {
+				t.Errorf("%d terms: has(%q) = %v, want %v", n, term, !want, want)
+			}
 		}
 	}
 }

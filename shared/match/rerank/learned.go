@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Weights are what fitting learned: a logistic model over standardised
@@ -37,6 +38,9 @@ type Learned struct {
 	pos []int
 	// forest is the weights' trees laid out for Logit (see compile).
 	forest forest
+	// feats holds *[]float64 for Rerank's feature vectors, which it
+	// drops once the shortlist is scored: 7 KB a decision, reused.
+	feats sync.Pool
 }
 
 // NewLearned checks the weights against the known features. Features the
@@ -106,25 +110,35 @@ func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	feats := Features(in)
-	fits := l.Fits(feats)
-	out := make([]Scored, len(feats))
-	for i := range feats {
-		out[i] = Scored{Candidate: in.Result.Candidates[i], Score: fits[i]}
+	buf, _ := l.feats.Get().(*[]float64)
+	if buf == nil {
+		buf = new([]float64)
 	}
-	order := make([]int, len(out))
+	defer l.feats.Put(buf)
+	feats := features(in, buf)
+	fits := l.Fits(feats)
+	cands := in.Result.Candidates
+	order := make([]int, len(feats))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return less(&out[order[a]], &out[order[b]]) })
-	sorted := make([]Scored, len(out))
+	// Best fit first; a tie keeps the fused order.
+	sort.SliceStable(order, func(a, b int) bool {
+		i, j := order[a], order[b]
+		if fits[i] != fits[j] {
+			return fits[i] > fits[j]
+		}
+		return cands[i].FusedRank < cands[j].FusedRank
+	})
+	sorted := make([]Scored, len(order))
+	var cs []contrib // reason's scratch
 	for rank, i := range order {
-		sorted[rank] = out[i]
+		sorted[rank] = Scored{Candidate: cands[i], Score: fits[i]}
 		// Reasons are sentences: write them only for the candidates a
 		// decision can name (top, fallbacks, the clarifying pair), unless
 		// the caller explains the whole shortlist.
 		if rank < ReasonsFor || in.Explain {
-			sorted[rank].Reason = l.reason(feats[i], &sorted[rank])
+			sorted[rank].Reason, cs = l.reason(feats[i], &sorted[rank], cs)
 		}
 	}
 	return sorted, nil
@@ -133,20 +147,16 @@ func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
 // ReasonsFor is how many of the best candidates get a reason by default.
 const ReasonsFor = 4
 
-func less(a, b *Scored) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.FusedRank < b.FusedRank
+// contrib is one feature's share of a logit.
+type contrib struct {
+	name string
+	v    float64
 }
 
-// reason names the evidence that moved the score most, in words.
-func (l *Learned) reason(f []float64, s *Scored) string {
-	type contrib struct {
-		name string
-		v    float64
-	}
-	cs := make([]contrib, 0, len(l.pos))
+// reason names the evidence that moved the score most, in words. cs is
+// scratch, handed back for the next candidate.
+func (l *Learned) reason(f []float64, s *Scored, cs []contrib) (string, []contrib) {
+	cs = cs[:0]
 	for i, p := range l.pos {
 		cs = append(cs, contrib{l.w.Features[i], l.w.W[i] * (f[p] - l.w.Mean[i]) / l.w.Scale[i]})
 	}
@@ -178,7 +188,7 @@ func (l *Learned) reason(f []float64, s *Scored) string {
 		}
 		parts = append(parts, sign+" "+word)
 	}
-	return fmt.Sprintf("fit %.1f/10: %s", s.Score, strings.Join(parts, "; "))
+	return fmt.Sprintf("fit %.1f/10: %s", s.Score, strings.Join(parts, "; ")), cs
 }
 
 func describe(feature string, f []float64, s *Scored) string {

@@ -163,17 +163,6 @@ func AppendTerms(dst []string, text string) []string {
 	return out
 }
 
-// AppendTermsOf appends the terms of words, which AppendWords split: for
-// a caller that reads a text's words for more than its terms.
-func AppendTermsOf(dst, words []string) []string {
-	for _, w := range words {
-		if !IsStopword(w) {
-			dst = append(dst, Stem(w))
-		}
-	}
-	return dst
-}
-
 // AppendContentWords appends to dst the content words of words, which
 // AppendWords split: those that are not stopwords, each once — neither
 // already in dst[from:] nor earlier in words. The reranker aligns a task

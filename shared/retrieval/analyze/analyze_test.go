@@ -108,15 +108,6 @@ func TestAppendMatchesWordsAndTerms(t *testing.T) {
 	}
 }
 
-func TestAppendTermsOf(t *testing.T) {
-	for _, text := range []string{"", "the", "Running payments, please!", "don’t STOP", "ÉCOLE café", "a an the of"} {
-		base := []string{"kept"}
-		if got, want := AppendTermsOf(slices.Clone(base), Words(text)), AppendTerms(slices.Clone(base), text); !slices.Equal(got, want) {
-			t.Errorf("AppendTermsOf(Words(%q)) = %q, AppendTerms %q", text, got, want)
-		}
-	}
-}
-
 // Content words are the words that are not stopwords, first occurrence
 // kept, also past the point where duplicates are found with a map.
 func TestAppendContentWords(t *testing.T) {

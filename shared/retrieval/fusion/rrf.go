@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // DefaultK is the rank constant from the original RRF paper. A large k
@@ -52,23 +53,41 @@ func RRF(k float64, lists ...[]int) []Scored {
 // silently misaligned weight would bias every query. A list of weight 0 still
 // contributes its documents (with score 0 from that list) and its ranks.
 func WeightedRRF(k float64, weights []float64, lists ...[]int) []Scored {
-	out := fuse(k, weights, lists)
+	out := fuse(k, weights, lists, &fuser{})
 	slices.SortFunc(out, compare)
 	return out
 }
 
-// fuse scores every id of the lists, in no particular order.
-func fuse(k float64, weights []float64, lists [][]int) []Scored {
+// fuser is fuse's working memory. TopRRF keeps its fusers in a pool and
+// copies out only the entries it returns: a shortlist of 20 fused from
+// two lists of 100 allocated 12 KB for the 200 it drops, a sixth of the
+// bytes of a decision at 1,000 skills.
+type fuser struct {
+	pos   map[int]int
+	out   []Scored
+	ranks []int
+	terms []float64
+}
+
+var fusers = sync.Pool{New: func() any { return &fuser{} }}
+
+// fuse scores every id of the lists, in no particular order, in f's
+// memory.
+func fuse(k float64, weights []float64, lists [][]int, f *fuser) []Scored {
 	checkK(k)
 	checkWeights(weights, len(lists))
 
 	// Pass 1 numbers the distinct ids so the rank table can be one
-	// allocation of exactly the right size.
+	// array of exactly the right size.
 	total := 0
 	for _, l := range lists {
 		total += len(l)
 	}
-	pos := make(map[int]int, total)
+	if f.pos == nil {
+		f.pos = make(map[int]int, total)
+	}
+	pos := f.pos
+	clear(pos)
 	for _, l := range lists {
 		for _, id := range l {
 			if _, ok := pos[id]; !ok {
@@ -80,8 +99,10 @@ func fuse(k float64, weights []float64, lists [][]int) []Scored {
 		return nil
 	}
 
-	out := make([]Scored, len(pos))
-	ranks := make([]int, len(pos)*len(lists))
+	f.out = slices.Grow(f.out[:0], len(pos))[:len(pos)]
+	f.ranks = slices.Grow(f.ranks[:0], len(pos)*len(lists))[:len(pos)*len(lists)]
+	out, ranks := f.out, f.ranks
+	clear(ranks)
 	for id, p := range pos {
 		out[p] = Scored{ID: id, Ranks: ranks[p*len(lists) : (p+1)*len(lists) : (p+1)*len(lists)]}
 	}
@@ -96,9 +117,8 @@ func fuse(k float64, weights []float64, lists [][]int) []Scored {
 		}
 	}
 
-	var terms []float64
 	for p := range out {
-		out[p].Score, terms = score(k, weights, out[p].Ranks, terms)
+		out[p].Score, f.terms = score(k, weights, out[p].Ranks, f.terms)
 	}
 	return out
 }
@@ -106,7 +126,14 @@ func fuse(k float64, weights []float64, lists [][]int) []Scored {
 // TopRRF is RRF(k, lists...) cut to its first n entries (all for n ≤ 0),
 // without sorting the rest: a shortlist of 20 from two lists of 100.
 func TopRRF(k float64, n int, lists ...[]int) []Scored {
-	out := fuse(k, nil, lists)
+	f := fusers.Get().(*fuser)
+	defer fusers.Put(f)
+	return detach(top(fuse(k, nil, lists, f), n), len(lists))
+}
+
+// top sorts the first n entries of out (all for n ≤ 0) to its front and
+// returns them.
+func top(out []Scored, n int) []Scored {
 	if n <= 0 || n >= len(out) {
 		slices.SortFunc(out, compare)
 		return out
@@ -142,6 +169,22 @@ func TopRRF(k float64, n int, lists ...[]int) []Scored {
 	}
 	slices.SortFunc(h, compare)
 	return h
+}
+
+// detach copies fused entries, and their ranks among lists lists, out of
+// a fuser's memory.
+func detach(s []Scored, lists int) []Scored {
+	if len(s) == 0 {
+		return nil
+	}
+	out := slices.Clone(s)
+	ranks := make([]int, len(s)*lists)
+	for i := range out {
+		r := ranks[i*lists : (i+1)*lists : (i+1)*lists]
+		copy(r, s[i].Ranks)
+		out[i].Ranks = r
+	}
+	return out
 }
 
 // score sums the reciprocal-rank contributions of one document. The terms

@@ -36,10 +36,10 @@ func analyzeReference(d *Doc) {
 		return out
 	}
 	d.NameTerms = set(d.Name)
-	d.TagTerms = set(joinAll(d.Tags))
+	d.TagTerms = set(strings.Join(d.Tags, "\n"))
 	d.DescTerms = set(d.Description)
-	d.ExampleTerms = set(joinAll(d.Examples))
-	d.LabelWords = content(nil, d.Name, joinAll(d.Tags))
+	d.ExampleTerms = set(strings.Join(d.Examples, "\n"))
+	d.LabelWords = content(nil, d.Name, strings.Join(d.Tags, "\n"))
 	d.TextWords = content(d.LabelWords, d.Description, d.AgentName)
 }
 

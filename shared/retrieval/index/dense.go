@@ -43,6 +43,21 @@ type Dense struct {
 	// widest is the most vectors one doc has (the scratch a block needs).
 	widest  int
 	workers int
+	// scratch holds *searchScratch for quantized searches to reuse.
+	scratch sync.Pool
+}
+
+// searchScratch is a quantized search's working memory, reused from
+// search to search: at 1,000 skills it was a fifth of the bytes a
+// decision allocated, and fresh memory costs a decision cache misses on
+// top of the garbage collection.
+type searchScratch struct {
+	parts       []part
+	floors      [2]floor // every part's docs' and vectors'
+	cands, vecs []bound
+	ids         []int32
+	sims        []float32
+	top, near   topK
 }
 
 // NewDense quantizes vs for searches on up to workers goroutines.
@@ -143,9 +158,17 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 	if len(vs.Owner) >= parallelMinVectors {
 		workers = d.workers
 	}
-	parts := make([]part, workers)
+	sc, _ := d.scratch.Get().(*searchScratch)
+	if sc == nil {
+		sc = &searchScratch{}
+	}
+	defer d.scratch.Put(sc)
+	if len(sc.parts) < workers {
+		sc.parts = make([]part, workers)
+	}
+	parts := sc.parts[:workers]
 	for w := range parts {
-		parts[w] = part{docFloor: newFloor(depth), vecFloor: newFloor(k)}
+		parts[w].reset(depth, k)
 	}
 	if workers == 1 {
 		d.firstPass(q, allow, 0, docs, &parts[0])
@@ -172,7 +195,9 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 	}
 	// The global thresholds: the depth-th best doc lower bound and k-th
 	// best vector lower bound over every part.
-	docFloor, vecFloor := newFloor(depth), newFloor(k)
+	docFloor, vecFloor := &sc.floors[0], &sc.floors[1]
+	docFloor.reset(depth)
+	vecFloor.reset(k)
 	for i := range parts {
 		for _, x := range parts[i].docFloor.h {
 			docFloor.offer(x)
@@ -182,7 +207,7 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 		}
 	}
 	dt, vt := docFloor.min(), vecFloor.min()
-	var cands, vecs []bound
+	cands, vecs := sc.cands[:0], sc.vecs[:0]
 	for i := range parts {
 		for _, c := range parts[i].docs {
 			if c.up >= dt {
@@ -200,13 +225,19 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 	byBound := func(a, b bound) int { return cmp.Compare(b.up, a.up) }
 	slices.SortFunc(cands, byBound)
 	slices.SortFunc(vecs, byBound)
-	top, near := newTopK(depth), newTopK(k)
+	sc.cands, sc.vecs = cands, vecs
+	top, near := &sc.top, &sc.near
+	top.reset(depth)
+	near.reset(k)
 	// Re-scored a few docs' vectors at a time (one kernel call keeps its
 	// four chains busy), in bound order all the same: a batch's docs past
 	// the point where the loop would have stopped are scored for nothing
 	// and offered to no one.
 	limit := max(rescoreBatch, d.widest)
-	ids, sims := make([]int32, 0, limit), make([]float32, limit)
+	if len(sc.sims) < limit {
+		sc.ids, sc.sims = make([]int32, 0, limit), make([]float32, limit)
+	}
+	ids, sims := sc.ids[:0], sc.sims[:limit]
 	for lo := 0; lo < len(cands); {
 		if top.full() && cands[lo].up < top.h[0].s {
 			break
@@ -264,6 +295,14 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 // rescoreBatch is how many vectors the exact re-scoring hands the kernel
 // at once.
 const rescoreBatch = 32
+
+// reset readies a part for a search of depth docs and k vectors,
+// keeping its buffers.
+func (p *part) reset(depth, k int) {
+	p.docFloor.reset(depth)
+	p.vecFloor.reset(k)
+	p.docs, p.vecs = p.docs[:0], p.vecs[:0]
+}
 
 // firstPass bounds the scores of docs [lo, hi) and keeps those that may
 // reach the top, block by block.
@@ -339,6 +378,14 @@ type floor struct {
 
 func newFloor(n int) floor { return floor{h: make([]float32, 0, n), n: n} }
 
+// reset empties f to keep the n largest values, reusing its buffer.
+func (f *floor) reset(n int) {
+	if cap(f.h) < n {
+		f.h = make([]float32, 0, n)
+	}
+	f.h, f.n = f.h[:0], n
+}
+
 func (f *floor) min() float32 {
 	if f.n == 0 {
 		return float32(math.Inf(1))
@@ -394,6 +441,14 @@ type topK struct {
 }
 
 func newTopK(n int) topK { return topK{h: make([]scored, 0, n), n: n} }
+
+// reset empties t to keep the n best, reusing its buffer.
+func (t *topK) reset(n int) {
+	if cap(t.h) < n {
+		t.h = make([]scored, 0, n)
+	}
+	t.h, t.n = t.h[:0], n
+}
 
 func (t *topK) full() bool { return len(t.h) >= t.n }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
@@ -69,8 +70,51 @@ func AnalyzeAll(docs []Doc, workers int) {
 // Analyze fills the doc's term sets (sorted, unique) and content words.
 func (d *Doc) Analyze() { d.analyze(&scratch{}) }
 
-// scratch is the buffers analyze reuses from doc to doc.
-type scratch struct{ words, out []string }
+// scratch is the buffers analyze reuses from doc to doc, and its memo of
+// each word's term.
+type scratch struct {
+	words, out []string
+	terms      map[string]term
+}
+
+// term is a word's BM25 term; stop marks a stopword, which has none.
+type term struct {
+	stem string
+	stop bool
+}
+
+// maxMemoWords bounds a scratch's memo: card text is untrusted, and a
+// stream of unique junk words must not grow it without limit.
+const maxMemoWords = 1 << 16
+
+// appendTermSet appends the terms of words, sorted and unique. A
+// catalog repeats its words endlessly: one lookup in the worker's own map
+// replaced the stopword check and the shared stem cache (a sync.Map) of
+// every word, a tenth of analyzing a doc.
+func (s *scratch) appendTermSet(b, words []string) []string {
+	if s.terms == nil {
+		s.terms = make(map[string]term)
+	}
+	n := len(b)
+	for _, w := range words {
+		t, ok := s.terms[w]
+		if !ok {
+			t = term{stop: analyze.IsStopword(w)}
+			if !t.stop {
+				t.stem = analyze.Stem(w)
+			}
+			if len(s.terms) >= maxMemoWords {
+				clear(s.terms)
+			}
+			s.terms[strings.Clone(w)] = t // w may be a substring of a long text
+		}
+		if !t.stop {
+			b = append(b, t.stem)
+		}
+	}
+	slices.Sort(b[n:])
+	return b[:n+len(slices.Compact(b[n:]))]
+}
 
 // analyze is Analyze with scratch buffers. Each text is split into words
 // once; its terms and its content words are both read from them.
@@ -96,13 +140,13 @@ func (d *Doc) analyze(s *scratch) {
 	}
 	b := s.out[:0]
 	var ends [5]int
-	b = appendTermSet(b, w[:name])
+	b = s.appendTermSet(b, w[:name])
 	ends[0] = len(b)
-	b = appendTermSet(b, w[name:tags])
+	b = s.appendTermSet(b, w[name:tags])
 	ends[1] = len(b)
-	b = appendTermSet(b, w[tags:desc])
+	b = s.appendTermSet(b, w[tags:desc])
 	ends[2] = len(b)
-	b = appendTermSet(b, w[agent:])
+	b = s.appendTermSet(b, w[agent:])
 	ends[3] = len(b)
 	b = analyze.AppendContentWords(b, ends[3], w[:tags])
 	ends[4] = len(b)
@@ -125,14 +169,6 @@ func (d *Doc) analyze(s *scratch) {
 	clear(w[:cap(w)])
 	clear(b[:cap(b)])
 	s.words, s.out = w[:0], b[:0]
-}
-
-// appendTermSet appends the terms of words, sorted and unique.
-func appendTermSet(b, words []string) []string {
-	n := len(b)
-	b = analyze.AppendTermsOf(b, words)
-	slices.Sort(b[n:])
-	return b[:n+len(slices.Compact(b[n:]))]
 }
 
 // Query is one retrieval request.
@@ -276,17 +312,4 @@ func (q *Query) withDefaults() Query {
 		out.Neighbors = 10
 	}
 	return out
-}
-
-func joinAll(ss []string) string {
-	n := 0
-	for _, s := range ss {
-		n += len(s) + 1
-	}
-	b := make([]byte, 0, n)
-	for _, s := range ss {
-		b = append(b, s...)
-		b = append(b, '\n')
-	}
-	return string(b)
 }

@@ -3,6 +3,9 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
@@ -148,5 +151,67 @@ func TestDocsResolvesLikeMemoryAndDoesNotSearch(t *testing.T) {
 	}
 	if _, err := d.Search(context.Background(), Query{Terms: []string{"flight"}}); !errors.Is(err, ErrNotSearchable) {
 		t.Errorf("Search: err %v, want ErrNotSearchable", err)
+	}
+}
+
+// Searches run concurrently on one index: a large one searches BM25 beside
+// the dense scan, and both reuse pooled scratch. Each answer must be the
+// one the query gets alone (run with -race to check the sharing too).
+func TestMemoryConcurrentSearches(t *testing.T) {
+	words := []string{"invoice", "payment", "refund", "flight", "hotel", "weather", "rain", "ticket",
+		"report", "summary", "translate", "schedule", "meeting", "budget", "contract", "review"}
+	word := func(i int) string { return words[i%len(words)] }
+	var docs []Doc
+	for i := 0; len(docs)*3 < parallelMinVectors+300; i++ {
+		docs = append(docs, Doc{Key: fmt.Sprintf("a%d/s%d", i/10, i), AgentID: fmt.Sprintf("a%d", i/10), SkillID: fmt.Sprintf("s%d", i),
+			Name: word(i) + " " + word(i/3), Description: "handles " + word(i/7) + " and " + word(i/11) + " work",
+			Examples: []string{"please " + word(i/5) + " my " + word(i), "a " + word(i/13) + " for " + word(i/2)}})
+	}
+	m, err := NewMemory(docs, embed.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.vs.Owner) < parallelMinVectors {
+		t.Fatalf("%d vectors: too few for the lexical search beside the dense one", len(m.vs.Owner))
+	}
+	var queries []Query
+	for i := range 12 {
+		q := query(word(i) + " the " + word(3*i+1) + " " + word(5*i+2))
+		if i%3 == 1 { // agents filtered out, as the hard filters do
+			q.Allow = make([]bool, len(docs))
+			for d := range q.Allow {
+				q.Allow[d] = (d/10)%4 != i%4
+			}
+		}
+		q.Shortlist = 10 + i
+		queries = append(queries, q)
+	}
+	ctx := context.Background()
+	want := make([]*Result, len(queries))
+	for i, q := range queries {
+		if want[i], err = m.Search(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*len(queries))
+	for g := range 4 {
+		wg.Go(func() {
+			for j := range queries {
+				i := (j + 5*g) % len(queries)
+				got, err := m.Search(ctx, queries[i])
+				switch {
+				case err != nil:
+					errs <- err
+				case !reflect.DeepEqual(got, want[i]):
+					errs <- fmt.Errorf("query %d: a concurrent search answered differently", i)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

@@ -39,15 +39,25 @@ func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (S
 	st := Stats{Lex: bm25.New(), ExLex: bm25.New()}
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		// A field per tag and per example, of the tags' and examples'
+		// weight, counts as the tags or examples joined would, without a
+		// joined copy of them per doc: the same additions in the same
+		// order, and a length that sums weight × words tag by tag, exact
+		// for weights in eighths (the defaults; the Weaviate index
+		// requires them).
+		var fields []bm25.Field
 		for i := range docs {
 			d := &docs[i]
-			st.Lex.Add(i,
-				bm25.Field{Text: d.Name, Weight: w.Name},
-				bm25.Field{Text: joinAll(d.Tags), Weight: w.Tags},
-				bm25.Field{Text: d.Description, Weight: w.Description},
-				bm25.Field{Text: d.AgentName, Weight: w.AgentName},
-				bm25.Field{Text: joinAll(d.Examples), Weight: w.Examples},
-			)
+			fields = append(fields[:0], bm25.Field{Text: d.Name, Weight: w.Name})
+			for _, t := range d.Tags {
+				fields = append(fields, bm25.Field{Text: t, Weight: w.Tags})
+			}
+			fields = append(fields, bm25.Field{Text: d.Description, Weight: w.Description},
+				bm25.Field{Text: d.AgentName, Weight: w.AgentName})
+			for _, e := range d.Examples {
+				fields = append(fields, bm25.Field{Text: e, Weight: w.Examples})
+			}
+			st.Lex.Add(i, fields...)
 		}
 	})
 	wg.Go(func() {

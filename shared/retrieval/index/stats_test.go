@@ -2,9 +2,14 @@ package index
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/bm25"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
@@ -58,6 +63,62 @@ func TestBuildStatsVectorsInOrder(t *testing.T) {
 		}
 		if st.Lex.Len() != len(docs) || st.ExLex.Len() != total-len(docs) {
 			t.Errorf("%s: %d docs and %d examples indexed, want %d and %d", tc.name, st.Lex.Len(), st.ExLex.Len(), len(docs), total-len(docs))
+		}
+	}
+}
+
+// The skill-level BM25 index takes a field per tag and per example; its
+// scores and lengths must be, bit for bit, those of the tags and the
+// examples joined into one field each, with any weights.
+func TestBuildStatsLexIsJoinedFields(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	vocab := strings.Fields("pay Paying payment invoice INVOICES travel flight's it' don’t café book booking the a of x 12")
+	text := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = vocab[rng.IntN(len(vocab))]
+		}
+		return strings.Join(ws, " ")
+	}
+	var docs []Doc
+	for i := range 300 {
+		d := Doc{Key: fmt.Sprintf("a/s%d", i), Name: text(rng.IntN(4)), Description: text(rng.IntN(15)), AgentName: text(rng.IntN(3))}
+		for range rng.IntN(5) {
+			d.Tags = append(d.Tags, text(rng.IntN(3)))
+		}
+		for range rng.IntN(5) {
+			d.Examples = append(d.Examples, text(rng.IntN(9)))
+		}
+		docs = append(docs, d)
+	}
+	for _, w := range []FieldWeights{DefaultFieldWeights, {Name: 1.25, Tags: 0.75, Description: 1, AgentName: 0, Examples: 2.5}} {
+		st, err := BuildStats(slices.Clone(docs), embed.Default(), w, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := bm25.New()
+		for i, d := range docs {
+			ref.Add(i, bm25.Field{Text: d.Name, Weight: w.Name}, bm25.Field{Text: strings.Join(d.Tags, "\n"), Weight: w.Tags},
+				bm25.Field{Text: d.Description, Weight: w.Description}, bm25.Field{Text: d.AgentName, Weight: w.AgentName},
+				bm25.Field{Text: strings.Join(d.Examples, "\n"), Weight: w.Examples})
+		}
+		if st.Lex.AvgLen() != ref.AvgLen() {
+			t.Fatalf("weights %+v: average length %v, joined %v", w, st.Lex.AvgLen(), ref.AvgLen())
+		}
+		all := make([]int, len(docs))
+		for i := range all {
+			all[i] = i
+		}
+		got, want := make([]float64, len(docs)), make([]float64, len(docs))
+		for _, q := range vocab {
+			terms := analyze.Terms(q + " " + vocab[rng.IntN(len(vocab))])
+			st.Lex.ScoreEach(terms, all, got)
+			ref.ScoreEach(terms, all, want)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("weights %+v, query %q, doc %d: score %v, joined %v", w, terms, i, got[i], want[i])
+				}
+			}
 		}
 	}
 }

@@ -144,7 +144,12 @@ func (t *Table) AddScaled(acc []float32, i int, f float32) {
 		}
 		return
 	}
-	acc = acc[:len(row)/3*4]
+	addScaled6(acc[:len(row)/3*4], row, f)
+}
+
+// addScaled6Generic adds f·q to acc for the 6-bit codes q of row, 4 in
+// each 3 bytes.
+func addScaled6Generic(acc []float32, row string, f float32) {
 	for g, j := 0, 0; j+2 < len(row); g, j = g+4, j+3 {
 		p := uint32(row[j]) | uint32(row[j+1])<<8 | uint32(row[j+2])<<16
 		// Shifting each 6-bit field to the top of an int32 and back sign-
