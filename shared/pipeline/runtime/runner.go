@@ -211,18 +211,22 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		}
 		run.group = batch.NewGroup(r.js.Conn(), gc)
 	}
+	workers := r.cfg.Workers
+	if st.Workers > 0 {
+		workers = st.Workers
+	}
 	if r.cfg.MaxInFlight > 1 {
-		run.pool = startPublishers(max(publishersPerStage, st.Workers*max(1, st.Concurrency)), r.cfg.MaxInFlight, func(d delivery) {
+		// As many publishers as deliveries handled at once: a stage that
+		// handles many at once (the extractor's 32) and publishes them
+		// through one publisher waits a round trip per output, one after
+		// another, and its handlers block on the full pool.
+		run.pool = startPublishers(max(publishersPerStage, workers*max(1, st.Concurrency)), r.cfg.MaxInFlight, func(d delivery) {
 			// Background: a stopping stage still finishes what it has
 			// taken, within the retry budget.
 			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Retry)
 			defer cancel()
 			run.publishAndSettle(ctx, d, false)
 		})
-	}
-	workers := r.cfg.Workers
-	if st.Workers > 0 {
-		workers = st.Workers
 	}
 	var slots chan struct{} // nil: each worker handles one delivery at a time
 	if st.Concurrency > 1 && st.Ready == nil {
