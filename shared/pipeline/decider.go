@@ -194,11 +194,12 @@ func (d *Decider) plan(ctx context.Context, m *match.Matcher, t *task.Task, whol
 
 // once publishes res's decision only if it is the task's first, through
 // the decision store, whose write is the task's record: the result then
-// has no outputs left for the runner. A delivery that finds another
-// decision stored publishes nothing; a decision stored for another task
-// under the same id (reused), or for another identical submission (a
-// retry), turns this one into a dead letter, as the extractor would have,
-// had the decision been there when it looked.
+// reports it as Stored, not as an output left for the runner to publish. A
+// delivery that finds another decision stored publishes nothing; a
+// decision stored for another task under the same id (reused), or for
+// another identical submission (a retry), turns this one into a dead
+// letter, as the extractor would have, had the decision been there when it
+// looked.
 func (d *Decider) once(ctx context.Context, in Msg, res Result, caller string) (Result, error) {
 	o := res.Out[0]
 	fp := nats.Header(in.Header).Get(HeaderFingerprint)
@@ -209,8 +210,12 @@ func (d *Decider) once(ctx context.Context, in Msg, res Result, caller string) (
 	runtime.InjectTrace(ctx, h)
 	done := Result{TaskID: res.TaskID}
 	dec, err := d.cfg.Decided.Decide(ctx, caller, res.TaskID, fp, seq, wire.StoredMessage{Subject: o.Subject, MsgID: o.MsgID, Data: o.Data}, h)
-	if err != nil || dec.First {
+	switch {
+	case err != nil:
 		return done, err
+	case dec.First:
+		done.Stored = res.Out
+		return done, nil
 	}
 	return done, checkRecord(dec.Record, res.TaskID, caller, fp, seq)
 }
