@@ -82,9 +82,11 @@ func (m *Metrics) Handled(stage string, took time.Duration, res runtime.Result, 
 		return
 	}
 	m.handled.WithLabelValues(stage, "ok").Inc()
-	for _, o := range res.Out {
-		if action, ok := wire.ActionOfDecision(o.Subject); ok {
-			m.decisions.WithLabelValues(action).Inc()
+	for _, outs := range [][]runtime.Output{res.Out, res.Stored} {
+		for _, o := range outs {
+			if action, ok := wire.ActionOfDecision(o.Subject); ok {
+				m.decisions.WithLabelValues(action).Inc()
+			}
 		}
 	}
 }

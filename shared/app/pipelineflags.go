@@ -73,9 +73,9 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&p.FollowupBucket, "followup-bucket", wire.BucketTasks, "decider: KV bucket recording delegations, so that a task continuing another\n"+
 		"(message.taskId) keeps its agent, skill and context")
 	fs.DurationVar(&p.FollowupTTL, "followup-ttl", pipeline.DefaultFollowupTTL, "when the streams are set up: how long a delegated task can be continued; negative: forever")
-	fs.DurationVar(&p.TasksMaxAge, "tasks-max-age", pipeline.DefaultTasksMaxAge, "when the streams are set up: how long the submissions and tasks streams keep tasks, and the\n"+
-		"task-id bucket their ids and decisions (the replay range; exactly-once holds as long;\n"+
-		"must exceed any backlog); negative: forever")
+	fs.DurationVar(&p.TasksMaxAge, "tasks-max-age", pipeline.DefaultTasksMaxAge, "when the streams are set up: how long the submissions and tasks streams keep tasks (the\n"+
+		"replay range; must exceed any backlog; the decisions, which keep each task decided once, are\n"+
+		"kept whatever it is); negative: forever")
 	fs.DurationVar(&p.DeadLettersMaxAge, "deadletters-max-age", pipeline.DefaultDeadLettersMaxAge, "when the streams are set up: how long the dead-letter stream keeps dead letters; negative: forever")
 	fs.Int64Var(&p.DeadLettersMaxBytes, "deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "when the streams are set up: size cap of the dead-letter stream, oldest dropped first; negative: none")
 	fs.Int64Var(&p.TasksMaxBytes, "tasks-max-bytes", pipeline.DefaultTasksMaxBytes, "when the streams are set up: size cap of the submissions and of the tasks stream; when full, new tasks are refused\n"+
@@ -86,8 +86,8 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 		"by default the server flushes them in the background (persist mode async): a task whose stage\n"+
 		"messages a crash loses runs again from its submission, which stays unacknowledged until the\n"+
 		"task's decision or dead letter is stored (README, Durability)")
-	fs.BoolVar(&p.GroupCommit, "group-commit", false, "decider: store the task-id records, follow-up records and decisions of the tasks decided\n"+
-		"at the same time in one atomic batch per stream (one fsync for many): for a server that syncs every write\n"+
+	fs.BoolVar(&p.GroupCommit, "group-commit", false, "decider: store the follow-up records and the decisions (each its task's one record) of the\n"+
+		"tasks decided at the same time in one atomic batch per stream (one fsync for many): for a server that syncs every write\n"+
 		"(sync_interval always, as deploy/nats and run --sync-always configure it); the streams allow it")
 	fs.DurationVar(&p.OriginAckWait, "origin-ack-wait", pipeline.DefaultOriginAckWait, "extractor: how long a submission waits for its task's decision or dead letter before\n"+
 		"it is delivered again and the task runs again (decided once): what a crash that loses stage\n"+

@@ -20,6 +20,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/pipeline/batch"
 	"github.com/skillmatch/skillmatch/shared/pipeline/client"
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
@@ -68,7 +69,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // ("synced-grouped-"). It reports the ratios of the synced throughputs to
 // the default's, "writes/task", the synced messages each task cost, and
 // "cpu-ms/task", the CPU time (stages and server) each flooded task cost,
-// which, unlike the rates, holds on a machine others load too. Run: go
+// which, unlike the rates, holds on a machine others load too, and, with
+// group commit, "decisions/batch", how many decisions shared each atomic
+// batch's fsync in the flood. Run: go
 // test -run '^$' -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
 func BenchmarkPipeline(b *testing.B) {
 	cat := bigCatalog(b, 1000)
@@ -191,6 +194,11 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 		n++
 	}
 	// Flood.
+	commits := func() batch.Stats { return batch.Stats{} }
+	if ids, ok := g.Decider.cfg.Decided.(*TaskIDs); ok && ids.group != nil {
+		commits = ids.group.Stats
+	}
+	before := commits()
 	stopProf := profileFlood(b, store(sync, grouped))
 	cpu0 := cpuTime()
 	t0 := time.Now()
@@ -230,6 +238,10 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	rate = float64(len(tasks)) / time.Since(t0).Seconds()
 	cpuPerTask = ms(cpuTime()-cpu0) / float64(len(tasks))
 	stopProf()
+	if after := commits(); after.Batches > before.Batches {
+		// How widely the decisions' atomic batches shared their fsyncs.
+		b.ReportMetric(float64(after.Batched-before.Batched)/float64(after.Batches-before.Batches), store(sync, grouped)+"-decisions/batch")
+	}
 
 	n += len(tasks)
 	var stored uint64

@@ -37,15 +37,15 @@ type DeciderConfig struct {
 	Followups settle.Store
 	// Now stamps decisions (nil: time.Now).
 	Now func() time.Time
-	// Decided stores each task's one decision (TaskIDs; nil: none, and a
-	// redelivery after the streams' dedup window decides again).
+	// Decided publishes each task's one decision (TaskIDs; nil: none,
+	// the runner publishes it, and a redelivery after the streams' dedup
+	// window decides again).
 	Decided DecisionStore
 }
 
-// DecisionStore keeps each caller's task's one decision (TaskIDs).
+// DecisionStore publishes each caller's task's one decision (TaskIDs).
 type DecisionStore interface {
-	Decide(ctx context.Context, caller, taskID, fingerprint string, seq uint64, d wire.StoredMessage) (Decided, error)
-	InStream(ctx context.Context, d wire.StoredMessage) (bool, error)
+	Decide(ctx context.Context, caller, taskID, fingerprint string, seq uint64, d wire.StoredMessage, h nats.Header) (Decided, error)
 }
 
 // Decider is the fourth stage: it applies the policy to the ranked
@@ -192,37 +192,30 @@ func (d *Decider) plan(ctx context.Context, m *match.Matcher, t *task.Task, whol
 	return whole, nil
 }
 
-// once publishes res's decision only if it is the task's first: it is
-// stored first, in the one write of the task's id record, and a delivery
-// that finds another decision stored publishes nothing, or, when that one
-// may never have reached the stream (the decider stopped between storing
-// and publishing), that one, exactly as stored. A record made for another
-// task under the same id (reused), or by another identical submission
-// (a retry), turns this one into a dead letter, as the extractor would
-// have, had the record been there when it looked.
+// once publishes res's decision only if it is the task's first, through
+// the decision store, whose write is the task's record: the result then
+// reports it as Stored, not as an output left for the runner to publish. A
+// delivery that finds another decision stored publishes nothing; a
+// decision stored for another task under the same id (reused), or for
+// another identical submission (a retry), turns this one into a dead
+// letter, as the extractor would have, had the decision been there when it
+// looked.
 func (d *Decider) once(ctx context.Context, in Msg, res Result, caller string) (Result, error) {
 	o := res.Out[0]
 	fp := nats.Header(in.Header).Get(HeaderFingerprint)
 	seq := runtime.OriginSeq(in.Header)
-	dec, err := d.cfg.Decided.Decide(ctx, caller, res.TaskID, fp, seq, wire.StoredMessage{Subject: o.Subject, MsgID: o.MsgID, Data: o.Data})
-	if err != nil {
-		return Result{TaskID: res.TaskID}, err
-	}
-	if dec.First {
-		return res, nil
-	}
+	// The decision goes out here, not through the runner's tracing
+	// middleware: it carries this delivery's trace context itself.
+	h := nats.Header{}
+	runtime.InjectTrace(ctx, h)
 	done := Result{TaskID: res.TaskID}
-	rec := dec.Record
-	if err := checkRecord(rec, res.TaskID, caller, fp, seq); err != nil {
+	dec, err := d.cfg.Decided.Decide(ctx, caller, res.TaskID, fp, seq, wire.StoredMessage{Subject: o.Subject, MsgID: o.MsgID, Data: o.Data}, h)
+	switch {
+	case err != nil:
 		return done, err
+	case dec.First:
+		done.Stored = res.Out
+		return done, nil
 	}
-	if rec.Published {
-		return done, nil // marked by an earlier version's decider
-	}
-	inStream, err := d.cfg.Decided.InStream(ctx, *rec.Decision)
-	if err != nil || inStream {
-		return done, err
-	}
-	done.Out = []Output{{Subject: rec.Decision.Subject, MsgID: rec.Decision.MsgID, Data: rec.Decision.Data}}
-	return done, nil
+	return done, checkRecord(dec.Record, res.TaskID, caller, fp, seq)
 }

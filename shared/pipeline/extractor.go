@@ -29,8 +29,9 @@ type TaskRecords interface {
 
 // HeaderFingerprint carries, from the extractor to the decider, the
 // fingerprint of the task as its caller submitted it (Fingerprint): the
-// decider's task-id record keeps it, to tell an identical retry from a
-// reused id. Stage messages carry it on (runtime.Carry).
+// decision keeps it in the same header, as its task's record, to tell an
+// identical retry from a reused id. Stage messages carry it on
+// (runtime.Carry).
 const HeaderFingerprint = "Skillmatch-Fingerprint"
 
 // WithTaskIDs makes e check each task's id against the task-id records
@@ -78,7 +79,7 @@ func (e *Extractor) Handle(ctx context.Context, in Msg) (Result, error) {
 	}
 	fp := Fingerprint(raw)
 	if e.ids != nil {
-		// Only a read: the decider writes the record, once per task.
+		// Only a read: the decider's one decision is the record.
 		rec, err := e.ids.Lookup(ctx, caller, t.ID)
 		if err != nil {
 			return res, err
@@ -107,8 +108,7 @@ func (e *Extractor) Handle(ctx context.Context, in Msg) (Result, error) {
 // differs, and when an identical task was decided already under another
 // submission: the dead letter then carries that decision, the identical
 // retry's only answer. A redelivery of the decided submission goes on:
-// the decider publishes nothing new, but makes sure its decision is in
-// the stream and ends the submission.
+// the decider publishes nothing new and ends the submission.
 func checkRecord(rec *wire.TaskIDRecord, taskID, caller, fp string, seq uint64) error {
 	switch {
 	case rec == nil:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/match/settle"
@@ -125,4 +126,23 @@ func (f *KVFollowups) Put(ctx context.Context, rec settle.Record) (settle.Record
 		return settle.Record{}, fmt.Errorf("follow-up store: task %s: record vanished while being written", rec.TaskID)
 	}
 	return old, nil
+}
+
+// createKey creates key in kv with data (jetstream.ErrKeyExists when it
+// exists), through g when set: in an atomic batch with the creates
+// waiting beside it, one fsync for all.
+func createKey(ctx context.Context, g *batch.Group, kv jetstream.KeyValue, key string, data []byte) error {
+	if g == nil {
+		_, err := kv.Create(ctx, key, data)
+		return err
+	}
+	// A KV create is a publish on the key's subject that expects no
+	// message there yet; in a batch, a key that exists rejects the whole
+	// batch, and each of its records is then created alone.
+	m := &nats.Msg{Subject: "$KV." + kv.Bucket() + "." + key, Data: data,
+		Header: nats.Header{jetstream.ExpectedLastSubjSeqHeader: []string{"0"}}}
+	return g.Publish(ctx, m, func(ctx context.Context, _ *nats.Msg) error {
+		_, err := kv.Create(ctx, key, data)
+		return err
+	})
 }

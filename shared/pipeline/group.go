@@ -75,8 +75,8 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 		}
 		return store, nil
 	}
-	// The decider stores each task's one decision under its id, the
-	// extractor reads them: one bucket for both.
+	// The decider publishes each task's one decision, the extractor
+	// reads them back by task id: one store for both.
 	var ids *TaskIDs
 	taskIDs := func() (*TaskIDs, error) {
 		if ids == nil {
@@ -85,9 +85,9 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 				return nil, err
 			}
 			if cfg.GroupCommit {
-				// A commit that times out leaves its records' fate
-				// unknown and has them written again: wait as long as the
-				// runner's retry budget, as its own groups do.
+				// A commit that times out leaves its decisions' fate
+				// unknown and has them published again: wait as long as
+				// the runner's retry budget.
 				ids.WithGroupCommit(batch.GroupConfig{Timeout: r.Config().Retry})
 			}
 		}
@@ -166,14 +166,13 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 			g.specs[i].BackOff = []time.Duration{cfg.OriginAckWait}
 			// Each extraction waits a round trip for its task-id record;
 			// one at a time, under a server that syncs every write, made
-			// the extractor the pipeline's bottleneck (the bucket's
-			// direct gets wait out its fsyncs).
+			// the extractor the pipeline's bottleneck (the reads wait out
+			// the stream's fsyncs).
 			g.specs[i].Concurrency = cfg.ExtractorConcurrency
 		}
 		if st.Final {
 			g.specs[i].Workers = cfg.DeciderWorkers
 			if cfg.GroupCommit {
-				g.specs[i].Group = &batch.GroupConfig{}
 				g.specs[i].Concurrency = cfg.DeciderConcurrency
 			}
 		}

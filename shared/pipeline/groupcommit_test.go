@@ -16,10 +16,10 @@ import (
 // With group commit on a server that syncs every write, 1,000 tasks
 // submitted by 32 concurrent submitters through a group-committing client,
 // then all of them again past the dedup window (identical retries, which
-// the task-id records turn away), are each decided once, as the
-// in-process core decides them, with one task-id record each and one
-// follow-up record per delegation: the batches lose nothing and double
-// nothing.
+// the stored decisions turn away), are each decided once, as the
+// in-process core decides them, each decision carrying its task's
+// fingerprint and submission, with one follow-up record per delegation:
+// the batches lose nothing and double nothing.
 func TestPipelineGroupCommit(t *testing.T) {
 	m := testMatcher(t)
 	tasks := genTasks(m, 1000, 5)
@@ -69,16 +69,10 @@ func TestPipelineGroupCommit(t *testing.T) {
 	waitCount(t, js, DefaultStreams.DeadLetters, uint64(len(tasks)), time.Minute)
 	time.Sleep(200 * time.Millisecond) // room for a stray second decision
 	checkDecisions(t, js, want)
-	records, err := js.KeyValue(ctx, cfg.withDefaults().TaskIDsBucket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := records.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Values() != uint64(len(tasks)) {
-		t.Errorf("%d task-id records, want %d", st.Values(), len(tasks))
+	for _, msg := range readAll(t, js, DefaultStreams.Decisions) {
+		if msg.Headers().Get(HeaderFingerprint) == "" || msg.Headers().Get(HeaderSubmission) == "" {
+			t.Errorf("decision %s without its task's record: %v", msg.Subject(), msg.Headers())
+		}
 	}
 	delegations := 0
 	for _, d := range want {
@@ -97,7 +91,7 @@ func TestPipelineGroupCommit(t *testing.T) {
 	if st, err := followups.Status(ctx); err != nil || st.Values() != uint64(delegations) || delegations == 0 {
 		t.Errorf("follow-up records: %v (%v), want one per delegation (%d)", st, err, delegations)
 	}
-	for _, name := range []string{DefaultStreams.Submissions, DefaultStreams.Decisions, "KV_" + wire.BucketTaskIDs, "KV_" + wire.BucketTasks} {
+	for _, name := range []string{DefaultStreams.Submissions, DefaultStreams.Decisions, "KV_" + wire.BucketTasks} {
 		s, err := js.Stream(ctx, name)
 		if err != nil {
 			t.Fatal(err)
@@ -107,6 +101,6 @@ func TestPipelineGroupCommit(t *testing.T) {
 		}
 	}
 	ids := g.Decider.cfg.Decided.(*TaskIDs)
-	t.Logf("task-id records: %+v", ids.group.Stats())
+	t.Logf("decisions: %+v", ids.group.Stats())
 	t.Logf("follow-up records: %+v", g.Decider.cfg.Followups.(*KVFollowups).group.Stats())
 }

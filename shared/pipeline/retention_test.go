@@ -29,12 +29,15 @@ func TestRetention(t *testing.T) {
 	if err := SetupStreams(ctx, js, Config{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{DefaultStreams.Submissions, DefaultStreams.Tasks, "KV_" + wire.BucketTaskIDs} {
-		// The task-id records live as long as the tasks they keep
-		// decided once.
+	for _, name := range []string{DefaultStreams.Submissions, DefaultStreams.Tasks} {
 		if c := cfgOf(name); c.MaxAge != DefaultTasksMaxAge {
 			t.Errorf("%s max age %v", name, c.MaxAge)
 		}
+	}
+	// The decisions are the tasks' idempotency records: kept as long as
+	// any redelivery or retry of their tasks can come.
+	if c := cfgOf(DefaultStreams.Decisions); c.MaxAge != 0 || c.Discard != jetstream.DiscardNew {
+		t.Errorf("decisions: max age %v, discard %v", c.MaxAge, c.Discard)
 	}
 	if c := cfgOf(DefaultStreams.DeadLetters); c.MaxAge != DefaultDeadLettersMaxAge || c.MaxBytes != DefaultDeadLettersMaxBytes || c.Discard != jetstream.DiscardOld {
 		t.Errorf("dead letters: max age %v, max bytes %d, discard %v", c.MaxAge, c.MaxBytes, c.Discard)
@@ -74,17 +77,15 @@ func TestRetention(t *testing.T) {
 			t.Errorf("%s: max age %v, duplicates %v", name, c.MaxAge, c.Duplicates)
 		}
 	}
-	if c := cfgOf("KV_" + wire.BucketTaskIDs); c.MaxAge != time.Minute {
-		t.Errorf("task ids kept %v", c.MaxAge)
-	}
 	if c := cfgOf(DefaultStreams.DeadLetters); c.MaxAge != 0 || c.MaxBytes != -1 {
 		t.Errorf("dead letters unbounded: max age %v, max bytes %d", c.MaxAge, c.MaxBytes)
 	}
 }
 
 // The pipeline's config holds the exactly-once promise or is refused: the
-// task-id records follow the tasks' max age, and a tasks stream that
-// would drop a task before its last redelivery is refused.
+// idempotency records, the decisions, are kept whatever the tasks' max
+// age, and a tasks stream that would drop a task before its last
+// redelivery is refused.
 func TestConfigHoldsExactlyOnce(t *testing.T) {
 	for _, c := range []struct {
 		cfg  Config
@@ -100,7 +101,7 @@ func TestConfigHoldsExactlyOnce(t *testing.T) {
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("tasks max age %v: %v, want %q", c.cfg.TasksMaxAge, err, c.want)
 		}
-		if c.cfg.TasksMaxAge > 0 && (rc.Remember != c.cfg.TasksMaxAge || rc.MaxAge != c.cfg.TasksMaxAge) {
+		if c.cfg.TasksMaxAge > 0 && (rc.Remember >= 0 || rc.MaxAge != c.cfg.TasksMaxAge) {
 			t.Errorf("tasks max age %v: records kept %v, streams %v", c.cfg.TasksMaxAge, rc.Remember, rc.MaxAge)
 		}
 	}

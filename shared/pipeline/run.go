@@ -78,9 +78,8 @@ type Config struct {
 	Duplicates      time.Duration
 	// DeciderWorkers is how many deliveries the decider handles and
 	// publishes at once (default DefaultDeciderWorkers; at least Workers):
-	// each waits for synced writes (its task-id record, a delegation's
-	// follow-up record, the decision), so one at a time would leave the
-	// disk idle between them.
+	// each waits for synced writes (a delegation's follow-up record, the
+	// decision), so one at a time would leave the disk idle between them.
 	DeciderWorkers int
 	// DeciderConcurrency is, with GroupCommit, how many deliveries each
 	// decider worker handles at once (default
@@ -89,13 +88,13 @@ type Config struct {
 	DeciderConcurrency int
 	// ExtractorConcurrency is how many submissions the extractor handles
 	// at once (default DefaultExtractorConcurrency): each waits a round
-	// trip for its task-id record, which a synced bucket delays by its
-	// fsyncs; their order does not matter.
+	// trip for its task-id record (a read of the decisions stream, which
+	// waits behind its fsyncs on a synced server); their order does not
+	// matter.
 	ExtractorConcurrency int
 	// GroupCommit stores what the deciders write at the same time (their
-	// task-id records, their delegations' follow-up records, their
-	// decisions) in atomic batches, one per
-	// stream, so that one fsync covers many (batch.Group): for a server
+	// delegations' follow-up records, their decisions) in atomic batches,
+	// one per stream, so that one fsync covers many (batch.Group): for a server
 	// that syncs every write (sync_interval always; `skillmatch run
 	// --sync-always`), where each message otherwise costs its stream an
 	// fsync of its own. On the default store, which fsyncs in the
@@ -159,9 +158,12 @@ type Config struct {
 	// created with the streams: the feedback stage adds them, the stages
 	// that build matchers index them.
 	ExamplesBucket string
-	// TaskIDsBucket is the KV bucket of the task ids in use and their
-	// decisions (default wire.BucketTaskIDs; see TaskIDs), created with
-	// the streams; its entries live TasksMaxAge, as the tasks do.
+	// TaskIDsBucket is the KV bucket where earlier versions kept the
+	// task ids in use and their decisions (default wire.BucketTaskIDs;
+	// see TaskIDs): read, while it exists, for the tasks they decided, and
+	// no longer created nor written (the decisions stream keeps the ids).
+	// Its entries expire after the TasksMaxAge they were written with;
+	// delete it then.
 	TaskIDsBucket string
 	// Followups is the decider's follow-up bucket (FollowupConfig),
 	// created with the streams.
@@ -365,9 +367,6 @@ func SetupStreams(ctx context.Context, js jetstream.JetStream, cfg Config) error
 	if err := setupFollowups(ctx, js, cfg); err != nil {
 		return err
 	}
-	if err := setupTaskIDs(ctx, js, cfg); err != nil {
-		return err
-	}
 	if err := setupExamples(ctx, js, cfg); err != nil {
 		return err
 	}
@@ -404,7 +403,8 @@ func tasksPersistMode(ctx context.Context, js jetstream.JetStream, cfg Config) (
 // its defaults to the settings left zero.
 // Validate checks that the settings agree with each other
 // (runtime.Config.Validate): the redelivery schedule, the retry budget,
-// the dedup window, and the task-id records against the tasks' retention.
+// the dedup window, and the idempotency records against the tasks'
+// retention.
 func (c Config) Validate() error { return c.RuntimeConfig().Validate() }
 
 func (c Config) RuntimeConfig() runtime.Config {
@@ -413,18 +413,10 @@ func (c Config) RuntimeConfig() runtime.Config {
 		MaxDeliver: c.MaxDeliver, BackOff: c.BackOff, MaxAckPending: c.MaxAckPending,
 		PullMaxMessages: c.PullMaxMessages, PullExpiry: c.PullExpiry, MaxInFlight: c.MaxInFlight,
 		Workers: c.Workers, Retry: c.Retry, Duplicates: c.Duplicates, Log: c.Log, Observer: c.Observer, Tracer: c.Tracer,
-		// The task-id bucket's TTL is the tasks' max age (TaskIDs).
-		Remember: remember(c.TasksMaxAge), MaxAge: limit(c.TasksMaxAge),
+		// The idempotency records are the decisions (TaskIDs), which the
+		// decisions stream keeps without an age limit.
+		Remember: -1, MaxAge: limit(c.TasksMaxAge),
 	}
-}
-
-// remember is how long task-id records last for a tasks max age: as long,
-// and forever when the tasks are kept forever.
-func remember(tasksMaxAge time.Duration) time.Duration {
-	if tasksMaxAge <= 0 {
-		return -1
-	}
-	return tasksMaxAge
 }
 
 // Runner runs stages on JetStream (runtime.Runner) and knows the

@@ -5,9 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,15 +19,21 @@ import (
 // Exactly-once across any outage. The dedup window of the streams (two
 // minutes by default) only covers a redelivery that comes soon; a stage
 // stopped longer, or a caller submitting a task id again later, would be
-// decided a second time. The task-id bucket remembers every caller's task
-// id for as long as the streams keep its submission, in one write per
-// task: the decider creates the record (the fingerprint of the task, its
-// submission's sequence and its one decision) before publishing the
-// decision; the create admits exactly one of any racing deliveries. A
-// later delivery finds the record and publishes nothing new (or, when the
-// decider stopped between storing and publishing, the same message again,
-// only if the decisions stream does not hold it). The extractor only
-// reads the records, to turn away a reused id or an identical retry early.
+// decided a second time. The decision itself is the task's record, and
+// its one synced write: the decider publishes it with the Nats-Msg-Id of
+// the task and expects no message yet on the task's decision subjects
+// (SubjectDecisionOf, whatever the action; the stream checks it under its
+// lock, against everything it keeps, which is every decision), so of any
+// racing or late deliveries exactly one is stored, and a stored decision
+// is published, to subscribers too, by the same write. It carries the
+// fingerprint of the task and its submission's sequence in headers, which
+// the extractor reads back to turn away a reused id or an identical
+// retry early, and the decider to tell a late delivery of the decided
+// submission (nothing to publish) from another submission under the same
+// id (a dead letter). Earlier versions wrote a record to the task-id
+// bucket before publishing the decision, a second synced write per task;
+// their records are still read, while the bucket exists, for the tasks
+// they decided.
 
 // ErrTaskIDReused marks a submission whose id its caller already used for
 // a different task; ErrDuplicateTask one identical to a task already
@@ -36,19 +42,6 @@ var (
 	ErrTaskIDReused  = errors.New("task id reused")
 	ErrDuplicateTask = errors.New("duplicate task")
 )
-
-// setupTaskIDs creates the task-id bucket, or updates it to this config:
-// entries live as long as the streams keep tasks.
-func setupTaskIDs(ctx context.Context, js jetstream.JetStream, cfg Config) error {
-	kvc := jetstream.KeyValueConfig{Bucket: cfg.TaskIDsBucket,
-		Description: "skillmatch task ids: key = wire.TaskRecordKey(caller, task id), value = wire.TaskIDRecord (claim and decision)",
-		History:     1, TTL: limit(cfg.TasksMaxAge)}
-	if err := setupBucket(ctx, js, cfg, "task-id", kvc); err != nil {
-		return err
-	}
-	// The deciders' records go in atomic batches (GroupCommit).
-	return allowAtomicBatches(ctx, js, "task-id", cmp.Or(kvc.Bucket, wire.BucketTaskIDs))
-}
 
 // allowAtomicBatches lets a bucket's stream take atomic batches (a KV
 // bucket's config has no such setting, its stream's has), for the records
@@ -70,32 +63,53 @@ func allowAtomicBatches(ctx context.Context, js jetstream.JetStream, what, bucke
 	return nil
 }
 
-// TaskIDs is the task-id bucket (wire.BucketTaskIDs), shared by every
-// extractor and decider replica.
+// Headers of a stored decision: what the task's record keeps besides the
+// decision (see TaskIDs), and the stream's check that none is stored yet.
+const (
+	// HeaderSubmission is the stream sequence of the submission a
+	// decision answers.
+	HeaderSubmission = "Skillmatch-Submission"
+	// headerExpectedSubject makes the stream apply
+	// Nats-Expected-Last-Subject-Sequence to the messages on this subject
+	// filter instead of the message's own subject (nats-server 2.11).
+	headerExpectedSubject = "Nats-Expected-Last-Subject-Sequence-Subject"
+)
+
+// TaskIDs remembers every caller's task ids through their decisions in
+// the decisions stream, shared by every extractor and decider replica.
 type TaskIDs struct {
-	kv        jetstream.KeyValue
 	js        jetstream.JetStream
-	decisions string
-	group     *batch.Group // nil: each record is created alone
+	decisions jetstream.Stream
+	group     *batch.Group       // nil: each decision is published alone
+	legacy    jetstream.KeyValue // the task-id bucket of earlier versions; nil when there is none
 }
 
-// OpenTaskIDs opens the task-id bucket (wire.BucketTaskIDs if bucket is
-// ""); decisions is the stream the decider publishes to.
+// OpenTaskIDs opens the task ids kept in the decisions stream (named
+// decisions; DefaultStreams.Decisions if ""), and the task-id bucket of
+// earlier versions (wire.BucketTaskIDs if bucket is "") when it exists.
 func OpenTaskIDs(ctx context.Context, js jetstream.JetStream, bucket, decisions string) (*TaskIDs, error) {
-	kv, err := openBucket(ctx, js, "task-id", bucket, wire.BucketTaskIDs)
-	if err != nil {
-		return nil, err
-	}
 	if decisions == "" {
 		decisions = DefaultStreams.Decisions
 	}
-	return &TaskIDs{kv: kv, js: js, decisions: decisions}, nil
+	st, err := js.Stream(ctx, decisions)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: task ids: stream %s: %w", decisions, err)
+	}
+	s := &TaskIDs{js: js, decisions: st}
+	kv, err := js.KeyValue(ctx, cmp.Or(bucket, wire.BucketTaskIDs))
+	switch {
+	case err == nil:
+		s.legacy = kv
+	case !errors.Is(err, jetstream.ErrBucketNotFound):
+		return nil, fmt.Errorf("pipeline: task-id bucket: %w", err)
+	}
+	return s, nil
 }
 
-// WithGroupCommit makes the deciders that wait at the same time create
-// their records in one atomic batch (batch.Group: one fsync for many on
-// a server that syncs every write); the bucket's stream must allow atomic
-// publishing (SetupStreams with Config.GroupCommit). It returns s.
+// WithGroupCommit makes the deciders that wait at the same time publish
+// their decisions in one atomic batch (batch.Group: one fsync for many on
+// a server that syncs every write); the decisions stream allows atomic
+// publishing (SetupStreams). It returns s.
 func (s *TaskIDs) WithGroupCommit(cfg batch.GroupConfig) *TaskIDs {
 	s.group = batch.NewGroup(s.js.Conn(), cfg)
 	return s
@@ -109,29 +123,81 @@ func Fingerprint(task []byte) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// Lookup is caller's task-id record (nil when there is none).
+// Lookup is caller's task-id record (nil when there is none): its stored
+// decision, or the record an earlier version kept in the task-id bucket.
 func (s *TaskIDs) Lookup(ctx context.Context, caller, taskID string) (*wire.TaskIDRecord, error) {
-	rec, _, err := s.get(ctx, caller, taskID)
-	return rec, err
+	m, err := s.decisions.GetLastMsgForSubject(ctx, wire.SubjectDecisionOf(caller, taskID))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		m = nil
+	case err != nil:
+		return nil, fmt.Errorf("task ids: read the decision of %s: %w", taskID, err)
+	}
+	var rec *wire.TaskIDRecord
+	if m != nil {
+		if rec, err = decisionRecord(m, caller, taskID); err != nil {
+			return nil, badInput(fmt.Errorf("task ids: %w", err))
+		}
+		if rec.Fingerprint != "" || s.legacy == nil {
+			return rec, nil
+		}
+	}
+	// Nothing stored, or a decision an earlier version published, whose
+	// fingerprint and submission its bucket record keeps.
+	old, err := s.legacyRecord(ctx, caller, taskID)
+	if err != nil || old == nil {
+		return rec, err
+	}
+	// The stream's decision is the one published; a record without one
+	// in the stream is a claim, or a decision stored but never
+	// published, which the next delivery publishes afresh.
+	old.Decision = nil
+	if rec != nil {
+		old.Decision = rec.Decision
+	}
+	return old, nil
 }
 
-// get reads caller's task-id record (nil when there is none) and its entry.
-func (s *TaskIDs) get(ctx context.Context, caller, taskID string) (*wire.TaskIDRecord, jetstream.KeyValueEntry, error) {
-	e, err := s.kv.Get(ctx, wire.TaskRecordKey(caller, taskID))
+// decisionRecord is the task-id record a stored decision makes.
+func decisionRecord(m *jetstream.RawStreamMsg, caller, taskID string) (*wire.TaskIDRecord, error) {
+	d, err := wire.DecodeDecision(m.Data)
+	if err == nil && d.TaskID != taskID {
+		err = fmt.Errorf("%w: the decision on the subject of task %s is another task's (%s)", wire.ErrBadMessage, taskID, d.TaskID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec := &wire.TaskIDRecord{V: wire.Version, TaskID: taskID, CallerID: caller, Fingerprint: m.Header.Get(HeaderFingerprint),
+		Decision: &wire.StoredMessage{Subject: m.Subject, MsgID: m.Header.Get(jetstream.MsgIDHeader), Data: m.Data}}
+	if v := m.Header.Get(HeaderSubmission); v != "" {
+		if rec.Seq, err = strconv.ParseUint(v, 10, 64); err != nil {
+			return nil, fmt.Errorf("%w: decision of task %s: submission %q", wire.ErrBadMessage, taskID, v)
+		}
+	}
+	return rec, nil
+}
+
+// legacyRecord reads caller's record in the task-id bucket of earlier
+// versions (nil when there is none, or no bucket).
+func (s *TaskIDs) legacyRecord(ctx context.Context, caller, taskID string) (*wire.TaskIDRecord, error) {
+	if s.legacy == nil {
+		return nil, nil
+	}
+	e, err := s.legacy.Get(ctx, wire.TaskRecordKey(caller, taskID))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return nil, nil, nil
+		return nil, nil
 	case err != nil:
-		return nil, nil, fmt.Errorf("task ids: get %s: %w", taskID, err)
+		return nil, fmt.Errorf("task ids: get %s: %w", taskID, err)
 	}
 	rec, err := wire.DecodeTaskIDRecord(e.Value())
 	if err == nil && (rec.TaskID != taskID || rec.CallerID != caller) {
 		err = fmt.Errorf("%w: the record under the key of task %s is another task's (%s)", wire.ErrBadMessage, taskID, rec.TaskID)
 	}
 	if err != nil {
-		return nil, nil, badInput(fmt.Errorf("task ids: %w", err))
+		return nil, badInput(fmt.Errorf("task ids: %w", err))
 	}
-	return rec, e, nil
+	return rec, nil
 }
 
 // Decided is a task's stored decision as Decide found or wrote it.
@@ -141,98 +207,74 @@ type Decided struct {
 	First bool
 }
 
-// Decide stores d as the decision of caller's task, submitted with
-// fingerprint fp at sequence seq, unless one is stored already (create,
-// or compare-and-set over a record without a decision: of deliveries
-// racing, exactly one wins), and returns the stored one.
-func (s *TaskIDs) Decide(ctx context.Context, caller, taskID, fp string, seq uint64, d wire.StoredMessage) (Decided, error) {
-	key := wire.TaskRecordKey(caller, taskID)
-	rec := &wire.TaskIDRecord{V: wire.Version, TaskID: taskID, CallerID: caller, Fingerprint: fp, Seq: seq, Decision: &d}
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return Decided{}, badInput(fmt.Errorf("task ids: decision of %s: %w", taskID, err))
+// errDecided means the stream holds a decision of the task already.
+var errDecided = errors.New("decided already")
+
+// Decide publishes d, with headers h, as the decision of caller's task,
+// submitted with fingerprint fp at sequence seq, unless the stream holds
+// one already (of deliveries racing, exactly one is stored), and returns
+// the stored one: First when this call stored it.
+func (s *TaskIDs) Decide(ctx context.Context, caller, taskID, fp string, seq uint64, d wire.StoredMessage, h nats.Header) (Decided, error) {
+	m := &nats.Msg{Subject: d.Subject, Data: d.Data, Header: make(nats.Header, len(h)+5)}
+	for k, v := range h {
+		m.Header[k] = v
 	}
-	// The common case, a new task: one write.
-	if err := s.create(ctx, key, data); err == nil {
-		return Decided{Record: rec, First: true}, nil
-	} else if !errors.Is(err, jetstream.ErrKeyExists) {
+	m.Header.Set(jetstream.MsgIDHeader, d.MsgID)
+	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, "0")
+	m.Header.Set(headerExpectedSubject, wire.SubjectDecisionOf(caller, taskID))
+	if fp != "" {
+		m.Header.Set(HeaderFingerprint, fp)
+	}
+	if seq != 0 {
+		m.Header.Set(HeaderSubmission, strconv.FormatUint(seq, 10))
+	}
+	err := s.publish(ctx, m)
+	if err == nil {
+		return Decided{First: true, Record: &wire.TaskIDRecord{V: wire.Version, TaskID: taskID, CallerID: caller, Fingerprint: fp, Seq: seq, Decision: &d}}, nil
+	}
+	if !errors.Is(err, errDecided) {
 		return Decided{}, fmt.Errorf("task ids: decide %s: %w", taskID, err)
 	}
-	for {
-		old, e, err := s.get(ctx, caller, taskID)
-		if err != nil {
-			return Decided{}, err
-		}
-		if old != nil && (old.Decision != nil || fp != "" && old.Fingerprint != "" && old.Fingerprint != fp) {
-			// Decided, or claimed for another task: the caller tells.
-			return Decided{Record: old}, nil
-		}
-		// Claimed without a decision (by an extractor of an earlier
-		// version, which claimed ids itself): the claim's fingerprint and
-		// sequence stand.
-		if old == nil {
-			_, err = s.kv.Create(ctx, key, data)
-		} else {
-			old.Decision = &d
-			b, merr := json.Marshal(old)
-			if merr != nil {
-				return Decided{}, badInput(fmt.Errorf("task ids: decision of %s: %w", taskID, merr))
-			}
-			_, err = s.kv.Update(ctx, key, b, e.Revision())
-			rec = old
-		}
-		switch {
-		case err == nil:
-			return Decided{Record: rec, First: true}, nil
-		case errors.Is(err, jetstream.ErrKeyExists):
-			continue // another delivery wrote first: read what it wrote
-		default:
-			return Decided{}, fmt.Errorf("task ids: decide %s: %w", taskID, err)
-		}
-	}
-}
-
-// create creates key with data (jetstream.ErrKeyExists when it exists),
-// in a batch with the creates waiting beside it when grouped.
-func (s *TaskIDs) create(ctx context.Context, key string, data []byte) error {
-	return createKey(ctx, s.group, s.kv, key, data)
-}
-
-// createKey creates key in kv with data (jetstream.ErrKeyExists when it
-// exists), through g when set: in an atomic batch with the creates
-// waiting beside it, one fsync for all.
-func createKey(ctx context.Context, g *batch.Group, kv jetstream.KeyValue, key string, data []byte) error {
-	if g == nil {
-		_, err := kv.Create(ctx, key, data)
-		return err
-	}
-	// A KV create is a publish on the key's subject that expects no
-	// message there yet; in a batch, a key that exists rejects the whole
-	// batch, and each of its records is then created alone.
-	m := &nats.Msg{Subject: "$KV." + kv.Bucket() + "." + key, Data: data,
-		Header: nats.Header{jetstream.ExpectedLastSubjSeqHeader: []string{"0"}}}
-	return g.Publish(ctx, m, func(ctx context.Context, _ *nats.Msg) error {
-		_, err := kv.Create(ctx, key, data)
-		return err
-	})
-}
-
-// InStream reports whether the decisions stream holds d: the message on
-// d's subject (a task's decision subject names the task) with its
-// Nats-Msg-Id. Only a delivery that finds a decision stored it did not
-// publish asks: the decider may have stopped between storing and
-// publishing.
-func (s *TaskIDs) InStream(ctx context.Context, d wire.StoredMessage) (bool, error) {
-	st, err := s.js.Stream(ctx, s.decisions)
+	rec, err := s.Lookup(ctx, caller, taskID)
 	if err != nil {
-		return false, fmt.Errorf("task ids: stream %s: %w", s.decisions, err)
+		return Decided{}, err
 	}
-	m, err := st.GetLastMsgForSubject(ctx, d.Subject)
-	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("task ids: read %s: %w", s.decisions, err)
+	if rec == nil || rec.Decision == nil {
+		// Deduplicated by its Nats-Msg-Id while the decision it
+		// duplicates is gone (deleted by an operator): retried.
+		return Decided{}, fmt.Errorf("task ids: decide %s: the stream refused the decision but holds none", taskID)
 	}
-	return m.Header.Get(jetstream.MsgIDHeader) == d.MsgID, nil
+	return Decided{Record: rec}, nil
+}
+
+// publish stores m, in a batch with the decisions waiting beside it when
+// grouped; errDecided when the stream holds a decision of its task
+// already (a duplicate Nats-Msg-Id, or a message on its subjects).
+func (s *TaskIDs) publish(ctx context.Context, m *nats.Msg) error {
+	alone := func(ctx context.Context, m *nats.Msg) error {
+		ack, err := s.js.PublishMsg(ctx, m)
+		switch {
+		case isWrongLastSeq(err):
+			return errDecided
+		case err != nil:
+			return err
+		case ack.Duplicate:
+			return errDecided
+		}
+		return nil
+	}
+	if s.group == nil {
+		return alone(ctx, m)
+	}
+	// In a batch, a decided task rejects the whole batch, and each of its
+	// decisions is then published alone, which gives it its own answer.
+	return s.group.Publish(ctx, m, alone)
+}
+
+// isWrongLastSeq reports whether err is the stream's refusal of a
+// message whose expected last subject sequence is not the subject's.
+func isWrongLastSeq(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }

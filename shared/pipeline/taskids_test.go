@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
@@ -121,10 +122,9 @@ func TestPipelineTaskIDs(t *testing.T) {
 }
 
 // Finding 5: a task redelivered to the decider after the dedup window (a
-// stage stopped longer than it) is not decided again (the stored decision
-// is looked for in the stream), and when the decider had stopped between
-// storing it and publishing it, the redelivery publishes the stored
-// decision, byte for byte, once.
+// stage stopped longer than it) is not decided again: its stored
+// decision, found on the task's decision subjects, stands, and the
+// redelivery publishes nothing and dead-letters nothing.
 func TestPipelineDecidesOnceAfterWindow(t *testing.T) {
 	m := testMatcher(t)
 	cfg := shortWindow(t)
@@ -147,106 +147,131 @@ func TestPipelineDecidesOnceAfterWindow(t *testing.T) {
 	if ranked == nil {
 		t.Fatal("no ranked message")
 	}
-	ids, err := OpenTaskIDs(ctx, js, "", "")
-	if err != nil {
-		t.Fatal(err)
+	first := decisionsOf(t, js, "", "late")
+	// The reranker's redelivery, past the window: the decider gets the
+	// ranked task again, as a new message.
+	pastWindow()
+	ack, err := js.PublishMsg(ctx, &nats.Msg{Subject: ranked.Subject(), Data: ranked.Data(), Header: ranked.Headers()},
+		jetstream.WithMsgID(MsgID("", "late", "ranked")))
+	if err != nil || ack.Duplicate {
+		t.Fatalf("republish: %+v %v", ack, err)
 	}
-	record := func() *wire.TaskIDRecord {
-		t.Helper()
-		rec, _, err := ids.get(ctx, "", "late")
-		if err != nil || rec == nil || rec.Decision == nil {
-			t.Fatalf("record %+v %v", rec, err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, err := js.Consumer(ctx, DefaultStreams.Tasks, StageDecider)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return rec
-	}
-	// redeliver publishes the decider's input again past the window, as
-	// the reranker's redelivery would, and waits until the decider has
-	// settled it.
-	redeliver := func() {
-		t.Helper()
-		pastWindow()
-		ack, err := js.PublishMsg(ctx, &nats.Msg{Subject: ranked.Subject(), Data: ranked.Data()}, jetstream.WithMsgID(MsgID("", "late", "ranked")))
-		if err != nil || ack.Duplicate {
-			t.Fatalf("republish: %+v %v", ack, err)
+		info, err := c.Info(ctx)
+		if err == nil && info.AckFloor.Stream >= ack.Sequence && info.NumAckPending == 0 {
+			break
 		}
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			c, err := js.Consumer(ctx, DefaultStreams.Tasks, StageDecider)
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := c.Info(ctx)
-			if err == nil && info.AckFloor.Stream >= ack.Sequence && info.NumAckPending == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("decider did not settle the redelivery: %+v", info)
-			}
+		if time.Now().After(deadline) {
+			t.Fatalf("decider did not settle the redelivery: %+v", info)
 		}
 	}
-	check := func(what string) {
-		t.Helper()
-		msgs := decisionsOf(t, js, "", "late")
-		if len(msgs) != 1 {
-			t.Fatalf("%s: %d decisions", what, len(msgs))
-		}
-		if rec := record(); !bytes.Equal(msgs[0].Data(), rec.Decision.Data) {
-			t.Errorf("%s: the stream's decision is not the stored one", what)
-		}
+	msgs := decisionsOf(t, js, "", "late")
+	if len(first) != 1 || len(msgs) != 1 || !bytes.Equal(msgs[0].Data(), first[0].Data()) {
+		t.Errorf("%d decisions, then %d: the stored one must stand alone", len(first), len(msgs))
 	}
-	redeliver()
-	check("redelivered past the window")
-
-	s, err := js.Stream(ctx, DefaultStreams.Decisions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := decisionsOf(t, js, "", "late")[0].Metadata()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.DeleteMsg(ctx, md.Sequence.Stream); err != nil {
-		t.Fatal(err)
-	}
-	redeliver()
-	check("stopped before publishing")
 	if n, _ := streamCount(ctx, js, DefaultStreams.DeadLetters); n != 0 {
 		t.Errorf("%d dead letters", n)
 	}
 }
 
-// The task-id record refuses what cannot be its own: a record under the
-// key of another task is bad input, not a decision to trust.
-func TestTaskIDsRecordChecked(t *testing.T) {
+// testDecision is a decision of caller's task as the decider publishes it.
+func testDecision(t *testing.T, caller, taskID, msgID string) wire.StoredMessage {
+	t.Helper()
+	data, err := json.Marshal(wire.Decision{V: wire.Version, TaskID: taskID, DecisionID: wire.DecisionID(caller, taskID),
+		Decision: decide.Decision{Action: decide.Abstain}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wire.StoredMessage{Subject: wire.SubjectDecision(caller, string(decide.Abstain), taskID), MsgID: msgID, Data: data}
+}
+
+// The stored decision is the task's record: a fresh id is decided once,
+// in one write, and a second decision, under another message id past any
+// dedup, sees the first, its fingerprint and its submission; a decision
+// on a task's subjects that is another task's is bad input, not a
+// decision to trust.
+func TestTaskIDsDecideOnce(t *testing.T) {
 	cfg := testConfig(t)
 	js, ctx := embedded(t, cfg)
 	ids, err := OpenTaskIDs(ctx, js, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := json.Marshal(wire.TaskIDRecord{V: wire.Version, TaskID: "other", CallerID: "bob"})
-	if _, err := ids.kv.Put(ctx, wire.TaskRecordKey("alice", "t"), data); err != nil {
-		t.Fatal(err)
-	}
-	d := wire.StoredMessage{Subject: "skillmatch.decision.alice.abstain.t", MsgID: "m", Data: []byte(`{}`)}
-	if _, err := ids.Decide(ctx, "alice", "t", "fp", 1, d); !errors.Is(err, ErrBadInput) {
-		t.Errorf("decision over another task's record: %v", err)
-	}
-	if _, err := ids.Lookup(ctx, "alice", "t"); !errors.Is(err, ErrBadInput) {
-		t.Errorf("lookup of another task's record: %v", err)
-	}
-	// A fresh id is decided once, in one write: the second decision sees
-	// the first, its fingerprint and its submission.
-	dec, err := ids.Decide(ctx, "alice", "u", "fp1", 7, d)
-	if err != nil || !dec.First || dec.Record.Seq != 7 {
+	d := testDecision(t, "alice", "u", "m")
+	dec, err := ids.Decide(ctx, "alice", "u", "fp1", 7, d, nil)
+	if err != nil || !dec.First {
 		t.Fatalf("decide: %+v %v", dec, err)
 	}
-	if e, err := ids.kv.Get(ctx, wire.TaskRecordKey("alice", "u")); err != nil || e.Revision() != 2 {
-		t.Errorf("the record is not the bucket's one write since the other record: %v", err)
+	if n, _ := streamCount(ctx, js, DefaultStreams.Decisions); n != 1 {
+		t.Errorf("%d messages in the decisions stream, want the one decision", n)
 	}
-	d2 := d
-	d2.MsgID = "m2"
-	dec, err = ids.Decide(ctx, "alice", "u", "fp2", 8, d2)
+	d2 := testDecision(t, "alice", "u", "m2")
+	d2.Subject = wire.SubjectDecision("alice", string(decide.Delegate), "u")
+	dec, err = ids.Decide(ctx, "alice", "u", "fp2", 8, d2, nil)
 	if err != nil || dec.First || dec.Record.Fingerprint != "fp1" || dec.Record.Seq != 7 || dec.Record.Decision.MsgID != "m" {
 		t.Errorf("second decision: %+v %v", dec, err)
+	}
+	if rec, err := ids.Lookup(ctx, "alice", "u"); err != nil || rec == nil || rec.Fingerprint != "fp1" || !bytes.Equal(rec.Decision.Data, d.Data) {
+		t.Errorf("lookup: %+v %v", rec, err)
+	}
+	if rec, err := ids.Lookup(ctx, "bob", "u"); err != nil || rec != nil {
+		t.Errorf("bob's u: %+v %v", rec, err)
+	}
+	other := testDecision(t, "alice", "other", "x")
+	if _, err := js.Publish(ctx, wire.SubjectDecision("alice", string(decide.Abstain), "t"), other.Data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ids.Lookup(ctx, "alice", "t"); !errors.Is(err, ErrBadInput) {
+		t.Errorf("lookup of another task's decision: %v", err)
+	}
+	if _, err := ids.Decide(ctx, "alice", "t", "fp", 1, testDecision(t, "alice", "t", "t"), nil); !errors.Is(err, ErrBadInput) {
+		t.Errorf("decision over another task's: %v", err)
+	}
+}
+
+// The records an earlier version kept in the task-id bucket still count
+// while the bucket exists: its fingerprint and submission, with the
+// decision the stream holds (none: a claim, or a decision never
+// published, which is decided afresh); a record of another task is bad
+// input.
+func TestTaskIDsLegacyRecords(t *testing.T) {
+	cfg := testConfig(t)
+	js, ctx := embedded(t, cfg)
+	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: wire.BucketTaskIDs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := OpenTaskIDs(ctx, js, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(key string, rec wire.TaskIDRecord) {
+		t.Helper()
+		data, _ := json.Marshal(rec)
+		if _, err := kv.Put(ctx, key, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored := testDecision(t, "alice", "a", "old")
+	put(wire.TaskRecordKey("alice", "a"), wire.TaskIDRecord{V: wire.Version, TaskID: "a", CallerID: "alice", Fingerprint: "fpa", Seq: 3, Decision: &stored})
+	rec, err := ids.Lookup(ctx, "alice", "a")
+	if err != nil || rec == nil || rec.Fingerprint != "fpa" || rec.Seq != 3 || rec.Decision != nil {
+		t.Errorf("record of a decision never published: %+v %v", rec, err)
+	}
+	// An earlier version's decider published it, without the headers.
+	if _, err := js.Publish(ctx, stored.Subject, stored.Data); err != nil {
+		t.Fatal(err)
+	}
+	rec, err = ids.Lookup(ctx, "alice", "a")
+	if err != nil || rec == nil || rec.Fingerprint != "fpa" || rec.Seq != 3 || rec.Decision == nil || !bytes.Equal(rec.Decision.Data, stored.Data) {
+		t.Errorf("record of a published decision: %+v %v", rec, err)
+	}
+	put(wire.TaskRecordKey("alice", "b"), wire.TaskIDRecord{V: wire.Version, TaskID: "other", CallerID: "bob"})
+	if _, err := ids.Lookup(ctx, "alice", "b"); !errors.Is(err, ErrBadInput) {
+		t.Errorf("lookup of another task's record: %v", err)
 	}
 }

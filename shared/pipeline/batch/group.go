@@ -10,18 +10,22 @@ import (
 )
 
 // Group commit. Publishers that wait for a synced stream at the same time
-// (a stage's workers storing their outputs) queue their messages in a
-// Group. A publisher that finds no commit running publishes its message
-// alone, on its usual path, and meanwhile the messages of the others
-// queue; then everything queued is published as one atomic batch
-// (PublishAtomic), so one fsync stores it all, and so on until the queue
-// is empty. No message waits for a window: a lone message goes at once,
-// and under load a batch holds whatever arrived during the previous
-// commit. A message is stored exactly as it would be alone (same subject,
-// headers, Nats-Msg-Id, expected-sequence checks); only the fsync is
-// shared. An atomic batch costs the server a staging store of its own
-// (about five fsyncs on this 2-core VM's disk, whatever its size), so a
-// batch smaller than the group's minimum is not made: its messages go
+// (the deciders publishing their decisions and follow-up records, a
+// client's concurrent submissions) queue their messages in a Group. A
+// publisher that finds no commit running publishes its message alone, on
+// its usual path, and meanwhile the messages of the others queue; then
+// everything queued is published as one atomic batch (PublishAtomic), so
+// one fsync stores it all, and so on until the queue is empty. No message
+// waits for a window: a lone message goes at once, and under load a batch
+// holds whatever arrived during the previous commit. A message is stored
+// exactly as it would be alone (same subject, headers, Nats-Msg-Id,
+// expected-sequence checks); only the fsync is shared. One batch is
+// committed at a time: two in flight split the queue into smaller batches,
+// each paying its staging, and measured slower (BenchmarkGroupCommit with
+// 256 publishers, interleaved, load 4-4.7: 1,166-1,218 tasks/s against
+// 1,743-1,941). An atomic batch costs the server a staging store of its
+// own (about five fsyncs on this 2-core VM's disk, whatever its size), so
+// a batch smaller than the group's minimum is not made: its messages go
 // alone.
 
 // errNotGrouped means the message was not stored in a batch: it was alone

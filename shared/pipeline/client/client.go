@@ -308,8 +308,9 @@ func (c *Client) Submit(ctx context.Context, t *task.Task) (*Answer, error) {
 	if dup {
 		// The stream holds a message under this task's id: its own
 		// earlier publish, or one that took the id (any publisher can set
-		// it). Publish again without one: the pipeline's task-id records,
-		// not the dedup window, tell a retry from a new task.
+		// it). Publish again without one: the pipeline's task-id records
+		// (the stored decisions), not the dedup window, tell a retry from
+		// a new task.
 		if _, err := c.publish(ctx, t, false); err != nil {
 			return nil, err
 		}

@@ -53,13 +53,16 @@ func TestDeployConfig(t *testing.T) {
 			[]string{"skillmatch.task.submitted.bob", "skillmatch.task.submitted", "skillmatch.outcome.bob", "skillmatch.decision.alice.delegate", "skillmatch.task.ranked", "$JS.ACK.SUBMISSIONS.extractor.1.1.1.1.1.1.1",
 				"skillmatch.match", "skillmatch.match.bob"}},
 		{"bob", []string{"skillmatch.task.submitted.bob"}, []string{"skillmatch.task.submitted.alice", "skillmatch.outcome.alice"}},
-		// The extractor reads the task-id records; the decider writes them
-		// and, like any stage that ends a task, acks its submission.
-		{"extractor", []string{"skillmatch.task.extracted", "skillmatch.deadletter.extractor.alice"}, []string{"skillmatch.task.ranked", "skillmatch.decision.alice.delegate", "skillmatch.deadletter.decider.alice",
-			"$KV.skillmatch_taskids.x"}},
+		// The extractor reads the task-id records, the decisions; the
+		// decider publishes them and, like any stage that ends a task,
+		// acks its submission; the task-id bucket of earlier versions is
+		// read, no longer written.
+		{"extractor", []string{"skillmatch.task.extracted", "skillmatch.deadletter.extractor.alice", "$JS.API.STREAM.MSG.GET.DECISIONS"},
+			[]string{"skillmatch.task.ranked", "skillmatch.decision.alice.delegate", "skillmatch.deadletter.decider.alice", "$KV.skillmatch_taskids.x"}},
 		{"retriever", []string{"skillmatch.task.shortlisted"}, []string{"skillmatch.task.extracted", "skillmatch.decision.alice.abstain", "$KV.skillmatch_tasks.dGFzaw"}},
 		{"reranker", []string{"skillmatch.task.ranked"}, []string{"skillmatch.task.shortlisted", "skillmatch.decision.bob.delegate"}},
-		{"decider", []string{"skillmatch.decision.alice.delegate", "skillmatch.decision._.abstain", "$KV.skillmatch_tasks.dGFzaw", "$JS.ACK.SUBMISSIONS.extractor.1.1.1.1.1.1.1"}, []string{"skillmatch.task.submitted.alice", "skillmatch.outcome", "$KV.skillmatch_model.x"}},
+		{"decider", []string{"skillmatch.decision.alice.delegate", "skillmatch.decision._.abstain", "$KV.skillmatch_tasks.dGFzaw", "$JS.ACK.SUBMISSIONS.extractor.1.1.1.1.1.1.1", "$JS.API.STREAM.MSG.GET.DECISIONS"},
+			[]string{"skillmatch.task.submitted.alice", "skillmatch.outcome", "$KV.skillmatch_model.x", "$KV.skillmatch_taskids.x"}},
 		{"frontdoor", []string{"skillmatch.task.submitted.alice", "skillmatch.task.submitted"},
 			[]string{"skillmatch.decision.alice.delegate", "skillmatch.outcome.alice", "skillmatch.task.extracted", "skillmatch.deadletter.decider.alice", "$KV.skillmatch_tasks.dGFzaw"}},
 		{"feedback", []string{"skillmatch.deadletter.retriever.bob"}, []string{"skillmatch.decision.alice.delegate", "skillmatch.task.submitted.bob"}},

@@ -64,6 +64,11 @@ type Output struct {
 type Result struct {
 	TaskID string
 	Out    []Output
+	// Stored are outputs the handler stored itself (the decider's
+	// decision, which its store publishes once, under the stream's
+	// check): the runner does not publish them; observers see them as
+	// they see Out.
+	Stored []Output
 	Defer  <-chan error
 
 	// origin, when set, is the origin ack subject of another message

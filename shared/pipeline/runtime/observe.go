@@ -9,7 +9,8 @@ import (
 // plain interface, so that the runner depends on no metrics library.
 type Observer interface {
 	// Handled reports one delivery: how long the chain took, its result
-	// (its outputs' subjects say what was published), the dead letter's
+	// (the subjects of its outputs, Out and Stored, say what was
+	// published), the dead letter's
 	// reason when the input was dead-lettered, and the error when it
 	// failed (to be retried or held).
 	Handled(stage string, took time.Duration, res Result, deadLetter string, err error)

@@ -9,8 +9,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
-
-	"github.com/skillmatch/skillmatch/shared/pipeline/batch"
 )
 
 // publisherPool takes handled deliveries off a stage's workers and
@@ -67,13 +65,13 @@ func (p *publisherPool) close() {
 // reports as a duplicate is stored already (by this delivery's earlier
 // attempt, or an earlier delivery's): only stages publish into the
 // streams they consume, so nobody else holds their message ids.
-func (r *Runner) publishRetry(ctx context.Context, m jetstream.Msg, outs []Output, g *batch.Group, log *zap.Logger, lf []zap.Field) error {
+func (r *Runner) publishRetry(ctx context.Context, m jetstream.Msg, outs []Output, log *zap.Logger, lf []zap.Field) error {
 	if len(outs) == 0 {
 		return nil
 	}
 	stored := make([]bool, len(outs))
 	return retry(ctx, r.cfg.Retry, func() error {
-		return r.publish(ctx, outs, stored, g)
+		return r.publish(ctx, outs, stored)
 	}, func(err error) {
 		_ = m.InProgress()
 		log.Warn("retrying", append(lf, zap.Error(err))...)
@@ -82,21 +80,14 @@ func (r *Runner) publishRetry(ctx context.Context, m jetstream.Msg, outs []Outpu
 
 // publish publishes the outputs not stored yet, each attempt bounded to a
 // quarter of the retry budget so that an attempt lost in a reconnect
-// leaves time to retry; with g, in a batch when others wait beside them.
-func (r *Runner) publish(ctx context.Context, outs []Output, stored []bool, g *batch.Group) error {
+// leaves time to retry.
+func (r *Runner) publish(ctx context.Context, outs []Output, stored []bool) error {
 	for i, o := range outs {
 		if stored[i] {
 			continue
 		}
 		pctx, cancel := context.WithTimeout(ctx, r.attemptTimeout())
-		m := &nats.Msg{Subject: o.Subject, Data: o.Data, Header: o.Header}
-		var err error
-		if g == nil {
-			_, err = r.js.PublishMsg(pctx, m, jetstream.WithMsgID(o.MsgID))
-		} else {
-			m.Header = withMsgID(o.Header, o.MsgID)
-			err = g.Publish(pctx, m, r.publishAlone)
-		}
+		_, err := r.js.PublishMsg(pctx, &nats.Msg{Subject: o.Subject, Data: o.Data, Header: o.Header}, jetstream.WithMsgID(o.MsgID))
 		cancel()
 		if err != nil {
 			return fmt.Errorf("publish %s: %w", o.Subject, err)
@@ -108,21 +99,3 @@ func (r *Runner) publish(ctx context.Context, outs []Output, stored []bool, g *b
 
 // attemptTimeout bounds one round trip to the server.
 func (r *Runner) attemptTimeout() time.Duration { return max(r.cfg.Retry/4, 200*time.Millisecond) }
-
-// withMsgID is h with Nats-Msg-Id id, h left as it was.
-func withMsgID(h nats.Header, id string) nats.Header {
-	c := make(nats.Header, len(h)+1)
-	for k, v := range h {
-		c[k] = v
-	}
-	if id != "" {
-		c.Set(jetstream.MsgIDHeader, id)
-	}
-	return c
-}
-
-// publishAlone publishes m, which carries its Nats-Msg-Id, on its own.
-func (r *Runner) publishAlone(ctx context.Context, m *nats.Msg) error {
-	_, err := r.js.PublishMsg(ctx, m)
-	return err
-}

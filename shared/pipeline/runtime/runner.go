@@ -11,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
-	"github.com/skillmatch/skillmatch/shared/pipeline/batch"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -68,12 +67,6 @@ type Stage struct {
 	// one write per waiting delivery. Not with Ready (a held stage
 	// handles its deliveries in order).
 	Concurrency int
-	// Group, when set, stores the stage's outputs (all bound for one
-	// stream that allows atomic publishing: the decisions) in atomic
-	// batches with the outputs of its other workers and publishers
-	// waiting at the same time (see Group): one fsync for many. Dead
-	// letters go alone.
-	Group *batch.GroupConfig
 }
 
 // Runner runs stages on JetStream.
@@ -113,7 +106,6 @@ type Running struct {
 	wg       sync.WaitGroup
 	once     sync.Once
 	pool     *publisherPool // nil: the workers publish themselves
-	group    *batch.Group   // nil: each output is published alone
 	hold     *holding       // nil: the stage has no Ready
 }
 
@@ -165,11 +157,6 @@ func (run *Running) Stop() {
 		if run.pool != nil {
 			run.pool.close()
 		}
-		if run.group != nil {
-			s := run.group.Stats()
-			run.log.Info("group commit", zap.Uint64("batches", s.Batches), zap.Uint64("batched", s.Batched),
-				zap.Uint64("alone", s.Alone), zap.Uint64("rejected", s.Rejected))
-		}
 	})
 }
 
@@ -201,28 +188,22 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 	if st.Ready != nil {
 		run.hold = &holding{}
 	}
-	if st.Group != nil {
-		gc := *st.Group
-		if gc.Timeout <= 0 {
-			// A commit that times out leaves its messages' fate unknown
-			// and has them published again: better to wait for it as
-			// long as the retry budget allows.
-			gc.Timeout = r.cfg.Retry
-		}
-		run.group = batch.NewGroup(r.js.Conn(), gc)
+	workers := r.cfg.Workers
+	if st.Workers > 0 {
+		workers = st.Workers
 	}
 	if r.cfg.MaxInFlight > 1 {
-		run.pool = startPublishers(max(publishersPerStage, st.Workers*max(1, st.Concurrency)), r.cfg.MaxInFlight, func(d delivery) {
+		// As many publishers as deliveries handled at once: a stage that
+		// handles many at once (the extractor's 32) and publishes them
+		// through one publisher waits a round trip per output, one after
+		// another, and its handlers block on the full pool.
+		run.pool = startPublishers(max(publishersPerStage, workers*max(1, st.Concurrency)), r.cfg.MaxInFlight, func(d delivery) {
 			// Background: a stopping stage still finishes what it has
 			// taken, within the retry budget.
 			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Retry)
 			defer cancel()
 			run.publishAndSettle(ctx, d, false)
 		})
-	}
-	workers := r.cfg.Workers
-	if st.Workers > 0 {
-		workers = st.Workers
 	}
 	var slots chan struct{} // nil: each worker handles one delivery at a time
 	if st.Concurrency > 1 && st.Ready == nil {
@@ -339,7 +320,7 @@ func (run *Running) fail(ctx context.Context, d delivery, err error) {
 // republishes them under the same Nats-Msg-Ids (the stream drops what it
 // already has). confirm waits, briefly, for the server to confirm the ack.
 func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bool) {
-	err := run.r.publishRetry(ctx, d.m, d.res.Out, run.groupFor(d.res), run.log, d.lf)
+	err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			_ = d.m.Nak() // stopping: let another worker have it now
@@ -401,15 +382,6 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 	}
 }
 
-// groupFor is the group res's outputs are stored with (nil: alone): a
-// dead letter goes to another stream than the stage's outputs.
-func (run *Running) groupFor(res Result) *batch.Group {
-	if res.poison != "" {
-		return nil
-	}
-	return run.group
-}
-
 // originOf is the origin a delivery of this stage names: none when
 // callers write the stage's input (a header there is theirs, and could
 // name another caller's submission).
@@ -435,7 +407,7 @@ func (run *Running) endOrigin(d delivery, body string) {
 // ackDeferred; the worker goes on.
 func (run *Running) deferAck(ctx context.Context, d delivery) {
 	if len(d.res.Out) > 0 {
-		if err := run.r.publishRetry(ctx, d.m, d.res.Out, run.groupFor(d.res), run.log, d.lf); err != nil {
+		if err := run.r.publishRetry(ctx, d.m, d.res.Out, run.log, d.lf); err != nil {
 			delay := run.r.cfg.delay(d.n)
 			run.log.Error("failed; redelivering", append(d.lf, zap.Duration("after", delay), zap.Error(err))...)
 			_ = d.m.NakWithDelay(delay)

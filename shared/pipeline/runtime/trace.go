@@ -49,6 +49,13 @@ func Trace(stage string, tp trace.TracerProvider) Middleware {
 	}
 }
 
+// InjectTrace writes the trace context of ctx's span into h: for a
+// message a handler publishes itself, which the Trace middleware does not
+// see.
+func InjectTrace(ctx context.Context, h map[string][]string) {
+	propagator.Inject(ctx, HeaderCarrier(h))
+}
+
 // HeaderCarrier is a NATS header as an OpenTelemetry carrier. NATS keys
 // are case-sensitive where HTTP's are not: a key is found as written, or
 // else in any case, so a traceparent a client wrote either way is read.

@@ -78,15 +78,18 @@ func DecodeTaskRecord(data []byte) (*TaskRecord, error) {
 	return &r, nil
 }
 
-// BucketTaskIDs is the JetStream KV bucket of the task ids in use: key =
-// TaskRecordKey(caller, task id), value = a TaskIDRecord, kept as long as
-// the streams keep a task's messages. It is the pipeline's idempotency
-// record: the decider creates it with the task's one decision, in one
-// write, so that no redelivery, however late, decides twice; the
-// extractor reads it to turn away a reused id or an identical retry.
+// BucketTaskIDs is the JetStream KV bucket where earlier versions kept
+// the task ids in use: key = TaskRecordKey(caller, task id), value = a
+// TaskIDRecord, kept as long as the streams kept a task's messages. Their
+// decider created the record with the task's one decision before
+// publishing it, a second synced write per task; the decision, published
+// once with its task's fingerprint and submission in its headers, is now
+// the record, and the bucket is only read, for the tasks decided before.
 const BucketTaskIDs = "skillmatch_taskids"
 
-// TaskIDRecord is what the pipeline remembers of a caller's task id.
+// TaskIDRecord is what the pipeline remembers of a caller's task id: read
+// from its decision's headers, or from the task-id bucket of earlier
+// versions.
 type TaskIDRecord struct {
 	V        int    `json:"v"`
 	TaskID   string `json:"taskId"`
@@ -97,11 +100,8 @@ type TaskIDRecord struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Seq         uint64 `json:"seq,omitempty"`
 	// Decision is the task's decision message, exactly as published
-	// (nil only in a claim an earlier version's extractor wrote);
-	// Published was set by an earlier version's decider once the
-	// decisions stream had stored it (read, no longer written).
-	Decision  *StoredMessage `json:"decision,omitempty"`
-	Published bool           `json:"published,omitempty"`
+	// (nil when none is: a claim an earlier version's extractor wrote).
+	Decision *StoredMessage `json:"decision,omitempty"`
 }
 
 // StoredMessage is a message as published: subject, Nats-Msg-Id and data.
