@@ -438,6 +438,9 @@ type Ranked struct {
 	// candidate's job (see decide.Option).
 	AlikeOf string
 	Alike   decide.Alike
+	// Sibling: a twin under the best candidate's skill name whose
+	// description was written apart (see decide.Option).
+	Sibling bool
 	// Unnamed: the request is too thin to be this skill's (see
 	// markUnnamed).
 	Unnamed bool
@@ -820,7 +823,22 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 			continue
 		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
+		out[i].Sibling = alike == decide.AlikeTwin && sibling(top, e)
 	}
+}
+
+// copiedDesc is the share of description terms two skills have in common
+// from which one reads as a copy of the other.
+const copiedDesc = 0.8
+
+// sibling says whether skill b, of another agent, is the same skill as a
+// under its own wording: the same name, and a description that is not a
+// copy of a's. A copy proves nothing about the job: anyone can paste a
+// card, so only skills written apart pool their probability.
+func sibling(a, b *index.Doc) bool {
+	name := strings.TrimSpace(a.Name)
+	return name != "" && strings.EqualFold(name, strings.TrimSpace(b.Name)) &&
+		jaccard(a.DescTerms, b.DescTerms) < copiedDesc
 }
 
 // alikeKind says how skill doc b, of another agent, would relate to skill
@@ -914,7 +932,7 @@ func Options(ranked []Ranked) []decide.Option {
 			Key: r.Entry.Key, AgentID: r.Entry.AgentID, SkillID: r.Entry.SkillID,
 			AgentName: r.Entry.AgentName, SkillName: r.Entry.Name,
 			Score: r.Score, Prob: r.Prob, Demoted: r.Demoted, Reason: r.Reason,
-			AlikeOf: r.AlikeOf, Alike: r.Alike, Unnamed: r.Unnamed,
+			AlikeOf: r.AlikeOf, Alike: r.Alike, Sibling: r.Sibling, Unnamed: r.Unnamed,
 		}
 	}
 	return opts

@@ -194,8 +194,11 @@ func delegatesTo(d decide.Decision, key string) bool {
 	if d.Chosen.Key == key {
 		return true
 	}
-	return len(d.Fallbacks) > 0 && d.Fallbacks[0].Key == key &&
-		d.Fallbacks[0].Alike == decide.AlikeTwin && d.Fallbacks[0].AlikeOf == d.Chosen.Key
+	if len(d.Fallbacks) == 0 || d.Fallbacks[0].Key != key {
+		return false
+	}
+	f, c := d.Fallbacks[0], d.Chosen
+	return f.Alike == decide.AlikeTwin && f.AlikeOf == c.Key || c.Alike == decide.AlikeTwin && c.AlikeOf == f.Key
 }
 
 // capSteps keeps the n most probable steps, in the request's order.

@@ -5,7 +5,6 @@ package decide
 import (
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // Action is what the orchestrator should do with the task.
@@ -48,6 +47,11 @@ type Option struct {
 	// another (the caller must choose).
 	AlikeOf string `json:"alikeOf,omitempty"`
 	Alike   Alike  `json:"alike,omitempty"`
+	// Sibling says a twin is the same skill as the one it looks like under
+	// its own wording: the same skill name and a description written apart,
+	// not copied (the ranker decides). Only siblings pool their
+	// probability (twinProb).
+	Sibling bool `json:"sibling,omitempty"`
 	// Unnamed says the request points at something ("fix it", "help me
 	// with this") it does not name, and names nothing of this skill's job:
 	// however well it scores, it is no delegation and no choice between
@@ -82,8 +86,8 @@ type Decision struct {
 	// Fallbacks are the next skills to try if the chosen one fails.
 	Fallbacks []Option `json:"fallbacks,omitempty"`
 	// Probability is the calibrated probability of the top candidate; for
-	// a delegation to a skill whose twin of the same name is the first
-	// fallback, that one of the two is right (twins pooled).
+	// a delegation to a skill whose sibling (Option.Sibling) is the first
+	// fallback, that one of the two is right (pooled).
 	Probability float64 `json:"probability"`
 	// Candidates are the top two when clarifying.
 	Candidates []Option `json:"candidates,omitempty"`
@@ -155,25 +159,25 @@ func (p Policy) Decide(opts []Option) Decision {
 	}
 	close := second != nil && top.Prob-second.Prob < p.Margin
 	sameAgent := second != nil && second.AgentID == top.AgentID
-	if j := lookAlike(opts); j > 0 && top.Prob >= p.ClarifyFloor {
+	if j, rel := lookAlike(opts); j > 0 && top.Prob >= p.ClarifyFloor {
 		alike := opts[j]
 		switch {
-		case alike.Alike == AlikeDiffers:
+		case rel.Alike == AlikeDiffers:
 			d.Action = Clarify
 			d.Candidates = []Option{top, alike}
 			d.Question = fmt.Sprintf("Do you want %s (%s) or %s (%s)? They do the same job but handle your data differently.",
 				label(top), agentLabel(top), label(alike), agentLabel(alike))
 			d.Reason = fmt.Sprintf("%s and %s do the same job under different data handling", top.Key, alike.Key)
 			return d
-		case alike.Alike == AlikeImpostor:
+		case rel.Alike == AlikeImpostor:
 			d.Action = Clarify
 			d.Candidates = []Option{top, alike}
 			d.Question = fmt.Sprintf("Two agents (%s and %s) call themselves %s and offer %s: which one do you mean?",
 				top.AgentID, alike.AgentID, agentLabel(top), label(top))
 			d.Reason = fmt.Sprintf("%s and %s do the same job under the same agent name: one copies the other's card", top.Key, alike.Key)
 			return d
-		case alike.Alike == AlikeTwin && twinProb(top, alike) >= p.Threshold:
-			d.Probability = twinProb(top, alike)
+		case rel.Alike == AlikeTwin && twinProb(top, alike, rel.Sibling) >= p.Threshold:
+			d.Probability = twinProb(top, alike, rel.Sibling)
 			d.Action = Delegate
 			chosen := top
 			d.Chosen = &chosen
@@ -223,29 +227,39 @@ func (p Policy) Decide(opts []Option) Decision {
 // twinProb is the probability that a delegation to top, with its twin as
 // the first fallback, goes to a skill that does the job. The reranker
 // weighs each candidate against its rivals, so two skills that do one job
-// under one name split the probability that the job is theirs between
-// them (SGD's sibling services: delegations made at a top probability of
-// 0.5-0.7 beside such a twin were right 77-83% of the time); the twins'
-// probabilities are pooled as if each alone could be right. A twin under
-// another name keeps the top's probability: a shared tag or description
-// is too weak a sign that the two are one job.
-func twinProb(top, twin Option) float64 {
-	name := strings.TrimSpace(top.SkillName)
-	if name == "" || !strings.EqualFold(name, strings.TrimSpace(twin.SkillName)) {
+// split the probability that the job is theirs between them (SGD's
+// sibling services: delegations made at a top probability of 0.5-0.7
+// beside such a twin were right 77-83% of the time); siblings pool it as
+// if each alone could be right. Any other twin keeps the top's
+// probability: a shared tag or description is too weak a sign that the two
+// are one job, and a copied card is no sign at all (pooling a copy with
+// its original would let the copy take the original's tasks without a
+// question). A degraded twin is no fallback to count on.
+func twinProb(top, twin Option, sibling bool) float64 {
+	if !sibling || top.Demoted || twin.Demoted {
 		return top.Prob
 	}
 	return 1 - (1-top.Prob)*(1-twin.Prob)
 }
 
-// lookAlike is the position of the first option marked as a look-alike of
-// the best one, 0 for none.
-func lookAlike(opts []Option) int {
+// lookAlike is the position of the first option that is a look-alike of
+// the best one, 0 for none, and the option that carries the relation. The
+// ranker marks the look-alikes of its best candidate; when a near-tie
+// break or a degraded best one's demotion put one of them first, the
+// relation is read the other way round.
+func lookAlike(opts []Option) (int, Option) {
 	for j := 1; j < len(opts); j++ {
-		if opts[j].AlikeOf != "" && opts[j].AlikeOf == opts[0].Key && opts[j].AgentID != opts[0].AgentID {
-			return j
+		if opts[j].AgentID == opts[0].AgentID {
+			continue
+		}
+		switch {
+		case opts[j].AlikeOf != "" && opts[j].AlikeOf == opts[0].Key:
+			return j, opts[j]
+		case opts[0].AlikeOf != "" && opts[0].AlikeOf == opts[j].Key:
+			return j, opts[0]
 		}
 	}
-	return 0
+	return 0, Option{}
 }
 
 // fallbacks keeps up to MaxFallbacks plausible options, degraded last.

@@ -112,8 +112,8 @@ func TestDegradedFallbacksLast(t *testing.T) {
 	}
 }
 
-func named(o Option, skill string) Option {
-	o.SkillName = skill
+func sib(o Option) Option {
+	o.Sibling = true
 	return o
 }
 
@@ -139,15 +139,17 @@ func TestDecideLookAlikes(t *testing.T) {
 			Delegate, "a/x", []string{"b/x", "c/z"}, nil},
 		{"twin below the threshold changes nothing", []Option{opt("a/x", 0.5), alike(opt("b/x", 0.02), "a/x", AlikeTwin)},
 			Abstain, "", nil, nil},
-		{"twins of one name pool their probability", []Option{named(opt("a/x", 0.57), "Get Cars"), named(alike(opt("b/x", 0.47), "a/x", AlikeTwin), "get cars ")},
+		{"siblings pool their probability", []Option{opt("a/x", 0.57), sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin))},
 			Delegate, "a/x", []string{"b/x"}, nil},
-		{"twins of other names do not pool", []Option{named(opt("a/x", 0.57), "Get Cars"), named(alike(opt("b/x", 0.47), "a/x", AlikeTwin), "Rentals")},
+		{"other twins do not pool", []Option{opt("a/x", 0.57), alike(opt("b/x", 0.47), "a/x", AlikeTwin)},
 			Clarify, "", nil, nil},
-		{"twins without names do not pool", []Option{opt("a/x", 0.57), alike(opt("b/x", 0.47), "a/x", AlikeTwin)},
+		{"a tie-break put the sibling first", []Option{sib(alike(opt("b/x", 0.46), "a/x", AlikeTwin)), opt("a/x", 0.45)},
+			Delegate, "b/x", []string{"a/x"}, nil},
+		{"a degraded sibling is not pooled", []Option{opt("a/x", 0.57), demoted(sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin)))},
 			Clarify, "", nil, nil},
-		{"pooled twins still need the threshold", []Option{named(opt("a/x", 0.4), "Get Cars"), named(alike(opt("b/x", 0.3), "a/x", AlikeTwin), "Get Cars")},
+		{"pooled siblings still need the threshold", []Option{opt("a/x", 0.4), sib(alike(opt("b/x", 0.3), "a/x", AlikeTwin))},
 			Clarify, "", nil, nil},
-		{"a different handling is never pooled", []Option{named(opt("a/x", 0.6), "Get Cars"), named(alike(opt("b/x", 0.5), "a/x", AlikeDiffers), "Get Cars")},
+		{"a different handling is never pooled", []Option{opt("a/x", 0.6), sib(alike(opt("b/x", 0.5), "a/x", AlikeDiffers))},
 			Clarify, "", nil, []string{"a/x", "b/x"}},
 		{"different handling asks", []Option{opt("a/x", 0.95), opt("c/z", 0.1), alike(opt("b/x", 0.02), "a/x", AlikeDiffers)},
 			Clarify, "", nil, []string{"a/x", "b/x"}},
@@ -189,15 +191,15 @@ func TestDecideLookAlikes(t *testing.T) {
 
 // A pooled delegation reports the pooled probability and says why.
 func TestDecideTwinProbability(t *testing.T) {
-	d := DefaultPolicy.Decide([]Option{named(opt("a/x", 0.57), "Get Cars"), named(alike(opt("b/x", 0.47), "a/x", AlikeTwin), "Get Cars")})
+	d := DefaultPolicy.Decide([]Option{opt("a/x", 0.57), sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin))})
 	if want := 1 - 0.43*0.53; math.Abs(d.Probability-want) > 1e-12 {
 		t.Errorf("probability %v, want %v", d.Probability, want)
 	}
 	if !strings.Contains(d.Reason, "twin b/x") {
 		t.Errorf("reason %q does not name the twin", d.Reason)
 	}
-	d = DefaultPolicy.Decide([]Option{named(opt("a/x", 0.9), "Get Cars"), named(alike(opt("b/x", 0.02), "a/x", AlikeTwin), "Rentals")})
+	d = DefaultPolicy.Decide([]Option{opt("a/x", 0.9), alike(opt("b/x", 0.02), "a/x", AlikeTwin)})
 	if d.Probability != 0.9 {
-		t.Errorf("probability %v, want the top's 0.9 when the twin is named otherwise", d.Probability)
+		t.Errorf("probability %v, want the top's 0.9 beside a twin that is no sibling", d.Probability)
 	}
 }
