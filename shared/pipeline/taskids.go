@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -82,6 +83,9 @@ type TaskIDs struct {
 	decisions jetstream.Stream
 	group     *batch.Group       // nil: each decision is published alone
 	legacy    jetstream.KeyValue // the task-id bucket of earlier versions; nil when there is none
+	// legacyGone is set once that bucket was found deleted (as the
+	// operator is told to, once its records have expired).
+	legacyGone atomic.Bool
 }
 
 // OpenTaskIDs opens the task ids kept in the decisions stream (named
@@ -177,15 +181,35 @@ func decisionRecord(m *jetstream.RawStreamMsg, caller, taskID string) (*wire.Tas
 	return rec, nil
 }
 
+// legacyDeleted says whether err, from a read of the task-id bucket of
+// earlier versions, means the bucket is gone: the operator deletes it once
+// its records have expired, and every lookup must not then fail as if the
+// server were down. A read of a deleted bucket finds no stream, or no
+// responder to its direct get; only the stream's absence, asked again,
+// settles it.
+func (s *TaskIDs) legacyDeleted(ctx context.Context, err error) bool {
+	if !errors.Is(err, jetstream.ErrStreamNotFound) && !errors.Is(err, jetstream.ErrBucketNotFound) &&
+		!errors.Is(err, nats.ErrNoResponders) {
+		return false
+	}
+	if _, serr := s.js.Stream(ctx, "KV_"+s.legacy.Bucket()); !errors.Is(serr, jetstream.ErrStreamNotFound) {
+		return false
+	}
+	s.legacyGone.Store(true)
+	return true
+}
+
 // legacyRecord reads caller's record in the task-id bucket of earlier
 // versions (nil when there is none, or no bucket).
 func (s *TaskIDs) legacyRecord(ctx context.Context, caller, taskID string) (*wire.TaskIDRecord, error) {
-	if s.legacy == nil {
+	if s.legacy == nil || s.legacyGone.Load() {
 		return nil, nil
 	}
 	e, err := s.legacy.Get(ctx, wire.TaskRecordKey(caller, taskID))
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, nil
+	case err != nil && s.legacyDeleted(ctx, err):
 		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("task ids: get %s: %w", taskID, err)

@@ -274,4 +274,14 @@ func TestTaskIDsLegacyRecords(t *testing.T) {
 	if _, err := ids.Lookup(ctx, "alice", "b"); !errors.Is(err, ErrBadInput) {
 		t.Errorf("lookup of another task's record: %v", err)
 	}
+	// The operator deletes the bucket once its records have expired: a
+	// task not decided yet is then simply new, not an error to retry.
+	if err := js.DeleteKeyValue(ctx, wire.BucketTaskIDs); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if rec, err := ids.Lookup(ctx, "alice", "new"); err != nil || rec != nil {
+			t.Errorf("lookup after the old bucket was deleted: %+v %v", rec, err)
+		}
+	}
 }
