@@ -914,7 +914,7 @@ func (m *Matcher) Settler(store settle.Store) *settle.Settler {
 	if store == nil {
 		store = m.cfg.followups
 	}
-	s := &settle.Settler{Catalog: m.cat, Grants: m.cfg.grants, Store: store}
+	s := &settle.Settler{Catalog: m.cat, Grants: m.cfg.grants, Store: store, Threshold: m.policy.Threshold}
 	if m.cfg.strict {
 		s.Filters = append(s.Filters, filter.WithStrict(true))
 	}

@@ -113,6 +113,11 @@ type Settler struct {
 	Filters []filter.Option
 	// Now stamps records (nil: time.Now).
 	Now func() time.Time
+	// Threshold is the policy's lowest probability to delegate at
+	// (decide.Policy.Threshold): a delegation whose probability was pooled
+	// with a sibling the caller may not use stands on its own probability
+	// against it.
+	Threshold float64
 }
 
 // Settled is the decision to send.
@@ -295,6 +300,16 @@ func (s *Settler) scope(req *extract.Requirement, t *task.Task, d decide.Decisio
 		}
 	}
 	st.Decision.Fallbacks = kept
+	if pooled := d.Probability > d.Chosen.Prob && len(d.Fallbacks) > 0; pooled && (len(kept) == 0 || kept[0].Key != d.Fallbacks[0].Key) {
+		// The sibling the probability was pooled with is refused: the
+		// delegation stands on the chosen skill's own probability.
+		if d.Chosen.Prob < s.Threshold {
+			return Settled{Decision: decide.Decision{Action: decide.Abstain, Probability: d.Chosen.Prob,
+				Reason: fmt.Sprintf("best match only %.2f (%s): its sibling %s is not granted", d.Chosen.Prob, d.Chosen.Key, d.Fallbacks[0].Key)}}, nil
+		}
+		st.Decision.Probability = d.Chosen.Prob
+		st.Decision.Reason = fmt.Sprintf("best match %s at %.2f", d.Chosen.Key, d.Chosen.Prob)
+	}
 	// Followup fails only on a changed or missing skill; here there is
 	// no earlier task and a chosen skill.
 	if _, newContext, _ := grants.Followup("", d.Chosen.SkillID, acc.Scoped, st.ContextID != ""); newContext {

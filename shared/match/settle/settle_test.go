@@ -32,6 +32,14 @@ func delegate(o decide.Option, fallbacks ...decide.Option) decide.Decision {
 	return decide.Decision{Action: decide.Delegate, Chosen: &o, Probability: o.Prob, Fallbacks: fallbacks, Reason: "policy"}
 }
 
+// pooled is a delegation whose probability was pooled with its sibling,
+// the first fallback.
+func pooled(o, sibling decide.Option) decide.Decision {
+	d := delegate(o, sibling)
+	d.Probability = 1 - (1-o.Prob)*(1-sibling.Prob)
+	return d
+}
+
 func newTask(id, text string, edit func(*task.Task)) *task.Task {
 	t := &task.Task{ID: id, Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}}
 	if edit != nil {
@@ -66,6 +74,7 @@ func TestSettle(t *testing.T) {
 		reason  string // part of the reason
 		errIs   error
 		fallbks int
+		prob    float64 // the decision's probability, when set
 	}{
 		{name: "policy choice passes", task: newTask("t1", "weather in Lisbon", nil),
 			d: delegate(weather, currency), opts: []decide.Option{weather, currency},
@@ -91,6 +100,14 @@ func TestSettle(t *testing.T) {
 			d: delegate(weather), opts: []decide.Option{weather}, action: decide.Abstain, reason: "not granted"},
 		{name: "fallback not granted is dropped", grants: g, task: newTask("t7", "triage this ticket", func(t *task.Task) { t.Caller.ID = "bob" }),
 			d: delegate(triage, weather), opts: []decide.Option{triage, weather}, action: decide.Delegate, chosen: triage.Key, fallbks: 0},
+		{name: "pooled with a sibling not granted, too weak alone", grants: g, task: newTask("t11", "triage this ticket", func(t *task.Task) { t.Caller.ID = "bob" }),
+			d:      pooled(opt("support-triage/triage-ticket", 0.6), opt("world-info/weather-forecast", 0.5)),
+			opts:   []decide.Option{opt("support-triage/triage-ticket", 0.6), opt("world-info/weather-forecast", 0.5)},
+			action: decide.Abstain, reason: "sibling world-info/weather-forecast is not granted"},
+		{name: "pooled with a sibling not granted, enough alone", grants: g, task: newTask("t12", "triage this ticket", func(t *task.Task) { t.Caller.ID = "bob" }),
+			d:      pooled(opt("support-triage/triage-ticket", 0.8), opt("world-info/weather-forecast", 0.5)),
+			opts:   []decide.Option{opt("support-triage/triage-ticket", 0.8), opt("world-info/weather-forecast", 0.5)},
+			action: decide.Delegate, chosen: "support-triage/triage-ticket", reason: "at 0.80", prob: 0.8},
 		{name: "forged option for restricted data", task: newTask("t8", "weather", func(t *task.Task) { t.Caller.DataClass = "restricted" }),
 			d: decide.Decision{Action: decide.Clarify, Reason: "two fit"}, opts: []decide.Option{weather}, errIs: ErrRejected},
 		{name: "forged option not in the catalog", task: newTask("t9", "weather", nil),
@@ -100,7 +117,7 @@ func TestSettle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Settler{Catalog: cat, Grants: tt.grants}
+			s := &Settler{Catalog: cat, Grants: tt.grants, Threshold: decide.DefaultPolicy.Threshold}
 			st, err := s.Settle(context.Background(), tt.task, nil, tt.d, tt.opts, tt.task.ID)
 			if tt.errIs != nil {
 				if !errors.Is(err, tt.errIs) {
@@ -121,6 +138,9 @@ func TestSettle(t *testing.T) {
 				}
 				if len(d.Fallbacks) != tt.fallbks {
 					t.Errorf("fallbacks %v, want %d", d.Fallbacks, tt.fallbks)
+				}
+				if tt.prob != 0 && d.Probability != tt.prob {
+					t.Errorf("probability %v, want %v", d.Probability, tt.prob)
 				}
 			} else if d.Chosen != nil {
 				t.Errorf("%s carries a chosen skill %+v", d.Action, d.Chosen)
