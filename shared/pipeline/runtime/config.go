@@ -55,13 +55,13 @@ type Config struct {
 	// stopped longer than the window is redelivered after it.
 	Duplicates time.Duration
 	// Remember is how long the stages' idempotency records last: one per
-	// task, keyed by caller and task id, holding the fingerprint of the
-	// task that claimed the id and its one decision, written with a
-	// create so that exactly one decision wins (negative: forever). It is
-	// what makes exactly-once hold across any outage, so Validate refuses
-	// 0 (no records) and a record that expires while its task's messages
-	// may still be delivered (MaxAge). The runner does not keep them (the
-	// stages do); it is here so that Validate can check it.
+	// task, keyed by caller and task id (the pipeline's are the decisions
+	// themselves, kept for good: negative). It is what makes exactly-once
+	// hold across any outage, so Validate refuses 0 (no records) and a
+	// record that expires while its task's messages may still be
+	// delivered (MaxAge), for a runner whose stages keep records of their
+	// own. The runner does not keep them (the stages do); it is here so
+	// that Validate can check it.
 	Remember time.Duration
 	// MaxAge is how long the streams the stages consume keep a message
 	// (0: forever).

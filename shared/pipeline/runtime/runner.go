@@ -56,16 +56,17 @@ type Stage struct {
 	// for the whole pipeline, not for one stage.
 	BackOff []time.Duration
 	// Workers, when set, replaces the runner's number of workers for this
-	// stage, and is also how many publishers it runs: a stage whose
-	// handler and outputs wait for synced writes (the decider's records
-	// and decisions) keeps that many in flight instead of one.
+	// stage: a stage whose handler waits for synced writes (the decider's
+	// decisions) keeps that many in flight instead of one. The stage gets
+	// a publisher for every delivery it handles at once (workers ×
+	// Concurrency).
 	Workers int
 	// Concurrency, when above 1, is how many deliveries each worker
 	// handles at once, each in a goroutine of its own: for a stage whose
-	// handler mostly waits for round trips (the extractor's task-id
-	// lookups) or synced writes that Group shares, where the batches hold
-	// one write per waiting delivery. Not with Ready (a held stage
-	// handles its deliveries in order).
+	// handler mostly waits for round trips (the extractor's reads of a
+	// task's last decision) or for synced writes a batch.Group shares,
+	// where the batches hold one write per waiting delivery. Not with
+	// Ready (a held stage handles its deliveries in order).
 	Concurrency int
 }
 
