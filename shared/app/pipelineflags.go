@@ -80,7 +80,7 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 	fs.Int64Var(&p.DeadLettersMaxBytes, "deadletters-max-bytes", pipeline.DefaultDeadLettersMaxBytes, "when the streams are set up: size cap of the dead-letter stream, oldest dropped first; negative: none")
 	fs.Int64Var(&p.TasksMaxBytes, "tasks-max-bytes", pipeline.DefaultTasksMaxBytes, "when the streams are set up: size cap of the submissions and of the tasks stream; when full, new tasks are refused\n"+
 		"(the publisher gets the error), never old ones dropped; negative: none")
-	fs.Int64Var(&p.DecisionsMaxBytes, "decisions-max-bytes", pipeline.DefaultDecisionsMaxBytes, "when the streams are set up: size cap of the decisions stream (full: refuses new); negative: none")
+	fs.Int64Var(&p.DecisionsMaxBytes, "decisions-max-bytes", pipeline.DefaultDecisionsMaxBytes, "when the streams are set up: size cap of the decisions stream (full: refuses new; it is every task id's exactly-once record, so raise it rather than purge); negative: none")
 	fs.Int64Var(&p.OutcomesMaxBytes, "outcomes-max-bytes", pipeline.DefaultOutcomesMaxBytes, "when the streams are set up: size cap of the outcomes stream (full: refuses new); negative: none")
 	fs.BoolVar(&p.TasksSynced, "tasks-synced", false, "when the streams are set up: write the stage messages (the tasks stream) like every other message;\n"+
 		"by default the server flushes them in the background (persist mode async): a task whose stage\n"+
