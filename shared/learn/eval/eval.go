@@ -133,12 +133,12 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 		policy.Order(opts)
 		o.TopKey, o.Prob, o.TopScore = opts[0].Key, opts[0].Prob, opts[0].Score
 		o.Lead = len(opts) < 2 || opts[0].Prob-opts[1].Prob >= policy.Margin || opts[1].AgentID == opts[0].AgentID
-		if res.Decision.Action == decide.Delegate && res.Decision.Chosen != nil && res.Decision.Chosen.Key == o.TopKey &&
-			res.Decision.Probability > o.Prob {
-			// Twins of one name pooled their probability (decide): the
-			// delegation was made on the pooled one, which is what the
-			// calibration figures and a threshold sweep must read.
-			o.Prob, o.Lead = res.Decision.Probability, true
+		if p, ok := policy.Pooled(opts); ok {
+			// The best skill and its sibling pool their probability
+			// (decide): the decider weighs the pooled one against any
+			// threshold, so the calibration figures and a threshold
+			// sweep read it too, delegated or not.
+			o.Prob, o.Lead = p, true
 		}
 	}
 	if res.Decision.Chosen != nil {

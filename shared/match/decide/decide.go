@@ -50,7 +50,7 @@ type Option struct {
 	// Sibling says a twin is the same skill as the one it looks like under
 	// its own wording: the same skill name and a description written apart,
 	// not copied (the ranker decides). Only siblings pool their
-	// probability (twinProb).
+	// probability (Policy.Pooled).
 	Sibling bool `json:"sibling,omitempty"`
 	// Unnamed says the request points at something ("fix it", "help me
 	// with this") it does not name, and names nothing of this skill's job:
@@ -85,9 +85,9 @@ type Decision struct {
 	Chosen *Option `json:"chosen,omitempty"`
 	// Fallbacks are the next skills to try if the chosen one fails.
 	Fallbacks []Option `json:"fallbacks,omitempty"`
-	// Probability is the calibrated probability of the top candidate; for
-	// a delegation to a skill whose sibling (Option.Sibling) is the first
-	// fallback, that one of the two is right (pooled).
+	// Probability is the calibrated probability of the top candidate; when
+	// it has a sibling (Option.Sibling), that one of the two is right
+	// (pooled), which is what a delegation to it is made on.
 	Probability float64 `json:"probability"`
 	// Candidates are the top two when clarifying.
 	Candidates []Option `json:"candidates,omitempty"`
@@ -148,6 +148,10 @@ func (p Policy) Decide(opts []Option) Decision {
 	}
 	top := opts[0]
 	d := Decision{Probability: top.Prob}
+	if pooled, ok := p.Pooled(opts); ok {
+		// Whatever the action, the chance that the job is the pair's.
+		d.Probability = pooled
+	}
 	if top.Unnamed {
 		d.Action = Abstain
 		d.Reason = fmt.Sprintf("the request does not say what it is about (best match %s at %.2f): name the task and what it applies to", top.Key, top.Prob)
@@ -176,8 +180,7 @@ func (p Policy) Decide(opts []Option) Decision {
 				top.AgentID, alike.AgentID, agentLabel(top), label(top))
 			d.Reason = fmt.Sprintf("%s and %s do the same job under the same agent name: one copies the other's card", top.Key, alike.Key)
 			return d
-		case rel.Alike == AlikeTwin && twinProb(top, alike, rel.Sibling) >= p.Threshold:
-			d.Probability = twinProb(top, alike, rel.Sibling)
+		case rel.Alike == AlikeTwin && d.Probability >= p.Threshold:
 			d.Action = Delegate
 			chosen := top
 			d.Chosen = &chosen
@@ -224,22 +227,29 @@ func (p Policy) Decide(opts []Option) Decision {
 	return d
 }
 
-// twinProb is the probability that a delegation to top, with its twin as
-// the first fallback, goes to a skill that does the job. The reranker
-// weighs each candidate against its rivals, so two skills that do one job
-// split the probability that the job is theirs between them (SGD's
-// sibling services: delegations made at a top probability of 0.5-0.7
-// beside such a twin were right 77-83% of the time); siblings pool it as
-// if each alone could be right. Any other twin keeps the top's
-// probability: a shared tag or description is too weak a sign that the two
-// are one job, and a copied card is no sign at all (pooling a copy with
-// its original would let the copy take the original's tasks without a
-// question). A degraded twin is no fallback to count on.
-func twinProb(top, twin Option, sibling bool) float64 {
-	if !sibling || top.Demoted || twin.Demoted {
-		return top.Prob
+// Pooled is, for options ordered best first, the probability that a
+// delegation to the best one, with its sibling as the first fallback, goes
+// to a skill that does the job, and whether it has such a sibling: what
+// Decide weighs against the threshold and reports, and a threshold sweep
+// must replay. The reranker weighs each candidate against its rivals, so
+// two skills that do one job split the probability that the job is theirs
+// between them (SGD's sibling services: delegations made at a top
+// probability of 0.5-0.7 beside such a twin were right 77-83% of the
+// time); siblings pool it as if each alone could be right. Any other twin
+// keeps the top's probability: a shared tag or description is too weak a
+// sign that the two are one job, and a copied card is no sign at all
+// (pooling a copy with its original would let the copy take the
+// original's tasks without a question). A degraded twin is no fallback to
+// count on.
+func (p Policy) Pooled(opts []Option) (float64, bool) {
+	if len(opts) < 2 || opts[0].Unnamed || opts[0].Prob < p.ClarifyFloor {
+		return 0, false
 	}
-	return 1 - (1-top.Prob)*(1-twin.Prob)
+	j, rel := lookAlike(opts)
+	if j == 0 || rel.Alike != AlikeTwin || !rel.Sibling || opts[0].Demoted || opts[j].Demoted {
+		return 0, false
+	}
+	return 1 - (1-opts[0].Prob)*(1-opts[j].Prob), true
 }
 
 // lookAlike is the position of the first option that is a look-alike of

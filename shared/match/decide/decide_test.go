@@ -203,3 +203,31 @@ func TestDecideTwinProbability(t *testing.T) {
 		t.Errorf("probability %v, want the top's 0.9 beside a twin that is no sibling", d.Probability)
 	}
 }
+
+// Pooled replays what Decide weighs a best skill and its sibling at.
+func TestPooled(t *testing.T) {
+	p := DefaultPolicy
+	tests := []struct {
+		name string
+		opts []Option
+		want float64
+		ok   bool
+	}{
+		{"sibling", []Option{opt("a/x", 0.57), sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin))}, 1 - 0.43*0.53, true},
+		{"below the threshold too", []Option{opt("a/x", 0.4), sib(alike(opt("b/x", 0.3), "a/x", AlikeTwin))}, 1 - 0.6*0.7, true},
+		{"twin that is no sibling", []Option{opt("a/x", 0.57), alike(opt("b/x", 0.47), "a/x", AlikeTwin)}, 0, false},
+		{"too weak to weigh", []Option{opt("a/x", 0.3), sib(alike(opt("b/x", 0.3), "a/x", AlikeTwin))}, 0, false},
+		{"alone", []Option{opt("a/x", 0.9)}, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := p.Pooled(tt.opts)
+		if ok != tt.ok || math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: Pooled = %v, %v; want %v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+		if ok && got >= p.Threshold {
+			if d := p.Decide(tt.opts); d.Action != Delegate || math.Abs(d.Probability-got) > 1e-12 {
+				t.Errorf("%s: Decide %s at %v, want a delegation at the pooled %v", tt.name, d.Action, d.Probability, got)
+			}
+		}
+	}
+}
