@@ -69,7 +69,7 @@ type Outcome struct {
 	Action   decide.Action
 	Chosen   string  // delegated skill key
 	TopKey   string  // top-ranked skill key
-	Prob     float64 // calibrated probability of the top candidate (pooled with its twin when the decision pooled them)
+	Prob     float64 // calibrated probability of the top candidate, pooled with its sibling's (decide.Policy.Pooled)
 	TopScore float64 // reranker fit of the top candidate
 	// Lead says whether the top candidate passes the margin rule (it leads
 	// the runner-up by the margin, or the runner-up is the same agent), so

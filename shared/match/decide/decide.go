@@ -190,7 +190,7 @@ func (p Policy) Decide(opts []Option) Decision {
 				d.Fallbacks = d.Fallbacks[:max(p.MaxFallbacks, 1)]
 			}
 			if d.Probability > top.Prob {
-				d.Reason = fmt.Sprintf("best match %s at %.2f with its twin %s at %.2f, the first fallback: %.2f that the job is theirs",
+				d.Reason = fmt.Sprintf("best match %s at %.2f with its sibling %s at %.2f, the first fallback: %.2f that the job is theirs",
 					top.Key, top.Prob, alike.Key, alike.Prob, d.Probability)
 			} else {
 				d.Reason = fmt.Sprintf("best match %s at %.2f; %s does the same job and is the first fallback", top.Key, top.Prob, alike.Key)

@@ -195,8 +195,8 @@ func TestDecideTwinProbability(t *testing.T) {
 	if want := 1 - 0.43*0.53; math.Abs(d.Probability-want) > 1e-12 {
 		t.Errorf("probability %v, want %v", d.Probability, want)
 	}
-	if !strings.Contains(d.Reason, "twin b/x") {
-		t.Errorf("reason %q does not name the twin", d.Reason)
+	if !strings.Contains(d.Reason, "sibling b/x") {
+		t.Errorf("reason %q does not name the sibling", d.Reason)
 	}
 	d = DefaultPolicy.Decide([]Option{opt("a/x", 0.9), alike(opt("b/x", 0.02), "a/x", AlikeTwin)})
 	if d.Probability != 0.9 {
