@@ -137,3 +137,44 @@ func TestAlternativeOutsideShortlistIsAsked(t *testing.T) {
 		}
 	}
 }
+
+// A same-named weather skill of another agent is a sibling, whose
+// probability pools with Atlas Weather's, only when its description was
+// written apart: a pasted card never pools, so it cannot turn a question
+// naming both agents into a delegation to itself.
+func TestSiblingsMarked(t *testing.T) {
+	tests := []struct {
+		name string
+		desc string // "" keeps Atlas Weather's description, pasted
+		want bool
+	}{
+		{"pasted card", "", false},
+		{"own wording", "Forecasts for cities worldwide, hour by hour and for the week ahead, with alerts when storms come.", true},
+	}
+	for _, tc := range tests {
+		twin := weatherTwin("zz-weather", catalog.EntryDefault)
+		if tc.desc != "" {
+			twin.Skills[0].Desc = tc.desc
+		}
+		m := newMatcher(t, buildCatalog(t, append(honest(), twin)...))
+		res := mustMatch(t, m, textTask("w", "will it rain in Lisbon this weekend?"))
+		var found *match.Ranked
+		for i := range res.Ranked[1:] {
+			if r := &res.Ranked[i+1]; r.Entry.SkillID == "forecast" && r.AlikeOf == res.Ranked[0].Entry.Key {
+				found = r
+			}
+		}
+		if found == nil {
+			t.Fatalf("%s: the other forecast is not marked as a look-alike of %s (ranked %v); the test checks nothing",
+				tc.name, res.Ranked[0].Entry.Key, rankedKeys(res))
+		}
+		if found.Sibling != tc.want {
+			t.Errorf("%s: sibling %v, want %v", tc.name, found.Sibling, tc.want)
+		}
+		pooled := res.Decision.Probability > res.Ranked[0].Prob
+		if pooled != tc.want {
+			t.Errorf("%s: decision probability %.3f beside the best one's %.3f: pooled %v, want %v (%s)",
+				tc.name, res.Decision.Probability, res.Ranked[0].Prob, pooled, tc.want, res.Decision.Reason)
+		}
+	}
+}
