@@ -448,3 +448,23 @@ func (s *Snapshots) WatchCatalog(ctx context.Context, kv jetstream.KeyValue, bui
 		return nil, ctx.Err()
 	}
 }
+
+// allowAtomicBatches lets a bucket's stream take atomic batches (a KV
+// bucket's config has no such setting, its stream's has), for the records
+// the deciders group-commit.
+func allowAtomicBatches(ctx context.Context, js jetstream.JetStream, what, bucket string) error {
+	name := "KV_" + bucket
+	st, err := js.Stream(ctx, name)
+	if err != nil {
+		return fmt.Errorf("pipeline: %s bucket stream %s: %w", what, name, err)
+	}
+	sc := st.CachedInfo().Config
+	if sc.AllowAtomicPublish {
+		return nil
+	}
+	sc.AllowAtomicPublish = true
+	if _, err := js.UpdateStream(ctx, sc); err != nil {
+		return fmt.Errorf("pipeline: %s bucket stream %s: allow atomic batches: %w", what, name, err)
+	}
+	return nil
+}

@@ -135,11 +135,13 @@ func (s *Examples) change(ctx context.Context, skill string, f func([]string) ([
 	return false, fmt.Errorf("examples of %s: %d writers in a row got there first", skill, maxCAS)
 }
 
-// isWrongLastSequence recognises a lost compare-and-set of a delete,
-// which the server reports as a wrong last sequence.
+// isWrongLastSequence recognises the stream's refusal of a message whose
+// expected last (subject) sequence is not the current one: a lost
+// compare-and-set of a delete, or a decision already stored for its task.
 func isWrongLastSequence(err error) bool {
 	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }
 
 // List reads the catalog's learned examples: skill key to examples,

@@ -44,26 +44,6 @@ var (
 	ErrDuplicateTask = errors.New("duplicate task")
 )
 
-// allowAtomicBatches lets a bucket's stream take atomic batches (a KV
-// bucket's config has no such setting, its stream's has), for the records
-// the deciders group-commit.
-func allowAtomicBatches(ctx context.Context, js jetstream.JetStream, what, bucket string) error {
-	name := "KV_" + bucket
-	st, err := js.Stream(ctx, name)
-	if err != nil {
-		return fmt.Errorf("pipeline: %s bucket stream %s: %w", what, name, err)
-	}
-	sc := st.CachedInfo().Config
-	if sc.AllowAtomicPublish {
-		return nil
-	}
-	sc.AllowAtomicPublish = true
-	if _, err := js.UpdateStream(ctx, sc); err != nil {
-		return fmt.Errorf("pipeline: %s bucket stream %s: allow atomic batches: %w", what, name, err)
-	}
-	return nil
-}
-
 // Headers of a stored decision: what the task's record keeps besides the
 // decision (see TaskIDs), and the stream's check that none is stored yet.
 const (
@@ -278,7 +258,7 @@ func (s *TaskIDs) publish(ctx context.Context, m *nats.Msg) error {
 	alone := func(ctx context.Context, m *nats.Msg) error {
 		ack, err := s.js.PublishMsg(ctx, m)
 		switch {
-		case isWrongLastSeq(err):
+		case isWrongLastSequence(err):
 			return errDecided
 		case err != nil:
 			return err
@@ -293,12 +273,4 @@ func (s *TaskIDs) publish(ctx context.Context, m *nats.Msg) error {
 	// In a batch, a decided task rejects the whole batch, and each of its
 	// decisions is then published alone, which gives it its own answer.
 	return s.group.Publish(ctx, m, alone)
-}
-
-// isWrongLastSeq reports whether err is the stream's refusal of a
-// message whose expected last subject sequence is not the subject's.
-func isWrongLastSeq(err error) bool {
-	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
-		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }

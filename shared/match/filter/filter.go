@@ -343,12 +343,6 @@ type dataMemo struct {
 	reason    string
 }
 
-// dataPolicy is dataPolicyWhy for the checker's options, remembering the
-// last verdict.
-func (c *checker) dataPolicy(class string, st catalog.Status) string {
-	return c.data.verdict(class, st, c.opts.strict, c.why)
-}
-
 // verdict is dataPolicyWhy, remembered for the next agent of the same
 // status.
 func (m *dataMemo) verdict(class string, st catalog.Status, strict, why bool) string {

@@ -189,7 +189,8 @@ func coverSkill(n int, at func(i int) ([]float32, float64)) float64 {
 // only reads the shortlist sees them.
 func Align(wv WordVectors, lex Lexicon, need string, cands []index.Candidate) {
 	a := newAlignment(wv, need)
-	if wc, ok := wv.(*WordCache); ok && a != nil {
+	wc, cached := wv.(*WordCache)
+	if cached && a != nil {
 		wc.borrow(a)
 		defer wc.release(a)
 		a.allRows(wc, cands)
@@ -202,7 +203,7 @@ func Align(wv WordVectors, lex Lexicon, need string, cands []index.Candidate) {
 		c := &cands[i]
 		c.Align, c.AlignLabel, c.Lex = 0, 0, 0
 		if a != nil && c.Entry != nil {
-			if wc, ok := wv.(*WordCache); ok && c.Doc >= 0 && c.Doc < len(wc.text) {
+			if cached && c.Doc >= 0 && c.Doc < len(wc.text) {
 				// The cache was built from the index's docs: its rows
 				// are this doc's words, already looked up.
 				c.Align = float32(a.toSkillRows(wc, wc.text[c.Doc]))
@@ -382,9 +383,6 @@ func NewWordCache(wv WordVectors, docs []index.Doc) *WordCache {
 func (a *alignment) rowSims(c *WordCache, r int32) []float32 {
 	if r < 0 {
 		return nil
-	}
-	if a.rows == nil {
-		c.borrow(a)
 	}
 	if at := a.rowAt[r]; at >= 0 {
 		return a.rowSlab[int(at) : int(at)+len(a.task)]

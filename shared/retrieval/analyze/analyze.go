@@ -149,20 +149,6 @@ func Terms(text string) []string {
 	return out
 }
 
-// AppendTerms appends the terms of text (see Terms) to dst.
-func AppendTerms(dst []string, text string) []string {
-	n := len(dst)
-	dst = AppendWords(dst, text)
-	out := dst[:n]
-	for _, w := range dst[n:] {
-		if IsStopword(w) {
-			continue
-		}
-		out = append(out, Stem(w))
-	}
-	return out
-}
-
 // AppendContentWords appends to dst the content words of words, which
 // AppendWords split: those that are not stopwords, each once — neither
 // already in dst[from:] nor earlier in words. The reranker aligns a task

@@ -93,17 +93,13 @@ func FuzzWords(f *testing.F) {
 	})
 }
 
-// TestAppendMatchesWordsAndTerms checks that appending to a buffer that
-// already holds words leaves them alone and adds what Words and Terms
-// return.
-func TestAppendMatchesWordsAndTerms(t *testing.T) {
+// TestAppendMatchesWords checks that appending to a buffer that
+// already holds words leaves them alone and adds what Words returns.
+func TestAppendMatchesWords(t *testing.T) {
 	for _, text := range []string{"", "the", "Running payments, please!", "don’t STOP", "ÉCOLE café", "a an the of"} {
 		base := []string{"kept", "words"}
 		if got, want := AppendWords(slices.Clone(base), text), append(slices.Clone(base), Words(text)...); !slices.Equal(got, want) {
 			t.Errorf("AppendWords(%q) = %q, want %q", text, got, want)
-		}
-		if got, want := AppendTerms(slices.Clone(base), text), append(slices.Clone(base), Terms(text)...); !slices.Equal(got, want) {
-			t.Errorf("AppendTerms(%q) = %q, want %q", text, got, want)
 		}
 	}
 }

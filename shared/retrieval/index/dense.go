@@ -376,8 +376,6 @@ type floor struct {
 	n int
 }
 
-func newFloor(n int) floor { return floor{h: make([]float32, 0, n), n: n} }
-
 // reset empties f to keep the n largest values, reusing its buffer.
 func (f *floor) reset(n int) {
 	if cap(f.h) < n {

@@ -174,7 +174,8 @@ func TestDenseFirstPassPrunes(t *testing.T) {
 	vs := randomVectors(r, 20000, 100, "")
 	d := NewDense(&vs, 1)
 	q := d.codes.Query(randomUnit(r, 100))
-	p := part{docFloor: newFloor(100), vecFloor: newFloor(10)}
+	var p part
+	p.reset(100, 10)
 	d.firstPass(q, nil, 0, 20000, &p)
 	if len(p.docs) > 2000 || len(p.vecs) > 2000 {
 		t.Errorf("first pass kept %d docs and %d vectors of 20,000 docs; want ≤ 2,000 each", len(p.docs), len(p.vecs))

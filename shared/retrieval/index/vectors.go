@@ -123,10 +123,8 @@ func (vs *Vectors) push(doc, example int, v []float32) {
 func (vs *Vectors) Vec(v int) []float32 { return vs.Vecs[v*vs.Dim : (v+1)*vs.Dim] }
 
 // cosines fills sims with the cosines of qv and vectors v0, v0+1, ...
-// and returns it.
-func (vs *Vectors) cosines(qv []float32, v0 int, sims []float32) []float32 {
+func (vs *Vectors) cosines(qv []float32, v0 int, sims []float32) {
 	vector.Cosines(qv, vs.Vecs[v0*vs.Dim:(v0+len(sims))*vs.Dim], sims)
-	return sims
 }
 
 // Detail fills the dense fields of one candidate: the best cosine over its

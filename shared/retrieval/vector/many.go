@@ -33,13 +33,7 @@ func Cosines(q, vecs, out []float32) {
 		n := min(batch, len(out)-lo)
 		dots4(&q[0], &vecs[lo*dim], n, body/4, dim*4, &lanes[0])
 		for i := range n {
-			v := vecs[(lo+i)*dim : (lo+i+1)*dim]
-			s := lanes[4*i : 4*i+4 : 4*i+4]
-			s0 := s[0]
-			for j := body; j < dim; j++ {
-				s0 += q[j] * v[j]
-			}
-			out[lo+i] = (s0 + s[1]) + (s[2] + s[3])
+			out[lo+i] = finish(q, vecs[(lo+i)*dim:(lo+i+1)*dim], lanes[4*i:4*i+4:4*i+4], body)
 		}
 	}
 }
@@ -71,15 +65,21 @@ func CosinesAt(q, vecs []float32, ids []int32, out []float32) {
 		k := min(batch, len(out)-lo)
 		dots4at(&q[0], &vecs[0], &ids[lo], k, body/4, dim*4, &lanes[0])
 		for i := range k {
-			v := vecs[int(ids[lo+i])*dim : (int(ids[lo+i])+1)*dim]
-			s := lanes[4*i : 4*i+4 : 4*i+4]
-			s0 := s[0]
-			for j := body; j < dim; j++ {
-				s0 += q[j] * v[j]
-			}
-			out[lo+i] = (s0 + s[1]) + (s[2] + s[3])
+			id := int(ids[lo+i])
+			out[lo+i] = finish(q, vecs[id*dim:(id+1)*dim], lanes[4*i:4*i+4:4*i+4], body)
 		}
 	}
+}
+
+// finish is Cosine of q and v from the kernel's four partial sums s over
+// their first body components: the last products are added to the first
+// sum and the sums combined as Cosine does, in the same order.
+func finish(q, v, s []float32, body int) float32 {
+	s0 := s[0]
+	for j := body; j < len(q); j++ {
+		s0 += q[j] * v[j]
+	}
+	return (s0 + s[1]) + (s[2] + s[3])
 }
 
 // batch is how many vectors one kernel call handles: their partial sums
