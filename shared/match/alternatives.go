@@ -181,9 +181,21 @@ var referents = map[string]bool{
 	"thing": true, "stuff": true, "usual": true,
 }
 
+// asking words say that something is wanted, never what: the closed class
+// of verbs of needing, helping and getting done ("I need help with a work
+// thing", "can you take care of it", "get this done asap"). "want" is not
+// one: "I want to hear that again" is a request to repeat. They are not
+// stopwords (a skill may be named by one: "Help desk"), but they are no
+// content of a request.
+var asking = map[string]bool{
+	"need": true, "needs": true, "help": true, "get": true, "make": true,
+	"done": true, "handle": true, "deal": true, "sort": true, "take": true, "care": true, "asap": true,
+}
+
 // markUnnamed marks the candidates Unnamed when the request is thin — it
 // points at something ("it", "this") that no earlier turn or attached
-// file supplies, and beside that holds at most one content word — and none
+// file supplies, and beside that holds at most one content word (asking
+// words are none) — and none
 // of its words is part of the candidate's stated job (its name, tags or
 // description). "repeat that" names a repeat skill's job; "fix it" says
 // nothing of a pull-request review's, though a review example mentions a
@@ -200,7 +212,7 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 		switch {
 		case referents[w]:
 			pointers++
-		case !analyze.IsStopword(w):
+		case !analyze.IsStopword(w) && !asking[w]:
 			content++
 		}
 	}

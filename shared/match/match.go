@@ -226,6 +226,10 @@ type Matcher struct {
 	// a name, tells twins from alternatives.
 	alts  map[int][]int
 	kinds *agentKinds
+	// untrusted lists the docs whose card text is not trusted (see
+	// ref.distrust), in doc order: few, so the filters skip them without
+	// reading every ref.
+	untrusted []int
 }
 
 type ref struct {
@@ -328,6 +332,11 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	beside.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
+	}
+	for d := range m.refs {
+		if m.refs[d].distrust != "" {
+			m.untrusted = append(m.untrusted, d)
+		}
 	}
 	m.idx = idx
 	if cfg.selfCal {
@@ -483,10 +492,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	if m.cfg.noSearch {
 		return nil, fmt.Errorf("shortlist: %w", ErrNoRetrieval)
 	}
-	fr := m.plan.Keep(req, m.cfg.filters...)
-	if m.cfg.explain {
-		m.plan.Explain(&fr, req, m.cfg.filters...)
-	}
+	fr := m.keep(req, m.cfg.explain)
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := queryText(req)
 	sl.Terms = analyze.Terms(q)
@@ -648,9 +654,34 @@ func (m *Matcher) Filters() []filter.Option { return m.cfg.filters }
 
 // Rejections says why each filtered-out skill was removed.
 func (m *Matcher) Rejections(req *extract.Requirement) []filter.Rejection {
+	return m.keep(req, true).Rejections
+}
+
+// keep applies the hard filters, then leaves out every skill whose card
+// text is not trusted (ref.distrust). Such a card is never trusted with a
+// task; left in the shortlist it would still weigh on the others, whose
+// features are measured against the shortlist's best: an injected card
+// whose words a request echoes turned a right delegation at 0.92 into an
+// abstention at 0.29, a spam card one at 0.98 into one at 0.12. With
+// explain, each left-out skill gets its rejection.
+func (m *Matcher) keep(req *extract.Requirement, explain bool) filter.Result {
 	fr := m.plan.Keep(req, m.cfg.filters...)
-	m.plan.Explain(&fr, req, m.cfg.filters...)
-	return fr.Rejections
+	if explain {
+		m.plan.Explain(&fr, req, m.cfg.filters...)
+	}
+	for _, d := range m.untrusted {
+		if d >= len(fr.Keep) || !fr.Keep[d] {
+			continue
+		}
+		fr.Keep[d] = false
+		fr.Kept--
+		if explain {
+			r := &m.refs[d]
+			fr.Rejections = append(fr.Rejections, filter.Rejection{Agent: r.agent.Card.ID, Skill: r.skill.ID,
+				Rule: filter.RuleTrust, Reason: strings.TrimSuffix(strings.TrimSpace(r.distrust), ".")})
+		}
+	}
+	return fr
 }
 
 // queryText is what the retrievers search with: the need, and for a short

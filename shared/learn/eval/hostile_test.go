@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -332,5 +333,62 @@ func testHostileTasksShape(t *testing.T, h hostileSet) {
 	}
 	if splits["train"] == 0 || splits["dev"] == 0 || len(splits) != 2 {
 		t.Errorf("splits %v, want train and dev only", splits)
+	}
+}
+
+// TestHostileCardsSuppressNothing runs each hostile set with and without
+// each kind of attacking card and lists the right delegations the card's
+// presence turns into something else. An injected or spam card is left
+// out of every shortlist, so it must suppress none ("a spam card must not
+// suppress a right delegation"): inside the shortlist it had turned right
+// delegations at 0.92 and 0.98 into abstentions, since every candidate's
+// features are measured against the shortlist's best. The others are
+// logged: a clone makes its original's tasks a question by design, a flood
+// of real converters splits their probability, and a catch-all, left out
+// of the shortlists as well, still counts in the index's word statistics.
+func TestHostileCardsSuppressNothing(t *testing.T) {
+	kinds := []string{"injected", "stuffed", "cloned", "spam", "flood"}
+	for _, h := range hostileSets {
+		t.Run(strings.TrimPrefix(h.dir, "testdata/"), func(t *testing.T) {
+			set, err := golden.Load(h.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(without string) []Outcome {
+				var agents []catalog.Agent
+				for _, a := range set.Catalog.Agents {
+					if without == "" || h.kind(a.Card.ID) != without {
+						agents = append(agents, a)
+					}
+				}
+				m, err := match.New(catalog.New(agents...), match.WithEmbedder(embed.Default()), match.WithPlanSteps(3))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := make([]Outcome, len(set.Tasks))
+				for i := range set.Tasks {
+					res, err := m.Match(t.Context(), set.Tasks[i].ToTask())
+					if err != nil {
+						t.Fatal(err)
+					}
+					out[i] = OutcomeOf(m.Policy(), &set.Tasks[i], res, 0)
+				}
+				return out
+			}
+			right := func(o Outcome) bool { return o.Action == decide.Delegate && o.Task.Correct(o.Chosen) }
+			with := run("")
+			for _, k := range kinds {
+				var lost []string
+				for i, o := range run(k) {
+					if right(o) && !right(with[i]) {
+						lost = append(lost, fmt.Sprintf("%s (%s at %.2f → %s at %.2f)", o.Task.ID, o.Chosen, o.Prob, with[i].Action, with[i].Prob))
+					}
+				}
+				t.Logf("%-8s card suppresses %d right delegations %v", k, len(lost), lost)
+				if (k == "injected" || k == "spam") && len(lost) > 0 {
+					t.Errorf("the %s card suppresses right delegations: %v", k, lost)
+				}
+			}
+		})
 	}
 }
