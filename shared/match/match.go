@@ -853,6 +853,9 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !sameJob(top, e) {
 			continue
 		}
+		if alike == decide.AlikeTwin && copied(top, e) && sharedExamples(m.refs[out[0].Doc].skill.Examples, m.refs[out[i].Doc].skill.Examples) {
+			alike = decide.AlikeCopy
+		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
 		out[i].Sibling = alike == decide.AlikeTwin && sibling(top, e)
 	}
@@ -867,9 +870,45 @@ const copiedDesc = 0.8
 // copy of a's. A copy proves nothing about the job: anyone can paste a
 // card, so only skills written apart pool their probability.
 func sibling(a, b *index.Doc) bool {
+	return sameName(a, b) && jaccard(a.DescTerms, b.DescTerms) < copiedDesc
+}
+
+// copied says whether skill b, of another agent, has a's name and (nearly)
+// a's description.
+func copied(a, b *index.Doc) bool {
+	return sameName(a, b) && jaccard(a.DescTerms, b.DescTerms) >= copiedDesc
+}
+
+// sharedExamples says whether two skills' card examples are copies: half
+// or more of the shorter list is in the other (case and spacing aside).
+// With copied(), it tells a pasted card from twins: two services may
+// share a name and a stock description, but each writes its own examples.
+// Cards without examples are not judged copies, so description-only twins
+// (services written from one template) still delegate with a fallback.
+func sharedExamples(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	in := make(map[string]bool, len(b))
+	for _, x := range b {
+		in[norm(x)] = true
+	}
+	n := 0
+	for _, x := range a {
+		if in[norm(x)] {
+			n++
+		}
+	}
+	return 2*n >= len(a)
+}
+
+func sameName(a, b *index.Doc) bool {
 	name := strings.TrimSpace(a.Name)
-	return name != "" && strings.EqualFold(name, strings.TrimSpace(b.Name)) &&
-		jaccard(a.DescTerms, b.DescTerms) < copiedDesc
+	return name != "" && strings.EqualFold(name, strings.TrimSpace(b.Name))
 }
 
 // alikeKind says how skill doc b, of another agent, would relate to skill
