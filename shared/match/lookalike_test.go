@@ -145,22 +145,29 @@ func TestAlternativeOutsideShortlistIsAsked(t *testing.T) {
 }
 
 // A same-named weather skill of another agent is a sibling, whose
-// probability pools with Atlas Weather's, only when its description was
-// written apart: a pasted card never pools, so it cannot turn a question
-// naming both agents into a delegation to itself.
+// probability pools with Atlas Weather's, only when its description and
+// examples were written apart: a pasted card never pools, so it cannot
+// turn a question naming both agents into a delegation to itself.
 func TestSiblingsMarked(t *testing.T) {
+	const ownDesc = "Forecasts for cities worldwide, hour by hour and for the week ahead, with alerts when storms come."
+	ownExamples := []string{"is Tuesday going to be wet in Porto", "wind speed at the coast this afternoon"}
 	tests := []struct {
-		name string
-		desc string // "" keeps Atlas Weather's description, pasted
-		want bool
+		name     string
+		desc     string   // "" keeps Atlas Weather's description, pasted
+		examples []string // nil keeps its examples, pasted
+		want     bool
 	}{
-		{"pasted card", "", false},
-		{"own wording", "Forecasts for cities worldwide, hour by hour and for the week ahead, with alerts when storms come.", true},
+		{"pasted card", "", nil, false},
+		{"own description, pasted examples", ownDesc, nil, false},
+		{"own wording", ownDesc, ownExamples, true},
 	}
 	for _, tc := range tests {
 		twin := weatherTwin("zz-weather", catalog.EntryDefault)
 		if tc.desc != "" {
 			twin.Skills[0].Desc = tc.desc
+		}
+		if tc.examples != nil {
+			twin.Skills[0].Examples = tc.examples
 		}
 		m := newMatcher(t, buildCatalog(t, append(honest(), twin)...))
 		res := mustMatch(t, m, textTask("w", "will it rain in Lisbon this weekend?"))

@@ -853,11 +853,15 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !sameJob(top, e) {
 			continue
 		}
-		if alike == decide.AlikeTwin && copied(top, e) && sharedExamples(m.refs[out[0].Doc].skill.Examples, m.refs[out[i].Doc].skill.Examples) {
+		// Examples written apart are what a pasted card cannot fake
+		// without them being copies: a copy is asked about, and only
+		// skills written apart pool as siblings.
+		shared := sharedExamples(m.refs[out[0].Doc].skill.Examples, m.refs[out[i].Doc].skill.Examples)
+		if alike == decide.AlikeTwin && shared && copied(top, e) {
 			alike = decide.AlikeCopy
 		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
-		out[i].Sibling = alike == decide.AlikeTwin && sibling(top, e)
+		out[i].Sibling = alike == decide.AlikeTwin && !shared && sibling(top, e)
 	}
 }
 
