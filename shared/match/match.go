@@ -399,6 +399,8 @@ func markDistrusted(refs []ref, workers int) {
 					refs[i].distrust = "card text gives the matcher orders; not trusted. "
 				case isRepetitive(s.Name, s.Description):
 					refs[i].distrust = "card text repeats its words (keyword spam); not trusted. "
+				case claimsAnyTask(s.Name, s.Description, s.Tags):
+					refs[i].distrust = "card claims any task (catch-all); not trusted. "
 				}
 			}
 		})
