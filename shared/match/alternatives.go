@@ -185,8 +185,8 @@ var referents = map[string]bool{
 // of verbs of needing, helping and getting done ("I need help with a work
 // thing", "can you take care of it", "get this done asap"). "want" is not
 // one: "I want to hear that again" is a request to repeat. They are not
-// stopwords (a skill may be named by one: "Help desk"), but they are no
-// content of a request.
+// stopwords (BM25 and the vectors keep them), but they are no content of a
+// thin request, and name no skill's job.
 var asking = map[string]bool{
 	"need": true, "needs": true, "help": true, "get": true, "make": true,
 	"done": true, "handle": true, "deal": true, "sort": true, "take": true, "care": true, "asap": true,
@@ -224,11 +224,13 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 	}
 }
 
-// namesJob says whether one of the words (other than a pointer) is one of
-// the skill's tags or a term of its name, tags or description.
+// namesJob says whether one of the words (other than a pointer or an
+// asking word: "I need help with a work thing" does not name a "Quick
+// help" skill's job) is one of the skill's tags or a term of its name,
+// tags or description.
 func namesJob(words []string, d *index.Doc) bool {
 	for _, w := range words {
-		if referents[w] {
+		if referents[w] || asking[w] {
 			continue
 		}
 		if slices.ContainsFunc(d.Tags, func(t string) bool { return strings.EqualFold(strings.TrimSpace(t), w) }) {
