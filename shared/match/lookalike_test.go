@@ -23,6 +23,7 @@ func TestLookAlikesMarked(t *testing.T) {
 		want    decide.Alike
 	}{
 		{"same handling, pasted", catalog.EntryDefault, false, decide.AlikeCopy},
+		{"same handling, own description, pasted examples", catalog.EntryDefault, false, decide.AlikeCopy},
 		{"same handling, own wording", catalog.EntryDefault, false, decide.AlikeTwin},
 		{"external", catalog.Status{Health: catalog.Up, Clearance: catalog.Public, External: true}, false, decide.AlikeDiffers},
 		{"other clearance", catalog.Status{Health: catalog.Up, Clearance: catalog.Restricted}, false, decide.AlikeDiffers},
@@ -31,8 +32,11 @@ func TestLookAlikesMarked(t *testing.T) {
 	}
 	for _, tc := range tests {
 		copied := weatherTwin("zz-weather", tc.status)
-		if strings.Contains(tc.name, "own wording") {
+		if strings.Contains(tc.name, "own") {
 			copied.Skills[0].Desc = "Forecasts for cities worldwide, hour by hour and for the week ahead, with alerts when storms come."
+		}
+		if strings.Contains(tc.name, "own wording") {
+			copied.Skills[0].Examples = []string{"is Tuesday going to be wet in Porto", "wind speed at the coast this afternoon"}
 		}
 		if tc.samName {
 			copied.Name = honest()[0].Name

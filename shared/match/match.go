@@ -859,7 +859,7 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 		// without them being copies: a copy is asked about, and only
 		// skills written apart pool as siblings.
 		shared := sharedExamples(m.refs[out[0].Doc].skill.Examples, m.refs[out[i].Doc].skill.Examples)
-		if alike == decide.AlikeTwin && shared && copied(top, e) {
+		if alike == decide.AlikeTwin && shared && sameName(top, e) {
 			alike = decide.AlikeCopy
 		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
@@ -879,18 +879,14 @@ func sibling(a, b *index.Doc) bool {
 	return sameName(a, b) && jaccard(a.DescTerms, b.DescTerms) < copiedDesc
 }
 
-// copied says whether skill b, of another agent, has a's name and (nearly)
-// a's description.
-func copied(a, b *index.Doc) bool {
-	return sameName(a, b) && jaccard(a.DescTerms, b.DescTerms) >= copiedDesc
-}
-
 // sharedExamples says whether two skills' card examples are copies: half
 // or more of the shorter list is in the other (case and spacing aside).
-// With copied(), it tells a pasted card from twins: two services may
-// share a name and a stock description, but each writes its own examples.
-// Cards without examples are not judged copies, so description-only twins
-// (services written from one template) still delegate with a fallback.
+// Under one skill name it tells a pasted card from twins, whatever the
+// description: two services may share a name and a stock description, but
+// each writes its own examples, and a paste with its description reworded
+// keeps them. Cards without examples are not judged copies, so
+// description-only twins (services written from one template) still
+// delegate with a fallback.
 func sharedExamples(a, b []string) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return false

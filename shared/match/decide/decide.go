@@ -76,8 +76,9 @@ const (
 	// card. Which one is genuine the card cannot say, so the caller is
 	// asked instead of either taking the task silently.
 	AlikeImpostor Alike = "impostor"
-	// AlikeCopy offers the best one's skill under its name and in its words
-	// from another agent: a copied card, whichever agent name it bears.
+	// AlikeCopy offers the best one's skill under its name and with its
+	// examples from another agent: a copied card, whichever agent name it
+	// bears and however its description is reworded.
 	// Which one is genuine the card cannot say, so the caller is asked, as
 	// for an impostor, instead of the copy taking the task silently by
 	// winning a tie.
@@ -189,9 +190,9 @@ func (p Policy) Decide(opts []Option) Decision {
 		case rel.Alike == AlikeCopy:
 			d.Action = Clarify
 			d.Candidates = []Option{top, alike}
-			d.Question = fmt.Sprintf("Two agents (%s and %s) offer %s in the same words: which one do you mean?",
+			d.Question = fmt.Sprintf("Two agents (%s and %s) offer %s, one copied from the other: which one do you mean?",
 				agentLabel(top), agentLabel(alike), label(top))
-			d.Reason = fmt.Sprintf("%s and %s offer the same skill in the same words: one copies the other's card", top.Key, alike.Key)
+			d.Reason = fmt.Sprintf("%s and %s offer the same skill with the same examples: one copies the other's card", top.Key, alike.Key)
 			return d
 		case rel.Alike == AlikeTwin && d.Probability >= p.Threshold:
 			d.Action = Delegate

@@ -189,7 +189,7 @@ func TestDecideLookAlikes(t *testing.T) {
 		if tc.asks != nil {
 			if len(d.Candidates) != 2 || d.Candidates[0].Key != tc.asks[0] || d.Candidates[1].Key != tc.asks[1] ||
 				!(strings.Contains(d.Question, "handle your data differently") || strings.Contains(d.Question, "call themselves") ||
-					strings.Contains(d.Question, "in the same words")) {
+					strings.Contains(d.Question, "copied from the other")) {
 				t.Errorf("%s: asks about %+v: %q", tc.name, d.Candidates, d.Question)
 			}
 		}
