@@ -181,9 +181,21 @@ var referents = map[string]bool{
 	"thing": true, "stuff": true, "usual": true,
 }
 
+// asking words say that something is wanted, never what: the closed class
+// of verbs of needing, helping and getting done ("I need help with a work
+// thing", "can you take care of it", "get this done asap"). "want" is not
+// one: "I want to hear that again" is a request to repeat. They are not
+// stopwords (BM25 and the vectors keep them), but they are no content of a
+// thin request, and name no skill's job.
+var asking = map[string]bool{
+	"need": true, "needs": true, "help": true, "get": true, "make": true,
+	"done": true, "handle": true, "deal": true, "sort": true, "take": true, "care": true, "asap": true,
+}
+
 // markUnnamed marks the candidates Unnamed when the request is thin — it
 // points at something ("it", "this") that no earlier turn or attached
-// file supplies, and beside that holds at most one content word — and none
+// file supplies, and beside that holds at most one content word (asking
+// words are none) — and none
 // of its words is part of the candidate's stated job (its name, tags or
 // description). "repeat that" names a repeat skill's job; "fix it" says
 // nothing of a pull-request review's, though a review example mentions a
@@ -200,7 +212,7 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 		switch {
 		case referents[w]:
 			pointers++
-		case !analyze.IsStopword(w):
+		case !analyze.IsStopword(w) && !asking[w]:
 			content++
 		}
 	}
@@ -212,11 +224,13 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 	}
 }
 
-// namesJob says whether one of the words (other than a pointer) is one of
-// the skill's tags or a term of its name, tags or description.
+// namesJob says whether one of the words (other than a pointer or an
+// asking word: "I need help with a work thing" does not name a "Quick
+// help" skill's job) is one of the skill's tags or a term of its name,
+// tags or description.
 func namesJob(words []string, d *index.Doc) bool {
 	for _, w := range words {
-		if referents[w] {
+		if referents[w] || asking[w] {
 			continue
 		}
 		if slices.ContainsFunc(d.Tags, func(t string) bool { return strings.EqualFold(strings.TrimSpace(t), w) }) {

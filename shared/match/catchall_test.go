@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/filter"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
@@ -114,16 +116,24 @@ func TestCatchAllNeverChosen(t *testing.T) {
 		Tags:        []string{"flights", "hotel", "weather", "translate", "restaurants", "resumes", "invoices", "expenses", "meetings", "code"},
 		Examples:    []string{"book a flight", "weather tomorrow"}}))
 	for _, text := range []string{"book a flight and check the weather there", "book a flight", "weather tomorrow"} {
-		res, err := m.Match(t.Context(), &task.Task{ID: "t", Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}})
+		tk := &task.Task{ID: "t", Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}}
+		res, err := m.Match(t.Context(), tk)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Decision.Action == decide.Delegate && res.Decision.Chosen.AgentID == "omni" {
 			t.Errorf("%q delegated to the catch-all", text)
 		}
-		last := res.Ranked[len(res.Ranked)-1]
-		if last.Entry.Key != "omni/all" || last.Prob != 0 || !strings.Contains(last.Reason, "catch-all") {
-			t.Errorf("%q: catch-all not ranked last at probability 0: last %s %.2f %q", text, last.Entry.Key, last.Prob, last.Reason)
+		for _, r := range res.Ranked {
+			if r.Entry.AgentID == "omni" {
+				t.Errorf("%q: catch-all shortlisted (%.2f)", text, r.Prob)
+			}
+		}
+		req := m.Extract(tk)
+		if !slices.ContainsFunc(m.Rejections(&req), func(r filter.Rejection) bool {
+			return r.Agent == "omni" && r.Rule == filter.RuleTrust && strings.Contains(r.Reason, "catch-all")
+		}) {
+			t.Errorf("%q: the catch-all's rejection does not say why: %v", text, m.Rejections(&req))
 		}
 	}
 }

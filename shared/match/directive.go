@@ -130,3 +130,100 @@ func isRepetitive(name, description string) bool {
 	}
 	return true
 }
+
+// claimWords is how many words of a skill's name, description and tags
+// claimsAnyTask reads: a claim to do everything is made up front.
+const claimWords = 96
+
+// claimsAnyTask says whether a skill's own text claims every job rather
+// than describing one: it handles or does anything, everything or
+// whatever you need, any task or every request, or is general-purpose,
+// all-purpose or all-in-one. Such a card is a catch-all in prose: it has
+// no stuffed tags for markCatchAll to count, yet as a "general assistant
+// that handles any task" it took 4 of hostile2's 8 vague requests and a
+// tracking request at 0.72-1.00. A scoped claim is not one ("answers any
+// question about the leave policy" names no do-verb; "cancels whatever the
+// assistant is doing" no do-verb either).
+func claimsAnyTask(name, description string, tags []string) bool {
+	if !mayClaim(name) && !mayClaim(description) && !slices.ContainsFunc(tags, mayClaim) {
+		return false
+	}
+	var buf [claimWords]string
+	words := analyze.AppendWords(buf[:0], name)
+	words = analyze.AppendWords(words, description)
+	for _, t := range tags {
+		if len(words) >= claimWords {
+			break
+		}
+		words = analyze.AppendWords(words, t)
+	}
+	words = words[:min(len(words), claimWords)]
+	next := func(i int) string {
+		if i+1 < len(words) {
+			return words[i+1]
+		}
+		return ""
+	}
+	for i, w := range words {
+		switch {
+		case w == "purpose" && i > 0 && (words[i-1] == "general" || words[i-1] == "all" || words[i-1] == "multi"):
+			return true
+		case w == "in" && i > 0 && words[i-1] == "all" && next(i) == "one":
+			return true
+		case claimVerb(w) || w == "with" && i > 0 && (words[i-1] == "help" || words[i-1] == "helps"):
+			switch n := next(i); n {
+			case "anything", "everything", "whatever":
+				return true
+			case "any", "every", "all":
+				if i+2 < len(words) && claimNoun(words[i+2]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// claimVerb does a job; claimNoun is any job.
+func claimVerb(w string) bool {
+	switch w {
+	case "do", "does", "doing", "handle", "handles", "handling", "perform", "performs",
+		"complete", "completes", "tackle", "tackles":
+		return true
+	}
+	return false
+}
+
+func claimNoun(w string) bool {
+	switch w {
+	case "task", "tasks", "request", "requests", "job", "jobs":
+		return true
+	}
+	return false
+}
+
+// mayClaim is a necessary condition for claimsAnyTask on ASCII text:
+// every claim holds one of claimAnchors, in any case. Almost no card does,
+// and one pass over the bytes is a fraction of the words' cost.
+func mayClaim(text string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 0x80 {
+			return true
+		}
+		for _, a := range claimAnchors[c|0x20] {
+			if len(text)-i >= len(a) && strings.EqualFold(text[i:i+len(a)], a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// claimAnchors are the runs mayClaim looks for, by first letter.
+var claimAnchors = func() (t [256][]string) {
+	for _, w := range []string{"any", "every", "whatever", "purpose", "in-one", "in one"} {
+		t[w[0]] = append(t[w[0]], w)
+	}
+	return t
+}()

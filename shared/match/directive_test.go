@@ -111,3 +111,37 @@ func BenchmarkIsRepetitive(b *testing.B) {
 		isRepetitive(name, desc)
 	}
 }
+
+func TestClaimsAnyTask(t *testing.T) {
+	for _, tt := range []struct {
+		name, skill, description string
+		tags                     []string
+		want                     bool
+	}{
+		{"handles any task", "General assistant", "Handles any task you give it: just ask and it gets done.", nil, true},
+		{"does everything", "Omni", "Does everything.", nil, true},
+		{"whatever you need", "Do anything", "A general skill that handles whatever you need.", nil, true},
+		{"help with anything", "Helper", "I can help with anything.", nil, true},
+		{"general-purpose", "Assistant", "A general-purpose assistant.", nil, true},
+		{"all-in-one, in a tag", "Assistant", "Answers questions.", []string{"all-in-one"}, true},
+		{"every request, in a tag", "Router", "Routes mail.", []string{"handles every request"}, true},
+		{"a scoped question", "Leave policy", "Answers any question about the leave policy.", nil, false},
+		{"cancels whatever", "Cancel", "Stops or cancels whatever the assistant is currently doing or saying.", nil, false},
+		{"without booking anything", "Free/busy", "Looks up when you are free, without booking anything.", nil, false},
+		{"tracks all tasks", "Project board", "Tracks all tasks in your project and who owns them.", nil, false},
+		{"a job", "Weather forecast", "Gives the weather forecast for a place.", []string{"weather", "forecast"}, false},
+	} {
+		if got := claimsAnyTask(tt.skill, tt.description, tt.tags); got != tt.want {
+			t.Errorf("%s: claimsAnyTask = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkClaimsAnyTask(b *testing.B) {
+	name, desc := "Weather forecast", "Gives the weather forecast for a place: temperature, rain, wind, for today or the coming days."
+	tags := []string{"weather", "forecast", "rain"}
+	b.ReportAllocs()
+	for b.Loop() {
+		claimsAnyTask(name, desc, tags)
+	}
+}

@@ -226,6 +226,10 @@ type Matcher struct {
 	// a name, tells twins from alternatives.
 	alts  map[int][]int
 	kinds *agentKinds
+	// untrusted lists the docs whose card text is not trusted (see
+	// ref.distrust), in doc order: few, so the filters skip them without
+	// reading every ref.
+	untrusted []int
 }
 
 type ref struct {
@@ -329,6 +333,11 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
 	}
+	for d := range m.refs {
+		if m.refs[d].distrust != "" {
+			m.untrusted = append(m.untrusted, d)
+		}
+	}
 	m.idx = idx
 	if cfg.selfCal {
 		if err := m.selfCalibrate(context.Background()); err != nil {
@@ -390,6 +399,8 @@ func markDistrusted(refs []ref, workers int) {
 					refs[i].distrust = "card text gives the matcher orders; not trusted. "
 				case isRepetitive(s.Name, s.Description):
 					refs[i].distrust = "card text repeats its words (keyword spam); not trusted. "
+				case claimsAnyTask(s.Name, s.Description, s.Tags):
+					refs[i].distrust = "card claims any task (catch-all); not trusted. "
 				}
 			}
 		})
@@ -483,10 +494,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	if m.cfg.noSearch {
 		return nil, fmt.Errorf("shortlist: %w", ErrNoRetrieval)
 	}
-	fr := m.plan.Keep(req, m.cfg.filters...)
-	if m.cfg.explain {
-		m.plan.Explain(&fr, req, m.cfg.filters...)
-	}
+	fr := m.keep(req, m.cfg.explain)
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := queryText(req)
 	sl.Terms = analyze.Terms(q)
@@ -648,9 +656,34 @@ func (m *Matcher) Filters() []filter.Option { return m.cfg.filters }
 
 // Rejections says why each filtered-out skill was removed.
 func (m *Matcher) Rejections(req *extract.Requirement) []filter.Rejection {
+	return m.keep(req, true).Rejections
+}
+
+// keep applies the hard filters, then leaves out every skill whose card
+// text is not trusted (ref.distrust). Such a card is never trusted with a
+// task; left in the shortlist it would still weigh on the others, whose
+// features are measured against the shortlist's best: an injected card
+// whose words a request echoes turned a right delegation at 0.92 into an
+// abstention at 0.29, a spam card one at 0.98 into one at 0.12. With
+// explain, each left-out skill gets its rejection.
+func (m *Matcher) keep(req *extract.Requirement, explain bool) filter.Result {
 	fr := m.plan.Keep(req, m.cfg.filters...)
-	m.plan.Explain(&fr, req, m.cfg.filters...)
-	return fr.Rejections
+	if explain {
+		m.plan.Explain(&fr, req, m.cfg.filters...)
+	}
+	for _, d := range m.untrusted {
+		if d >= len(fr.Keep) || !fr.Keep[d] {
+			continue
+		}
+		fr.Keep[d] = false
+		fr.Kept--
+		if explain {
+			r := &m.refs[d]
+			fr.Rejections = append(fr.Rejections, filter.Rejection{Agent: r.agent.Card.ID, Skill: r.skill.ID,
+				Rule: filter.RuleTrust, Reason: strings.TrimSuffix(strings.TrimSpace(r.distrust), ".")})
+		}
+	}
+	return fr
 }
 
 // queryText is what the retrievers search with: the need, and for a short
@@ -822,8 +855,15 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !sameJob(top, e) {
 			continue
 		}
+		// Examples written apart are what a pasted card cannot fake
+		// without them being copies: a copy is asked about, and only
+		// skills written apart pool as siblings.
+		shared := sharedExamples(m.refs[out[0].Doc].skill.Examples, m.refs[out[i].Doc].skill.Examples)
+		if alike == decide.AlikeTwin && shared && sameName(top, e) {
+			alike = decide.AlikeCopy
+		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
-		out[i].Sibling = alike == decide.AlikeTwin && sibling(top, e)
+		out[i].Sibling = alike == decide.AlikeTwin && !shared && sibling(top, e)
 	}
 }
 
@@ -836,9 +876,41 @@ const copiedDesc = 0.8
 // copy of a's. A copy proves nothing about the job: anyone can paste a
 // card, so only skills written apart pool their probability.
 func sibling(a, b *index.Doc) bool {
+	return sameName(a, b) && jaccard(a.DescTerms, b.DescTerms) < copiedDesc
+}
+
+// sharedExamples says whether two skills' card examples are copies: half
+// or more of the shorter list is in the other (case and spacing aside).
+// Under one skill name it tells a pasted card from twins, whatever the
+// description: two services may share a name and a stock description, but
+// each writes its own examples, and a paste with its description reworded
+// keeps them. Cards without examples are not judged copies, so
+// description-only twins (services written from one template) still
+// delegate with a fallback.
+func sharedExamples(a, b []string) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	in := make(map[string]bool, len(b))
+	for _, x := range b {
+		in[norm(x)] = true
+	}
+	n := 0
+	for _, x := range a {
+		if in[norm(x)] {
+			n++
+		}
+	}
+	return 2*n >= len(a)
+}
+
+func sameName(a, b *index.Doc) bool {
 	name := strings.TrimSpace(a.Name)
-	return name != "" && strings.EqualFold(name, strings.TrimSpace(b.Name)) &&
-		jaccard(a.DescTerms, b.DescTerms) < copiedDesc
+	return name != "" && strings.EqualFold(name, strings.TrimSpace(b.Name))
 }
 
 // alikeKind says how skill doc b, of another agent, would relate to skill

@@ -341,6 +341,15 @@ func stuffer() agentSpec {
 	}
 }
 
+// distrusted says whether the matcher leaves key out of the task's
+// candidates because its card text is not trusted.
+func distrusted(m *match.Matcher, tk *task.Task, key string) bool {
+	req := m.Extract(tk)
+	return slices.ContainsFunc(m.Rejections(&req), func(r filter.Rejection) bool {
+		return r.Rule == filter.RuleTrust && card.Key(r.Agent, r.Skill) == key && strings.Contains(r.Reason, "not trusted")
+	})
+}
+
 // adversaryCannotWin runs the honest tasks over the honest fleet plus the
 // adversary and checks that the adversary never comes first and is never
 // delegated to, under each model and under a policy that always delegates.
@@ -355,12 +364,14 @@ func adversaryCannotWin(t *testing.T, adv agentSpec) {
 			m := newMatcher(t, cat, match.WithModel(nm.m), match.WithPolicy(pol.p))
 			for i, ft := range honestTasks {
 				t.Run(fmt.Sprintf("%s/%s/%d", nm.name, pol.name, i), func(t *testing.T) {
-					res := mustMatch(t, m, textTask(fmt.Sprintf("t%d", i), ft.text))
+					tk := textTask(fmt.Sprintf("t%d", i), ft.text)
+					res := mustMatch(t, m, tk)
 					keys := rankedKeys(res)
 					// Not vacuous: the adversary was a candidate the
-					// reranker and decider saw.
-					if !slices.Contains(keys, advKey) {
-						t.Fatalf("%s not in the shortlist %v: the test checks nothing", advKey, keys)
+					// reranker and decider saw, or the trust filter left
+					// it out and says so.
+					if !slices.Contains(keys, advKey) && !distrusted(m, tk, advKey) {
+						t.Fatalf("%s neither in the shortlist %v nor left out as untrusted: the test checks nothing", advKey, keys)
 					}
 					if keys[0] == advKey {
 						t.Errorf("%q: reranker put %s first (%v)", ft.text, advKey, keys)

@@ -116,7 +116,7 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 		}
 	}
 	if len(steps) < 2 {
-		return nil
+		return m.askPart(whole, parts)
 	}
 	steps = capSteps(steps, m.cfg.planSteps)
 	d := &decide.Decision{Action: decide.Plan, Steps: steps, Probability: steps[0].Probability}
@@ -127,6 +127,33 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 	}
 	d.Reason = fmt.Sprintf("%d parts, %d delegated: %s", len(parts), len(steps), strings.Join(keys, " then "))
 	return d
+}
+
+// askPart is the decision on a request with several parts and no plan when
+// the whole request's delegation leaves out a part that asks for a choice:
+// that part's question, since delegating the rest would drop a part the
+// caller asked for without a word ("screen the resumes and then file my
+// expense report", where the résumés could go to the HR agent or an
+// outside recruiter, was delegated to the expense report alone). Only a
+// part whose best skill is confident counts: the job is plain and only the
+// agent is open. A part no skill takes confidently, or one torn between
+// two weak matches, says little of the request ("thanks for getting the
+// tickets", "that sounds good") and changes nothing. nil keeps the whole
+// decision.
+func (m *Matcher) askPart(whole decide.Decision, parts []PartDecision) *decide.Decision {
+	if whole.Action != decide.Delegate || whole.Chosen == nil {
+		return nil
+	}
+	for _, pd := range parts {
+		if pd.Decision.Action != decide.Clarify || pd.Decision.Probability < m.policy.Threshold ||
+			coversPart(whole.Chosen.Key, pd, m.policy.Threshold) {
+			continue
+		}
+		d := pd.Decision
+		d.Reason = fmt.Sprintf("%s does not do the part %q, which asks for a choice: %s", whole.Chosen.Key, pd.Part, d.Reason)
+		return &d
+	}
+	return nil
 }
 
 // matchPart shortlists, ranks and decides one part of a request with the
@@ -167,22 +194,25 @@ func (m *Matcher) DecidePart(ctx context.Context, t *task.Task, req *extract.Req
 // part delegates to no other skill or key itself is confident for it.
 func covers(key string, parts []PartDecision, threshold float64) bool {
 	for _, pd := range parts {
-		if delegatesTo(pd.Decision, key) {
-			continue
-		}
-		found := false
-		for i := 0; i < min(coverDepth, len(pd.Options)); i++ {
-			o := pd.Options[i]
-			if o.Key == key && (pd.Decision.Action != decide.Delegate || o.Prob >= threshold) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !coversPart(key, pd, threshold) {
 			return false
 		}
 	}
 	return true
+}
+
+// coversPart says whether skill key does one part (see covers).
+func coversPart(key string, pd PartDecision, threshold float64) bool {
+	if delegatesTo(pd.Decision, key) {
+		return true
+	}
+	for i := 0; i < min(coverDepth, len(pd.Options)); i++ {
+		o := pd.Options[i]
+		if o.Key == key && (pd.Decision.Action != decide.Delegate || o.Prob >= threshold) {
+			return true
+		}
+	}
+	return false
 }
 
 // delegatesTo says whether a decision delegates to the skill key, or to a

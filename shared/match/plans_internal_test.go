@@ -67,3 +67,47 @@ func TestCapSteps(t *testing.T) {
 		t.Errorf("under the cap: %d steps", len(got))
 	}
 }
+
+// clarified is a part torn between two agents' skills at prob and second.
+func clarified(part string, a string, prob float64, b string, second float64) PartDecision {
+	x, y := opt(a, prob), opt(b, second)
+	return PartDecision{Part: part, Decision: decide.Decision{Action: decide.Clarify, Probability: prob, Candidates: []decide.Option{x, y},
+		Question: "Do you want " + a + " or " + b + "?", Reason: a + " and " + b + " do the same job under different data handling"},
+		Options: []decide.Option{x, y}}
+}
+
+func TestAskPart(t *testing.T) {
+	m := &Matcher{cfg: config{planSteps: 3}, policy: decide.DefaultPolicy}
+	expense := opt("ledger/expense", 0.92)
+	whole := decide.Decision{Action: decide.Delegate, Chosen: &expense, Probability: 0.92}
+	tests := []struct {
+		name  string
+		whole decide.Decision
+		parts []PartDecision
+		want  decide.Action // "" keeps the whole decision
+	}{
+		{"a confident part torn between two agents is asked about",
+			whole, []PartDecision{clarified("screen the resumes", "hr/screen", 0.9, "recruiter/screen", 0.1), delegated("ledger/expense", 0.92)}, decide.Clarify},
+		{"a part torn between two weak matches changes nothing",
+			whole, []PartDecision{clarified("thanks for the tickets", "events/buy", 0.4, "movies/buy", 0.35), delegated("ledger/expense", 0.92)}, ""},
+		{"a part the whole's skill does is no question",
+			whole, []PartDecision{clarified("file the expenses", "ledger/expense", 0.9, "other/expense", 0.2), delegated("ledger/expense", 0.92)}, ""},
+		{"a part no skill takes changes nothing",
+			whole, []PartDecision{{Part: "that sounds good", Decision: decide.Decision{Action: decide.Abstain}, Options: []decide.Option{opt("x/y", 0.2)}}, delegated("ledger/expense", 0.92)}, ""},
+		{"no delegation to keep: nothing to ask",
+			decide.Decision{Action: decide.Abstain}, []PartDecision{clarified("screen the resumes", "hr/screen", 0.9, "recruiter/screen", 0.1), delegated("ledger/expense", 0.92)}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := m.Plan(tt.whole, tt.parts)
+			switch {
+			case tt.want == "" && got != nil:
+				t.Errorf("Plan = %s (%s), want the whole decision kept", got.Action, got.Reason)
+			case tt.want != "" && (got == nil || got.Action != tt.want):
+				t.Errorf("Plan = %v, want %s", got, tt.want)
+			case got != nil && (len(got.Candidates) != 2 || got.Question == ""):
+				t.Errorf("the part's question is lost: %+v", got)
+			}
+		})
+	}
+}

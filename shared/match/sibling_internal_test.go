@@ -31,6 +31,31 @@ func TestSibling(t *testing.T) {
 			if got := sibling(a, tt.b); got != tt.want {
 				t.Errorf("sibling = %v, want %v", got, tt.want)
 			}
+
+		})
+	}
+}
+
+// A pasted card shares its examples; twins write their own, and cards
+// without examples are never judged copies.
+func TestSharedExamples(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []string
+		want bool
+	}{
+		{"the same examples", []string{"where is parcel 1Z99", "status of waybill 7781"}, []string{"Where is  parcel 1Z99", "status of waybill 7781"}, true},
+		{"half of the shorter list", []string{"track my parcel", "where is it"}, []string{"track my parcel", "find my box", "eta please"}, true},
+		{"their own examples", []string{"find a sushi place near the office"}, []string{"cheap pizza places open now"}, false},
+		{"one of three", []string{"a", "b", "c"}, []string{"a", "x", "y"}, false},
+		{"no examples", nil, nil, false},
+		{"one side without", []string{"a"}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sharedExamples(tt.a, tt.b); got != tt.want {
+				t.Errorf("sharedExamples = %v, want %v", got, tt.want)
+			}
 		})
 	}
 }

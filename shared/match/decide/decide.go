@@ -76,6 +76,13 @@ const (
 	// card. Which one is genuine the card cannot say, so the caller is
 	// asked instead of either taking the task silently.
 	AlikeImpostor Alike = "impostor"
+	// AlikeCopy offers the best one's skill under its name and with its
+	// examples from another agent: a copied card, whichever agent name it
+	// bears and however its description is reworded.
+	// Which one is genuine the card cannot say, so the caller is asked, as
+	// for an impostor, instead of the copy taking the task silently by
+	// winning a tie.
+	AlikeCopy Alike = "copy"
 )
 
 // Decision is the decider's answer for one task.
@@ -179,6 +186,13 @@ func (p Policy) Decide(opts []Option) Decision {
 			d.Question = fmt.Sprintf("Two agents (%s and %s) call themselves %s and offer %s: which one do you mean?",
 				top.AgentID, alike.AgentID, agentLabel(top), label(top))
 			d.Reason = fmt.Sprintf("%s and %s do the same job under the same agent name: one copies the other's card", top.Key, alike.Key)
+			return d
+		case rel.Alike == AlikeCopy:
+			d.Action = Clarify
+			d.Candidates = []Option{top, alike}
+			d.Question = fmt.Sprintf("Two agents (%s and %s) offer %s, one copied from the other: which one do you mean?",
+				agentLabel(top), agentLabel(alike), label(top))
+			d.Reason = fmt.Sprintf("%s and %s offer the same skill with the same examples: one copies the other's card", top.Key, alike.Key)
 			return d
 		case rel.Alike == AlikeTwin && d.Probability >= p.Threshold:
 			d.Action = Delegate

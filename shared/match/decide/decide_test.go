@@ -159,6 +159,12 @@ func TestDecideLookAlikes(t *testing.T) {
 			Clarify, "", nil, []string{"a/x", "b/x"}},
 		{"same name, best too weak to ask about", []Option{opt("a/x", 0.2), alike(opt("b/x", 0.02), "a/x", AlikeImpostor)},
 			Abstain, "", nil, nil},
+		{"a copied card asks, however confident the best one", []Option{opt("a/x", 0.99), alike(opt("b/x", 0.9), "a/x", AlikeCopy)},
+			Clarify, "", nil, []string{"a/x", "b/x"}},
+		{"a copy ranked first asks too", []Option{opt("b/x", 0.9), opt("c/z", 0.1), alike(opt("a/x", 0.5), "b/x", AlikeCopy)},
+			Clarify, "", nil, []string{"b/x", "a/x"}},
+		{"a copy, best too weak to ask about", []Option{opt("a/x", 0.2), alike(opt("b/x", 0.02), "a/x", AlikeCopy)},
+			Abstain, "", nil, nil},
 		{"look-alike of another skill is ignored", []Option{opt("a/x", 0.9), alike(opt("b/x", 0.3), "c/z", AlikeDiffers)},
 			Delegate, "a/x", []string{"b/x"}, nil},
 		{"same agent is not a look-alike", []Option{opt("a/x", 0.9), alike(opt("a/y", 0.3), "a/x", AlikeDiffers)},
@@ -182,7 +188,8 @@ func TestDecideLookAlikes(t *testing.T) {
 		}
 		if tc.asks != nil {
 			if len(d.Candidates) != 2 || d.Candidates[0].Key != tc.asks[0] || d.Candidates[1].Key != tc.asks[1] ||
-				!(strings.Contains(d.Question, "handle your data differently") || strings.Contains(d.Question, "call themselves")) {
+				!(strings.Contains(d.Question, "handle your data differently") || strings.Contains(d.Question, "call themselves") ||
+					strings.Contains(d.Question, "copied from the other")) {
 				t.Errorf("%s: asks about %+v: %q", tc.name, d.Candidates, d.Question)
 			}
 		}

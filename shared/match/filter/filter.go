@@ -62,6 +62,11 @@ const (
 	RuleSecurity   Rule = "security"
 	// RuleGrant: the caller holds no grant for the agent or skill.
 	RuleGrant Rule = grants.Rule
+	// RuleTrust: the skill's card text is not trusted (it gives the
+	// matcher orders, repeats its words, or claims every other agent's
+	// job). Check does not apply it: telling a catch-all takes the whole
+	// catalog, so the matcher does.
+	RuleTrust Rule = "trust"
 )
 
 // Option adds policy beyond the card and the task.
