@@ -226,6 +226,10 @@ type Matcher struct {
 	// a name, tells twins from alternatives.
 	alts  map[int][]int
 	kinds *agentKinds
+	// domains is the catalog's domain terms (see domainTerms), made for
+	// the first task with earlier turns: a catalog that never sees a
+	// conversation never pays for them.
+	domains func() map[string]bool
 }
 
 type ref struct {
@@ -330,6 +334,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
 	}
 	m.idx = idx
+	m.domains = sync.OnceValue(func() map[string]bool { return domainTerms(idx.Doc, idx.Len()) })
 	if cfg.selfCal {
 		if err := m.selfCalibrate(context.Background()); err != nil {
 			return nil, fmt.Errorf("new matcher: %w", err)
@@ -489,6 +494,9 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	}
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := queryText(req)
+	if len(req.History) > 0 {
+		q = carryTopic(q, req, m.domains())
+	}
 	sl.Terms = analyze.Terms(q)
 	v, err := m.embedQuery(ctx, req, q)
 	switch {
