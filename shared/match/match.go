@@ -662,7 +662,8 @@ func (m *Matcher) Rejections(req *extract.Requirement) []filter.Rejection {
 }
 
 // queryText is what the retrievers search with: the need, and for a short
-// follow-up ("and in euros?") the last earlier turn too.
+// follow-up ("and in euros?") the last earlier turn too. A follow-up that
+// names no domain also gets its conversation's domain words (carryTopic).
 func queryText(req *extract.Requirement) string {
 	if len(req.History) > 0 && len(analyze.Terms(req.Need)) < 3 {
 		return req.History[len(req.History)-1] + " " + req.Need
