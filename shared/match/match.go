@@ -230,6 +230,10 @@ type Matcher struct {
 	// ref.distrust), in doc order: few, so the filters skip them without
 	// reading every ref.
 	untrusted []int
+	// domains is the catalog's domain terms (see domainTerms), made for
+	// the first task with earlier turns: a catalog that never sees a
+	// conversation never pays for them.
+	domains func() map[string]bool
 }
 
 type ref struct {
@@ -240,8 +244,9 @@ type ref struct {
 	skill  *card.Skill
 	// distrust says why the skill's card text is not trusted with a task
 	// ("" when it is): it gives the matcher orders (isDirective),
-	// repeats its words to game retrieval (isRepetitive) or claims the
-	// jobs of many other agents (markCatchAll).
+	// repeats its words to game retrieval (isRepetitive), claims any task
+	// (claimsAnyTask) or claims the jobs of many other agents
+	// (markCatchAll).
 	distrust string
 }
 
@@ -339,6 +344,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		}
 	}
 	m.idx = idx
+	m.domains = sync.OnceValue(func() map[string]bool { return domainTerms(idx.Doc, idx.Len()) })
 	if cfg.selfCal {
 		if err := m.selfCalibrate(context.Background()); err != nil {
 			return nil, fmt.Errorf("new matcher: %w", err)
@@ -497,6 +503,9 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	fr := m.keep(req, m.cfg.explain)
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := queryText(req)
+	if len(req.History) > 0 {
+		q = carryTopic(q, req, m.domains())
+	}
 	sl.Terms = analyze.Terms(q)
 	v, err := m.embedQuery(ctx, req, q)
 	switch {
@@ -687,7 +696,8 @@ func (m *Matcher) keep(req *extract.Requirement, explain bool) filter.Result {
 }
 
 // queryText is what the retrievers search with: the need, and for a short
-// follow-up ("and in euros?") the last earlier turn too.
+// follow-up ("and in euros?") the last earlier turn too. A follow-up that
+// names no domain also gets its conversation's domain words (carryTopic).
 func queryText(req *extract.Requirement) string {
 	if len(req.History) > 0 && len(analyze.Terms(req.Need)) < 3 {
 		return req.History[len(req.History)-1] + " " + req.Need

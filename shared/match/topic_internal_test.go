@@ -1,0 +1,88 @@
+package match
+
+import (
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// A small invented catalog: a hotel and a restaurant agent that each find
+// and reserve, a music agent that looks up and plays, and a one-skill
+// taxi agent.
+func topicDocs() []index.Doc {
+	docs := []index.Doc{
+		{AgentID: "stay", AgentName: "Stay Hotels", Name: "Search Hotel", Description: "Find a hotel in a city", Tags: []string{"destination"}},
+		{AgentID: "stay", AgentName: "Stay Hotels", Name: "Reserve Hotel", Description: "Reserve rooms at a selected hotel for given dates", Tags: []string{"destination", "check in date"}},
+		{AgentID: "dine", AgentName: "Dine Out", Name: "Find Restaurants", Description: "Find a restaurant by cuisine and city"},
+		{AgentID: "dine", AgentName: "Dine Out", Name: "Reserve Restaurant", Description: "Book a table at a restaurant"},
+		{AgentID: "tunes", AgentName: "Tunes 2", Name: "Lookup Song", Description: "Search for a song by artist"},
+		{AgentID: "tunes", AgentName: "Tunes 2", Name: "Play Song", Description: "Play the selected song on a device"},
+		{AgentID: "cabs", AgentName: "Cabs", Name: "Get Ride", Description: "Call a taxi to a destination"},
+	}
+	index.AnalyzeAll(docs, 1)
+	return docs
+}
+
+// Domain terms are those every skill of an agent holds and no agent's
+// skills differ by; job words tell one agent's skills apart.
+func TestDomainTerms(t *testing.T) {
+	docs := topicDocs()
+	got := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs))
+	for _, w := range []string{"hotel", "restaurant", "song", "taxi"} {
+		if !got[stem(w)] {
+			t.Errorf("%q is not a domain term", w)
+		}
+	}
+	for _, w := range []string{"reserve", "find", "search", "play", "book", "cuisine", "city", "2"} {
+		if got[stem(w)] {
+			t.Errorf("%q is a domain term", w)
+		}
+	}
+}
+
+func stem(w string) string {
+	if ts := analyze.Terms(w); len(ts) == 1 {
+		return ts[0]
+	}
+	return w
+}
+
+// A turn that names no domain carries the latest domain its conversation
+// named; one that names its own, or whose earlier turns name none, is left
+// alone.
+func TestCarryTopic(t *testing.T) {
+	docs := topicDocs()
+	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs))
+	tests := []struct {
+		name    string
+		need    string
+		history []string
+		add     string // the words carried in; "" for none
+	}{
+		{"follow-up after a hotel turn", "yes, book it for me", []string{"I need a hotel in Paris for Friday"}, "hotel"},
+		{"follow-up after a restaurant turn", "yes, book it for me", []string{"a table for two at an italian restaurant"}, "restaurant"},
+		{"latest domain wins", "sounds good, reserve it", []string{"find me a restaurant nearby", "and a hotel close to it", "that one looks fine"}, "hotel"},
+		{"names its own new domain", "now find me some songs by Adele", []string{"I need a hotel in Paris"}, ""},
+		{"names the same domain", "reserve that hotel", []string{"I need a hotel in Paris"}, ""},
+		{"earlier turns name no domain", "yes, do it", []string{"sounds good", "ok"}, ""},
+		{"no earlier turns", "yes, book it", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &extract.Requirement{Need: tt.need, History: tt.history}
+			got := carryTopic(tt.need, req, domain)
+			want := tt.need
+			if tt.add != "" {
+				want += " " + tt.add
+			}
+			if got != want {
+				t.Errorf("carryTopic = %q, want %q", got, want)
+			}
+		})
+	}
+	if got := carryTopic("yes", &extract.Requirement{Need: "yes", History: []string{"a hotel"}}, nil); got != "yes" {
+		t.Errorf("a catalog without domain terms carried %q", got)
+	}
+}

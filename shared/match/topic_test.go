@@ -1,0 +1,80 @@
+package match_test
+
+import (
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+)
+
+// travelDesk is an invented catalog written like a dialogue system's
+// services: several agents that each find and then book or buy in their
+// own domain, cards with no examples.
+func travelDesk() []agentSpec {
+	return []agentSpec{
+		{ID: "stay", Name: "Stay Hotels", Desc: "Searching and reserving rooms in hotels.",
+			Skills: []skillSpec{
+				{ID: "search-hotel", Name: "Search Hotel", Desc: "Find a hotel at a given location", Tags: []string{"destination", "search"}},
+				{ID: "reserve-hotel", Name: "Reserve Hotel", Desc: "Reserve a selected hotel for given dates", Tags: []string{"hotel name", "check in date", "number of days"}}}},
+		{ID: "dine", Name: "Dine Out", Desc: "Restaurant search and reservations.",
+			Skills: []skillSpec{
+				{ID: "find-restaurants", Name: "Find Restaurants", Desc: "Find a restaurant of a particular cuisine in a city", Tags: []string{"city", "cuisine"}},
+				{ID: "reserve-restaurant", Name: "Reserve Restaurant", Desc: "Make a table reservation at a restaurant", Tags: []string{"restaurant name", "time", "party size"}}}},
+		{ID: "tunes", Name: "Tunes", Desc: "Music to find and play.",
+			Skills: []skillSpec{
+				{ID: "lookup-song", Name: "Lookup Song", Desc: "Search for a song by artist or album", Tags: []string{"artist", "album"}},
+				{ID: "play-song", Name: "Play Song", Desc: "Play the selected song on a device", Tags: []string{"song name", "device"}}}},
+		{ID: "shows", Name: "Shows", Desc: "Concerts, games and other events.",
+			Skills: []skillSpec{
+				{ID: "find-events", Name: "Find Events", Desc: "Find events such as concerts and games in a city", Tags: []string{"category", "city"}},
+				{ID: "buy-event-tickets", Name: "Buy Event Tickets", Desc: "Buy tickets for an event", Tags: []string{"event name", "number of tickets", "date"}}}},
+		{ID: "cinema", Name: "Cinema", Desc: "Movies in theatres near you.",
+			Skills: []skillSpec{
+				{ID: "find-movies", Name: "Find Movies", Desc: "Find movies playing at a theatre by genre", Tags: []string{"location", "genre"}},
+				{ID: "buy-movie-tickets", Name: "Buy Movie Tickets", Desc: "Buy movie tickets for a particular show", Tags: []string{"movie name", "number of tickets", "show time"}}}},
+	}
+}
+
+// A follow-up that names no domain ("yes, make a reservation") goes to the
+// domain its conversation is about, through the whole matcher with the
+// built-in model; a turn that names its own new domain is not pulled back
+// to the earlier one.
+func TestFollowUpCarriesTopic(t *testing.T) {
+	m := newMatcher(t, buildCatalog(t, travelDesk()...))
+	tests := []struct {
+		name    string
+		text    string
+		history []string
+		want    string
+	}{
+		// Each follow-up below goes to another domain's skill when the
+		// earlier turns are not read (checked when the rule was written).
+		{"reserve after a restaurant search", "Great, I want to reserve it.",
+			[]string{"Find me a sushi restaurant in Tokyo."}, "dine/reserve-restaurant"},
+		{"book after a restaurant search", "Please make a booking for Friday.",
+			[]string{"Find me a sushi restaurant in Tokyo.", "Is it expensive?"}, "dine/reserve-restaurant"},
+		{"tickets after an event search", "That sounds good, I'd like to buy tickets.",
+			[]string{"Are there any events in Chicago this weekend?"}, "shows/buy-event-tickets"},
+		{"book after a movie search", "Please make a booking for Friday.",
+			[]string{"What movies are on in Boston tonight?", "Anything else?"}, "cinema/buy-movie-tickets"},
+		// A turn that names its own domain is not pulled back.
+		{"songs named after a hotel", "Now I want to find songs by Adele.",
+			[]string{"I am looking for a hotel in Paris.", "Does it have wifi?"}, "tunes/lookup-song"},
+		{"a restaurant named after movies", "Now find me a sushi restaurant nearby.",
+			[]string{"What movies are on in Boston tonight?"}, "dine/find-restaurants"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tk := textTask("f", tt.text)
+			for _, h := range tt.history {
+				tk.History = append(tk.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
+			}
+			res := mustMatch(t, m, tk)
+			if len(res.Ranked) == 0 {
+				t.Fatal("nothing ranked")
+			}
+			if got := res.Ranked[0].Entry.Key; got != tt.want {
+				t.Errorf("best %s (p %.2f), want %s", got, res.Ranked[0].Prob, tt.want)
+			}
+		})
+	}
+}
