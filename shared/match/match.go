@@ -502,7 +502,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	}
 	fr := m.keep(req, m.cfg.explain)
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
-	q := queryText(req)
+	q := QueryText(req)
 	if len(req.History) > 0 {
 		q = carryTopic(q, req, m.domains())
 	}
@@ -695,10 +695,13 @@ func (m *Matcher) keep(req *extract.Requirement, explain bool) filter.Result {
 	return fr
 }
 
-// queryText is what the retrievers search with: the need, and for a short
-// follow-up ("and in euros?") the last earlier turn too. A follow-up that
-// names no domain also gets its conversation's domain words (carryTopic).
-func queryText(req *extract.Requirement) string {
+// QueryText is what the retrievers search with before the conversation's
+// topic is carried in: the need, and for a short follow-up ("and in
+// euros?") the last earlier turn too. Shortlist also gives a follow-up
+// that names no domain its conversation's domain words (carryTopic); an
+// evaluation's plain-BM25 baseline searches QueryText alone, so the topic
+// counts as skillmatch's work, not the baseline's.
+func QueryText(req *extract.Requirement) string {
 	if len(req.History) > 0 && len(analyze.Terms(req.Need)) < 3 {
 		return req.History[len(req.History)-1] + " " + req.Need
 	}

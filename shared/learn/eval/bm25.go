@@ -41,18 +41,14 @@ func NewPlainBM25(m *match.Matcher) *PlainBM25 {
 
 // Rank returns the 1-based rank of the first right skill of gt in the BM25
 // ranking of the skills the filters keep for req, 0 when it is absent (no
-// query term in it, or filtered out). It searches with the shortlist's
-// terms when given, so that both rank the same query.
-func (p *PlainBM25) Rank(req *extract.Requirement, sl *match.Shortlist, gt *golden.Task) int {
+// query term in it, or filtered out). It searches with match.QueryText:
+// the words the matcher's retrievers start from, without the topic a
+// follow-up carries from its conversation.
+func (p *PlainBM25) Rank(req *extract.Requirement, gt *golden.Task) int {
 	if gt.NoMatch() {
 		return 0
 	}
-	var terms []string
-	if sl != nil && sl.Terms != nil {
-		terms = sl.Terms
-	} else {
-		terms = analyze.Terms(req.Need)
-	}
+	terms := analyze.Terms(match.QueryText(req))
 	keep := filter.Keep(req, p.m.Catalog(), p.m.Filters()...).Keep
 	hits := p.ix.Search(terms, 0, func(d int) bool { return keep == nil || keep[d] })
 	for i, h := range hits {

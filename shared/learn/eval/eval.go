@@ -101,7 +101,7 @@ func Run(ctx context.Context, m *match.Matcher, tasks []golden.Task, progress fu
 			return nil, nil, fmt.Errorf("eval task %s: %w", gt.ID, err)
 		}
 		o := OutcomeOf(m.Policy(), gt, res, time.Since(start))
-		o.BM25Rank, o.BM25Ranked = base.Rank(&res.Requirement, res.Shortlist, gt), true
+		o.BM25Rank, o.BM25Ranked = base.Rank(&res.Requirement, gt), true
 		outs = append(outs, o)
 		if progress != nil {
 			progress(i+1, len(tasks))

@@ -79,7 +79,7 @@ func TestRunPlainBM25(t *testing.T) {
 		// filter removes it, so BM25 cannot rank it.
 		gt := &golden.Task{ID: o.Task.ID, Text: o.Task.Text, Expected: "lingo-cloud/translate", DataClass: "confidential"}
 		req := m.Extract(gt.ToTask())
-		if r := base.Rank(&req, nil, gt); r != 0 {
+		if r := base.Rank(&req, gt); r != 0 {
 			t.Errorf("task %s: filtered-out skill ranked %d by plain BM25", gt.ID, r)
 		}
 	}
@@ -248,7 +248,7 @@ func TestPlainBM25FiltersLikeTheMatcher(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := m.Extract(gt.ToTask())
-		if r := NewPlainBM25(m).Rank(&req, nil, gt); (r == 1) != private {
+		if r := NewPlainBM25(m).Rank(&req, gt); (r == 1) != private {
 			t.Errorf("private endpoints %v: plain BM25 ranked the local agent %d", private, r)
 		}
 	}
