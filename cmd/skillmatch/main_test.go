@@ -218,6 +218,48 @@ func TestMatchExplain(t *testing.T) {
 			t.Errorf("%s is both rejected and shortlisted", e[1])
 		}
 	}
+
+	// --json --explain carries the same explanation as fields.
+	code, stdout, stderr = runCmd(t, "match", "--cards", examplesDir,
+		"reconcile these supplier invoices against the PO and send me a JSON summary",
+		"--file", writeFile(t, "invoices.pdf", []byte("%PDF-1.7")), "--accept", "application/json", "--scopes", "finance.read", "--explain", "--json")
+	if code != 0 {
+		t.Fatalf("--json --explain: exit %d; stderr:\n%s", code, stderr)
+	}
+	var d struct {
+		Action  string `json:"action"`
+		Explain *struct {
+			Requirement struct {
+				InputTypes []string `json:"inputTypes"`
+			} `json:"requirement"`
+			Searched   int `json:"searched"`
+			Rejections []struct {
+				Agent, Skill, Rule, Reason string
+			} `json:"rejections"`
+			Shortlist []struct {
+				Key         string  `json:"key"`
+				Probability float64 `json:"probability"`
+				Reason      string  `json:"reason"`
+			} `json:"shortlist"`
+		} `json:"explain"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil || d.Explain == nil {
+		t.Fatalf("--json --explain: %v, no explain object in\n%s", err, stdout)
+	}
+	ex := d.Explain
+	if !slices.Equal(ex.Requirement.InputTypes, []string{"application/pdf"}) || ex.Searched == 0 || len(ex.Shortlist) != len(entries) {
+		t.Errorf("--json --explain: inputs %v, searched %d, %d shortlisted (text: %d)", ex.Requirement.InputTypes, ex.Searched, len(ex.Shortlist), len(entries))
+	}
+	if !slices.ContainsFunc(ex.Rejections, func(r struct{ Agent, Skill, Rule, Reason string }) bool {
+		return r.Agent == "pixel-forge" && r.Rule == "health" && r.Reason == "agent is down"
+	}) {
+		t.Errorf("--json --explain: no health rejection for pixel-forge: %+v", ex.Rejections)
+	}
+	for _, c := range ex.Shortlist {
+		if c.Reason == "" {
+			t.Errorf("--json --explain: %s has no reason", c.Key)
+		}
+	}
 }
 
 // A tiny golden set, invented for this test.

@@ -9,6 +9,8 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/filter"
 	"github.com/skillmatch/skillmatch/shared/match/settle"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
@@ -42,7 +44,7 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tf := newTaskFlags(fs)
 	id := fs.String("id", "", "task id (default: a new random id, printed with the decision)")
 	followups := fs.String("followups", defaultFollowupsFile(), "file recording this command's delegations for --continue; empty: none kept")
-	explain := fs.Bool("explain", false, "show filters, retrieval ranks, rerank scores and probabilities")
+	explain := fs.Bool("explain", false, "show filters (why each removed skill was removed), retrieval ranks, rerank scores and probabilities;\nwith --json, as the decision's \"explain\" object")
 	var asJSON jsonFlag
 	asJSON.Register(fs, "print the decision")
 	mf := matcherFlags(fs)
@@ -89,11 +91,16 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
+		var ex *explained
+		if *explain {
+			ex = explainOf(res)
+		}
 		return asJSON.Write(stdout, struct {
 			TaskID string `json:"taskId"`
 			decide.Decision
 			StepRequests []*wire.A2ARequest `json:"stepRequests,omitempty"`
-		}{t.ID, res.Decision, steps})
+			Explain      *explained         `json:"explain,omitempty"`
+		}{t.ID, res.Decision, steps, ex})
 	}
 	printDecision(stdout, res.Decision)
 	if res.Decision.Action == decide.Delegate && *followups != "" {
@@ -164,6 +171,41 @@ func printExplain(w io.Writer, r *match.Result) {
 	}
 	fmt.Fprintf(w, "\ntimings: extract %v, filter+retrieve %v, rerank %v, decide %v\n",
 		r.Timings.Extract, r.Timings.Retrieve, r.Timings.Rerank, r.Timings.Decide)
+}
+
+// explained is what --explain prints, for --json: the requirement, why
+// each removed skill was removed, and the shortlist as ranked.
+type explained struct {
+	Requirement extract.Requirement `json:"requirement"`
+	Searched    int                 `json:"searched"`
+	Rejections  []filter.Rejection  `json:"rejections"`
+	Shortlist   []explainedSkill    `json:"shortlist"`
+}
+
+type explainedSkill struct {
+	Key         string  `json:"key"`
+	FusedRank   int     `json:"fusedRank"`
+	BM25Rank    int     `json:"bm25Rank,omitempty"`
+	DenseRank   int     `json:"denseRank,omitempty"`
+	Fit         float64 `json:"fit"`
+	Probability float64 `json:"probability"`
+	Demoted     bool    `json:"demoted,omitempty"`
+	Reason      string  `json:"reason"`
+}
+
+func explainOf(r *match.Result) *explained {
+	ex := &explained{Requirement: r.Requirement, Rejections: r.Shortlist.Rejections, Shortlist: []explainedSkill{}}
+	if ex.Rejections == nil {
+		ex.Rejections = []filter.Rejection{}
+	}
+	if r.Shortlist.Retrieval != nil {
+		ex.Searched = r.Shortlist.Retrieval.Allowed
+	}
+	for _, c := range r.Ranked {
+		ex.Shortlist = append(ex.Shortlist, explainedSkill{Key: c.Entry.Key, FusedRank: c.FusedRank, BM25Rank: c.BM25Rank,
+			DenseRank: c.DenseRank, Fit: c.Score, Probability: c.Prob, Demoted: c.Demoted, Reason: c.Reason})
+	}
+	return ex
 }
 
 func rank(r int) string {
