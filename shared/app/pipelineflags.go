@@ -31,6 +31,7 @@ type PipelineFlags struct {
 	GroupCommit         bool
 	OriginAckWait       time.Duration
 	Workers             int
+	MatchingWorkers     int
 	MaxInFlight         int
 	MaxDeliver          int
 	BackOff             string
@@ -52,7 +53,7 @@ type PipelineFlags struct {
 var PipelineFlagNames = []string{"stream-submissions", "stream-tasks", "stream-decisions", "stream-outcomes", "stream-deadletters", "stream-advisories",
 	"catalog-bucket", "examples-bucket", "model-bucket", "followup-bucket", "followup-ttl", "tasks-max-age", "deadletters-max-age", "deadletters-max-bytes",
 	"tasks-max-bytes", "decisions-max-bytes", "outcomes-max-bytes", "tasks-synced", "group-commit", "origin-ack-wait",
-	"workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
+	"workers", "matching-workers", "max-in-flight", "max-deliver", "backoff", "retry", "tie-epsilon", "explore", "tie-seed",
 	"feedback-every", "feedback-interval", "refit-interval", "refit-window", "log-level", "health-listen", "callers", "otlp-endpoint"}
 
 // Register defines the pipeline flags on fs.
@@ -93,6 +94,8 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 		"it is delivered again and the task runs again (decided once): what a crash that loses stage\n"+
 		"messages costs the tasks in flight")
 	fs.IntVar(&p.Workers, "workers", 1, "concurrent workers per stage on its durable consumer")
+	fs.IntVar(&p.MatchingWorkers, "matching-workers", 0, "retriever, reranker: deliveries each handles at once (their work is CPU); 0: one per core\n"+
+		"(GOMAXPROCS), at least --workers")
 	fs.IntVar(&p.MaxInFlight, "max-in-flight", 256, "handled messages waiting for the stage's publisher; 1: the workers publish themselves")
 	fs.IntVar(&p.MaxDeliver, "max-deliver", 5, "deliveries before a message is dead-lettered")
 	fs.StringVar(&p.BackOff, "backoff", "30s,1m,2m,5m", "redelivery delays, comma-separated; the first is also the ack wait")
@@ -132,11 +135,15 @@ func (p *PipelineFlags) Config() (pipeline.Config, error) {
 	if p.Workers < 1 {
 		return pipeline.Config{}, fmt.Errorf("%w: --workers %d: want at least 1", ErrUsage, p.Workers)
 	}
+	if p.MatchingWorkers < 0 {
+		return pipeline.Config{}, fmt.Errorf("%w: --matching-workers %d: want 0 (one per core) or more", ErrUsage, p.MatchingWorkers)
+	}
 	if p.Explore < 0 || p.Explore > 1 || p.TieEpsilon < 0 {
 		return pipeline.Config{}, fmt.Errorf("%w: --explore is a probability and --tie-epsilon not negative", ErrUsage)
 	}
 	cfg := pipeline.Config{Streams: p.Streams, MaxDeliver: p.MaxDeliver, BackOff: bo, Workers: p.Workers, Retry: p.Retry,
-		MaxInFlight: p.MaxInFlight, CatalogBucket: p.CatalogBucket, ExamplesBucket: p.ExamplesBucket, TasksMaxAge: p.TasksMaxAge,
+		MatchingWorkers: p.MatchingWorkers,
+		MaxInFlight:     p.MaxInFlight, CatalogBucket: p.CatalogBucket, ExamplesBucket: p.ExamplesBucket, TasksMaxAge: p.TasksMaxAge,
 		DeadLettersMaxAge: p.DeadLettersMaxAge, DeadLettersMaxBytes: p.DeadLettersMaxBytes, ModelBucket: p.ModelBucket,
 		TasksMaxBytes: p.TasksMaxBytes, DecisionsMaxBytes: p.DecisionsMaxBytes, OutcomesMaxBytes: p.OutcomesMaxBytes,
 		TasksSynced: p.TasksSynced, GroupCommit: p.GroupCommit, OriginAckWait: p.OriginAckWait,

@@ -170,6 +170,9 @@ func Start(ctx context.Context, js jetstream.JetStream, snaps *Snapshots, cfg Co
 			// the stream's fsyncs).
 			g.specs[i].Concurrency = cfg.ExtractorConcurrency
 		}
+		if MatchingStages[st.Name] && !st.Final {
+			g.specs[i].Workers = cfg.MatchingWorkers
+		}
 		if st.Final {
 			g.specs[i].Workers = cfg.DeciderWorkers
 			if cfg.GroupCommit {

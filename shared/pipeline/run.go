@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -86,6 +87,12 @@ type Config struct {
 	// DefaultGroupDeciderConcurrency): a batch holds at most one write per
 	// delivery waiting, and larger batches share an fsync more widely.
 	DeciderConcurrency int
+	// MatchingWorkers is how many deliveries the retriever and the
+	// reranker each handle at once (default DefaultMatchingWorkers, the
+	// process's GOMAXPROCS; at least Workers). Their work is CPU, and one
+	// worker made the retriever the queue every flooded task waited in,
+	// with a core idle under a synced server.
+	MatchingWorkers int
 	// ExtractorConcurrency is how many submissions the extractor handles
 	// at once (default DefaultExtractorConcurrency): each waits a round
 	// trip for its task-id record (a read of the decisions stream, which
@@ -218,6 +225,10 @@ func (c Config) withDefaults() Config {
 		c.ExtractorConcurrency = DefaultExtractorConcurrency
 	}
 	c.DeciderWorkers = max(c.DeciderWorkers, c.Workers)
+	if c.MatchingWorkers <= 0 {
+		c.MatchingWorkers = DefaultMatchingWorkers()
+	}
+	c.MatchingWorkers = max(c.MatchingWorkers, c.Workers)
 	if c.OriginAckWait <= 0 {
 		c.OriginAckWait = DefaultOriginAckWait
 	}
@@ -279,6 +290,11 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
+
+// DefaultMatchingWorkers is Config.MatchingWorkers unless set: one per
+// core the Go runtime uses (GOMAXPROCS), so that the matching stages can
+// use every core; more replicas scale them further.
+func DefaultMatchingWorkers() int { return goruntime.GOMAXPROCS(0) }
 
 // Default retention; see Config.
 const (
