@@ -763,6 +763,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		if err != nil {
 			return nil, "", fmt.Errorf("rank: %w", err)
 		}
+		m.namedJob(req, sl, scored)
 		out, err := m.rebuild(req, sl, scored, m.cal)
 		return out, DegradedReranker, err
 	}
@@ -772,6 +773,12 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 	scored, err := m.rr.Rerank(ctx, in)
 	if err != nil {
 		return nil, "", fmt.Errorf("rank: %w", err)
+	}
+	if m.rr == m.learned {
+		// A reranker of the caller's own reads the skills' text as it
+		// sees fit; the learned one is blind to one agent's jobs on cards
+		// with no examples (see namedJob).
+		m.namedJob(req, sl, scored)
 	}
 	out, err := m.rebuild(req, sl, scored, cal)
 	return out, "", err
