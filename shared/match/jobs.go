@@ -87,10 +87,10 @@ func (m *Matcher) jobLexicon() rerank.Lexicon {
 // b's job than skill a's. A word names a job when it is, or is a WordNet
 // relative of (read either way), a job word of that skill: a word of its
 // name that the other skill's card lacks. A word both cards hold, or a
-// domain word of the catalog (see domainTerms), names no job. "Book two
-// rooms" leans to "Reserve Hotel" over "Search Hotel" by one ("book" →
-// "reserve"); "find a hotel" to neither ("find" is not "search" in
-// WordNet).
+// domain word of the catalog (see domainTerms), or a light verb ("get"),
+// names no job. "Book two rooms" leans to "Reserve Hotel" over "Search
+// Hotel" by one ("book" → "reserve"); "find a hotel" to neither ("find"
+// is not "search" in WordNet).
 func jobLean(lex rerank.Lexicon, domain map[string]bool, words []string, a, b *index.Doc) int {
 	ja, jb := jobWords(a, b), jobWords(b, a)
 	if len(ja) == 0 || len(jb) == 0 {
@@ -99,7 +99,7 @@ func jobLean(lex rerank.Lexicon, domain map[string]bool, words []string, a, b *i
 	lean := 0
 	for _, w := range words {
 		st := analyze.Stem(w)
-		if domain[st] || (inText(a, st) && inText(b, st)) {
+		if domain[st] || (inText(a, st) && inText(b, st)) || lightVerbs[w] {
 			continue
 		}
 		var rel []string
@@ -143,3 +143,9 @@ func jobWords(d, other *index.Doc) []nameWord {
 func inText(d *index.Doc, st string) bool {
 	return has(d.NameTerms, st) || has(d.TagTerms, st) || has(d.DescTerms, st)
 }
+
+// lightVerbs carry a request's grammar, not its job ("get me a bus", "get
+// there", "make the reservation"): WordNet relates "get" to "buy", and
+// names like "Get Event Dates" hold it. On SGD dev, reading them as job
+// words broke 14 more tasks than it fixed.
+var lightVerbs = map[string]bool{"get": true, "make": true, "take": true, "have": true, "give": true, "go": true}

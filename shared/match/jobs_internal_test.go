@@ -74,14 +74,17 @@ func TestJobLeanWordNet(t *testing.T) {
 	for _, tt := range []struct {
 		need string
 		a, b *index.Doc
+		want int
 	}{
-		{"Cool, purchase it.", &docs[0], &docs[1]},
-		{"Please make a booking.", &docs[2], &docs[3]},
-		{"Book it for three nights.", &docs[2], &docs[3]},
+		{"Cool, purchase it.", &docs[0], &docs[1], 1},
+		{"Please make a booking.", &docs[2], &docs[3], 1},
+		{"Book it for three nights.", &docs[2], &docs[3], 1},
+		// WordNet relates "get" to "buy", but "get" is a light verb.
+		{"Can you get me a bus?", &docs[0], &docs[1], 0},
 	} {
 		words := analyze.AppendContentWords(nil, 0, analyze.Words(tt.need))
-		if got := jobLean(lex, nil, words, tt.a, tt.b); got != 1 {
-			t.Errorf("jobLean(%q, %s, %s) = %d, want 1", tt.need, tt.a.Name, tt.b.Name, got)
+		if got := jobLean(lex, nil, words, tt.a, tt.b); got != tt.want {
+			t.Errorf("jobLean(%q, %s, %s) = %d, want %d", tt.need, tt.a.Name, tt.b.Name, got, tt.want)
 		}
 	}
 }
