@@ -147,5 +147,5 @@ func inText(d *index.Doc, st string) bool {
 // lightVerbs carry a request's grammar, not its job ("get me a bus", "get
 // there", "make the reservation"): WordNet relates "get" to "buy", and
 // names like "Get Event Dates" hold it. On SGD dev, reading them as job
-// words broke 14 more tasks than it fixed.
+// words moved 18 tasks to a wrong sibling and 3 to the right one.
 var lightVerbs = map[string]bool{"get": true, "make": true, "take": true, "have": true, "give": true, "go": true}
