@@ -1,6 +1,7 @@
 package match
 
 import (
+	"math"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
@@ -86,5 +87,39 @@ func TestJobLeanWordNet(t *testing.T) {
 		if got := jobLean(lex, nil, words, tt.a, tt.b); got != tt.want {
 			t.Errorf("jobLean(%q, %s, %s) = %d, want %d", tt.need, tt.a.Name, tt.b.Name, got, tt.want)
 		}
+	}
+}
+
+// The skill moved up gets the pair's probability, at most 1; the one
+// moved down keeps its own, and nothing changes without a move.
+func TestPoolMove(t *testing.T) {
+	ranked := func(probs ...float64) []Ranked {
+		out := make([]Ranked, len(probs))
+		for i, p := range probs {
+			out[i].Doc, out[i].Prob = 10+i, p
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		probs []float64
+		move  jobMove
+		want  []float64
+	}{
+		{"pooled", []float64{0.4, 0.3, 0.2}, jobMove{up: 10, down: 12}, []float64{0.6, 0.3, 0.2}},
+		{"at most 1", []float64{0.7, 0.5}, jobMove{up: 10, down: 11}, []float64{1, 0.5}},
+		{"no move", []float64{0.4, 0.3}, noMove, []float64{0.4, 0.3}},
+		{"the other skill is gone", []float64{0.4, 0.3}, jobMove{up: 10, down: 99}, []float64{0.4, 0.3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := ranked(tt.probs...)
+			poolMove(out, tt.move)
+			for i, r := range out {
+				if math.Abs(r.Prob-tt.want[i]) > 1e-9 {
+					t.Errorf("prob %d = %.2f, want %.2f", i, r.Prob, tt.want[i])
+				}
+			}
+		})
 	}
 }
