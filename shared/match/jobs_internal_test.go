@@ -41,7 +41,8 @@ func TestJobLean(t *testing.T) {
 		{"the same, seen from the other side", "Good, book two rooms.", nil, reserve, search, -1},
 		{"the job word itself", "Please reserve it for Friday.", nil, search, reserve, 1},
 		{"a relative read the other way round", "I seek a place to sleep.", nil, reserve, search, 1},
-		{"a word no job word is related to", "Find me a hotel in Paris.", nil, search, reserve, 0},
+		{"a word no job word is related to", "I need a hotel in Paris.", nil, search, reserve, 0},
+		{"a verb of looking for something", "Find me a hotel in Paris.", nil, reserve, search, 1},
 		{"one word for each job", "Search hotels and reserve one.", nil, search, reserve, 0},
 		{"a word of both cards names neither job", "hotel hotel", nil, search, reserve, 0},
 		{"a domain word of the catalog is skipped", "Please reserve it.", []string{"reserv"}, search, reserve, 0},
@@ -69,6 +70,8 @@ func TestJobLeanWordNet(t *testing.T) {
 		{AgentID: "bus", AgentName: "Coach", Name: "Buy Bus Ticket", Description: "Buy tickets for a bus journey"},
 		{AgentID: "stay", AgentName: "Stay", Name: "Search Hotel", Description: "Find a hotel in a city"},
 		{AgentID: "stay", AgentName: "Stay", Name: "Reserve Hotel", Description: "Reserve a selected hotel for given dates"},
+		{AgentID: "tunes", AgentName: "Tunes", Name: "Lookup Song", Description: "Search for a song"},
+		{AgentID: "tunes", AgentName: "Tunes", Name: "Play Song", Description: "Play the selected song on a device"},
 	}
 	index.AnalyzeAll(docs, 1)
 	lex := lexicon.WordNet()
@@ -82,6 +85,9 @@ func TestJobLeanWordNet(t *testing.T) {
 		{"Book it for three nights.", &docs[2], &docs[3], 1},
 		// WordNet relates "get" to "buy", but "get" is a light verb.
 		{"Can you get me a bus?", &docs[0], &docs[1], 0},
+		// Not WordNet's: the verbs of looking for something are one.
+		{"I'd like to find a song to listen to.", &docs[5], &docs[4], 1},
+		{"I'm looking for a hotel in Rome.", &docs[3], &docs[2], 1},
 	} {
 		words := analyze.AppendContentWords(nil, 0, analyze.Words(tt.need))
 		if got := jobLean(lex, nil, words, tt.a, tt.b); got != tt.want {

@@ -66,6 +66,32 @@ func TestNamedJobPicksSibling(t *testing.T) {
 	}
 }
 
+// "find" and "look for" name a search, though WordNet does not relate
+// them to "search" or "lookup": on terse cards like these, each request
+// ranked Play Song first without that (checked when it was written).
+func TestNamedJobSeekVerbs(t *testing.T) {
+	specs := append(travelDesk()[:2], agentSpec{ID: "jukebox", Name: "Jukebox", Desc: "Songs to search and to listen to",
+		Skills: []skillSpec{
+			{ID: "lookup-song", Name: "Lookup Song", Desc: "Search for a song", Tags: []string{"lookup", "song"}},
+			{ID: "play-song", Name: "Play Song", Desc: "Play the selected song on the device", Tags: []string{"song name", "play"}}}})
+	m := newMatcher(t, buildCatalog(t, specs...))
+	for _, text := range []string{
+		"Could you find songs I can listen to?",
+		"I'd like to find a song to listen to.",
+		"Look for songs from 2019.",
+		"Find me a song to hear.",
+	} {
+		res := mustMatch(t, m, textTask("s", text))
+		if got := res.Ranked[0].Entry.Key; got != "jukebox/lookup-song" {
+			t.Errorf("%q: best %s (p %.2f), want jukebox/lookup-song", text, got, res.Ranked[0].Prob)
+		}
+	}
+	// Asked to play, it plays.
+	if res := mustMatch(t, m, textTask("s", "Play that song on the device.")); res.Ranked[0].Entry.Key != "jukebox/play-song" {
+		t.Errorf("play request: best %s, want jukebox/play-song", res.Ranked[0].Entry.Key)
+	}
+}
+
 // A sibling moved up says why, and one with examples is left to the
 // reranker: examples tell the reranker an agent's jobs apart.
 func TestNamedJobReasonAndExamples(t *testing.T) {
