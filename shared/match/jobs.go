@@ -27,12 +27,11 @@ import (
 // jobLean; of several such siblings, the one it names most, then the
 // higher ranked). The sibling takes the best one's place and fit, the
 // best one the sibling's: the scores are those the reranker gave; only
-// which of one agent's skills holds them changes (and the probability
-// the moved-up one is given, see poolMove).
-// Skills with examples are left to the reranker, which reads their
-// examples (on CLINC150 dev, whose cards have them, an early version of
-// this rule broke 117 tasks and fixed 26). Untrusted and demoted skills
-// take no part.
+// which of one agent's skills holds them changes, and the probability the
+// moved-up one is given (see poolMove). Skills with examples are left to
+// the reranker, which reads their examples (on CLINC150 dev, whose cards
+// have them, an early version of this rule broke 117 tasks and fixed 26).
+// Untrusted and demoted skills take no part.
 func (m *Matcher) namedJob(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored) jobMove {
 	if len(scored) < 2 || scored[0].Entry == nil || !m.jobReady(scored[0].Doc, sl) {
 		return noMove

@@ -231,8 +231,9 @@ type Matcher struct {
 	// reading every ref.
 	untrusted []int
 	// domains is the catalog's domain terms (see domainTerms), made for
-	// the first task with earlier turns: a catalog that never sees a
-	// conversation never pays for them.
+	// the first task with earlier turns or whose best skill has a sibling
+	// with no examples (namedJob): a catalog that needs neither never
+	// pays for them.
 	domains func() map[string]bool
 }
 
