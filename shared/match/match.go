@@ -231,8 +231,9 @@ type Matcher struct {
 	// reading every ref.
 	untrusted []int
 	// domains is the catalog's domain terms (see domainTerms), made for
-	// the first task with earlier turns: a catalog that never sees a
-	// conversation never pays for them.
+	// the first task with earlier turns or whose best skill has a sibling
+	// with no examples (namedJob): a catalog that needs neither never
+	// pays for them.
 	domains func() map[string]bool
 }
 
@@ -748,7 +749,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 			if rcal == nil {
 				rcal = m.cfg.remoteCal
 			}
-			if out, err = m.rebuild(req, sl, scored, rcal); err == nil {
+			if out, err = m.rebuild(req, sl, scored, rcal, noMove); err == nil {
 				return out, "", nil
 			}
 		}
@@ -763,7 +764,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		if err != nil {
 			return nil, "", fmt.Errorf("rank: %w", err)
 		}
-		out, err := m.rebuild(req, sl, scored, m.cal)
+		out, err := m.rebuild(req, sl, scored, m.cal, m.namedJob(req, sl, scored))
 		return out, DegradedReranker, err
 	}
 	if cal == nil {
@@ -773,14 +774,21 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 	if err != nil {
 		return nil, "", fmt.Errorf("rank: %w", err)
 	}
-	out, err := m.rebuild(req, sl, scored, cal)
+	move := noMove
+	if m.rr == m.learned {
+		// A reranker of the caller's own reads the skills' text as it
+		// sees fit; the learned one is blind to one agent's jobs on cards
+		// with no examples (see namedJob).
+		move = m.namedJob(req, sl, scored)
+	}
+	out, err := m.rebuild(req, sl, scored, cal, move)
 	return out, "", err
 }
 
 // rebuild checks a reranker's answer against the shortlist, calibrates
-// each fit and marks what the decider must know beyond the fits: the best
+// each fit (pooling the pair of a jobMove, see poolMove) and marks what the decider must know beyond the fits: the best
 // candidate's look-alikes, and whether the request names its job at all.
-func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored, cal calibrate.Calibrator) ([]Ranked, error) {
+func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored, cal calibrate.Calibrator, move jobMove) ([]Ranked, error) {
 	// Rebuild every candidate from the shortlist by its doc number: a
 	// reranker reorders and scores, it cannot add, repeat or rewrite a
 	// candidate.
@@ -811,6 +819,7 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
+	poolMove(out, move)
 	sort.SliceStable(out, func(i, j int) bool { return m.refs[out[i].Doc].distrust == "" && m.refs[out[j].Doc].distrust != "" })
 	m.markLookAlikes(out)
 	out = m.addAlternatives(req, out)

@@ -1,0 +1,131 @@
+package match
+
+import (
+	"math"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/lexicon"
+)
+
+// relatives is a lexicon written in the test: word → related stems.
+type relatives map[string][]string
+
+func (r relatives) RelatedStems(w string) []string { return r[w] }
+
+// jobLean counts the request's words that name one skill's job and not
+// the other's, by the words of the two names that the other card lacks.
+func TestJobLean(t *testing.T) {
+	docs := []index.Doc{
+		{AgentID: "stay", AgentName: "Stay", Name: "Search Hotel", Description: "Find a hotel in a city", Tags: []string{"city"}},
+		{AgentID: "stay", AgentName: "Stay", Name: "Reserve Hotel", Description: "Reserve rooms at a selected hotel for given dates", Tags: []string{"check in date"}},
+		// Both names hold "hotel"; the second's other name word is also
+		// in the first's description: neither has a job word of its own.
+		{AgentID: "inn", AgentName: "Inn", Name: "Hotel", Description: "Hotel listings"},
+		{AgentID: "inn", AgentName: "Inn", Name: "Hotel Listings", Description: "Hotel listings by city"},
+	}
+	index.AnalyzeAll(docs, 1)
+	// "search" lists "seek"; "seek" lists nothing: the relation is read
+	// both ways.
+	lex := relatives{"book": {"reserv", "volum"}, "search": {"seek"}}
+	search, reserve := &docs[0], &docs[1]
+	tests := []struct {
+		name   string
+		need   string
+		domain []string
+		a, b   *index.Doc
+		want   int
+	}{
+		{"a relative of the other's job word", "Good, book two rooms.", nil, search, reserve, 1},
+		{"the same, seen from the other side", "Good, book two rooms.", nil, reserve, search, -1},
+		{"the job word itself", "Please reserve it for Friday.", nil, search, reserve, 1},
+		{"a relative read the other way round", "I seek a place to sleep.", nil, reserve, search, 1},
+		{"a word no job word is related to", "I need a hotel in Paris.", nil, search, reserve, 0},
+		{"a verb of looking for something", "Find me a hotel in Paris.", nil, reserve, search, 1},
+		{"one word for each job", "Search hotels and reserve one.", nil, search, reserve, 0},
+		{"a word of both cards names neither job", "hotel hotel", nil, search, reserve, 0},
+		{"a domain word of the catalog is skipped", "Please reserve it.", []string{"reserv"}, search, reserve, 0},
+		{"no job word of one's own", "hotel listings please", nil, &docs[2], &docs[3], 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			domain := map[string]bool{}
+			for _, d := range tt.domain {
+				domain[d] = true
+			}
+			words := analyze.AppendContentWords(nil, 0, analyze.Words(tt.need))
+			if got := jobLean(lex, domain, words, tt.a, tt.b); got != tt.want {
+				t.Errorf("jobLean(%q, %s, %s) = %d, want %d", tt.need, tt.a.Name, tt.b.Name, got, tt.want)
+			}
+		})
+	}
+}
+
+// The shipped WordNet table holds the relations callers' words need to
+// name a card's job in other words.
+func TestJobLeanWordNet(t *testing.T) {
+	docs := []index.Doc{
+		{AgentID: "bus", AgentName: "Coach", Name: "Find Bus", Description: "Find a bus journey between two cities"},
+		{AgentID: "bus", AgentName: "Coach", Name: "Buy Bus Ticket", Description: "Buy tickets for a bus journey"},
+		{AgentID: "stay", AgentName: "Stay", Name: "Search Hotel", Description: "Find a hotel in a city"},
+		{AgentID: "stay", AgentName: "Stay", Name: "Reserve Hotel", Description: "Reserve a selected hotel for given dates"},
+		{AgentID: "tunes", AgentName: "Tunes", Name: "Lookup Song", Description: "Search for a song"},
+		{AgentID: "tunes", AgentName: "Tunes", Name: "Play Song", Description: "Play the selected song on a device"},
+	}
+	index.AnalyzeAll(docs, 1)
+	lex := lexicon.WordNet()
+	for _, tt := range []struct {
+		need string
+		a, b *index.Doc
+		want int
+	}{
+		{"Cool, purchase it.", &docs[0], &docs[1], 1},
+		{"Please make a booking.", &docs[2], &docs[3], 1},
+		{"Book it for three nights.", &docs[2], &docs[3], 1},
+		// WordNet relates "get" to "buy", but "get" is a light verb.
+		{"Can you get me a bus?", &docs[0], &docs[1], 0},
+		// Not WordNet's: the verbs of looking for something are one.
+		{"I'd like to find a song to listen to.", &docs[5], &docs[4], 1},
+		{"I'm looking for a hotel in Rome.", &docs[3], &docs[2], 1},
+	} {
+		words := analyze.AppendContentWords(nil, 0, analyze.Words(tt.need))
+		if got := jobLean(lex, nil, words, tt.a, tt.b); got != tt.want {
+			t.Errorf("jobLean(%q, %s, %s) = %d, want %d", tt.need, tt.a.Name, tt.b.Name, got, tt.want)
+		}
+	}
+}
+
+// The skill moved up gets the pair's probability, at most 1; the one
+// moved down keeps its own, and nothing changes without a move.
+func TestPoolMove(t *testing.T) {
+	ranked := func(probs ...float64) []Ranked {
+		out := make([]Ranked, len(probs))
+		for i, p := range probs {
+			out[i].Doc, out[i].Prob = 10+i, p
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		probs []float64
+		move  jobMove
+		want  []float64
+	}{
+		{"pooled", []float64{0.4, 0.3, 0.2}, jobMove{up: 10, down: 12}, []float64{0.6, 0.3, 0.2}},
+		{"at most 1", []float64{0.7, 0.5}, jobMove{up: 10, down: 11}, []float64{1, 0.5}},
+		{"no move", []float64{0.4, 0.3}, noMove, []float64{0.4, 0.3}},
+		{"the other skill is gone", []float64{0.4, 0.3}, jobMove{up: 10, down: 99}, []float64{0.4, 0.3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := ranked(tt.probs...)
+			poolMove(out, tt.move)
+			for i, r := range out {
+				if math.Abs(r.Prob-tt.want[i]) > 1e-9 {
+					t.Errorf("prob %d = %.2f, want %.2f", i, r.Prob, tt.want[i])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,115 @@
+package match_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+)
+
+// coachLines is an invented bus agent, description-only like travelDesk's.
+func coachLines() agentSpec {
+	return agentSpec{ID: "coach", Name: "Coach Lines", Desc: "Bus journeys across the country.",
+		Skills: []skillSpec{
+			{ID: "find-bus", Name: "Find Bus", Desc: "Find a bus journey between two cities", Tags: []string{"origin", "destination", "date"}},
+			{ID: "buy-bus-ticket", Name: "Buy Bus Ticket", Desc: "Buy tickets for a bus journey", Tags: []string{"origin", "destination", "date", "time"}}}}
+}
+
+// A request that names one skill's job in its own words goes to that
+// skill rather than its sibling in the same agent, through the whole
+// matcher with the built-in model; requests that name the other job, or
+// none, stay where they were. Each case marked "moved" ranked the sibling
+// first without the rule (checked when the rule was written).
+func TestNamedJobPicksSibling(t *testing.T) {
+	m := newMatcher(t, buildCatalog(t, append(travelDesk(), coachLines())...))
+	tests := []struct {
+		history string
+		text    string
+		want    string
+	}{
+		// moved: "book" is WordNet's relative of "reserve"
+		{"Find me a hotel in Paris.", "Good, book two rooms.", "stay/reserve-hotel"},
+		{"Find me a hotel in Paris.", "Book it for three nights.", "stay/reserve-hotel"},
+		{"Find me a hotel in Paris.", "Yes please, make a booking.", "stay/reserve-hotel"},
+		{"", "I want to book a hotel room in Rome.", "stay/reserve-hotel"},
+		// moved: "book" names buying here too ("Buy Bus Ticket"), and
+		// "purchase" is a relative of "buy"
+		{"Find a bus to Boston.", "Book this bus.", "coach/buy-bus-ticket"},
+		{"Are there concerts in Chicago?", "Purchase two.", "shows/buy-event-tickets"},
+		// unchanged: the request names the job of the skill already first
+		{"", "Find me a hotel in Paris.", "stay/search-hotel"},
+		{"", "Find songs by Adele.", "tunes/lookup-song"},
+		{"Find songs by Adele.", "Yes, play it.", "tunes/play-song"},
+		{"Find a sushi restaurant.", "Great, reserve it for four.", "dine/reserve-restaurant"},
+		// unchanged: no job named ("room" is in neither hotel skill's name)
+		{"Find me a hotel in Paris.", "I need a room there.", "stay/search-hotel"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			tk := textTask("j", tt.text)
+			if tt.history != "" {
+				tk.History = append(tk.History, task.Message{Role: "user", Parts: []task.Part{{Text: tt.history}}})
+			}
+			res := mustMatch(t, m, tk)
+			if len(res.Ranked) == 0 {
+				t.Fatal("nothing ranked")
+			}
+			if got := res.Ranked[0].Entry.Key; got != tt.want {
+				t.Fatalf("best %s (p %.2f), want %s", got, res.Ranked[0].Prob, tt.want)
+			}
+			for i := 1; i < len(res.Ranked); i++ {
+				if res.Ranked[i].Prob > res.Ranked[0].Prob {
+					t.Errorf("%s at p %.2f is below the best at p %.2f", res.Ranked[i].Entry.Key, res.Ranked[i].Prob, res.Ranked[0].Prob)
+				}
+			}
+		})
+	}
+}
+
+// "find" and "look for" name a search, though WordNet does not relate
+// them to "search" or "lookup": on terse cards like these, each request
+// ranked Play Song first without that (checked when it was written).
+func TestNamedJobSeekVerbs(t *testing.T) {
+	specs := append(travelDesk()[:2], agentSpec{ID: "jukebox", Name: "Jukebox", Desc: "Songs to search and to listen to",
+		Skills: []skillSpec{
+			{ID: "lookup-song", Name: "Lookup Song", Desc: "Search for a song", Tags: []string{"lookup", "song"}},
+			{ID: "play-song", Name: "Play Song", Desc: "Play the selected song on the device", Tags: []string{"song name", "play"}}}})
+	m := newMatcher(t, buildCatalog(t, specs...))
+	for _, text := range []string{
+		"Could you find songs I can listen to?",
+		"I'd like to find a song to listen to.",
+		"Look for songs from 2019.",
+		"Find me a song to hear.",
+	} {
+		res := mustMatch(t, m, textTask("s", text))
+		if got := res.Ranked[0].Entry.Key; got != "jukebox/lookup-song" {
+			t.Errorf("%q: best %s (p %.2f), want jukebox/lookup-song", text, got, res.Ranked[0].Prob)
+		}
+	}
+	// Asked to play, it plays.
+	if res := mustMatch(t, m, textTask("s", "Play that song on the device.")); res.Ranked[0].Entry.Key != "jukebox/play-song" {
+		t.Errorf("play request: best %s, want jukebox/play-song", res.Ranked[0].Entry.Key)
+	}
+}
+
+// A sibling moved up says why, and one with examples is left to the
+// reranker: examples tell the reranker an agent's jobs apart.
+func TestNamedJobReasonAndExamples(t *testing.T) {
+	m := newMatcher(t, buildCatalog(t, travelDesk()...))
+	res := mustMatch(t, m, textTask("j", "I want to book a hotel room in Rome."))
+	if got := res.Ranked[0]; got.Entry.Key != "stay/reserve-hotel" || !strings.Contains(got.Reason, "names its job") {
+		t.Fatalf("best %s, reason %q: want stay/reserve-hotel, saying the request names its job", got.Entry.Key, got.Reason)
+	}
+	withExamples := travelDesk()
+	for i := range withExamples[0].Skills {
+		s := &withExamples[0].Skills[i]
+		// Examples that say nothing of booking: the reranker reads them,
+		// the rule must not override it.
+		s.Examples = []string{"a hotel in " + s.ID}
+	}
+	m = newMatcher(t, buildCatalog(t, withExamples...))
+	res = mustMatch(t, m, textTask("j", "I want to book a hotel room in Rome."))
+	if strings.Contains(res.Ranked[0].Reason, "names its job") {
+		t.Errorf("best %s moved up by the rule though both hotel skills have examples: %q", res.Ranked[0].Entry.Key, res.Ranked[0].Reason)
+	}
+}
