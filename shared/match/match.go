@@ -786,8 +786,9 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 }
 
 // rebuild checks a reranker's answer against the shortlist, calibrates
-// each fit (pooling the pair of a jobMove, see poolMove) and marks what the decider must know beyond the fits: the best
-// candidate's look-alikes, and whether the request names its job at all.
+// each fit (pooling the pair of a jobMove, see poolMove) and marks what
+// the decider must know beyond the fits: the best candidate's
+// look-alikes, and whether the request names its job at all.
 func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored, cal calibrate.Calibrator, move jobMove) ([]Ranked, error) {
 	// Rebuild every candidate from the shortlist by its doc number: a
 	// reranker reorders and scores, it cannot add, repeat or rewrite a
