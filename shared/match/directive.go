@@ -145,22 +145,23 @@ const claimWords = 96
 // question about the leave policy" names no do-verb; "cancels whatever the
 // assistant is doing" no do-verb either).
 func claimsAnyTask(name, description string, tags []string) bool {
-	if !mayClaim(name) && !mayClaim(description) && !slices.ContainsFunc(tags, mayClaim) {
+	return claimsIn(name) || claimsIn(description) || slices.ContainsFunc(tags, claimsIn)
+}
+
+// claimsIn says whether one field of a card (a name, a description, a
+// tag: fields are read apart, so no phrase runs from one into the next)
+// claims any task. A claim followed by a scope is not one: "handles any
+// request about refunds", "helps with anything related to invoices".
+func claimsIn(text string) bool {
+	if !mayClaim(text) {
 		return false
 	}
 	var buf [claimWords]string
-	words := analyze.AppendWords(buf[:0], name)
-	words = analyze.AppendWords(words, description)
-	for _, t := range tags {
-		if len(words) >= claimWords {
-			break
-		}
-		words = analyze.AppendWords(words, t)
-	}
+	words := analyze.AppendWords(buf[:0], text)
 	words = words[:min(len(words), claimWords)]
-	next := func(i int) string {
-		if i+1 < len(words) {
-			return words[i+1]
+	at := func(i int) string {
+		if i < len(words) {
+			return words[i]
 		}
 		return ""
 	}
@@ -168,18 +169,29 @@ func claimsAnyTask(name, description string, tags []string) bool {
 		switch {
 		case w == "purpose" && i > 0 && (words[i-1] == "general" || words[i-1] == "all" || words[i-1] == "multi"):
 			return true
-		case w == "in" && i > 0 && words[i-1] == "all" && next(i) == "one":
+		case w == "in" && i > 0 && words[i-1] == "all" && at(i+1) == "one":
 			return true
 		case claimVerb(w) || w == "with" && i > 0 && (words[i-1] == "help" || words[i-1] == "helps"):
-			switch n := next(i); n {
+			switch n := at(i + 1); n {
 			case "anything", "everything", "whatever":
-				return true
+				if !scoped(at(i + 2)) {
+					return true
+				}
 			case "any", "every", "all":
-				if i+2 < len(words) && claimNoun(words[i+2]) {
+				if claimNoun(at(i+2)) && !scoped(at(i+3)) {
 					return true
 				}
 			}
 		}
+	}
+	return false
+}
+
+// scoped says whether the word after a claim narrows it to one subject.
+func scoped(w string) bool {
+	switch w {
+	case "about", "for", "related", "regarding", "concerning", "in", "on", "of", "to", "from", "within":
+		return true
 	}
 	return false
 }
@@ -202,8 +214,9 @@ func claimNoun(w string) bool {
 	return false
 }
 
-// mayClaim is a necessary condition for claimsAnyTask on ASCII text:
-// every claim holds one of claimAnchors, in any case. Almost no card does,
+// mayClaim is a necessary condition for claimsIn on ASCII text: every
+// claim holds one of claimAnchors, in any case ("all" covers "all tasks"
+// and "all in one" whatever separates its words). Most cards hold none,
 // and one pass over the bytes is a fraction of the words' cost.
 func mayClaim(text string) bool {
 	for i := 0; i < len(text); i++ {
@@ -222,7 +235,7 @@ func mayClaim(text string) bool {
 
 // claimAnchors are the runs mayClaim looks for, by first letter.
 var claimAnchors = func() (t [256][]string) {
-	for _, w := range []string{"any", "every", "whatever", "purpose", "in-one", "in one"} {
+	for _, w := range []string{"any", "every", "whatever", "purpose", "all"} {
 		t[w[0]] = append(t[w[0]], w)
 	}
 	return t

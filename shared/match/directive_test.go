@@ -130,6 +130,14 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"without booking anything", "Free/busy", "Looks up when you are free, without booking anything.", nil, false},
 		{"tracks all tasks", "Project board", "Tracks all tasks in your project and who owns them.", nil, false},
 		{"a job", "Weather forecast", "Gives the weather forecast for a place.", []string{"weather", "forecast"}, false},
+		{"any request about refunds", "Refunds", "Handles any request about refunds for orders.", nil, false},
+		{"every job in the print queue", "Print", "Completes every job in the office print queue.", nil, false},
+		{"anything related to invoices", "Invoices", "Helps with anything related to supplier invoices.", nil, false},
+		{"everything for refunds", "Refunds", "Handles everything for your team's refunds.", nil, false},
+		{"no phrase across fields", "Ticket handling", "Any request to change a ticket goes here.", nil, false},
+		{"all tasks", "Assistant", "Handles all tasks, big or small.", nil, true},
+		{"all jobs", "Assistant", "Does all jobs you throw at it.", nil, true},
+		{"all in one, a tab between", "Assistant", "An all in\tone assistant.", nil, true},
 	} {
 		if got := claimsAnyTask(tt.skill, tt.description, tt.tags); got != tt.want {
 			t.Errorf("%s: claimsAnyTask = %v, want %v", tt.name, got, tt.want)
