@@ -345,7 +345,9 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		}
 	}
 	m.idx = idx
-	m.domains = sync.OnceValue(func() map[string]bool { return domainTerms(idx.Doc, idx.Len()) })
+	m.domains = sync.OnceValue(func() map[string]bool {
+		return domainTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+	})
 	if cfg.selfCal {
 		if err := m.selfCalibrate(context.Background()); err != nil {
 			return nil, fmt.Errorf("new matcher: %w", err)
@@ -914,21 +916,32 @@ func sharedExamples(a, b []string) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return false
 	}
-	if len(a) > len(b) {
-		a, b = b, a
+	// An example is its words: case, spacing and punctuation ("where is
+	// it?" against "Where is it") do not make a paste one's own.
+	norm := func(s string) string { return strings.Join(analyze.Words(s), " ") }
+	set := func(xs []string) map[string]bool {
+		m := make(map[string]bool, len(xs))
+		for _, x := range xs {
+			if k := norm(x); k != "" {
+				m[k] = true
+			}
+		}
+		return m
 	}
-	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-	in := make(map[string]bool, len(b))
-	for _, x := range b {
-		in[norm(x)] = true
+	sa, sb := set(a), set(b)
+	if len(sa) > len(sb) {
+		sa, sb = sb, sa
+	}
+	if len(sa) == 0 {
+		return false
 	}
 	n := 0
-	for _, x := range a {
-		if in[norm(x)] {
+	for k := range sa {
+		if sb[k] {
 			n++
 		}
 	}
-	return 2*n >= len(a)
+	return 2*n >= len(sa)
 }
 
 func sameName(a, b *index.Doc) bool {

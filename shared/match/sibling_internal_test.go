@@ -48,6 +48,8 @@ func TestSharedExamples(t *testing.T) {
 		{"half of the shorter list", []string{"track my parcel", "where is it"}, []string{"track my parcel", "find my box", "eta please"}, true},
 		{"their own examples", []string{"find a sushi place near the office"}, []string{"cheap pizza places open now"}, false},
 		{"one of three", []string{"a", "b", "c"}, []string{"a", "x", "y"}, false},
+		{"punctuation added to a paste", []string{"where is parcel 1Z99?", "Status of waybill 7781."}, []string{"where is parcel 1Z99", "status of waybill 7781"}, true},
+		{"a repeated example counts once", []string{"hi", "hi", "hi", "x", "y"}, []string{"hi", "a", "b", "c", "d"}, false},
 		{"no examples", nil, nil, false},
 		{"one side without", []string{"a"}, nil, false},
 	}
