@@ -21,7 +21,7 @@ import (
 // of one agent are consecutive, as the matcher numbers them. One counting
 // map per agent, reused: at 100,000 skills a set per skill made the first
 // follow-up take 1.3 s; counting takes 0.18 s, once per matcher.
-func domainTerms(docs func(i int) *index.Doc, n int) map[string]bool {
+func domainTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) map[string]bool {
 	const (
 		common = 1 // every skill of some agent holds it
 		varies = 2 // it tells two skills of some agent apart
@@ -34,6 +34,13 @@ func domainTerms(docs func(i int) *index.Doc, n int) map[string]bool {
 		hi := lo + 1
 		for hi < n && docs(hi).AgentID == docs(lo).AgentID {
 			hi++
+		}
+		if hi-lo < 2 || skipAgent(skip, lo, hi) {
+			// One skill tells nothing apart: every word of it would
+			// pass for a domain word ("book" of a library that lends
+			// books). An untrusted card says nothing either way.
+			lo = hi
+			continue
 		}
 		clear(count)
 		clear(seen)
@@ -67,6 +74,20 @@ func domainTerms(docs func(i int) *index.Doc, n int) map[string]bool {
 		}
 	}
 	return out
+}
+
+// skipAgent says whether any of an agent's docs lo..hi-1 is one skip
+// leaves out.
+func skipAgent(skip func(doc int) bool, lo, hi int) bool {
+	if skip == nil {
+		return false
+	}
+	for d := lo; d < hi; d++ {
+		if skip(d) {
+			return true
+		}
+	}
+	return false
 }
 
 // carryTopic is the query text q of a turn with the conversation's topic

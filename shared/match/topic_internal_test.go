@@ -26,14 +26,26 @@ func topicDocs() []index.Doc {
 }
 
 // Domain terms are those every skill of an agent holds and no agent's
-// skills differ by; job words tell one agent's skills apart.
+// skills differ by; job words tell one agent's skills apart. A one-skill
+// agent tells nothing apart, so its words are none ("taxi"), and neither
+// are an untrusted agent's.
 func TestDomainTerms(t *testing.T) {
 	docs := topicDocs()
-	got := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs))
-	for _, w := range []string{"hotel", "restaurant", "song", "taxi"} {
+	got := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	for _, w := range []string{"hotel", "restaurant", "song"} {
 		if !got[stem(w)] {
 			t.Errorf("%q is not a domain term", w)
 		}
+	}
+	for _, w := range []string{"reserve", "find", "search", "play", "book", "cuisine", "city", "2", "taxi"} {
+		if got[stem(w)] {
+			t.Errorf("%q is a domain term", w)
+		}
+	}
+	// The music agent untrusted: "song" is no longer one.
+	untrusted := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), func(d int) bool { return docs[d].AgentID == "tunes" })
+	if untrusted[stem("song")] || !untrusted[stem("hotel")] {
+		t.Errorf("with the music agent untrusted: song %v, hotel %v", untrusted[stem("song")], untrusted[stem("hotel")])
 	}
 	for _, w := range []string{"reserve", "find", "search", "play", "book", "cuisine", "city", "2"} {
 		if got[stem(w)] {
@@ -54,7 +66,7 @@ func stem(w string) string {
 // alone.
 func TestCarryTopic(t *testing.T) {
 	docs := topicDocs()
-	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs))
+	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
 	tests := []struct {
 		name    string
 		need    string
