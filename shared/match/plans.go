@@ -83,7 +83,10 @@ func (m *Matcher) planFor(ctx context.Context, t *task.Task, req *extract.Requir
 }
 
 // Plan makes the plan of a request from its parts' decisions, or returns
-// nil to keep whole, the policy's decision on the whole request. A plan is
+// nil to keep whole, the policy's decision on the whole request; with no
+// plan to make, a part's question when the whole request's delegation
+// leaves out a part that asks for a choice (askPart). A plan of two or
+// more steps still drops such a part, naming only the steps. A plan is
 // made when the skill chosen for the whole request does not cover every
 // part (one skill that does several parts is preferred) and at least two
 // parts each delegate confidently to different skills; it has at most the
