@@ -122,7 +122,7 @@ func (m *Matcher) jobLexicon() rerank.Lexicon {
 // Hotel" by one ("book" → "reserve"); "find a hotel" to neither ("find"
 // is not "search" in WordNet, but both are seekVerbs).
 func jobLean(lex rerank.Lexicon, domain map[string]bool, words []string, a, b *index.Doc) int {
-	ja, jb := jobWords(a, b), jobWords(b, a)
+	ja, jb := jobWords(a, b, lex), jobWords(b, a, lex)
 	if len(ja) == 0 || len(jb) == 0 {
 		return 0
 	}
@@ -138,7 +138,7 @@ func jobLean(lex rerank.Lexicon, domain map[string]bool, words []string, a, b *i
 		}
 		names := func(job []nameWord) bool {
 			for _, j := range job {
-				if j.stem == st || slices.Contains(rel, j.stem) || (lex != nil && slices.Contains(lex.RelatedStems(j.word), st)) ||
+				if j.stem == st || slices.Contains(rel, j.stem) || slices.Contains(j.rel, st) ||
 					(seekVerbs[j.stem] && seekVerbs[st]) {
 					return true
 				}
@@ -155,16 +155,25 @@ func jobLean(lex rerank.Lexicon, domain map[string]bool, words []string, a, b *i
 	return lean
 }
 
-type nameWord struct{ word, stem string }
+// nameWord is a job word: the word, its stem and its relatives' stems in
+// the lexicon, looked up once rather than for every word of the request.
+type nameWord struct {
+	word, stem string
+	rel        []string
+}
 
 // jobWords are the words of d's name that the other skill's card text
 // (name, tags, description) lacks.
-func jobWords(d, other *index.Doc) []nameWord {
+func jobWords(d, other *index.Doc, lex rerank.Lexicon) []nameWord {
 	var out []nameWord
 	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(d.Name)) {
 		st := analyze.Stem(w)
 		if !inText(other, st) {
-			out = append(out, nameWord{w, st})
+			nw := nameWord{word: w, stem: st}
+			if lex != nil {
+				nw.rel = lex.RelatedStems(w)
+			}
+			out = append(out, nw)
 		}
 	}
 	return out

@@ -871,6 +871,7 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 		// name, has look-alikes that are not twins.
 		depth = len(out)
 	}
+	var topExamples map[string]bool // made for the first twin
 	for i := 1; i < min(len(out), depth); i++ {
 		e := out[i].Entry
 		if e.AgentID == top.AgentID {
@@ -880,15 +881,21 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !sameJob(top, e) {
 			continue
 		}
+		out[i].AlikeOf, out[i].Alike = top.Key, alike
+		if alike != decide.AlikeTwin {
+			continue
+		}
 		// Examples written apart are what a pasted card cannot fake
 		// without them being copies: a copy is asked about, and only
 		// skills written apart pool as siblings.
-		shared := sharedExamples(m.refs[out[0].Doc].skill.Examples, m.refs[out[i].Doc].skill.Examples)
-		if alike == decide.AlikeTwin && shared && sameName(top, e) {
-			alike = decide.AlikeCopy
+		if topExamples == nil {
+			topExamples = exampleSet(m.refs[out[0].Doc].skill.Examples)
 		}
-		out[i].AlikeOf, out[i].Alike = top.Key, alike
-		out[i].Sibling = alike == decide.AlikeTwin && !shared && sibling(top, e)
+		shared := sharesHalf(topExamples, exampleSet(m.refs[out[i].Doc].skill.Examples))
+		if shared && sameName(top, e) {
+			out[i].Alike = decide.AlikeCopy
+		}
+		out[i].Sibling = !shared && sibling(top, e)
 	}
 }
 
@@ -912,23 +919,23 @@ func sibling(a, b *index.Doc) bool {
 // keeps them. Cards without examples are not judged copies, so
 // description-only twins (services written from one template) still
 // delegate with a fallback.
-func sharedExamples(a, b []string) bool {
-	if len(a) == 0 || len(b) == 0 {
-		return false
-	}
-	// An example is its words: case, spacing and punctuation ("where is
-	// it?" against "Where is it") do not make a paste one's own.
-	norm := func(s string) string { return strings.Join(analyze.Words(s), " ") }
-	set := func(xs []string) map[string]bool {
-		m := make(map[string]bool, len(xs))
-		for _, x := range xs {
-			if k := norm(x); k != "" {
-				m[k] = true
-			}
+func sharedExamples(a, b []string) bool { return sharesHalf(exampleSet(a), exampleSet(b)) }
+
+// exampleSet is a skill's examples as their words: case, spacing and
+// punctuation ("where is it?" against "Where is it") do not make a paste
+// one's own.
+func exampleSet(xs []string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		if k := strings.Join(analyze.Words(x), " "); k != "" {
+			m[k] = true
 		}
-		return m
 	}
-	sa, sb := set(a), set(b)
+	return m
+}
+
+// sharesHalf says whether half or more of the smaller set is in the other.
+func sharesHalf(sa, sb map[string]bool) bool {
 	if len(sa) > len(sb) {
 		sa, sb = sb, sa
 	}
