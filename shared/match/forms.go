@@ -94,12 +94,16 @@ func (cf *cardForms) widen(terms []string, text string) []string {
 		return terms
 	}
 	out := terms
-	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(text)) {
+	var buf [32]string // a request's words, on the stack when few
+	for _, w := range analyze.AppendWords(buf[:0], text) {
+		if analyze.IsStopword(w) {
+			continue
+		}
 		st := analyze.Stem(w)
 		floor := max(1, cf.held[st])
 		for _, forms := range [2][]string{cf.lex.RelatedStems(w), cf.from[st]} {
 			for _, r := range forms {
-				if r == st || cf.held[r] < floor || !isForm(st, r) || slices.Contains(out, r) {
+				if r == st || !isForm(st, r) || cf.held[r] < floor || slices.Contains(out, r) {
 					continue
 				}
 				if len(out) == len(terms) {

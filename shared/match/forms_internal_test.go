@@ -7,6 +7,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/rerank"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/lexicon"
 )
 
 func TestIsForm(t *testing.T) {
@@ -120,5 +121,19 @@ func TestWidenNeedsDescriptionOnlySkills(t *testing.T) {
 	terms := analyze.Terms("rent a car")
 	if got := cf.widen(terms, "rent a car"); !slices.Equal(got, terms) {
 		t.Errorf("nil forms widened %v to %v", terms, got)
+	}
+}
+
+// BenchmarkWiden is the cost a request pays for word forms on a
+// description-only catalog, with the shipped WordNet table.
+func BenchmarkWiden(b *testing.B) {
+	docs := formDocs()
+	cf := newCardForms(func() rerank.Lexicon { return lexicon.WordNet() },
+		func(i int) *index.Doc { return &docs[i] }, len(docs), func(int) bool { return false })
+	text := "Hello, I'd like to rent a compact car in Chicago for the 12th, picking it up at noon"
+	terms := analyze.Terms(text)
+	b.ReportAllocs()
+	for b.Loop() {
+		cf.widen(terms, text)
 	}
 }
