@@ -83,8 +83,9 @@ func TestWiden(t *testing.T) {
 		// form never weighs more than the caller's own word.
 		{"I need a rental car", nil},
 		{"I want to fly to Boston", []string{"flight"}},
-		// A form no trusted description-only skill holds adds nothing.
-		{"movies my favourite director made", nil},
+		// A form that only a skill with examples ("director") or an
+		// untrusted one ("departure") holds adds nothing.
+		{"who will direct the film", nil},
 		{"when do we depart", nil},
 		// A synonym is not a form.
 		{"lease a car", nil},
