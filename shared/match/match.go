@@ -235,6 +235,9 @@ type Matcher struct {
 	// with no examples (namedJob): a catalog that needs neither never
 	// pays for them.
 	domains func() map[string]bool
+	// forms is what a request's words are widened by (see forms.go),
+	// made for the first task.
+	forms func() *cardForms
 }
 
 type ref struct {
@@ -347,6 +350,9 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	m.idx = idx
 	m.domains = sync.OnceValue(func() map[string]bool {
 		return domainTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+	})
+	m.forms = sync.OnceValue(func() *cardForms {
+		return newCardForms(m.jobLexicon, idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
 	})
 	if cfg.selfCal {
 		if err := m.selfCalibrate(context.Background()); err != nil {
@@ -510,6 +516,9 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 		q = carryTopic(q, req, m.domains())
 	}
 	sl.Terms = analyze.Terms(q)
+	// BM25 also searches the other forms of the request's words that
+	// description-only cards hold; the reranker reads sl.Terms alone.
+	terms := m.forms().widen(sl.Terms, q)
 	v, err := m.embedQuery(ctx, req, q)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -531,7 +540,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 		return sl, nil
 	}
 	res, err := m.idx.Search(ctx, index.Query{
-		Text: req.Need, Terms: sl.Terms, Vector: sl.Vector, Allow: fr.Keep,
+		Text: req.Need, Terms: terms, Vector: sl.Vector, Allow: fr.Keep,
 		Shortlist: m.cfg.shortlist, K: m.cfg.rrfK,
 	})
 	if err == index.ErrEmptyQuery {
@@ -543,10 +552,11 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	if sl.History, err = m.historySearch(ctx, req, fr.Keep, sl.Degraded != ""); err != nil {
 		return nil, fmt.Errorf("shortlist: %w", err)
 	}
-	if res, err = m.withHistorySkills(ctx, req, sl, res); err != nil {
+	if res, err = m.withHistorySkills(ctx, req, sl, terms, res); err != nil {
 		return nil, fmt.Errorf("shortlist: %w", err)
 	}
 	keepShortlisted(sl.History, res)
+	res.TermWeights = res.TermWeights[:min(len(res.TermWeights), len(sl.Terms))] // the reranker's terms
 	rerank.Align(m.cfg.words, m.cfg.lexicon, req.Need, res.Candidates)
 	sl.Retrieval = res
 	return sl, nil
@@ -576,10 +586,11 @@ const historyExtra = 5
 // withHistorySkills adds to the shortlist the skills the earlier turns
 // retrieve best (at most historyExtra) that the current turn did not
 // shortlist. The current turn is searched again over the shortlist and
-// those skills together, so that every candidate's scores and ranks are
-// the current turn's, over one list; the nearest examples stay those of
-// the whole catalog.
-func (m *Matcher) withHistorySkills(ctx context.Context, req *extract.Requirement, sl *Shortlist, res *index.Result) (*index.Result, error) {
+// those skills together, by terms (its BM25 terms, widened as for the
+// shortlist), so that every candidate's scores and ranks are the current
+// turn's, over one list; the nearest examples stay those of the whole
+// catalog.
+func (m *Matcher) withHistorySkills(ctx context.Context, req *extract.Requirement, sl *Shortlist, terms []string, res *index.Result) (*index.Result, error) {
 	h := sl.History
 	if h == nil || len(h.Candidates) == 0 {
 		return res, nil
@@ -606,7 +617,7 @@ func (m *Matcher) withHistorySkills(ctx context.Context, req *extract.Requiremen
 		allow[d] = true
 	}
 	u, err := m.idx.Search(ctx, index.Query{
-		Text: req.Need, Terms: sl.Terms, Vector: sl.Vector, Allow: allow,
+		Text: req.Need, Terms: terms, Vector: sl.Vector, Allow: allow,
 		Shortlist: len(in), K: m.cfg.rrfK, Neighbors: 1,
 	})
 	if errors.Is(err, index.ErrEmptyQuery) {
