@@ -98,3 +98,71 @@ func TestCarryTopic(t *testing.T) {
 		t.Errorf("a catalog without domain terms carried %q", got)
 	}
 }
+
+// A one-agent term is one that the text of a single agent holds, whatever
+// its number of skills ("taxi" of the one-skill taxi agent, "song" of the
+// music agent); a word two agents hold ("find", "reserve", "destination")
+// is none, nor is a number, nor a word of an untrusted agent alone.
+func TestOneAgentTerms(t *testing.T) {
+	docs := topicDocs()
+	tests := []struct {
+		name      string
+		untrusted string
+		one, none []string
+	}{
+		{"all trusted", "", []string{"taxi", "song", "cuisine", "play", "cab"}, []string{"find", "reserve", "destination", "city", "2", "search"}},
+		// "song" and "play" are then no agent's; "search" only the hotel agent's.
+		{"music agent untrusted", "tunes", []string{"taxi", "cuisine", "search"}, []string{"song", "play", "find", "reserve"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := oneAgentTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), func(d int) bool { return docs[d].AgentID == tt.untrusted })
+			for _, w := range tt.one {
+				if !got[stem(w)] {
+					t.Errorf("%q is not a one-agent term", w)
+				}
+			}
+			for _, w := range tt.none {
+				if got[stem(w)] {
+					t.Errorf("%q is a one-agent term", w)
+				}
+			}
+		})
+	}
+}
+
+// A request names a skill's job by a word of its name other than a domain
+// word: the word, a relative (here a stub lexicon's) or a seek verb for a
+// seek verb; light verbs ("make") and domain words ("hotel") name none.
+func TestJobNamedBy(t *testing.T) {
+	docs := topicDocs()
+	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	lex := stubLexicon{"book": {stem("reserve")}}
+	tests := []struct {
+		request string
+		doc     int // index in topicDocs
+		want    int
+	}{
+		{"make me a reservation for Friday", 1, 1}, // Reserve Hotel: reservation → reserve
+		{"make me a reservation for Friday", 3, 1}, // Reserve Restaurant alike
+		{"make me a reservation for Friday", 0, 0}, // Search Hotel
+		{"please book it", 1, 1},                   // book is a relative of reserve
+		{"find me one near the station", 0, 1},     // find and search are seek verbs
+		{"find me one near the station", 4, 1},     // Lookup Song
+		{"a hotel please", 0, 0},                   // hotel is a domain word
+		{"make it so", 3, 0},                       // make is a light verb
+		{"play it in the kitchen", 5, 1},           // Play Song
+		{"play it in the kitchen", 1, 0},           // Reserve Hotel
+	}
+	for _, tt := range tests {
+		words := analyze.AppendContentWords(nil, 0, analyze.Words(tt.request))
+		if got := jobNamedBy(lex, domain, words, &docs[tt.doc]); got != tt.want {
+			t.Errorf("%q names %q %d times, want %d", tt.request, docs[tt.doc].Name, got, tt.want)
+		}
+	}
+}
+
+// stubLexicon relates each word to the given stems.
+type stubLexicon map[string][]string
+
+func (l stubLexicon) RelatedStems(w string) []string { return l[w] }
