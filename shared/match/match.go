@@ -239,7 +239,7 @@ type Matcher struct {
 	// made for the first task.
 	forms func() *cardForms
 	// oneAgent is the catalog's one-agent terms (see oneAgentTerms),
-	// made for the first task whose conversation's topic topicMove reads.
+	// made, like domains, for the first task with earlier turns.
 	oneAgent func() map[string]bool
 }
 
@@ -519,7 +519,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := QueryText(req)
 	if len(req.History) > 0 {
-		q = carryTopic(q, req, m.domains())
+		q = carryTopic(q, req, m.domains(), m.oneAgent())
 	}
 	sl.Terms = analyze.Terms(q)
 	// BM25 also searches the other forms of the request's words that

@@ -97,16 +97,23 @@ func skipAgent(skip func(doc int) bool, lo, hi int) bool {
 // Friday"), the domain words of the latest earlier turn that has any
 // ("a hotel in Paris") join the query, so the turn's own job words pick a
 // skill in the domain the conversation is about. A turn that names its
-// own domain ("now find me some songs") is left alone, and so is one whose
+// own domain ("now find me some songs"), or the topic of an agent with one
+// skill ("find me a cab", "what's the weather there?": own[t] true, see
+// oneAgentTerms; light verbs aside), is left alone, and so is one whose
 // earlier turns name none. Only words the caller wrote are added, so a
 // skill's fit rests on the caller's words as for any other task and the
 // calibration stays honest.
-func carryTopic(q string, req *extract.Requirement, domain map[string]bool) string {
+func carryTopic(q string, req *extract.Requirement, domain, own map[string]bool) string {
 	if len(req.History) == 0 || len(domain) == 0 {
 		return q
 	}
 	for _, t := range analyze.Terms(req.Need) {
 		if domain[t] {
+			return q
+		}
+	}
+	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(req.Need)) {
+		if own[analyze.Stem(w)] && !lightVerbs[w] {
 			return q
 		}
 	}
@@ -134,9 +141,12 @@ func carryTopic(q string, req *extract.Requirement, domain map[string]bool) stri
 // whose docs skip does not leave out: "weather" of a weather agent, "cab"
 // of a taxi agent. A request holding such a word names that agent's topic
 // itself, whether or not the agent has two skills to tell its domain
-// words by (see domainTerms). One counting map, reused per agent.
+// words by (see domainTerms). The value is true when that agent has one
+// skill: all its words are then its topic's, as domain words are of an
+// agent with several. One counting map, reused per agent.
 func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) map[string]bool {
 	agents := map[string]int{}
+	solo := map[string]bool{}
 	seen := map[string]bool{}
 	for lo := 0; lo < n; {
 		hi := lo + 1
@@ -156,6 +166,7 @@ func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) 
 					if !seen[t] {
 						seen[t] = true
 						agents[t]++
+						solo[t] = hi-lo == 1
 					}
 				}
 			}
@@ -165,7 +176,7 @@ func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) 
 	out := make(map[string]bool)
 	for t, c := range agents {
 		if c == 1 && strings.IndexFunc(t, unicode.IsDigit) < 0 {
-			out[t] = true
+			out[t] = solo[t]
 		}
 	}
 	return out
@@ -174,11 +185,11 @@ func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) 
 // carriedTerms are the stems of the domain words carryTopic carries into
 // req's query: nil when the turn names a domain of its own or its earlier
 // turns name none.
-func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
+func carriedTerms(req *extract.Requirement, domain, own map[string]bool) []string {
 	if len(req.History) == 0 || len(domain) == 0 {
 		return nil
 	}
-	return analyze.Terms(carryTopic("", req, domain))
+	return analyze.Terms(carryTopic("", req, domain, own))
 }
 
 // topicMove moves to the top the best-ranked skill of the conversation's
@@ -209,15 +220,15 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 	if len(req.History) == 0 || len(scored) < 2 {
 		return noMove
 	}
-	domain := m.domains()
-	topic := carriedTerms(req, domain)
+	domain, own := m.domains(), m.oneAgent()
+	topic := carriedTerms(req, domain, own)
 	if len(topic) == 0 || !m.moveReady(scored[0], sl) || holdsAny(scored[0].Entry, topic) {
 		return noMove
 	}
 	words := analyze.AppendContentWords(nil, 0, analyze.Words(req.Need))
-	own := m.oneAgent()
 	for _, w := range words {
-		if t := analyze.Stem(w); own[t] && !lightVerbs[w] && holdsAny(scored[0].Entry, []string{t}) {
+		t := analyze.Stem(w)
+		if _, one := own[t]; one && !lightVerbs[w] && holdsAny(scored[0].Entry, []string{t}) {
 			return noMove
 		}
 	}

@@ -62,11 +62,13 @@ func stem(w string) string {
 }
 
 // A turn that names no domain carries the latest domain its conversation
-// named; one that names its own, or whose earlier turns name none, is left
-// alone.
+// named; one that names its own, or the topic of an agent with one skill
+// (its words no other agent holds, light verbs aside), or whose earlier
+// turns name none, is left alone.
 func TestCarryTopic(t *testing.T) {
 	docs := topicDocs()
 	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	own := oneAgentTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
 	tests := []struct {
 		name    string
 		need    string
@@ -80,11 +82,16 @@ func TestCarryTopic(t *testing.T) {
 		{"names the same domain", "reserve that hotel", []string{"I need a hotel in Paris"}, ""},
 		{"earlier turns name no domain", "yes, do it", []string{"sounds good", "ok"}, ""},
 		{"no earlier turns", "yes, book it", nil, ""},
+		{"names a one-skill agent's topic", "thanks, now call me a taxi", []string{"I need a hotel in Paris"}, ""},
+		{"a light verb is no topic", "yes, get it for me", []string{"I need a hotel in Paris"}, "hotel"},
+		// "cuisine" is the restaurant agent's alone, but that agent has
+		// two skills: its topic words are its domain words.
+		{"a word of one agent with two skills", "any cuisine is fine, reserve it", []string{"I need a hotel in Paris"}, "hotel"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := &extract.Requirement{Need: tt.need, History: tt.history}
-			got := carryTopic(tt.need, req, domain)
+			got := carryTopic(tt.need, req, domain, own)
 			want := tt.need
 			if tt.add != "" {
 				want += " " + tt.add
@@ -94,7 +101,7 @@ func TestCarryTopic(t *testing.T) {
 			}
 		})
 	}
-	if got := carryTopic("yes", &extract.Requirement{Need: "yes", History: []string{"a hotel"}}, nil); got != "yes" {
+	if got := carryTopic("yes", &extract.Requirement{Need: "yes", History: []string{"a hotel"}}, nil, nil); got != "yes" {
 		t.Errorf("a catalog without domain terms carried %q", got)
 	}
 }
@@ -118,12 +125,17 @@ func TestOneAgentTerms(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := oneAgentTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), func(d int) bool { return docs[d].AgentID == tt.untrusted })
 			for _, w := range tt.one {
-				if !got[stem(w)] {
+				solo, ok := got[stem(w)]
+				if !ok {
 					t.Errorf("%q is not a one-agent term", w)
+				}
+				// The taxi agent alone has one skill.
+				if want := w == "taxi" || w == "cab"; solo != want {
+					t.Errorf("%q: one-skill agent's %v, want %v", w, solo, want)
 				}
 			}
 			for _, w := range tt.none {
-				if got[stem(w)] {
+				if _, ok := got[stem(w)]; ok {
 					t.Errorf("%q is a one-agent term", w)
 				}
 			}
