@@ -1,6 +1,7 @@
 package match
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/match/extract"
@@ -178,3 +179,30 @@ func TestJobNamedBy(t *testing.T) {
 type stubLexicon map[string][]string
 
 func (l stubLexicon) RelatedStems(w string) []string { return l[w] }
+
+// BenchmarkCatalogTopics times the two passes over a catalog that the
+// first follow-up pays for (domain terms and one-agent terms) at 100,000
+// skills: 50,000 invented agents of two skills, each naming its own topic
+// among 5,000 and a job among 20.
+func BenchmarkCatalogTopics(b *testing.B) {
+	docs := make([]index.Doc, 100_000)
+	for i := range docs {
+		a := i / 2
+		topic := fmt.Sprintf("topic%c%c%c", 'a'+a%5000/400, 'a'+a%400/20, 'a'+a%20)
+		job := fmt.Sprintf("job%c%c", 'a'+i%20, 'a'+(i/20)%20)
+		docs[i] = index.Doc{AgentID: fmt.Sprint("agent", a), AgentName: "Agent " + topic,
+			Name: job + " " + topic, Description: "Does " + job + " for " + topic + " in a city on a date", Tags: []string{topic, "city"}}
+	}
+	index.AnalyzeAll(docs, 2)
+	at := func(i int) *index.Doc { return &docs[i] }
+	b.Run("domain", func(b *testing.B) {
+		for b.Loop() {
+			domainTerms(at, len(docs), nil)
+		}
+	})
+	b.Run("one-agent", func(b *testing.B) {
+		for b.Loop() {
+			oneAgentTerms(at, len(docs), nil)
+		}
+	})
+}
