@@ -107,10 +107,8 @@ func carryTopic(q string, req *extract.Requirement, domain, own map[string]bool)
 	if len(req.History) == 0 || len(domain) == 0 {
 		return q
 	}
-	for _, t := range analyze.Terms(req.Need) {
-		if domain[t] {
-			return q
-		}
+	if len(domainWords(req.Need, domain)) > 0 {
+		return q
 	}
 	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(req.Need)) {
 		if own[analyze.Stem(w)] && !lightVerbs[w] {
@@ -118,22 +116,37 @@ func carryTopic(q string, req *extract.Requirement, domain, own map[string]bool)
 		}
 	}
 	for i := len(req.History) - 1; i >= 0; i-- {
-		var words []string
-		seen := map[string]bool{}
-		for _, w := range analyze.Words(req.History[i]) {
-			if analyze.IsStopword(w) {
-				continue
-			}
-			if t := analyze.Stem(w); domain[t] && !seen[t] {
-				seen[t] = true
-				words = append(words, w)
-			}
-		}
-		if len(words) > 0 {
+		if words := domainWords(req.History[i], domain); len(words) > 0 {
 			return q + " " + strings.Join(words, " ")
 		}
 	}
 	return q
+}
+
+// domainWords are the words of text that are domain terms, once each, as
+// written; two words that a catalog writes as one ("pick up" against the
+// tag "pickup", "rental cars" against "RentalCars") count as that word.
+func domainWords(text string, domain map[string]bool) []string {
+	var words []string
+	seen := map[string]bool{}
+	ws := analyze.Words(text)
+	for i, w := range ws {
+		if i > 0 {
+			if joined := ws[i-1] + w; !seen[analyze.Stem(joined)] && domain[analyze.Stem(joined)] {
+				seen[analyze.Stem(joined)] = true
+				words = append(words, joined)
+				continue
+			}
+		}
+		if analyze.IsStopword(w) {
+			continue
+		}
+		if t := analyze.Stem(w); domain[t] && !seen[t] {
+			seen[t] = true
+			words = append(words, w)
+		}
+	}
+	return words
 }
 
 // oneAgentTerms lists the terms (no numbers) that the text of exactly one

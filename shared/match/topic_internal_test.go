@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/match/extract"
@@ -205,4 +206,26 @@ func BenchmarkCatalogTopics(b *testing.B) {
 			oneAgentTerms(at, len(docs), nil)
 		}
 	})
+}
+
+// A text's domain words are its words that are domain terms, once each,
+// as written; two words a catalog writes as one count as that word.
+func TestDomainWords(t *testing.T) {
+	domain := map[string]bool{stem("pickup"): true, stem("hotel"): true, stem("rentalcars"): true}
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"I'll pick up the car at noon", []string{"pickup"}},
+		{"I want to pick it up at noon", nil}, // not side by side
+		{"two hotels, and the hotel by the pickup", []string{"hotels", "pickup"}},
+		{"a pick up, then a pickup", []string{"pickup"}},
+		{"do Rental Cars have one?", []string{"rentalcars"}},
+		{"sounds good", nil},
+	}
+	for _, tt := range tests {
+		if got := domainWords(tt.text, domain); !slices.Equal(got, tt.want) {
+			t.Errorf("domainWords(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
 }
