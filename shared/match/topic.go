@@ -132,8 +132,9 @@ func domainWords(text string, domain map[string]bool) []string {
 	ws := analyze.Words(text)
 	for i, w := range ws {
 		if i > 0 {
-			if joined := ws[i-1] + w; !seen[analyze.Stem(joined)] && domain[analyze.Stem(joined)] {
-				seen[analyze.Stem(joined)] = true
+			joined := ws[i-1] + w
+			if t := analyze.Stem(joined); domain[t] && !seen[t] {
+				seen[t] = true
 				words = append(words, joined)
 				continue
 			}
