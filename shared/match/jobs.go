@@ -105,9 +105,10 @@ func (m *Matcher) jobReady(d int, sl *Shortlist) bool {
 // jobLexicon is the matcher's lexicon, or WordNet when the model gives
 // the lexical features no weight (the matcher then drops its lexicon):
 // loaded on the first request whose best skill has a sibling with no
-// examples, or on the first request of a catalog with trusted skills
-// without examples (word forms, forms.go), so a catalog with examples
-// never pays its heap.
+// examples, on the first request of a catalog with trusted skills
+// without examples (word forms, forms.go), or on the first follow-up that
+// topicMove may move to its conversation's domain: a catalog with
+// examples and no follow-ups never pays its heap.
 func (m *Matcher) jobLexicon() rerank.Lexicon {
 	if m.cfg.lexicon != nil {
 		return m.cfg.lexicon

@@ -238,6 +238,9 @@ type Matcher struct {
 	// forms is what a request's words are widened by (see forms.go),
 	// made for the first task.
 	forms func() *cardForms
+	// oneAgent is the catalog's one-agent terms (see oneAgentTerms),
+	// made, like domains, for the first task with earlier turns.
+	oneAgent func() map[string]bool
 }
 
 type ref struct {
@@ -353,6 +356,9 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	})
 	m.forms = sync.OnceValue(func() *cardForms {
 		return newCardForms(m.jobLexicon, idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+	})
+	m.oneAgent = sync.OnceValue(func() map[string]bool {
+		return oneAgentTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
 	})
 	if cfg.selfCal {
 		if err := m.selfCalibrate(context.Background()); err != nil {
@@ -513,7 +519,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := QueryText(req)
 	if len(req.History) > 0 {
-		q = carryTopic(q, req, m.domains())
+		q = carryTopic(q, req, m.domains(), m.oneAgent())
 	}
 	sl.Terms = analyze.Terms(q)
 	// BM25 also searches the other forms of the request's words that
@@ -777,7 +783,8 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		if err != nil {
 			return nil, "", fmt.Errorf("rank: %w", err)
 		}
-		out, err := m.rebuild(req, sl, scored, m.cal, m.namedJob(req, sl, scored))
+		topic := m.topicMove(req, sl, scored)
+		out, err := m.rebuild(req, sl, scored, m.cal, topic, m.namedJob(req, sl, scored))
 		return out, DegradedReranker, err
 	}
 	if cal == nil {
@@ -787,22 +794,24 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 	if err != nil {
 		return nil, "", fmt.Errorf("rank: %w", err)
 	}
-	move := noMove
+	topic, move := noMove, noMove
 	if m.rr == m.learned {
-		// A reranker of the caller's own reads the skills' text as it
-		// sees fit; the learned one is blind to one agent's jobs on cards
-		// with no examples (see namedJob).
+		// A reranker of the caller's own reads the skills' text and the
+		// earlier turns as it sees fit; the learned one reads the current
+		// turn alone (see topicMove) and is blind to one agent's jobs on
+		// cards with no examples (see namedJob).
+		topic = m.topicMove(req, sl, scored)
 		move = m.namedJob(req, sl, scored)
 	}
-	out, err := m.rebuild(req, sl, scored, cal, move)
+	out, err := m.rebuild(req, sl, scored, cal, topic, move)
 	return out, "", err
 }
 
 // rebuild checks a reranker's answer against the shortlist, calibrates
-// each fit (pooling the pair of a jobMove, see poolMove) and marks what
-// the decider must know beyond the fits: the best candidate's
+// each fit (pooling the pair of each jobMove in turn, see poolMove) and
+// marks what the decider must know beyond the fits: the best candidate's
 // look-alikes, and whether the request names its job at all.
-func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored, cal calibrate.Calibrator, move jobMove) ([]Ranked, error) {
+func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored, cal calibrate.Calibrator, moves ...jobMove) ([]Ranked, error) {
 	// Rebuild every candidate from the shortlist by its doc number: a
 	// reranker reorders and scores, it cannot add, repeat or rewrite a
 	// candidate.
@@ -833,7 +842,9 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
-	poolMove(out, move)
+	for _, move := range moves {
+		poolMove(out, move)
+	}
 	sort.SliceStable(out, func(i, j int) bool { return m.refs[out[i].Doc].distrust == "" && m.refs[out[j].Doc].distrust != "" })
 	m.markLookAlikes(out)
 	out = m.addAlternatives(req, out)

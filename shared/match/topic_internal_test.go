@@ -1,6 +1,8 @@
 package match
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/match/extract"
@@ -62,11 +64,13 @@ func stem(w string) string {
 }
 
 // A turn that names no domain carries the latest domain its conversation
-// named; one that names its own, or whose earlier turns name none, is left
-// alone.
+// named; one that names its own, or the topic of an agent with one skill
+// (its words no other agent holds, light verbs aside), or whose earlier
+// turns name none, is left alone.
 func TestCarryTopic(t *testing.T) {
 	docs := topicDocs()
 	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	own := oneAgentTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
 	tests := []struct {
 		name    string
 		need    string
@@ -80,11 +84,16 @@ func TestCarryTopic(t *testing.T) {
 		{"names the same domain", "reserve that hotel", []string{"I need a hotel in Paris"}, ""},
 		{"earlier turns name no domain", "yes, do it", []string{"sounds good", "ok"}, ""},
 		{"no earlier turns", "yes, book it", nil, ""},
+		{"names a one-skill agent's topic", "thanks, now call me a taxi", []string{"I need a hotel in Paris"}, ""},
+		{"a light verb is no topic", "yes, get it for me", []string{"I need a hotel in Paris"}, "hotel"},
+		// "cuisine" is the restaurant agent's alone, but that agent has
+		// two skills: its topic words are its domain words.
+		{"a word of one agent with two skills", "any cuisine is fine, reserve it", []string{"I need a hotel in Paris"}, "hotel"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := &extract.Requirement{Need: tt.need, History: tt.history}
-			got := carryTopic(tt.need, req, domain)
+			got := carryTopic(tt.need, req, domain, own)
 			want := tt.need
 			if tt.add != "" {
 				want += " " + tt.add
@@ -94,7 +103,129 @@ func TestCarryTopic(t *testing.T) {
 			}
 		})
 	}
-	if got := carryTopic("yes", &extract.Requirement{Need: "yes", History: []string{"a hotel"}}, nil); got != "yes" {
+	if got := carryTopic("yes", &extract.Requirement{Need: "yes", History: []string{"a hotel"}}, nil, nil); got != "yes" {
 		t.Errorf("a catalog without domain terms carried %q", got)
+	}
+}
+
+// A one-agent term is one that the text of a single agent holds, whatever
+// its number of skills ("taxi" of the one-skill taxi agent, "song" of the
+// music agent); a word two agents hold ("find", "reserve", "destination")
+// is none, nor is a number, nor a word of an untrusted agent alone.
+func TestOneAgentTerms(t *testing.T) {
+	docs := topicDocs()
+	tests := []struct {
+		name      string
+		untrusted string
+		one, none []string
+	}{
+		{"all trusted", "", []string{"taxi", "song", "cuisine", "play", "cab"}, []string{"find", "reserve", "destination", "city", "2", "search"}},
+		// "song" and "play" are then no agent's; "search" only the hotel agent's.
+		{"music agent untrusted", "tunes", []string{"taxi", "cuisine", "search"}, []string{"song", "play", "find", "reserve"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := oneAgentTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), func(d int) bool { return docs[d].AgentID == tt.untrusted })
+			for _, w := range tt.one {
+				solo, ok := got[stem(w)]
+				if !ok {
+					t.Errorf("%q is not a one-agent term", w)
+				}
+				// The taxi agent alone has one skill.
+				if want := w == "taxi" || w == "cab"; solo != want {
+					t.Errorf("%q: one-skill agent's %v, want %v", w, solo, want)
+				}
+			}
+			for _, w := range tt.none {
+				if _, ok := got[stem(w)]; ok {
+					t.Errorf("%q is a one-agent term", w)
+				}
+			}
+		})
+	}
+}
+
+// A request names a skill's job by a word of its name other than a domain
+// word: the word, a relative (here a stub lexicon's) or a seek verb for a
+// seek verb; light verbs ("make") and domain words ("hotel") name none.
+func TestJobNamedBy(t *testing.T) {
+	docs := topicDocs()
+	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	lex := stubLexicon{"book": {stem("reserve")}}
+	tests := []struct {
+		request string
+		doc     int // index in topicDocs
+		want    int
+	}{
+		{"make me a reservation for Friday", 1, 1}, // Reserve Hotel: reservation → reserve
+		{"make me a reservation for Friday", 3, 1}, // Reserve Restaurant alike
+		{"make me a reservation for Friday", 0, 0}, // Search Hotel
+		{"please book it", 1, 1},                   // book is a relative of reserve
+		{"find me one near the station", 0, 1},     // find and search are seek verbs
+		{"find me one near the station", 4, 1},     // Lookup Song
+		{"a hotel please", 0, 0},                   // hotel is a domain word
+		{"make it so", 3, 0},                       // make is a light verb
+		{"play it in the kitchen", 5, 1},           // Play Song
+		{"play it in the kitchen", 1, 0},           // Reserve Hotel
+	}
+	for _, tt := range tests {
+		words := analyze.AppendContentWords(nil, 0, analyze.Words(tt.request))
+		if got := jobNamedBy(lex, domain, words, &docs[tt.doc]); got != tt.want {
+			t.Errorf("%q names %q %d times, want %d", tt.request, docs[tt.doc].Name, got, tt.want)
+		}
+	}
+}
+
+// stubLexicon relates each word to the given stems.
+type stubLexicon map[string][]string
+
+func (l stubLexicon) RelatedStems(w string) []string { return l[w] }
+
+// BenchmarkCatalogTopics times the two passes over a catalog that the
+// first follow-up pays for (domain terms and one-agent terms) at 100,000
+// skills: 50,000 invented agents of two skills, each naming its own topic
+// among 5,000 and a job among 20.
+func BenchmarkCatalogTopics(b *testing.B) {
+	docs := make([]index.Doc, 100_000)
+	for i := range docs {
+		a := i / 2
+		topic := fmt.Sprintf("topic%c%c%c", 'a'+a%5000/400, 'a'+a%400/20, 'a'+a%20)
+		job := fmt.Sprintf("job%c%c", 'a'+i%20, 'a'+(i/20)%20)
+		docs[i] = index.Doc{AgentID: fmt.Sprint("agent", a), AgentName: "Agent " + topic,
+			Name: job + " " + topic, Description: "Does " + job + " for " + topic + " in a city on a date", Tags: []string{topic, "city"}}
+	}
+	index.AnalyzeAll(docs, 2)
+	at := func(i int) *index.Doc { return &docs[i] }
+	b.Run("domain", func(b *testing.B) {
+		for b.Loop() {
+			domainTerms(at, len(docs), nil)
+		}
+	})
+	b.Run("one-agent", func(b *testing.B) {
+		for b.Loop() {
+			oneAgentTerms(at, len(docs), nil)
+		}
+	})
+}
+
+// A text's domain words are its words that are domain terms, once each,
+// as written; two words a catalog writes as one count as that word.
+func TestDomainWords(t *testing.T) {
+	domain := map[string]bool{stem("pickup"): true, stem("hotel"): true, stem("rentalcars"): true}
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"I'll pick up the car at noon", []string{"pickup"}},
+		{"I want to pick it up at noon", nil}, // not side by side
+		{"two hotels, and the hotel by the pickup", []string{"hotels", "pickup"}},
+		{"a pick up, then a pickup", []string{"pickup"}},
+		{"do Rental Cars have one?", []string{"rentalcars"}},
+		{"sounds good", nil},
+	}
+	for _, tt := range tests {
+		if got := domainWords(tt.text, domain); !slices.Equal(got, tt.want) {
+			t.Errorf("domainWords(%q) = %q, want %q", tt.text, got, tt.want)
+		}
 	}
 }

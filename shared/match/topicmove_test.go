@@ -1,0 +1,64 @@
+package match_test
+
+import (
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+)
+
+// travelDeskPlus is travelDesk with a one-skill taxi agent, a one-skill
+// weather agent and a bank, to check that a turn naming a topic of its
+// own is not pulled to the conversation's.
+func travelDeskPlus() []agentSpec {
+	return append(travelDesk(),
+		agentSpec{ID: "cabs", Name: "Cabs", Desc: "On-demand taxi calling.",
+			Skills: []skillSpec{{ID: "get-ride", Name: "Get Ride", Desc: "Call a cab to head to a given destination", Tags: []string{"destination", "number of riders"}}}},
+		agentSpec{ID: "skies", Name: "Skies", Desc: "Weather for any place and date.",
+			Skills: []skillSpec{{ID: "get-weather", Name: "Get Weather", Desc: "Get the weather forecast of a city on a date", Tags: []string{"city", "date"}}}},
+		agentSpec{ID: "vault", Name: "Vault Bank", Desc: "Bank accounts.",
+			Skills: []skillSpec{
+				{ID: "check-balance", Name: "Check Balance", Desc: "Check the balance of a bank account", Tags: []string{"account type"}},
+				{ID: "transfer-money", Name: "Transfer Money", Desc: "Transfer money from a bank account to another account", Tags: []string{"account type", "amount", "recipient"}}}},
+	)
+}
+
+// A follow-up that names no domain but whose job words fit another
+// domain's skill best goes to its conversation's domain (topicMove);
+// a turn that names a topic of its own, even one a single-skill agent
+// offers, stays where the reranker put it. Without topicMove the first
+// goes to the restaurant agent and the second to the taxi agent; the
+// third went to the restaurant agent when the rule ignored one-agent
+// words.
+func TestTopicMove(t *testing.T) {
+	m := newMatcher(t, buildCatalog(t, travelDeskPlus()...))
+	tests := []struct {
+		name    string
+		text    string
+		history []string
+		want    string
+	}{
+		{"reservation after hotel turns", "Make me a reservation on the 1st of March.",
+			[]string{"In NYC I want to be.", "What is their phone number?", "Other 3 star hotels can you find me?"}, "stay/reserve-hotel"},
+		{"reservation for one day after hotel turns", "Okay, that could work. Please make me a reservation for one day.",
+			[]string{"I'm looking for 2 rooms at a 3 star hotel.", "I want to look in Sydney."}, "stay/reserve-hotel"},
+		{"a cab after restaurant turns", "Thanks. Find me a cab to go there with my friends.",
+			[]string{"Find me a sushi restaurant in Tokyo.", "Is it expensive?"}, "cabs/get-ride"},
+		{"the weather after hotel turns", "Sounds nice. What will the weather be like there on the 12th?",
+			[]string{"I want a hotel.", "Find hotels in London."}, "skies/get-weather"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tk := textTask("f", tt.text)
+			for _, h := range tt.history {
+				tk.History = append(tk.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
+			}
+			res := mustMatch(t, m, tk)
+			if len(res.Ranked) == 0 {
+				t.Fatal("nothing ranked")
+			}
+			if got := res.Ranked[0].Entry.Key; got != tt.want {
+				t.Errorf("best %s (p %.2f), want %s", got, res.Ranked[0].Prob, tt.want)
+			}
+		})
+	}
+}
