@@ -125,9 +125,13 @@ func (cf *cardForms) widen(terms []string, text string) []string {
 }
 
 // isForm says whether stems a and b look like one word's forms: the
-// shorter, all of it or all but its last letter, and at least three
-// letters, starts the longer ("rent" "rental", "fli" "flight", "act"
-// "activ"; not "sell" "sale").
+// shorter is the start of the longer, or all of it but its last letter
+// when that stem is long enough not to be another word's start (five
+// letters: "decid", "decis") or ends in the i the stemmer writes for a
+// final y ("fli", "flight"), and the longer adds a suffix's few letters.
+// WordNet relates synonyms and broader words too, and those that share a
+// start are not forms: "park" and "parcel", "cab" and "cabriolet", "bar"
+// and "barricade".
 func isForm(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
@@ -136,5 +140,13 @@ func isForm(a, b string) bool {
 	for n < len(a) && a[n] == b[n] {
 		n++
 	}
-	return n >= 3 && n >= len(a)-1
+	const suffix = 4 // "-ment", "-ion", "-al", "-er": a derivation adds a few letters
+	switch {
+	case n < 3 || len(b)-n > suffix:
+		return false
+	case n == len(a):
+		return true
+	default:
+		return n == len(a)-1 && (len(a) >= 5 || a[len(a)-1] == 'i')
+	}
 }

@@ -25,6 +25,9 @@ func TestIsForm(t *testing.T) {
 		{"rent", "leas", false},
 		{"ab", "abc", false}, // under three letters shared
 		{"applic", "appoint", false},
+		{"park", "parcel", false},   // WordNet relates them; one letter short of a four-letter stem is another word
+		{"cab", "cabriolet", false}, // a kind of cab, not its form: more than a suffix added
+		{"bar", "barricad", false},
 	}
 	for _, tt := range tests {
 		if got := isForm(tt.a, tt.b); got != tt.want {

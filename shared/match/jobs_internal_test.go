@@ -97,8 +97,9 @@ func TestJobLeanWordNet(t *testing.T) {
 }
 
 // The skill moved up gets the pair's probability, at most 1; the one
-// moved down keeps its own, and nothing changes without a move.
-func TestPoolMove(t *testing.T) {
+// moved down keeps its own, also when it was moved up before, and nothing
+// changes without a move.
+func TestPoolMoves(t *testing.T) {
 	ranked := func(probs ...float64) []Ranked {
 		out := make([]Ranked, len(probs))
 		for i, p := range probs {
@@ -109,18 +110,22 @@ func TestPoolMove(t *testing.T) {
 	tests := []struct {
 		name  string
 		probs []float64
-		move  jobMove
+		moves []jobMove
 		want  []float64
 	}{
-		{"pooled", []float64{0.4, 0.3, 0.2}, jobMove{up: 10, down: 12}, []float64{0.6, 0.3, 0.2}},
-		{"at most 1", []float64{0.7, 0.5}, jobMove{up: 10, down: 11}, []float64{1, 0.5}},
-		{"no move", []float64{0.4, 0.3}, noMove, []float64{0.4, 0.3}},
-		{"the other skill is gone", []float64{0.4, 0.3}, jobMove{up: 10, down: 99}, []float64{0.4, 0.3}},
+		{"pooled", []float64{0.4, 0.3, 0.2}, []jobMove{{up: 10, down: 12}}, []float64{0.6, 0.3, 0.2}},
+		{"at most 1", []float64{0.7, 0.5}, []jobMove{{up: 10, down: 11}}, []float64{1, 0.5}},
+		{"no move", []float64{0.4, 0.3}, []jobMove{noMove, noMove}, []float64{0.4, 0.3}},
+		{"the other skill is gone", []float64{0.4, 0.3}, []jobMove{{up: 10, down: 99}}, []float64{0.4, 0.3}},
+		// 11 moved up over 10 (topicMove), then its sibling 12 over 11
+		// (namedJob): 12 pools with 11's own, 11 and 10 keep theirs.
+		{"a winner moved down again", []float64{0.5, 0.2, 0.1}, []jobMove{{up: 11, down: 10}, {up: 12, down: 11}}, []float64{0.5, 0.2, 0.3}},
+		{"two separate moves", []float64{0.1, 0.2, 0.3, 0.4}, []jobMove{{up: 10, down: 11}, {up: 12, down: 13}}, []float64{0.3, 0.2, 0.7, 0.4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := ranked(tt.probs...)
-			poolMove(out, tt.move)
+			poolMoves(out, tt.moves...)
 			for i, r := range out {
 				if math.Abs(r.Prob-tt.want[i]) > 1e-9 {
 					t.Errorf("prob %d = %.2f, want %.2f", i, r.Prob, tt.want[i])

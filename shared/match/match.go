@@ -519,7 +519,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := QueryText(req)
 	if len(req.History) > 0 {
-		q = carryTopic(q, req, m.domains(), m.oneAgent())
+		q = carryTopic(q, req, m.domains())
 	}
 	sl.Terms = analyze.Terms(q)
 	// BM25 also searches the other forms of the request's words that
@@ -808,7 +808,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 }
 
 // rebuild checks a reranker's answer against the shortlist, calibrates
-// each fit (pooling the pair of each jobMove in turn, see poolMove) and
+// each fit (pooling the pair of each jobMove, see poolMoves) and
 // marks what the decider must know beyond the fits: the best candidate's
 // look-alikes, and whether the request names its job at all.
 func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored, cal calibrate.Calibrator, moves ...jobMove) ([]Ranked, error) {
@@ -842,9 +842,7 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 	if len(byDoc) > 0 {
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
-	for _, move := range moves {
-		poolMove(out, move)
-	}
+	poolMoves(out, moves...)
 	sort.SliceStable(out, func(i, j int) bool { return m.refs[out[i].Doc].distrust == "" && m.refs[out[j].Doc].distrust != "" })
 	m.markLookAlikes(out)
 	out = m.addAlternatives(req, out)

@@ -97,23 +97,20 @@ func skipAgent(skip func(doc int) bool, lo, hi int) bool {
 // Friday"), the domain words of the latest earlier turn that has any
 // ("a hotel in Paris") join the query, so the turn's own job words pick a
 // skill in the domain the conversation is about. A turn that names its
-// own domain ("now find me some songs"), or the topic of an agent with one
-// skill ("find me a cab", "what's the weather there?": own[t] true, see
-// oneAgentTerms; light verbs aside), is left alone, and so is one whose
+// own domain ("now find me some songs") is left alone, and so is one whose
 // earlier turns name none. Only words the caller wrote are added, so a
 // skill's fit rests on the caller's words as for any other task and the
-// calibration stays honest.
-func carryTopic(q string, req *extract.Requirement, domain, own map[string]bool) string {
+// calibration stays honest. A word of a one-skill agent alone ("cab") does
+// not stop the carry: in a small catalog most words are one agent's, a
+// card's adjective would then switch the carry off ("a great fitness
+// class"), and topicMove checks such words against the skill actually
+// ranked first.
+func carryTopic(q string, req *extract.Requirement, domain map[string]bool) string {
 	if len(req.History) == 0 || len(domain) == 0 {
 		return q
 	}
 	if len(domainWords(req.Need, domain)) > 0 {
 		return q
-	}
-	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(req.Need)) {
-		if own[analyze.Stem(w)] && !lightVerbs[w] {
-			return q
-		}
 	}
 	for i := len(req.History) - 1; i >= 0; i-- {
 		if words := domainWords(req.History[i], domain); len(words) > 0 {
@@ -125,13 +122,15 @@ func carryTopic(q string, req *extract.Requirement, domain, own map[string]bool)
 
 // domainWords are the words of text that are domain terms, once each, as
 // written; two words that a catalog writes as one ("pick up" against the
-// tag "pickup", "rental cars" against "RentalCars") count as that word.
+// tag "pickup", "rental cars" against "RentalCars") count as that word
+// when the first is no stopword and the second none or a verb's particle
+// ("check in", "drop off"): "thank you" is no "thankyou" a card wrote.
 func domainWords(text string, domain map[string]bool) []string {
 	var words []string
 	seen := map[string]bool{}
 	ws := analyze.Words(text)
 	for i, w := range ws {
-		if i > 0 {
+		if i > 0 && !analyze.IsStopword(ws[i-1]) && (particles[w] || !analyze.IsStopword(w)) {
 			joined := ws[i-1] + w
 			if t := analyze.Stem(joined); domain[t] && !seen[t] {
 				seen[t] = true
@@ -150,17 +149,19 @@ func domainWords(text string, domain map[string]bool) []string {
 	return words
 }
 
+// particles are the adverbs that make a phrasal verb a card may write as
+// one word: "pickup", "checkin", "dropoff", "takeout".
+var particles = map[string]bool{"up": true, "down": true, "in": true, "out": true, "off": true, "on": true, "over": true, "back": true, "away": true}
+
 // oneAgentTerms lists the terms (no numbers) that the text of exactly one
 // agent holds, in any of its skills' fields or its name, among agents
 // whose docs skip does not leave out: "weather" of a weather agent, "cab"
-// of a taxi agent. A request holding such a word names that agent's topic
-// itself, whether or not the agent has two skills to tell its domain
-// words by (see domainTerms). The value is true when that agent has one
-// skill: all its words are then its topic's, as domain words are of an
-// agent with several. One counting map, reused per agent.
+// of a taxi agent. A request holding such a word of the skill ranked
+// first names that skill's topic itself, whether or not its agent has two
+// skills to tell its domain words by (see domainTerms, topicMove). One
+// counting map, reused per agent.
 func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) map[string]bool {
 	agents := map[string]int{}
-	solo := map[string]bool{}
 	seen := map[string]bool{}
 	for lo := 0; lo < n; {
 		hi := lo + 1
@@ -180,7 +181,6 @@ func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) 
 					if !seen[t] {
 						seen[t] = true
 						agents[t]++
-						solo[t] = hi-lo == 1
 					}
 				}
 			}
@@ -190,7 +190,7 @@ func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) 
 	out := make(map[string]bool)
 	for t, c := range agents {
 		if c == 1 && strings.IndexFunc(t, unicode.IsDigit) < 0 {
-			out[t] = solo[t]
+			out[t] = true
 		}
 	}
 	return out
@@ -198,12 +198,11 @@ func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) 
 
 // carriedTerms are the stems of the domain words carryTopic carries into
 // req's query: nil when the turn names a domain of its own or its earlier
-// turns name none.
-func carriedTerms(req *extract.Requirement, domain, own map[string]bool) []string {
-	if len(req.History) == 0 || len(domain) == 0 {
-		return nil
-	}
-	return analyze.Terms(carryTopic("", req, domain, own))
+// turns name none. They are worked out again rather than carried on the
+// Shortlist, which crosses the wire from the retriever to the reranker:
+// the catalog and the request give the same words on either side.
+func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
+	return analyze.Terms(carryTopic("", req, domain))
 }
 
 // topicMove moves to the top the best-ranked skill of the conversation's
@@ -215,7 +214,8 @@ func carriedTerms(req *extract.Requirement, domain, own map[string]bool) []strin
 // ("Reserve Restaurant": "Make a table reservation"), although the
 // carried domain words are in its query. The move is made only when
 //   - the turn carries its conversation's domain words (carriedTerms) and
-//     the best skill holds none of them;
+//     the best skill holds none of them, while the skill moved up is of an
+//     agent whose every skill holds one (domainHolds);
 //   - the turn holds no word (light verbs aside) of the best skill that
 //     one agent alone holds (oneAgentTerms): "find me a cab" or "what's
 //     the weather there?" names a topic of its own, even one a
@@ -226,7 +226,7 @@ func carriedTerms(req *extract.Requirement, domain, own map[string]bool) []strin
 //     about a bank account stays with tickets.
 //
 // As in namedJob, the moved-up skill takes the best one's place and fit,
-// and rebuild pools the pair's probabilities (see poolMove); namedJob then
+// and rebuild pools the pair's probabilities (see poolMoves); namedJob then
 // picks among the moved-up skill's siblings. Untrusted and demoted skills
 // take no part. On SGD dev (history: up to three earlier user turns) it
 // fixed 57 tasks and broke 7.
@@ -235,21 +235,21 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 		return noMove
 	}
 	domain, own := m.domains(), m.oneAgent()
-	topic := carriedTerms(req, domain, own)
+	topic := carriedTerms(req, domain)
 	if len(topic) == 0 || !m.moveReady(scored[0], sl) || holdsAny(scored[0].Entry, topic) {
 		return noMove
 	}
 	words := analyze.AppendContentWords(nil, 0, analyze.Words(req.Need))
 	for _, w := range words {
 		t := analyze.Stem(w)
-		if _, one := own[t]; one && !lightVerbs[w] && holdsAny(scored[0].Entry, []string{t}) {
+		if own[t] && !lightVerbs[w] && holdsAny(scored[0].Entry, []string{t}) {
 			return noMove
 		}
 	}
 	lex := m.jobLexicon()
 	named := jobNamedBy(lex, domain, words, scored[0].Entry)
 	for i := 1; i < len(scored); i++ {
-		if !m.moveReady(scored[i], sl) || !holdsAny(scored[i].Entry, topic) ||
+		if !m.moveReady(scored[i], sl) || !m.domainHolds(scored[i].Doc, topic) ||
 			jobNamedBy(lex, domain, words, scored[i].Entry) < named {
 			continue
 		}
@@ -266,6 +266,35 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 func (m *Matcher) moveReady(s rerank.Scored, sl *Shortlist) bool {
 	d := s.Doc
 	return s.Entry != nil && d >= 0 && d < len(m.refs) && m.refs[d].distrust == "" && (sl.Demoted == nil || !sl.Demoted[d])
+}
+
+// domainHolds says whether one of the topic terms is a domain term of the
+// agent of doc d: every skill of that agent, which has two or more, holds
+// it (see domainTerms). A one-skill card that mentions "hotel rooms" in
+// passing, or one skill of an agent that stuffs it in, is not where a
+// conversation about hotels goes.
+func (m *Matcher) domainHolds(d int, topic []string) bool {
+	id := m.idx.Doc(d).AgentID
+	lo, hi := d, d+1
+	for lo > 0 && m.idx.Doc(lo-1).AgentID == id {
+		lo--
+	}
+	for hi < m.idx.Len() && m.idx.Doc(hi).AgentID == id {
+		hi++
+	}
+	if hi-lo < 2 {
+		return false
+	}
+	for _, t := range topic {
+		all := true
+		for e := lo; e < hi && all; e++ {
+			all = holdsAny(m.idx.Doc(e), []string{t})
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // holdsAny says whether d's text (name, tags, description, examples or its

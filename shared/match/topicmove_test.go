@@ -8,7 +8,9 @@ import (
 
 // travelDeskPlus is travelDesk with a one-skill taxi agent, a one-skill
 // weather agent and a bank, to check that a turn naming a topic of its
-// own is not pulled to the conversation's.
+// own is not pulled to the conversation's, and two one-skill cards that
+// mention other agents' words: a deals card naming hotels and
+// restaurants, and a gym whose skill is "great".
 func travelDeskPlus() []agentSpec {
 	return append(travelDesk(),
 		agentSpec{ID: "cabs", Name: "Cabs", Desc: "On-demand taxi calling.",
@@ -19,6 +21,10 @@ func travelDeskPlus() []agentSpec {
 			Skills: []skillSpec{
 				{ID: "check-balance", Name: "Check Balance", Desc: "Check the balance of a bank account", Tags: []string{"account type"}},
 				{ID: "transfer-money", Name: "Transfer Money", Desc: "Transfer money from a bank account to another account", Tags: []string{"account type", "amount", "recipient"}}}},
+		agentSpec{ID: "deals", Name: "Deals", Desc: "Discounts.",
+			Skills: []skillSpec{{ID: "book-deal", Name: "Reserve Book Deal", Desc: "Deals on hotel rooms, restaurant tables and movie tickets"}}},
+		agentSpec{ID: "gym", Name: "Great Gym", Desc: "Fitness.",
+			Skills: []skillSpec{{ID: "book-class", Name: "Book a great fitness class", Desc: "Book a fitness class at the gym"}}},
 	)
 }
 
@@ -45,6 +51,13 @@ func TestTopicMove(t *testing.T) {
 			[]string{"Find me a sushi restaurant in Tokyo.", "Is it expensive?"}, "cabs/get-ride"},
 		{"the weather after hotel turns", "Sounds nice. What will the weather be like there on the 12th?",
 			[]string{"I want a hotel.", "Find hotels in London."}, "skies/get-weather"},
+		// A one-skill card that mentions hotels is not the conversation's
+		// domain: only an agent all of whose skills hold the word is.
+		{"a card that mentions the domain in passing", "Make me a reservation on the 1st of March.",
+			[]string{"Other 3 star hotels can you find me?"}, "stay/reserve-hotel"},
+		// A one-skill card's adjective does not switch the carry off.
+		{"a word of a one-skill card", "Great, I want to reserve it.",
+			[]string{"Find me a sushi restaurant in Tokyo."}, "dine/reserve-restaurant"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
