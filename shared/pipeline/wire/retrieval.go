@@ -126,8 +126,18 @@ func (r *Retrieval) UnmarshalJSON(data []byte) error {
 			return err
 		}
 	}
+	out, err := in.result()
+	if err != nil {
+		return err
+	}
+	*r = out
+	return nil
+}
+
+// result unpacks what UnmarshalJSON read.
+func (in *retrievalJSON) result() (Retrieval, error) {
 	if len(in.Candidates)%candidateFields != 0 {
-		return fmt.Errorf("retrieval: %d packed values is not a whole number of candidates", len(in.Candidates))
+		return Retrieval{}, fmt.Errorf("retrieval: %d packed values is not a whole number of candidates", len(in.Candidates))
 	}
 	out := Retrieval{Allowed: in.Allowed, TermWeights: in.TermWeights}
 	if n := len(in.Candidates) / candidateFields; n > 0 {
@@ -149,16 +159,15 @@ func (r *Retrieval) UnmarshalJSON(data []byte) error {
 		c.Align, c.AlignLabel, c.Lex = float32(v[12]), float32(v[13]), float32(v[14])
 	}
 	if err != nil {
-		return fmt.Errorf("retrieval: candidates: %w", err)
+		return Retrieval{}, fmt.Errorf("retrieval: candidates: %w", err)
 	}
 	if out.Neighbors, err = unpackNeighbors(in.Neighbors); err != nil {
-		return fmt.Errorf("retrieval: neighbors: %w", err)
+		return Retrieval{}, fmt.Errorf("retrieval: neighbors: %w", err)
 	}
 	if out.LexNeighbors, err = unpackNeighbors(in.LexNeighbors); err != nil {
-		return fmt.Errorf("retrieval: lexNeighbors: %w", err)
+		return Retrieval{}, fmt.Errorf("retrieval: lexNeighbors: %w", err)
 	}
-	*r = out
-	return nil
+	return out, nil
 }
 
 func packNeighbors(nbs []index.Neighbor) packed {
@@ -214,15 +223,20 @@ func (p *packed) UnmarshalJSON(data []byte) error {
 		*p = nil
 		return err
 	}
+	*p, err = unpack(raw)
+	return err
+}
+
+// unpack reads little-endian float64s.
+func unpack(raw []byte) (packed, error) {
 	if len(raw)%8 != 0 {
-		return fmt.Errorf("%d bytes is not a whole number of float64s", len(raw))
+		return nil, fmt.Errorf("%d bytes is not a whole number of float64s", len(raw))
 	}
 	out := make(packed, len(raw)/8)
 	for i := range out {
 		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // quoteBase64 is raw as a JSON string of its standard base64.

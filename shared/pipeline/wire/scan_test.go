@@ -1,0 +1,238 @@
+package wire
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+)
+
+// randomText mixes what encoding/json escapes or passes through: quotes,
+// backslashes, HTML characters, control characters, non-ASCII and
+// invalid UTF-8.
+func randomText(rng *rand.Rand) string {
+	pieces := []string{"fit 7.6/10: + word match", `"quoted"`, `back\slash`, "<b>&amp;</b>", "tab\there", "line\nbreak",
+		"…", "naïve café", "\u2028", "\xff\xfe", "日本語", "", " ", "ap-reconciler-00/extract-invoice-data"}
+	var b strings.Builder
+	for range rng.IntN(4) {
+		b.WriteString(pieces[rng.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
+func randomFloat(rng *rand.Rand) float64 {
+	switch rng.IntN(5) {
+	case 0:
+		return 0
+	case 1:
+		return rng.NormFloat64() * 1e-9
+	case 2:
+		return rng.NormFloat64() * 1e22
+	}
+	return rng.NormFloat64() * 10
+}
+
+func randomOptions(rng *rand.Rand) []decide.Option {
+	out := make([]decide.Option, rng.IntN(6))
+	for i := range out {
+		out[i] = decide.Option{Key: randomText(rng), AgentID: randomText(rng), SkillID: randomText(rng),
+			AgentName: randomText(rng), SkillName: randomText(rng), Score: randomFloat(rng), Prob: randomFloat(rng),
+			Demoted: rng.IntN(2) == 0, Reason: randomText(rng), AlikeOf: randomText(rng),
+			Alike: decide.Alike(randomText(rng)), Sibling: rng.IntN(2) == 0, Unnamed: rng.IntN(3) == 0}
+	}
+	return out
+}
+
+func randomTask(rng *rand.Rand) json.RawMessage {
+	raw, _ := json.Marshal(map[string]any{"id": randomText(rng), "message": map[string]any{"parts": []any{map[string]string{"text": randomText(rng)}}}})
+	return raw
+}
+
+func randomRanked(rng *rand.Rand) *Ranked {
+	m := &Ranked{V: Version, TaskID: randomText(rng), Caller: randomText(rng), Task: randomTask(rng), Catalog: randomText(rng),
+		Candidates: randomOptions(rng), Degraded: randomText(rng)}
+	if rng.IntN(3) == 0 {
+		for range rng.IntN(4) {
+			m.Parts = append(m.Parts, PartRanked{Part: randomText(rng), Candidates: randomOptions(rng)})
+		}
+	}
+	return m
+}
+
+func randomShortlist(rng *rand.Rand) Shortlist {
+	sl := Shortlist{Rejected: rng.IntN(1000), Retrieval: randomRetrieval(rng), Degraded: randomText(rng)}
+	for range rng.IntN(6) {
+		sl.Terms = append(sl.Terms, randomText(rng))
+		sl.Keys = append(sl.Keys, randomText(rng))
+	}
+	for range rng.IntN(3) {
+		sl.Demoted = append(sl.Demoted, rng.IntN(2000)-1)
+	}
+	if rng.IntN(4) > 0 {
+		sl.Vector = make(Floats, rng.IntN(8))
+		for i := range sl.Vector {
+			sl.Vector[i] = float32(randomFloat(rng))
+		}
+	}
+	if rng.IntN(3) == 0 {
+		sl.History = randomRetrieval(rng)
+	}
+	return sl
+}
+
+func randomShortlisted(rng *rand.Rand) *Shortlisted {
+	m := &Shortlisted{V: Version, TaskID: randomText(rng), Caller: randomText(rng), Task: randomTask(rng), Catalog: randomText(rng),
+		Requirement: extract.Requirement{TaskID: randomText(rng), Need: randomText(rng), OutputTypes: []string{randomText(rng)},
+			Scopes: []string{}, Streaming: rng.IntN(2) == 0},
+		Shortlist: randomShortlist(rng)}
+	if rng.IntN(3) == 0 {
+		for range rng.IntN(4) {
+			m.Parts = append(m.Parts, PartShortlist{Part: randomText(rng), Shortlist: randomShortlist(rng)})
+		}
+	}
+	return m
+}
+
+// TestScanStageMessages holds the stage messages' readers to
+// encoding/json: every message this package writes is read by them, to
+// what encoding/json reads.
+func TestScanStageMessages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 500 {
+		ranked, err := json.Marshal(randomRanked(rng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantR Ranked
+		if err := json.Unmarshal(ranked, &wantR); err != nil {
+			t.Fatal(err)
+		}
+		gotR, ok := scanRanked(ranked)
+		if !ok {
+			t.Fatalf("%d: ranked not scanned: %s", i, ranked)
+		}
+		if !reflect.DeepEqual(gotR, wantR) {
+			t.Fatalf("%d: ranked scanned %+v, encoding/json read %+v", i, gotR, wantR)
+		}
+
+		shortlisted, err := json.Marshal(randomShortlisted(rng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantS Shortlisted
+		if err := json.Unmarshal(shortlisted, &wantS); err != nil {
+			t.Fatal(err)
+		}
+		gotS, ok := scanShortlisted(shortlisted)
+		if !ok {
+			t.Fatalf("%d: shortlisted not scanned: %s", i, shortlisted)
+		}
+		if !reflect.DeepEqual(gotS, wantS) {
+			t.Fatalf("%d: shortlisted scanned %+v, encoding/json read %+v", i, gotS, wantS)
+		}
+	}
+}
+
+// TestScanStageMessagesRefuse: what the readers do not take goes to
+// encoding/json, so the Decode functions answer as before.
+func TestScanStageMessagesRefuse(t *testing.T) {
+	for _, in := range []string{
+		`{"v":1,"taskId":"t","candidates":[],"candidates":[]}`,           // a repeated key
+		`{"v":1,"TaskID":"t","candidates":[]}`,                           // another spelling
+		`{"v":2,"taskId":"t","candidates":[]}`,                           // another version
+		`{"taskId":"t","candidates":[]}`,                                 // none
+		`{"v":1,"taskId":"t","candidates":[{"score":01}]}`,               // not a JSON number
+		`{"v":1,"taskId":"t","candidates":[{"score":0x10}]}`,             // strconv's, not JSON's
+		`{"v":1,"taskId":"t","candidates":[{"reason":"a` + "\n" + `"}]}`, // a raw control character
+		`{"v":1,"taskId":"t","candidates":[{"extra":1}]}`,                // an unknown key
+		`{"v":1,"taskId":"t","task":{"a":},"candidates":[]}`,             // invalid JSON inside
+		`{"v":1,"taskId":"t","candidates":[]} x`,                         // trailing data
+	} {
+		if _, ok := scanRanked([]byte(in)); ok {
+			t.Errorf("%s: scanned", in)
+		}
+	}
+	for _, in := range []string{
+		`{"v":1,"taskId":"t","shortlist":{"vector":"AAAA` + "\n" + `AAAA"}}`,           // a raw newline base64 would skip
+		`{"v":1,"taskId":"t","shortlist":{"retrieval":{"termWeights":[+1]}}}`,          // not a JSON number
+		`{"v":1,"taskId":"t","shortlist":{"retrieval":{"candidates":"AAAAAAAA8D8="}}}`, // not whole candidates
+		`{"v":1,"taskId":"t","shortlist":{"demoted":[1.5]}}`,                           // not an int
+	} {
+		if _, ok := scanShortlisted([]byte(in)); ok {
+			t.Errorf("%s: scanned", in)
+		}
+	}
+}
+
+// FuzzScanStageMessages: whatever the readers take, encoding/json reads
+// the same way.
+func FuzzScanStageMessages(f *testing.F) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 4 {
+		r, _ := json.Marshal(randomRanked(rng))
+		f.Add(r)
+		s, _ := json.Marshal(randomShortlisted(rng))
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, ok := scanRanked(data); ok {
+			var want Ranked
+			if err := json.Unmarshal(data, &want); err != nil {
+				t.Fatalf("%q: scanned, but encoding/json says %v", data, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: scanned %+v, encoding/json read %+v", data, got, want)
+			}
+		}
+		if got, ok := scanShortlisted(data); ok {
+			var want Shortlisted
+			if err := json.Unmarshal(data, &want); err != nil {
+				t.Fatalf("%q: scanned, but encoding/json says %v", data, err)
+			}
+			// Packed floats may be NaN, which DeepEqual holds unequal
+			// to itself: compared bit for bit.
+			if !sameBits(reflect.ValueOf(got), reflect.ValueOf(want)) {
+				t.Fatalf("%q: scanned %+v, encoding/json read %+v", data, got, want)
+			}
+		}
+	})
+}
+
+// sameBits is reflect.DeepEqual with floats compared by their bits.
+func sameBits(a, b reflect.Value) bool {
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return math.Float64bits(a.Float()) == math.Float64bits(b.Float())
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return sameBits(a.Elem(), b.Elem())
+	case reflect.Slice:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !sameBits(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if !sameBits(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
