@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -235,4 +236,53 @@ func sameBits(a, b reflect.Value) bool {
 		return true
 	}
 	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// TestEncodeStageMessages holds the stage messages' writers to
+// encoding/json, byte for byte.
+func TestEncodeStageMessages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 500 {
+		r := randomRanked(rng)
+		if i%7 == 0 {
+			r.Candidates = nil
+			r.Task = json.RawMessage(" { \"id\" : \"<a>&\u2028\" } ")
+		}
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := EncodeRanked(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d: ranked wrote\n%s\nencoding/json\n%s", i, got, want)
+		}
+
+		s := randomShortlisted(rng)
+		if i%7 == 0 {
+			s.Task = nil
+			s.Shortlist.Retrieval = nil
+		}
+		if want, err = json.Marshal(s); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = EncodeShortlisted(s); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d: shortlisted wrote\n%s\nencoding/json\n%s", i, got, want)
+		}
+	}
+	// What encoding/json refuses, they refuse.
+	bad := randomRanked(rng)
+	bad.Candidates = []decide.Option{{Score: math.NaN()}}
+	if _, err := EncodeRanked(bad); err == nil {
+		t.Error("NaN score encoded")
+	}
+	bad.Candidates, bad.Task = nil, json.RawMessage(`{"a":`)
+	if _, err := EncodeRanked(bad); err == nil {
+		t.Error("invalid task encoded")
+	}
 }
