@@ -69,7 +69,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // ("synced-grouped-"). It reports the ratios of the synced throughputs to
 // the default's, "writes/task", the synced messages each task cost, and
 // "cpu-ms/task", the CPU time (stages and server) each flooded task cost,
-// which, unlike the rates, holds on a machine others load too, and, with
+// which, unlike the rates, holds on a machine others load too,
+// "msgs/task", the messages the server took in and sent out per flooded
+// task, "first-ms", when the flood's first decision came, and, with
 // group commit, "decisions/batch", how many decisions shared each atomic
 // batch's fsync in the flood. Run: go
 // test -run '^$' -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
@@ -200,6 +202,7 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	}
 	before := commits()
 	stopProf := profileFlood(b, store(sync, grouped))
+	msgs0 := serverMsgs(b, srv)
 	cpu0 := cpuTime()
 	t0 := time.Now()
 	if grouped {
@@ -230,7 +233,13 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	for n := 0; n < len(tasks); {
 		select {
 		case <-arrived:
-			n++
+			if n++; n == 1 {
+				// How long the flood's first task took: on a synced
+				// server, mostly the wait for the burst of submissions to
+				// be written (nats-server delivers none of a stream's
+				// messages while it stores a burst it received).
+				b.ReportMetric(ms(time.Since(t0)), store(sync, grouped)+"-first-ms")
+			}
 		case <-time.After(120 * time.Second):
 			b.Fatalf("flood: %d of %d decided", n, len(tasks))
 		}
@@ -238,6 +247,10 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	rate = float64(len(tasks)) / time.Since(t0).Seconds()
 	cpuPerTask = ms(cpuTime()-cpu0) / float64(len(tasks))
 	stopProf()
+	// Messages the server took in and sent out (publishes, acks, pull
+	// requests, deliveries, replies) per flooded task: its work, counted,
+	// which unlike the rates holds on a loaded machine.
+	b.ReportMetric(float64(serverMsgs(b, srv)-msgs0)/float64(len(tasks)), store(sync, grouped)+"-msgs/task")
 	if after := commits(); after.Batches > before.Batches {
 		// How widely the decisions' atomic batches shared their fsyncs.
 		b.ReportMetric(float64(after.Batched-before.Batched)/float64(after.Batches-before.Batches), store(sync, grouped)+"-decisions/batch")
@@ -251,6 +264,15 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 		}
 	}
 	return pipe, rate, float64(stored) / float64(n), cpuPerTask
+}
+
+// serverMsgs is how many messages the server has taken in and sent out.
+func serverMsgs(b *testing.B, srv *natsbox.Server) int64 {
+	v, err := srv.NATS().Varz(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v.InMsgs + v.OutMsgs
 }
 
 // cpuTime is the CPU time the process (stages and embedded server) has
