@@ -18,7 +18,11 @@ import (
 
 // EncodeShortlisted is json.Marshal(m).
 func EncodeShortlisted(m *Shortlisted) ([]byte, error) {
-	b := make([]byte, 0, 8192)
+	n := 512 + 2*len(m.Requirement.Need) + len(m.Task) + shortlistLen(&m.Shortlist)
+	for i := range m.Parts {
+		n += len(m.Parts[i].Part) + shortlistLen(&m.Parts[i].Shortlist)
+	}
+	b := make([]byte, 0, n)
 	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, int64(m.V), 10)
 	b = append(b, `,"taskId":`...)
@@ -104,16 +108,44 @@ func appendRetrieval(b []byte, r *Retrieval) ([]byte, error) {
 	if r == nil {
 		return append(b, "null"...), nil
 	}
-	raw, err := r.MarshalJSON()
-	if err != nil {
-		return nil, err
+	return r.appendJSON(b)
+}
+
+// shortlistLen is about the length a shortlist's JSON takes, so that the
+// writers' buffers are made once.
+func shortlistLen(sl *Shortlist) int {
+	n := 256 + 8*len(sl.Vector) + 12*len(sl.Demoted)
+	for _, s := range sl.Terms {
+		n += len(s) + 3
 	}
-	return append(b, raw...), nil
+	for _, s := range sl.Keys {
+		n += len(s) + 3
+	}
+	for _, r := range []*Retrieval{sl.Retrieval, sl.History} {
+		if r != nil {
+			n += r.encodedLen()
+		}
+	}
+	return n
+}
+
+// optionsLen is about the length options' JSON takes.
+func optionsLen(opts []decide.Option) int {
+	n := 2
+	for i := range opts {
+		o := &opts[i]
+		n += 160 + len(o.Key) + len(o.AgentID) + len(o.SkillID) + len(o.AgentName) + len(o.SkillName) + len(o.Reason) + len(o.AlikeOf)
+	}
+	return n
 }
 
 // EncodeRanked is json.Marshal(m).
 func EncodeRanked(m *Ranked) ([]byte, error) {
-	b := make([]byte, 0, 8192)
+	n := 256 + len(m.Task) + optionsLen(m.Candidates)
+	for i := range m.Parts {
+		n += len(m.Parts[i].Part) + optionsLen(m.Parts[i].Candidates)
+	}
+	b := make([]byte, 0, n)
 	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, int64(m.V), 10)
 	b = append(b, `,"taskId":`...)

@@ -44,6 +44,17 @@ type retrievalJSON struct {
 // twice over (each Marshaler's output is compacted), most of a
 // shortlist's encoding cost.
 func (r *Retrieval) MarshalJSON() ([]byte, error) {
+	return r.appendJSON(make([]byte, 0, r.encodedLen()))
+}
+
+// encodedLen is about the length MarshalJSON writes.
+func (r *Retrieval) encodedLen() int {
+	packed := 8 * (candidateFields*len(r.Candidates) + 2*len(r.Neighbors) + 2*len(r.LexNeighbors))
+	return base64.StdEncoding.EncodedLen(packed) + 24*len(r.TermWeights) + 96
+}
+
+// appendJSON appends what MarshalJSON writes to out.
+func (r *Retrieval) appendJSON(out []byte) ([]byte, error) {
 	raw := make([]byte, 0, 8*(candidateFields*len(r.Candidates)+2*len(r.Neighbors)+2*len(r.LexNeighbors)))
 	for _, c := range r.Candidates {
 		for _, v := range [candidateFields]float64{float64(c.Doc), c.BM25, float64(c.BM25Rank), float64(c.Dense),
@@ -62,7 +73,6 @@ func (r *Retrieval) MarshalJSON() ([]byte, error) {
 	}
 	nn := nc + 16*len(r.Neighbors)
 	b64 := base64.StdEncoding
-	out := make([]byte, 0, b64.EncodedLen(len(raw))+12*len(r.TermWeights)+96)
 	out = append(out, `{"candidates":"`...)
 	out = b64.AppendEncode(out, raw[:nc])
 	out = append(out, '"')

@@ -394,7 +394,9 @@ func (s *scanner) options() []decide.Option {
 	if s.null() {
 		return nil
 	}
-	out := []decide.Option{}
+	// A shortlist's worth (20 by default), so that most lists are made
+	// once.
+	out := make([]decide.Option, 0, 24)
 	s.array(func() { out = append(out, s.option()) })
 	return out
 }
