@@ -286,3 +286,71 @@ func TestEncodeStageMessages(t *testing.T) {
 		t.Error("invalid task encoded")
 	}
 }
+
+// fillAll sets every field of v, recursively, to a value that is not its
+// zero (one element per list), so that a field a stage message or
+// decide.Option gains shows up in its JSON.
+func fillAll(v reflect.Value, rng *rand.Rand) {
+	switch {
+	case v.Type() == reflect.TypeFor[json.RawMessage]():
+		v.SetBytes([]byte(`{"id":"t"}`))
+		return
+	case v.Type() == reflect.TypeFor[*Retrieval]():
+		v.Set(reflect.ValueOf(randomRetrieval(rng)))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v.SetInt(Version)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(1.5)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fillAll(v.Index(0), rng)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillAll(v.Elem(), rng)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fillAll(v.Field(i), rng)
+			}
+		}
+	}
+}
+
+// TestScanEveryField: a message with every field set is read by the
+// one-pass readers, so that a field a message or decide.Option gains
+// fails here rather than sending every message down encoding/json's
+// slower path unnoticed.
+func TestScanEveryField(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var r Ranked
+	fillAll(reflect.ValueOf(&r).Elem(), rng)
+	r.Parts = append(r.Parts, r.Parts[0]) // plans have 2 parts at least
+	data, err := json.Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := scanRanked(data); !ok {
+		t.Errorf("ranked with every field set not scanned: %s", data)
+	}
+	if enc, err := EncodeRanked(&r); err != nil || !bytes.Equal(enc, data) {
+		t.Errorf("ranked with every field set written as\n%s (%v), encoding/json\n%s", enc, err, data)
+	}
+	var s Shortlisted
+	fillAll(reflect.ValueOf(&s).Elem(), rng)
+	if data, err = json.Marshal(&s); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := scanShortlisted(data); !ok {
+		t.Errorf("shortlisted with every field set not scanned: %s", data)
+	}
+	if enc, err := EncodeShortlisted(&s); err != nil || !bytes.Equal(enc, data) {
+		t.Errorf("shortlisted with every field set written as\n%s (%v), encoding/json\n%s", enc, err, data)
+	}
+}
