@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -393,5 +394,77 @@ func BenchmarkMatchInProcess(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// BenchmarkStageCodecs reads and writes the two largest stage messages,
+// Shortlisted and Ranked as the stages make them, with encoding/json
+// ("json") and with the package wire's one-pass codecs ("wire"), in one
+// run, so that a loaded machine slows both alike. Run: go test -run '^$'
+// -bench StageCodecs -count 5 ./shared/pipeline/
+func BenchmarkStageCodecs(b *testing.B) {
+	m := testMatcher(b)
+	s := newTestStages(m)
+	ctx := context.Background()
+	var sls [][]byte
+	var rks [][]byte
+	for _, tk := range genTasks(m, 200, 5) {
+		raw, _ := json.Marshal(wire.TaskSubmitted{V: wire.Version, Task: mustJSON(tk)})
+		in := Msg{Subject: wire.SubjectSubmitted, Data: raw}
+		for _, h := range []Handler{s.Extract, s.Retrieve, s.Rerank} {
+			r, err := h(ctx, in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			in = Msg{Subject: r.Out[0].Subject, Data: r.Out[0].Data}
+			switch in.Subject {
+			case wire.SubjectShortlisted:
+				sls = append(sls, in.Data)
+			case wire.SubjectRanked:
+				rks = append(rks, in.Data)
+			}
+		}
+	}
+	slMsgs := make([]*wire.Shortlisted, len(sls))
+	rkMsgs := make([]*wire.Ranked, len(rks))
+	for i := range sls {
+		slMsgs[i], _ = wire.DecodeShortlisted(sls[i])
+		rkMsgs[i], _ = wire.DecodeRanked(rks[i])
+	}
+	for _, c := range []struct {
+		name string
+		f    func(i int) error
+	}{
+		{"decode/json", func(i int) error {
+			var sl wire.Shortlisted
+			var rk wire.Ranked
+			return errors.Join(json.Unmarshal(sls[i], &sl), json.Unmarshal(rks[i], &rk))
+		}},
+		{"decode/wire", func(i int) error {
+			_, err1 := wire.DecodeShortlisted(sls[i])
+			_, err2 := wire.DecodeRanked(rks[i])
+			return errors.Join(err1, err2)
+		}},
+		{"encode/json", func(i int) error {
+			_, err1 := json.Marshal(slMsgs[i])
+			_, err2 := json.Marshal(rkMsgs[i])
+			return errors.Join(err1, err2)
+		}},
+		{"encode/wire", func(i int) error {
+			_, err1 := wire.EncodeShortlisted(slMsgs[i])
+			_, err2 := wire.EncodeRanked(rkMsgs[i])
+			return errors.Join(err1, err2)
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if err := c.f(i % len(sls)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }
