@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -163,12 +165,97 @@ func (s *scanner) str() string {
 	if plain || (bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) && !hasControl(body)) {
 		return string(body)
 	}
-	var out string
-	if err := json.Unmarshal(s.data[start:s.i], &out); err != nil {
+	out, ok := unquote(body)
+	if !ok {
 		s.fail()
-		return ""
 	}
 	return out
+}
+
+// unquote is a JSON string's body (between its quotes) as encoding/json
+// decodes it: escapes resolved, a \u escape of half a surrogate pair
+// and invalid UTF-8 as U+FFFD; false when it is not valid JSON (a
+// control character, an unknown or short escape).
+func unquote(body []byte) (string, bool) {
+	out := make([]byte, 0, len(body))
+	for r := 0; r < len(body); {
+		c := body[r]
+		switch {
+		case c == '\\':
+			if r+1 >= len(body) {
+				return "", false
+			}
+			switch e := body[r+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				rr, ok := hex4(body[r+2:])
+				if !ok {
+					return "", false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					if r+1 < len(body) && body[r] == '\\' && body[r+1] == 'u' {
+						if rr1, ok := hex4(body[r+2:]); ok {
+							if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+								out = utf8.AppendRune(out, dec)
+								r += 6
+								continue
+							}
+						}
+					}
+					rr = unicode.ReplacementChar
+				}
+				out = utf8.AppendRune(out, rr)
+				continue
+			default:
+				return "", false
+			}
+			r += 2
+		case c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(body[r:])
+			out = utf8.AppendRune(out, rr)
+			r += size
+		}
+	}
+	return string(out), true
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
 }
 
 func hasControl(b []byte) bool {

@@ -354,3 +354,34 @@ func TestScanEveryField(t *testing.T) {
 		t.Errorf("shortlisted with every field set written as\n%s (%v), encoding/json\n%s", enc, err, data)
 	}
 }
+
+// TestUnquote holds unquote to encoding/json's reading of a string.
+func TestUnquote(t *testing.T) {
+	for _, body := range []string{`plain`, `a\"b\\c\/d`, `\b\f\n\r\t`, `\u00e9\u2028`, `\ud83d\ude00`, `\ud800`, `\ud800x`,
+		`\ud800\u0041`, `\udc00\ud800`, `\ud800\ud800\udc00`, "caf\xc3\xa9 \xff\xfe", `\u12`, `\u12g4`, `\'`, `\x`, `\`, "a\x01b", `\U0041`} {
+		checkUnquote(t, []byte(body))
+	}
+}
+
+func checkUnquote(t *testing.T, body []byte) {
+	var want string
+	err := json.Unmarshal(append(append([]byte{'"'}, body...), '"'), &want)
+	got, ok := unquote(body)
+	switch {
+	case ok != (err == nil):
+		t.Errorf("%q: unquote ok %v, encoding/json %v", body, ok, err)
+	case ok && got != want:
+		t.Errorf("%q: unquote %q, encoding/json %q", body, got, want)
+	}
+}
+
+// FuzzUnquote: unquote reads a string's body as encoding/json does.
+func FuzzUnquote(f *testing.F) {
+	f.Add([]byte(`a\"b\ud83d\ude00\u2028`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if bytes.IndexByte(body, '"') >= 0 {
+			return // the body ends at the first unescaped quote
+		}
+		checkUnquote(t, body)
+	})
+}
