@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,7 +70,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // ("synced-grouped-"). It reports the ratios of the synced throughputs to
 // the default's, "writes/task", the synced messages each task cost, and
 // "cpu-ms/task", the CPU time (stages and server) each flooded task cost,
-// which, unlike the rates, holds on a machine others load too, and, with
+// which, unlike the rates, holds on a machine others load too,
+// "msgs/task", the messages the server took in and sent out per flooded
+// task, "first-ms", when the flood's first decision came, and, with
 // group commit, "decisions/batch", how many decisions shared each atomic
 // batch's fsync in the flood. Run: go
 // test -run '^$' -bench Pipeline -benchtime 1x -count 5 ./shared/pipeline/
@@ -200,6 +203,7 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	}
 	before := commits()
 	stopProf := profileFlood(b, store(sync, grouped))
+	msgs0 := serverMsgs(b, srv)
 	cpu0 := cpuTime()
 	t0 := time.Now()
 	if grouped {
@@ -230,7 +234,13 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	for n := 0; n < len(tasks); {
 		select {
 		case <-arrived:
-			n++
+			if n++; n == 1 {
+				// How long the flood's first task took: on a synced
+				// server, mostly the wait for the burst of submissions to
+				// be written (nats-server delivers none of a stream's
+				// messages while it stores a burst it received).
+				b.ReportMetric(ms(time.Since(t0)), store(sync, grouped)+"-first-ms")
+			}
 		case <-time.After(120 * time.Second):
 			b.Fatalf("flood: %d of %d decided", n, len(tasks))
 		}
@@ -238,6 +248,10 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 	rate = float64(len(tasks)) / time.Since(t0).Seconds()
 	cpuPerTask = ms(cpuTime()-cpu0) / float64(len(tasks))
 	stopProf()
+	// Messages the server took in and sent out (publishes, acks, pull
+	// requests, deliveries, replies) per flooded task: its work, counted,
+	// which unlike the rates holds on a loaded machine.
+	b.ReportMetric(float64(serverMsgs(b, srv)-msgs0)/float64(len(tasks)), store(sync, grouped)+"-msgs/task")
 	if after := commits(); after.Batches > before.Batches {
 		// How widely the decisions' atomic batches shared their fsyncs.
 		b.ReportMetric(float64(after.Batched-before.Batched)/float64(after.Batches-before.Batches), store(sync, grouped)+"-decisions/batch")
@@ -251,6 +265,15 @@ func benchPipelineRun(ctx context.Context, b *testing.B, m *match.Matcher, tasks
 		}
 	}
 	return pipe, rate, float64(stored) / float64(n), cpuPerTask
+}
+
+// serverMsgs is how many messages the server has taken in and sent out.
+func serverMsgs(b *testing.B, srv *natsbox.Server) int64 {
+	v, err := srv.NATS().Varz(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v.InMsgs + v.OutMsgs
 }
 
 // cpuTime is the CPU time the process (stages and embedded server) has
@@ -371,5 +394,77 @@ func BenchmarkMatchInProcess(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// BenchmarkStageCodecs reads and writes the two largest stage messages,
+// Shortlisted and Ranked as the stages make them, with encoding/json
+// ("json") and with the package wire's one-pass codecs ("wire"), in one
+// run, so that a loaded machine slows both alike. Run: go test -run '^$'
+// -bench StageCodecs -count 5 ./shared/pipeline/
+func BenchmarkStageCodecs(b *testing.B) {
+	m := testMatcher(b)
+	s := newTestStages(m)
+	ctx := context.Background()
+	var sls [][]byte
+	var rks [][]byte
+	for _, tk := range genTasks(m, 200, 5) {
+		raw, _ := json.Marshal(wire.TaskSubmitted{V: wire.Version, Task: mustJSON(tk)})
+		in := Msg{Subject: wire.SubjectSubmitted, Data: raw}
+		for _, h := range []Handler{s.Extract, s.Retrieve, s.Rerank} {
+			r, err := h(ctx, in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			in = Msg{Subject: r.Out[0].Subject, Data: r.Out[0].Data}
+			switch in.Subject {
+			case wire.SubjectShortlisted:
+				sls = append(sls, in.Data)
+			case wire.SubjectRanked:
+				rks = append(rks, in.Data)
+			}
+		}
+	}
+	slMsgs := make([]*wire.Shortlisted, len(sls))
+	rkMsgs := make([]*wire.Ranked, len(rks))
+	for i := range sls {
+		slMsgs[i], _ = wire.DecodeShortlisted(sls[i])
+		rkMsgs[i], _ = wire.DecodeRanked(rks[i])
+	}
+	for _, c := range []struct {
+		name string
+		f    func(i int) error
+	}{
+		{"decode/json", func(i int) error {
+			var sl wire.Shortlisted
+			var rk wire.Ranked
+			return errors.Join(json.Unmarshal(sls[i], &sl), json.Unmarshal(rks[i], &rk))
+		}},
+		{"decode/wire", func(i int) error {
+			_, err1 := wire.DecodeShortlisted(sls[i])
+			_, err2 := wire.DecodeRanked(rks[i])
+			return errors.Join(err1, err2)
+		}},
+		{"encode/json", func(i int) error {
+			_, err1 := json.Marshal(slMsgs[i])
+			_, err2 := json.Marshal(rkMsgs[i])
+			return errors.Join(err1, err2)
+		}},
+		{"encode/wire", func(i int) error {
+			_, err1 := wire.EncodeShortlisted(slMsgs[i])
+			_, err2 := wire.EncodeRanked(rkMsgs[i])
+			return errors.Join(err1, err2)
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if err := c.f(i % len(sls)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }

@@ -66,7 +66,8 @@ func (r *Reranker) Handle(ctx context.Context, in Msg) (Result, error) {
 		}
 		out.Parts = append(out.Parts, pr)
 	}
-	return res.Emit(wire.SubjectRanked, MsgID(m.Caller, m.TaskID, "ranked"), &out)
+	data, err := wire.EncodeRanked(&out)
+	return res.EmitEncoded(wire.SubjectRanked, MsgID(m.Caller, m.TaskID, "ranked"), data, err)
 }
 
 // SetCalibrator swaps in the calibration applied to every catalog

@@ -51,7 +51,8 @@ func (r *Retriever) Handle(ctx context.Context, in Msg) (Result, error) {
 		}
 		out.Parts = append(out.Parts, wire.PartShortlist{Part: part, Shortlist: shortlistToWire(psl)})
 	}
-	return res.Emit(wire.SubjectShortlisted, MsgID(m.Caller, m.TaskID, "shortlisted"), &out)
+	data, err := wire.EncodeShortlisted(&out)
+	return res.EmitEncoded(wire.SubjectShortlisted, MsgID(m.Caller, m.TaskID, "shortlisted"), data, err)
 }
 
 // planParts is m's request split into its intents when it gets a plan

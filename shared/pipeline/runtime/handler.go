@@ -92,6 +92,17 @@ func (r Result) Emit(subject, msgID string, msg any) (Result, error) {
 	return r, nil
 }
 
+// EmitEncoded adds data, a message encode gave (a hand-written encoder
+// of a message's JSON), to r's outputs; a message that did not encode
+// (encErr) is bad input, as with Emit.
+func (r Result) EmitEncoded(subject, msgID string, data []byte, encErr error) (Result, error) {
+	if encErr != nil {
+		return r, BadInput(fmt.Errorf("output %s: %w", subject, encErr))
+	}
+	r.Out = append(r.Out, Output{Subject: subject, Data: data, MsgID: msgID})
+	return r, nil
+}
+
 // Handler processes one message. An error wrapping ErrBadInput is
 // permanent (the message goes to the dead letters and is not redelivered);
 // any other error is transient (retried).

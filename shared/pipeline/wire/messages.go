@@ -116,9 +116,12 @@ type PartShortlist struct {
 
 // DecodeShortlisted reads and checks a Shortlisted message.
 func DecodeShortlisted(data []byte) (*Shortlisted, error) {
-	var m Shortlisted
-	if err := decode(data, "shortlisted", &m); err != nil {
-		return nil, err
+	m, ok := scanShortlisted(data)
+	if !ok {
+		m = Shortlisted{}
+		if err := decode(data, "shortlisted", &m); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkTaskID("shortlisted", m.TaskID); err != nil {
 		return nil, err
@@ -157,9 +160,12 @@ type PartRanked struct {
 
 // DecodeRanked reads and checks a Ranked message.
 func DecodeRanked(data []byte) (*Ranked, error) {
-	var m Ranked
-	if err := decode(data, "ranked", &m); err != nil {
-		return nil, err
+	m, ok := scanRanked(data)
+	if !ok {
+		m = Ranked{}
+		if err := decode(data, "ranked", &m); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkTaskID("ranked", m.TaskID); err != nil {
 		return nil, err

@@ -44,6 +44,17 @@ type retrievalJSON struct {
 // twice over (each Marshaler's output is compacted), most of a
 // shortlist's encoding cost.
 func (r *Retrieval) MarshalJSON() ([]byte, error) {
+	return r.appendJSON(make([]byte, 0, r.encodedLen()))
+}
+
+// encodedLen is about the length MarshalJSON writes.
+func (r *Retrieval) encodedLen() int {
+	packed := 8 * (candidateFields*len(r.Candidates) + 2*len(r.Neighbors) + 2*len(r.LexNeighbors))
+	return base64.StdEncoding.EncodedLen(packed) + 24*len(r.TermWeights) + 96
+}
+
+// appendJSON appends what MarshalJSON writes to out.
+func (r *Retrieval) appendJSON(out []byte) ([]byte, error) {
 	raw := make([]byte, 0, 8*(candidateFields*len(r.Candidates)+2*len(r.Neighbors)+2*len(r.LexNeighbors)))
 	for _, c := range r.Candidates {
 		for _, v := range [candidateFields]float64{float64(c.Doc), c.BM25, float64(c.BM25Rank), float64(c.Dense),
@@ -62,7 +73,6 @@ func (r *Retrieval) MarshalJSON() ([]byte, error) {
 	}
 	nn := nc + 16*len(r.Neighbors)
 	b64 := base64.StdEncoding
-	out := make([]byte, 0, b64.EncodedLen(len(raw))+12*len(r.TermWeights)+96)
 	out = append(out, `{"candidates":"`...)
 	out = b64.AppendEncode(out, raw[:nc])
 	out = append(out, '"')
@@ -126,8 +136,18 @@ func (r *Retrieval) UnmarshalJSON(data []byte) error {
 			return err
 		}
 	}
+	out, err := in.result()
+	if err != nil {
+		return err
+	}
+	*r = out
+	return nil
+}
+
+// result unpacks what UnmarshalJSON read.
+func (in *retrievalJSON) result() (Retrieval, error) {
 	if len(in.Candidates)%candidateFields != 0 {
-		return fmt.Errorf("retrieval: %d packed values is not a whole number of candidates", len(in.Candidates))
+		return Retrieval{}, fmt.Errorf("retrieval: %d packed values is not a whole number of candidates", len(in.Candidates))
 	}
 	out := Retrieval{Allowed: in.Allowed, TermWeights: in.TermWeights}
 	if n := len(in.Candidates) / candidateFields; n > 0 {
@@ -149,16 +169,15 @@ func (r *Retrieval) UnmarshalJSON(data []byte) error {
 		c.Align, c.AlignLabel, c.Lex = float32(v[12]), float32(v[13]), float32(v[14])
 	}
 	if err != nil {
-		return fmt.Errorf("retrieval: candidates: %w", err)
+		return Retrieval{}, fmt.Errorf("retrieval: candidates: %w", err)
 	}
 	if out.Neighbors, err = unpackNeighbors(in.Neighbors); err != nil {
-		return fmt.Errorf("retrieval: neighbors: %w", err)
+		return Retrieval{}, fmt.Errorf("retrieval: neighbors: %w", err)
 	}
 	if out.LexNeighbors, err = unpackNeighbors(in.LexNeighbors); err != nil {
-		return fmt.Errorf("retrieval: lexNeighbors: %w", err)
+		return Retrieval{}, fmt.Errorf("retrieval: lexNeighbors: %w", err)
 	}
-	*r = out
-	return nil
+	return out, nil
 }
 
 func packNeighbors(nbs []index.Neighbor) packed {
@@ -214,15 +233,20 @@ func (p *packed) UnmarshalJSON(data []byte) error {
 		*p = nil
 		return err
 	}
+	*p, err = unpack(raw)
+	return err
+}
+
+// unpack reads little-endian float64s.
+func unpack(raw []byte) (packed, error) {
 	if len(raw)%8 != 0 {
-		return fmt.Errorf("%d bytes is not a whole number of float64s", len(raw))
+		return nil, fmt.Errorf("%d bytes is not a whole number of float64s", len(raw))
 	}
 	out := make(packed, len(raw)/8)
 	for i := range out {
 		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // quoteBase64 is raw as a JSON string of its standard base64.

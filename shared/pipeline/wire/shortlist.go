@@ -73,15 +73,20 @@ func (f *Floats) UnmarshalJSON(data []byte) error {
 		*f = nil
 		return nil
 	}
+	*f, err = unpackFloats(raw)
+	return err
+}
+
+// unpackFloats reads little-endian float32s.
+func unpackFloats(raw []byte) (Floats, error) {
 	if len(raw)%4 != 0 {
-		return fmt.Errorf("vector: %d bytes is not a whole number of float32s", len(raw))
+		return nil, fmt.Errorf("vector: %d bytes is not a whole number of float32s", len(raw))
 	}
 	v := make([]float32, len(raw)/4)
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
-	*f = v
-	return nil
+	return v, nil
 }
 
 // Fingerprint names an index's doc numbering: stages that pass doc numbers
