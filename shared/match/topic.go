@@ -32,24 +32,18 @@ func domainTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) ma
 	// count[t] is how many of the agent's skills hold t; seen[t] the
 	// last skill that counted it (a term is in several fields).
 	count, seen := map[string]int{}, map[string]int{}
-	for lo := 0; lo < n; {
-		hi := lo + 1
-		for hi < n && docs(hi).AgentID == docs(lo).AgentID {
-			hi++
-		}
+	agentSpans(docs, n, func(lo, hi int) {
 		if hi-lo < 2 || skipAgent(skip, lo, hi) {
 			// One skill tells nothing apart: every word of it would
 			// pass for a domain word ("book" of a library that lends
 			// books). An untrusted card says nothing either way.
-			lo = hi
-			continue
+			return
 		}
 		clear(count)
 		clear(seen)
 		name := analyze.Terms(docs(lo).AgentName)
 		for d := lo; d < hi; d++ {
-			doc := docs(d)
-			for _, ts := range [][]string{doc.NameTerms, doc.TagTerms, doc.DescTerms, doc.ExampleTerms, name} {
+			for _, ts := range skillFields(docs(d), name) {
 				for _, t := range ts {
 					if s, ok := seen[t]; !ok || s != d {
 						seen[t] = d
@@ -66,8 +60,7 @@ func domainTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) ma
 				state[t] = common
 			}
 		}
-		lo = hi
-	}
+	})
 	out := make(map[string]bool)
 	for t, s := range state {
 		// A number ("Hotels 2") names an instance, not a domain.
@@ -76,6 +69,25 @@ func domainTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) ma
 		}
 	}
 	return out
+}
+
+// agentSpans calls f with each agent's docs lo..hi-1: the matcher numbers
+// one agent's skills consecutively.
+func agentSpans(docs func(i int) *index.Doc, n int, f func(lo, hi int)) {
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && docs(hi).AgentID == docs(lo).AgentID {
+			hi++
+		}
+		f(lo, hi)
+		lo = hi
+	}
+}
+
+// skillFields are the terms of a skill's text the topic rules read: its
+// name, tags, description and examples, and its agent's name.
+func skillFields(d *index.Doc, agentName []string) [5][]string {
+	return [5][]string{d.NameTerms, d.TagTerms, d.DescTerms, d.ExampleTerms, agentName}
 }
 
 // skipAgent says whether any of an agent's docs lo..hi-1 is one skip
@@ -163,20 +175,14 @@ var particles = map[string]bool{"up": true, "down": true, "in": true, "out": tru
 func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) map[string]bool {
 	agents := map[string]int{}
 	seen := map[string]bool{}
-	for lo := 0; lo < n; {
-		hi := lo + 1
-		for hi < n && docs(hi).AgentID == docs(lo).AgentID {
-			hi++
-		}
+	agentSpans(docs, n, func(lo, hi int) {
 		if skipAgent(skip, lo, hi) {
-			lo = hi
-			continue
+			return
 		}
 		clear(seen)
 		name := analyze.Terms(docs(lo).AgentName)
 		for d := lo; d < hi; d++ {
-			doc := docs(d)
-			for _, ts := range [][]string{doc.NameTerms, doc.TagTerms, doc.DescTerms, doc.ExampleTerms, name} {
+			for _, ts := range skillFields(docs(d), name) {
 				for _, t := range ts {
 					if !seen[t] {
 						seen[t] = true
@@ -185,8 +191,7 @@ func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) 
 				}
 			}
 		}
-		lo = hi
-	}
+	})
 	out := make(map[string]bool)
 	for t, c := range agents {
 		if c == 1 && strings.IndexFunc(t, unicode.IsDigit) < 0 {
