@@ -25,8 +25,8 @@ import (
 //     what the caller wrote ("a rental car" is not widened to "rent",
 //     which one skill holds, "Rent Movie");
 //   - the reranker's coverage features and term weights read the
-//     request's own terms only, so its calibration sees the words the
-//     caller wrote.
+//     request's own terms only; only the BM25 scores and ranks it reads
+//     see the added forms.
 // Measured on SGD dev (built-in model, per task against the code before):
 // 15 tasks fixed, 3 broken, ECE unchanged; on SGD-X variant 1 (the same
 // tasks, cards reworded; not tuned on) 14 fixed, none broken. Tried and

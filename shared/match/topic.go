@@ -233,8 +233,10 @@ func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
 // As in namedJob, the moved-up skill takes the best one's place and fit,
 // and rebuild pools the pair's probabilities (see poolMoves); namedJob then
 // picks among the moved-up skill's siblings. Untrusted and demoted skills
-// take no part. On SGD dev (history: up to three earlier user turns) it
-// fixed 57 tasks and broke 7.
+// take no part. Skills with examples do take part, unlike in namedJob:
+// there the reranker tells siblings apart by their examples, but it reads
+// no earlier turn whatever a card holds. On SGD dev (history: up to three
+// earlier user turns) it fixed 57 tasks and broke 7.
 func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored) jobMove {
 	if len(req.History) == 0 || len(scored) < 2 {
 		return noMove
@@ -260,7 +262,8 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 		}
 		a, b := &scored[0], &scored[i]
 		a.Candidate, b.Candidate = b.Candidate, a.Candidate
-		a.Reason, b.Reason = "the conversation is about "+strings.Join(topic, ", ")+"; "+b.Reason, a.Reason
+		// The fit shown is the place taken; the skill's own reason follows.
+		a.Reason, b.Reason = "the conversation is about "+strings.Join(topic, ", ")+", so it takes the fit of "+b.Entry.Name+"; "+b.Reason, a.Reason
 		return jobMove{up: a.Doc, down: b.Doc}
 	}
 	return noMove
