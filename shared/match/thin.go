@@ -1,6 +1,7 @@
 package match
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/skillmatch/skillmatch/shared/match/extract"
@@ -55,6 +56,25 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 		return
 	}
 	var q *thinQuery
+	var thin []bool // made for the first thin candidate: most requests have none
+	for i := range out {
+		r := &out[i]
+		if r.Prob < m.policy.ClarifyFloor || r.Demoted || r.Unnamed || r.Entry == nil {
+			continue
+		}
+		if q == nil {
+			q = newThinQuery(wv, req.Need)
+		}
+		if q.thin(r.Entry, r.Dense) {
+			if thin == nil {
+				thin = make([]bool, len(out))
+			}
+			thin[i] = true
+		}
+	}
+	if thin == nil {
+		return
+	}
 	order := make([]int, len(out))
 	for i := range order {
 		order[i] = i
@@ -65,32 +85,33 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 	below := 0.0
 	for k := len(order) - 1; k >= 0; k-- {
 		r := &out[order[k]]
-		if r.Prob >= m.policy.ClarifyFloor && !r.Demoted && !r.Unnamed && r.Entry != nil {
-			if q == nil {
-				q = newThinQuery(wv, req.Need)
+		if thin[order[k]] {
+			floor := below
+			if floor > 0 {
+				// Just over the one it outranked: ties would let the
+				// policy's stable order put that one first.
+				floor = min(r.Prob, floor+1e-6)
 			}
-			if q.thin(wv, r.Entry, r.Dense) {
-				floor := below
-				if floor > 0 {
-					// Just over the one it outranked: ties would let the
-					// policy's stable order put that one first.
-					floor = min(r.Prob, floor+1e-6)
-				}
-				r.Prob = max(r.Prob*thinShrink, floor)
-			}
+			r.Prob = max(r.Prob*thinShrink, floor)
 		}
 		below = max(below, r.Prob)
 	}
 }
 
-// thinQuery is what shrinkThin reads of a request once: its terms, each
-// term's highest corpus weight among the words it stems from, and its
-// content words' vectors.
+// thinQuery is what shrinkThin reads of a request, each part when first
+// needed: most candidates share no term or several with the request and
+// are told apart by its terms alone.
 type thinQuery struct {
-	terms  []string
+	wv    rerank.WordVectors
+	words []string // the request's words
+	terms []string // its distinct terms
+	// weight is each term's highest corpus weight among the words it
+	// stems from (-1: none has a vector), filled per term asked.
 	weight map[string]float32
-	words  []thinWord
-	dim    int
+	// content holds the content words' vectors, made on the first call
+	// of contentWords.
+	content []thinWord
+	made    bool
 }
 
 type thinWord struct {
@@ -99,37 +120,57 @@ type thinWord struct {
 }
 
 func newThinQuery(wv rerank.WordVectors, need string) *thinQuery {
-	q := &thinQuery{weight: map[string]float32{}, dim: wv.Dim()}
-	words := analyze.Words(need)
-	buf := make([]float32, q.dim)
-	for _, w := range words {
+	q := &thinQuery{wv: wv, words: analyze.Words(need)}
+	for _, w := range q.words {
 		if analyze.IsStopword(w) {
 			continue
 		}
-		t := analyze.Stem(w)
-		wt, ok := wv.WordVector(buf, w)
-		if old, seen := q.weight[t]; !seen {
+		if t := analyze.Stem(w); !slices.Contains(q.terms, t) {
 			q.terms = append(q.terms, t)
-			q.weight[t] = -1
-		} else if ok && wt <= old {
-			continue
-		}
-		if ok {
-			q.weight[t] = wt
-		}
-	}
-	for _, w := range analyze.AppendContentWords(nil, 0, words) {
-		v := make([]float32, q.dim)
-		if _, ok := wv.WordVector(v, w); ok {
-			q.words = append(q.words, thinWord{term: analyze.Stem(w), vec: v})
 		}
 	}
 	return q
 }
 
+// weightOf is term t's corpus weight (see thinQuery.weight).
+func (q *thinQuery) weightOf(t string) float32 {
+	if w, ok := q.weight[t]; ok {
+		return w
+	}
+	best := float32(-1)
+	buf := make([]float32, q.wv.Dim())
+	for _, w := range q.words {
+		if analyze.IsStopword(w) || analyze.Stem(w) != t {
+			continue
+		}
+		if wt, ok := q.wv.WordVector(buf, w); ok {
+			best = max(best, wt)
+		}
+	}
+	if q.weight == nil {
+		q.weight = map[string]float32{}
+	}
+	q.weight[t] = best
+	return best
+}
+
+// contentWords are the request's content words that have vectors.
+func (q *thinQuery) contentWords() []thinWord {
+	if !q.made {
+		q.made = true
+		for _, w := range analyze.AppendContentWords(nil, 0, q.words) {
+			v := make([]float32, q.wv.Dim())
+			if _, ok := q.wv.WordVector(v, w); ok {
+				q.content = append(q.content, thinWord{term: analyze.Stem(w), vec: v})
+			}
+		}
+	}
+	return q.content
+}
+
 // thin says whether the request's only tie to skill d is one common word
 // (see thinCommon); dense is the request's similarity to the skill.
-func (q *thinQuery) thin(wv rerank.WordVectors, d *index.Doc, dense float32) bool {
+func (q *thinQuery) thin(d *index.Doc, dense float32) bool {
 	link, links := "", 0
 	for _, t := range q.terms {
 		if has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) || has(d.ExampleTerms, t) {
@@ -142,14 +183,14 @@ func (q *thinQuery) thin(wv rerank.WordVectors, d *index.Doc, dense float32) boo
 	if links != 1 {
 		return false
 	}
-	if w := q.weight[link]; w < 0 || w >= thinCommon {
-		return false // a rare word, or one without a corpus weight to tell
-	}
 	if (has(d.NameTerms, link) || has(d.TagTerms, link)) && dense >= thinDense {
 		return false
 	}
+	if w := q.weightOf(link); w < 0 || w >= thinCommon {
+		return false // a rare word, or one without a corpus weight to tell
+	}
 	others := 0
-	for _, w := range q.words {
+	for _, w := range q.contentWords() {
 		if w.term != link {
 			others++
 		}
@@ -157,22 +198,22 @@ func (q *thinQuery) thin(wv rerank.WordVectors, d *index.Doc, dense float32) boo
 	if others < thinOthers {
 		return false
 	}
-	return !q.speaksTo(wv, d, link)
+	return !q.speaksTo(d, link)
 }
 
 // speaksTo says whether a content word of the request other than link is
 // close (thinAlign) to a word of the skill's text or examples.
-func (q *thinQuery) speaksTo(wv rerank.WordVectors, d *index.Doc, link string) bool {
+func (q *thinQuery) speaksTo(d *index.Doc, link string) bool {
 	skill := append([]string(nil), d.TextWords...)
 	for _, e := range d.Examples {
 		skill = analyze.AppendContentWords(skill, 0, analyze.Words(e))
 	}
-	v := make([]float32, q.dim)
+	v := make([]float32, q.wv.Dim())
 	for _, s := range skill {
-		if _, ok := wv.WordVector(v, s); !ok {
+		if _, ok := q.wv.WordVector(v, s); !ok {
 			continue
 		}
-		for _, w := range q.words {
+		for _, w := range q.contentWords() {
 			if w.term != link && vector.Cosine(w.vec, v) >= thinAlign {
 				return true
 			}
