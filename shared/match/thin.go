@@ -1,6 +1,7 @@
 package match
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -56,7 +57,7 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 		return
 	}
 	var q *thinQuery
-	var thin []bool // made for the first thin candidate: most requests have none
+	var thin []string // each candidate's thin link, made for the first: most requests have none
 	for i := range out {
 		r := &out[i]
 		if r.Prob < m.policy.ClarifyFloor || r.Demoted || r.Unnamed || r.Entry == nil {
@@ -65,11 +66,11 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 		if q == nil {
 			q = newThinQuery(wv, req.Need)
 		}
-		if q.thin(r.Entry, r.Dense) {
+		if word, ok := q.thin(r.Entry, r.Dense); ok {
 			if thin == nil {
-				thin = make([]bool, len(out))
+				thin = make([]string, len(out))
 			}
-			thin[i] = true
+			thin[i] = word
 		}
 	}
 	if thin == nil {
@@ -85,7 +86,8 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 	below := 0.0
 	for k := len(order) - 1; k >= 0; k-- {
 		r := &out[order[k]]
-		if thin[order[k]] {
+		if word := thin[order[k]]; word != "" {
+			r.Reason = fmt.Sprintf("thin link: only the common word %q ties it to the request. ", word) + r.Reason
 			floor := below
 			if floor > 0 {
 				// Just over the one it outranked: ties would let the
@@ -169,25 +171,26 @@ func (q *thinQuery) contentWords() []thinWord {
 }
 
 // thin says whether the request's only tie to skill d is one common word
-// (see thinCommon); dense is the request's similarity to the skill.
-func (q *thinQuery) thin(d *index.Doc, dense float32) bool {
+// (see thinCommon), and which word; dense is the request's similarity to
+// the skill.
+func (q *thinQuery) thin(d *index.Doc, dense float32) (string, bool) {
 	link, links := "", 0
 	for _, t := range q.terms {
 		if has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) || has(d.ExampleTerms, t) {
 			link = t
 			if links++; links > 1 {
-				return false
+				return "", false
 			}
 		}
 	}
 	if links != 1 {
-		return false
+		return "", false
 	}
 	if (has(d.NameTerms, link) || has(d.TagTerms, link)) && dense >= thinDense {
-		return false
+		return "", false
 	}
 	if w := q.weightOf(link); w < 0 || w >= thinCommon {
-		return false // a rare word, or one without a corpus weight to tell
+		return "", false // a rare word, or one without a corpus weight to tell
 	}
 	others := 0
 	for _, w := range q.contentWords() {
@@ -196,9 +199,22 @@ func (q *thinQuery) thin(d *index.Doc, dense float32) bool {
 		}
 	}
 	if others < thinOthers {
-		return false
+		return "", false
 	}
-	return !q.speaksTo(d, link)
+	if q.speaksTo(d, link) {
+		return "", false
+	}
+	return q.wordOf(link), true
+}
+
+// wordOf is the request's first word with term t.
+func (q *thinQuery) wordOf(t string) string {
+	for _, w := range q.words {
+		if !analyze.IsStopword(w) && analyze.Stem(w) == t {
+			return w
+		}
+	}
+	return t
 }
 
 // speaksTo says whether a content word of the request other than link is

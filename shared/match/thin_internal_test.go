@@ -1,6 +1,7 @@
 package match
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -53,7 +54,7 @@ func TestThinLink(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := newThinQuery(wv, tt.need).thin(tt.doc, tt.dense); got != tt.want {
+			if _, got := newThinQuery(wv, tt.need).thin(tt.doc, tt.dense); got != tt.want {
 				t.Errorf("thin(%q, %s) = %v, want %v", tt.need, tt.doc.Key, got, tt.want)
 			}
 		})
@@ -80,11 +81,16 @@ func TestShrinkThin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			before := tt.in[0].Prob
 			m.shrinkThin(req, tt.in)
 			for i, want := range tt.wantProbs {
 				if got := tt.in[i].Prob; got < want-1e-9 || got > want+1e-9 {
 					t.Errorf("candidate %d (%s): probability %v, want %v", i, tt.in[i].Entry.Key, got, want)
 				}
+			}
+			// --explain says why a shrunk candidate lost its confidence.
+			if shrunk := tt.in[0].Prob < before; shrunk != strings.Contains(tt.in[0].Reason, `common word "room"`) {
+				t.Errorf("reason %q: want the thin link named exactly when shrunk", tt.in[0].Reason)
 			}
 		})
 	}
