@@ -2,6 +2,8 @@
 // of. Splitting is conservative on purpose: a request is split only on an
 // explicit conjunction between clauses that each carry their own content,
 // so a single-intent request stays one part and takes the usual path.
+// SplitLoose proposes more parts, which a plan keeps only when different
+// agents' skills confidently take them.
 package plan
 
 import (
@@ -77,7 +79,8 @@ var toCaller = map[string]bool{"me": true, "us": true, "myself": true, "ourselve
 func Split(text string) []string { return split(text, false) }
 
 // SplitLoose is Split that also takes a plain " and " as a cue between
-// shorter clauses (minWords a side) and before a delivery verb: "check
+// shorter clauses (minWords a side) and before a verb that hands the
+// result on (handOffVerbs): "check
 // tomorrow's weather and book a hotel if it's sunny", "find a restaurant
 // for the team dinner and put it in everyone's calendar". Its parts are
 // candidates, not a verdict: "check the NDA from Acme and flag anything
