@@ -847,6 +847,7 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 	m.markLookAlikes(out)
 	out = m.addAlternatives(req, out)
 	markUnnamed(req, out)
+	m.shrinkThin(req, out)
 	return out, nil
 }
 

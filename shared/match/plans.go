@@ -3,6 +3,7 @@ package match
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
@@ -33,11 +34,15 @@ type PartDecision struct {
 	Part     string
 	Decision decide.Decision
 	Options  []decide.Option
+	// Loose says only a loose cue made the part (plan.SplitLoose, not
+	// plan.Split): a plan of such parts needs a skill of another agent,
+	// for another job, per step.
+	Loose bool
 }
 
 // PlanParts returns the parts a plan of the request would be made of, or
 // nil when the request gets no plan: plans off, a follow-up, a named
-// skill, or a request the splitter keeps whole (plan.Split; at most
+// skill, or a request the splitter keeps whole (plan.SplitLoose; at most
 // plan.MaxParts parts). The pipeline's shortlist stage calls it to
 // retrieve per part, Match to match per part.
 func (m *Matcher) PlanParts(t *task.Task, req *extract.Requirement) []string {
@@ -47,7 +52,7 @@ func (m *Matcher) PlanParts(t *task.Task, req *extract.Requirement) []string {
 	if _, _, named := t.Constraints.Skill(); named {
 		return nil
 	}
-	parts := plan.Split(req.Need)
+	parts := plan.SplitLoose(req.Need)
 	if len(parts) < 2 {
 		return nil
 	}
@@ -89,8 +94,9 @@ func (m *Matcher) planFor(ctx context.Context, t *task.Task, req *extract.Requir
 // more steps still drops such a part, naming only the steps. A plan is
 // made when the skill chosen for the whole request does not cover every
 // part (one skill that does several parts is preferred) and at least two
-// parts each delegate confidently to different skills; it has at most the
-// matcher's WithPlanSteps steps. Match and the pipeline's decider both
+// parts each delegate confidently to different skills, which for parts
+// only a loose cue made (PartDecision.Loose) must be different agents'
+// different jobs; it has at most the matcher's WithPlanSteps steps. Match and the pipeline's decider both
 // decide with it, so a plan is the same in process and through NATS.
 func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Decision {
 	if m.cfg.planSteps < 2 || len(parts) < 2 {
@@ -120,6 +126,12 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 	}
 	if len(steps) < 2 {
 		return m.askPart(whole, parts)
+	}
+	if loose(parts) && !apart(steps) {
+		// "how many vacation and sick days have i taken", "please go ahead
+		// and book the car": a loose cue inside one job, whose halves one
+		// agent or two twins take.
+		return nil
 	}
 	steps = capSteps(steps, m.cfg.planSteps)
 	d := &decide.Decision{Action: decide.Plan, Steps: steps, Probability: steps[0].Probability}
@@ -189,7 +201,28 @@ func (m *Matcher) DecidePart(ctx context.Context, t *task.Task, req *extract.Req
 	if err != nil {
 		return PartDecision{}, fmt.Errorf("plan part %q: %w", part, err)
 	}
-	return PartDecision{Part: part, Decision: st.Decision, Options: opts}, nil
+	loose := !slices.Contains(plan.Split(extract.FromTask(t).Need), part)
+	return PartDecision{Part: part, Decision: st.Decision, Options: opts, Loose: loose}, nil
+}
+
+// loose says whether a loose cue made any of the parts.
+func loose(parts []PartDecision) bool {
+	return slices.ContainsFunc(parts, func(pd PartDecision) bool { return pd.Loose })
+}
+
+// apart says whether every step is another agent's and another job: no
+// two steps share an agent or a skill id (twins of two agents, such as
+// two ride services' "getride", do one job).
+func apart(steps []decide.Step) bool {
+	for i := range steps {
+		for j := range i {
+			a, b := steps[i].Chosen, steps[j].Chosen
+			if a.AgentID == b.AgentID || strings.EqualFold(a.SkillID, b.SkillID) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // covers says whether skill key does every part: it is the part's choice,

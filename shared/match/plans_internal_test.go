@@ -2,6 +2,7 @@ package match
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -107,6 +108,44 @@ func TestAskPart(t *testing.T) {
 				t.Errorf("Plan = %v, want %s", got, tt.want)
 			case got != nil && (len(got.Candidates) != 2 || got.Question == ""):
 				t.Errorf("the part's question is lost: %+v", got)
+			}
+		})
+	}
+}
+
+// agentPart is a part delegated to key ("agent/skill") at prob, made by a
+// loose cue or not.
+func agentPart(key string, prob float64, loose bool) PartDecision {
+	a, s, _ := strings.Cut(key, "/")
+	o := decide.Option{Key: key, AgentID: a, SkillID: s, Prob: prob}
+	return PartDecision{Part: key, Decision: decide.Decision{Action: decide.Delegate, Chosen: &o, Probability: prob},
+		Options: []decide.Option{o}, Loose: loose}
+}
+
+// TestPlanLoose: parts a loose cue made ("check tomorrow's weather and
+// book a hotel") make a plan only when each step is another agent's
+// other job; two halves of one agent's job, or one job of two twin
+// agents, keep the whole decision. Parts of an explicit cue plan as
+// before.
+func TestPlanLoose(t *testing.T) {
+	m := &Matcher{cfg: config{planSteps: 3}, policy: decide.DefaultPolicy}
+	weather := opt("weather/forecast", 0.98)
+	whole := decide.Decision{Action: decide.Delegate, Chosen: &weather, Probability: 0.98}
+	tests := []struct {
+		name  string
+		parts []PartDecision
+		plan  bool
+	}{
+		{"two agents' jobs", []PartDecision{agentPart("weather/forecast", 0.99, true), agentPart("travel/hotel", 0.84, true)}, true},
+		{"one agent's two jobs", []PartDecision{agentPart("work/pto-balance", 0.9, true), agentPart("work/pto-used", 0.8, true)}, false},
+		{"twin agents' one job", []PartDecision{agentPart("rides-1/getride", 0.9, true), agentPart("rides-2/getride", 0.8, true)}, false},
+		{"one agent's two jobs, explicit cue", []PartDecision{agentPart("work/pto-balance", 0.9, false), agentPart("work/pto-used", 0.8, false)}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := m.Plan(whole, tt.parts)
+			if planned := got != nil && got.Action == decide.Plan; planned != tt.plan {
+				t.Errorf("Plan = %+v, want a plan %v", got, tt.plan)
 			}
 		})
 	}

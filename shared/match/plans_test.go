@@ -21,6 +21,10 @@ func TestPlans(t *testing.T) {
 		{"three intents", "book a flight to Lisbon for Monday; reset my forgotten password; what is the weather forecast in Lisbon",
 			decide.Plan, []string{"travel-concierge/book-flight", "it-helpdesk/password-reset", "world-info/weather-forecast"}},
 		{"single intent takes the usual path", "book a flight to Lisbon for Monday morning", decide.Delegate, nil},
+		// A plain "and" after three words: two agents' jobs, not the one
+		// the first part names best.
+		{"two intents, short first clause", "reset my password and translate this contract into German",
+			decide.Plan, []string{"it-helpdesk/password-reset", "polyglot-translator/translate-text"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

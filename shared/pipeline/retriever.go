@@ -60,7 +60,7 @@ func (r *Retriever) Handle(ctx context.Context, in Msg) (Result, error) {
 // have one intent, which the requirement alone tells: the task, which
 // the rest of the question needs, is decoded only for the others.
 func planParts(mt *match.Matcher, m *wire.Extracted) ([]string, error) {
-	if len(plan.Split(m.Requirement.Need)) < 2 {
+	if len(plan.SplitLoose(m.Requirement.Need)) < 2 {
 		return nil, nil
 	}
 	var t task.Task

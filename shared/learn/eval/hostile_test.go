@@ -80,7 +80,8 @@ type hostileRun struct {
 // matcher fares (go test -v -run Hostile). It asserts the targets
 // that are met — attacking cards never delegated to, two-agent ambiguity
 // clarified and twins delegated with the twin as fallback in at least 85%
-// of their tasks, vague requests never delegated, the injected, stuffed
+// of their tasks, vague requests and requests no single skill takes never
+// delegated, the injected, stuffed
 // and spam cards never ranked first — and logs the rest (a clone ranked
 // first beside the card it copies, what each category decided, a twins
 // figure a set marks as under the bar).
@@ -259,6 +260,24 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	t.Logf("vague: %d tasks, delegated %d %v", vague, vagueDel, vagueWhere)
 	if vague == 0 || vagueDel > 0 {
 		t.Errorf("vague requests: %d tasks, %d delegated %v, want none", vague, vagueDel, vagueWhere)
+	}
+
+	// A request no single skill takes — a multi-domain ask, or one whose
+	// only tie to a skill is a common word — is never delegated whole:
+	// it gets a plan, a question or an abstention.
+	var noMatch int
+	var noMatchDel []string
+	for _, r := range runs {
+		if r.Task.NoMatch() {
+			noMatch++
+			if r.Action == decide.Delegate {
+				noMatchDel = append(noMatchDel, fmt.Sprintf("%s(%s)->%s", r.Task.ID, r.Task.Category, r.Chosen))
+			}
+		}
+	}
+	t.Logf("no single skill: %d tasks, delegated %d %v", noMatch, len(noMatchDel), noMatchDel)
+	if noMatch == 0 || len(noMatchDel) > 0 {
+		t.Errorf("requests no single skill takes: %d tasks, %d delegated %v, want none", noMatch, len(noMatchDel), noMatchDel)
 	}
 
 	// What holds today, asserted. A clone also never wins silently: it

@@ -2,6 +2,8 @@
 // of. Splitting is conservative on purpose: a request is split only on an
 // explicit conjunction between clauses that each carry their own content,
 // so a single-intent request stays one part and takes the usual path.
+// SplitLoose proposes more parts, which a plan keeps only when different
+// agents' skills confidently take them.
 package plan
 
 import (
@@ -45,26 +47,56 @@ var notVerb = map[string]bool{
 	"does": true, "did": true, "have": true, "has": true, "had": true, "not": true, "no": true,
 	"so": true, "if": true, "to": true, "for": true, "from": true, "with": true, "in": true,
 	"on": true, "at": true, "by": true, "of": true, "or": true, "and": true, "then": true,
-	// Delivery verbs say what to do with the result, not another task:
-	// "reconcile the invoices and send me a JSON summary".
+	"other": true, "another": true, "more": true, "less": true, "one": true, "two": true, "three": true,
+}
+
+// deliveryVerbs say what to do with the result, usually not another task:
+// "reconcile the invoices and send me a JSON summary". Split keeps such a
+// clause with the task before it.
+var deliveryVerbs = map[string]bool{
 	"send": true, "give": true, "return": true, "show": true, "tell": true, "let": true,
 	"email": true, "mail": true, "forward": true, "reply": true, "output": true, "print": true,
 	"deliver": true, "provide": true, "attach": true, "keep": true, "make": true, "put": true,
-	"other": true, "another": true, "more": true, "less": true, "one": true, "two": true, "three": true,
 }
+
+// handOffVerbs are the delivery verbs that can move the result somewhere
+// else, which may be another agent's job: SplitLoose lets such a clause be
+// a part of its own ("find a restaurant for the team dinner and put it in
+// everyone's calendar"), for the plan to keep only when a skill takes it,
+// unless the result comes back to the caller ("and send me a summary").
+var handOffVerbs = map[string]bool{
+	"send": true, "email": true, "mail": true, "forward": true, "print": true, "deliver": true,
+	"attach": true, "put": true,
+}
+
+// toCaller are the words after a delivery verb that send the result back
+// to whoever asked.
+var toCaller = map[string]bool{"me": true, "us": true, "myself": true, "ourselves": true, "back": true}
 
 // Split returns the parts of a request, in order: one part (the trimmed
 // text) when it has no explicit conjunction between two clauses each of
 // at least minWords words.
-func Split(text string) []string {
+func Split(text string) []string { return split(text, false) }
+
+// SplitLoose is Split that also takes a plain " and " as a cue between
+// shorter clauses (minWords a side) and before a verb that hands the
+// result on (handOffVerbs): "check
+// tomorrow's weather and book a hotel if it's sunny", "find a restaurant
+// for the team dinner and put it in everyone's calendar". Its parts are
+// candidates, not a verdict: "check the NDA from Acme and flag anything
+// unusual" splits too, and only a plan that finds a confident skill of
+// its own for each part (match.Matcher.Plan) makes two tasks of it.
+func SplitLoose(text string) []string { return split(text, true) }
+
+func split(text string, loose bool) []string {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil
 	}
-	parts := splitOn(text, true)
+	parts := splitOn(text, strongCue, loose)
 	var out []string
 	for _, p := range parts {
-		out = append(out, splitOn(p, false)...)
+		out = append(out, splitOn(p, andCue, loose)...)
 	}
 	if len(out) > MaxParts {
 		out = append(out[:MaxParts-1], strings.Join(out[MaxParts-1:], " and "))
@@ -72,10 +104,18 @@ func Split(text string) []string {
 	return out
 }
 
-// splitOn splits text at strong cues (strong) or at a plain " and "
-// followed by what reads as a command (!strong), keeping a split only when
-// both sides are long enough.
-func splitOn(text string, strong bool) []string {
+type cueKind bool
+
+const (
+	strongCue cueKind = true
+	andCue    cueKind = false
+)
+
+// splitOn splits text at strong cues or at a plain " and " followed by
+// what reads as a command, keeping a split only when both sides are long
+// enough (loose: shorter sides and delivery verbs pass, see SplitLoose).
+func splitOn(text string, kind cueKind, loose bool) []string {
+	strong := kind == strongCue
 	lower := strings.ToLower(text)
 	for from := 0; from < len(lower); {
 		at, cue := nextCue(lower, from, strong)
@@ -84,12 +124,12 @@ func splitOn(text string, strong bool) []string {
 		}
 		left, right := trimPart(text[:at]), trimPart(text[at+len(cue):])
 		least := minWords
-		if !strong {
+		if !strong && !loose {
 			least = minAndWords
 		}
 		if wordCount(left) >= least && wordCount(right) >= least && hasContent(left) && hasContent(right) &&
-			(strong || startsWithCommand(right)) {
-			return append([]string{left}, splitOn(right, strong)...)
+			(strong || startsWithCommand(right, loose)) {
+			return append([]string{left}, splitOn(right, kind, loose)...)
 		}
 		from = at + 1
 	}
@@ -116,14 +156,18 @@ func nextCue(lower string, from int, strong bool) (int, string) {
 
 // startsWithCommand says whether a clause after a plain " and " starts
 // like a command: its first word is a word (not a number) and not one
-// that starts a noun phrase, a question or a subordinate clause.
-func startsWithCommand(clause string) bool {
+// that starts a noun phrase, a question or a subordinate clause, nor a
+// delivery verb (loose: one that hands the result to the caller).
+func startsWithCommand(clause string, loose bool) bool {
 	w := strings.Fields(strings.ToLower(clause))
 	if len(w) == 0 {
 		return false
 	}
 	first := strings.TrimFunc(w[0], func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' })
 	if first == "" || notVerb[first] {
+		return false
+	}
+	if deliveryVerbs[first] && (!loose || !handOffVerbs[first] || len(w) > 1 && toCaller[w[1]]) {
 		return false
 	}
 	for _, r := range first {
@@ -155,7 +199,7 @@ func hasContent(clause string) bool {
 	n := 0
 	for _, w := range strings.Fields(strings.ToLower(clause)) {
 		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
-		if w != "" && !notVerb[w] && !filler[w] {
+		if w != "" && !notVerb[w] && !deliveryVerbs[w] && !filler[w] {
 			n++
 		}
 	}

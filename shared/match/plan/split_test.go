@@ -52,6 +52,48 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+// TestSplitLoose: the loose splitter proposes the parts Split keeps whole
+// because one side is short or starts with a verb that hands the result
+// on, and still keeps noun phrases, questions and a result sent back to
+// the caller whole.
+func TestSplitLoose(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"three-word clause before and", "check tomorrow's weather and book a hotel if it's sunny",
+			[]string{"check tomorrow's weather", "book a hotel if it's sunny"}},
+		{"hand-off verb after and", "find a restaurant for the team dinner and put it in everyone's calendar",
+			[]string{"find a restaurant for the team dinner", "put it in everyone's calendar"}},
+		{"three words a side", "reset my password and translate this contract",
+			[]string{"reset my password", "translate this contract"}},
+		{"strong cues as Split", "summarize this report, then book a flight to Lisbon",
+			[]string{"summarize this report", "book a flight to Lisbon"}},
+		{"result sent back to the caller", "reconcile these supplier invoices against the PO and send me a JSON summary",
+			[]string{"reconcile these supplier invoices against the PO and send me a JSON summary"}},
+		{"a delivery verb that only shapes the result", "summarize the quarterly report and keep it under a page",
+			[]string{"summarize the quarterly report and keep it under a page"}},
+		{"and joining nouns", "reconcile the invoices and the receipts from March", []string{"reconcile the invoices and the receipts from March"}},
+		{"and before a question word", "tell me the time and what the weather is", []string{"tell me the time and what the weather is"}},
+		{"short sides stay whole", "book a flight and hotel", []string{"book a flight and hotel"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SplitLoose(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("SplitLoose(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+	// What Split keeps whole for plans to stay rare stays whole there.
+	for _, in := range []string{"check tomorrow's weather and book a hotel if it's sunny",
+		"find a restaurant for the team dinner and put it in everyone's calendar"} {
+		if got := Split(in); len(got) != 1 {
+			t.Errorf("Split(%q) = %q, want it whole", in, got)
+		}
+	}
+}
+
 func TestSplitCapsParts(t *testing.T) {
 	got := Split("book a flight to Rome; book a hotel in Rome; rent a car in Rome; convert 100 dollars to euros; check the weather in Rome")
 	if len(got) != MaxParts {
@@ -66,13 +108,14 @@ func FuzzSplit(f *testing.F) {
 	f.Add("reconcile the invoices and then translate the contract")
 	f.Add("; ; and and , then ")
 	f.Fuzz(func(t *testing.T, s string) {
-		parts := Split(s)
-		if len(parts) > MaxParts {
-			t.Fatalf("%d parts", len(parts))
-		}
-		for _, p := range parts {
-			if p == "" && len(parts) > 1 {
-				t.Fatalf("empty part in %q", parts)
+		for _, parts := range [][]string{Split(s), SplitLoose(s)} {
+			if len(parts) > MaxParts {
+				t.Fatalf("%d parts", len(parts))
+			}
+			for _, p := range parts {
+				if p == "" && len(parts) > 1 {
+					t.Fatalf("empty part in %q", parts)
+				}
 			}
 		}
 	})

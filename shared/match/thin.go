@@ -1,0 +1,239 @@
+package match
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/rerank"
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
+)
+
+// A thin link is a skill's only tie to a request: one common word ("play
+// some jazz in the living room" to hotel reservations by "room", "order a
+// new pair of running shoes" to invoice reconciliation by "purchase
+// order", "I'm looking for an apartment" to a hotel search by "look"),
+// while the request's other words speak of something the skill's text
+// does not. The learned reranker weighs the word match as it would any
+// other, and on the golden dev sets such delegations, made at 0.85 on
+// average, were right about four times in ten (and most of the rest were
+// requests no skill of the catalog takes). A thin link keeps its rank but
+// not its confidence (thinShrink).
+const (
+	// thinCommon is the corpus weight (SIF a/(a+p(w)), near 1 for rare
+	// words) under which a word is common English: "order" 0.84, "room"
+	// 0.91, "look" 0.88, where "hotel" is 0.93 and "invoice" 0.99.
+	thinCommon = 0.92
+	// thinOthers is how many other content words (with vectors) the
+	// request must have for one of them to be the link: "reconcile
+	// invoices" or "book it" are short, not thin.
+	thinOthers = 2
+	// thinAlign is the word-to-word cosine at which another word of the
+	// request speaks to the skill after all ("call a cab": "cab" meets the
+	// skill's "taxi"; "apartment" to hotel words stays under it).
+	thinAlign = 0.75
+	// thinDense is the request's similarity to the skill under which a
+	// common word of the skill's name or tags is no link either: a label
+	// word the request means otherwise ("order" of "purchase order" in
+	// "order a new pair of running shoes", 0.26).
+	thinDense = 0.35
+	// thinShrink scales a thin link's probability: about what such
+	// delegations were right at.
+	thinShrink = 0.5
+)
+
+// shrinkThin lowers the probability of each candidate tied to the request
+// by a thin link (see thinCommon) to thinShrink of it, but never under
+// the probability of a candidate it outranked: the order, and so top-1,
+// stays; a thin best match is asked about beside its runner-up or
+// abstained on instead of delegated at high confidence. Only candidates
+// a decision could take (at least the clarify floor) are looked at.
+func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
+	wv := m.cfg.words
+	if wv == nil || len(out) == 0 || req == nil {
+		return
+	}
+	var q *thinQuery
+	var thin []string // each candidate's thin link, made for the first: most requests have none
+	for i := range out {
+		r := &out[i]
+		if r.Prob < m.policy.ClarifyFloor || r.Demoted || r.Unnamed || r.Entry == nil {
+			continue
+		}
+		if q == nil {
+			q = newThinQuery(wv, req.Need)
+		}
+		if word, ok := q.thin(r.Entry, r.Dense); ok {
+			if thin == nil {
+				thin = make([]string, len(out))
+			}
+			thin[i] = word
+		}
+	}
+	if thin == nil {
+		return
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return out[order[a]].Prob > out[order[b]].Prob })
+	// From the least probable up, so that each candidate's floor is the
+	// (already lowered) best of those it outranked.
+	below := 0.0
+	for k := len(order) - 1; k >= 0; k-- {
+		r := &out[order[k]]
+		if word := thin[order[k]]; word != "" {
+			r.Reason = fmt.Sprintf("thin link: only the common word %q ties it to the request. ", word) + r.Reason
+			floor := below
+			if floor > 0 {
+				// Just over the one it outranked: ties would let the
+				// policy's stable order put that one first.
+				floor = min(r.Prob, floor+1e-6)
+			}
+			r.Prob = max(r.Prob*thinShrink, floor)
+		}
+		below = max(below, r.Prob)
+	}
+}
+
+// thinQuery is what shrinkThin reads of a request, each part when first
+// needed: most candidates share no term or several with the request and
+// are told apart by its terms alone.
+type thinQuery struct {
+	wv    rerank.WordVectors
+	words []string // the request's words
+	terms []string // its distinct terms
+	// weight is each term's highest corpus weight among the words it
+	// stems from (-1: none has a vector), filled per term asked.
+	weight map[string]float32
+	// content holds the content words' vectors, made on the first call
+	// of contentWords.
+	content []thinWord
+	made    bool
+}
+
+type thinWord struct {
+	term string
+	vec  []float32
+}
+
+func newThinQuery(wv rerank.WordVectors, need string) *thinQuery {
+	q := &thinQuery{wv: wv, words: analyze.Words(need)}
+	for _, w := range q.words {
+		if analyze.IsStopword(w) {
+			continue
+		}
+		if t := analyze.Stem(w); !slices.Contains(q.terms, t) {
+			q.terms = append(q.terms, t)
+		}
+	}
+	return q
+}
+
+// weightOf is term t's corpus weight (see thinQuery.weight).
+func (q *thinQuery) weightOf(t string) float32 {
+	if w, ok := q.weight[t]; ok {
+		return w
+	}
+	best := float32(-1)
+	buf := make([]float32, q.wv.Dim())
+	for _, w := range q.words {
+		if analyze.IsStopword(w) || analyze.Stem(w) != t {
+			continue
+		}
+		if wt, ok := q.wv.WordVector(buf, w); ok {
+			best = max(best, wt)
+		}
+	}
+	if q.weight == nil {
+		q.weight = map[string]float32{}
+	}
+	q.weight[t] = best
+	return best
+}
+
+// contentWords are the request's content words that have vectors.
+func (q *thinQuery) contentWords() []thinWord {
+	if !q.made {
+		q.made = true
+		for _, w := range analyze.AppendContentWords(nil, 0, q.words) {
+			v := make([]float32, q.wv.Dim())
+			if _, ok := q.wv.WordVector(v, w); ok {
+				q.content = append(q.content, thinWord{term: analyze.Stem(w), vec: v})
+			}
+		}
+	}
+	return q.content
+}
+
+// thin says whether the request's only tie to skill d is one common word
+// (see thinCommon), and which word; dense is the request's similarity to
+// the skill.
+func (q *thinQuery) thin(d *index.Doc, dense float32) (string, bool) {
+	link, links := "", 0
+	for _, t := range q.terms {
+		if has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) || has(d.ExampleTerms, t) {
+			link = t
+			if links++; links > 1 {
+				return "", false
+			}
+		}
+	}
+	if links != 1 {
+		return "", false
+	}
+	if (has(d.NameTerms, link) || has(d.TagTerms, link)) && dense >= thinDense {
+		return "", false
+	}
+	if w := q.weightOf(link); w < 0 || w >= thinCommon {
+		return "", false // a rare word, or one without a corpus weight to tell
+	}
+	others := 0
+	for _, w := range q.contentWords() {
+		if w.term != link {
+			others++
+		}
+	}
+	if others < thinOthers {
+		return "", false
+	}
+	if q.speaksTo(d, link) {
+		return "", false
+	}
+	return q.wordOf(link), true
+}
+
+// wordOf is the request's first word with term t.
+func (q *thinQuery) wordOf(t string) string {
+	for _, w := range q.words {
+		if !analyze.IsStopword(w) && analyze.Stem(w) == t {
+			return w
+		}
+	}
+	return t
+}
+
+// speaksTo says whether a content word of the request other than link is
+// close (thinAlign) to a word of the skill's text or examples.
+func (q *thinQuery) speaksTo(d *index.Doc, link string) bool {
+	skill := append([]string(nil), d.TextWords...)
+	for _, e := range d.Examples {
+		skill = analyze.AppendContentWords(skill, 0, analyze.Words(e))
+	}
+	v := make([]float32, q.wv.Dim())
+	for _, s := range skill {
+		if _, ok := q.wv.WordVector(v, s); !ok {
+			continue
+		}
+		for _, w := range q.contentWords() {
+			if w.term != link && vector.Cosine(w.vec, v) >= thinAlign {
+				return true
+			}
+		}
+	}
+	return false
+}

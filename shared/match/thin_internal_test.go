@@ -1,0 +1,103 @@
+package match
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/rerank"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+func analyzed(d index.Doc) *index.Doc {
+	d.Analyze()
+	return &d
+}
+
+var (
+	hotelDoc = analyzed(index.Doc{Key: "stays/hotel", AgentID: "stays", SkillID: "hotel", AgentName: "Stays", Name: "Hotel reservations",
+		Description: "Reserves hotel rooms for a stay in a city.", Tags: []string{"hotel", "lodging"},
+		Examples: []string{"get me a hotel room in Madrid for three nights", "reserve a hotel near the conference centre"}})
+	invoiceDoc = analyzed(index.Doc{Key: "ledger/reconcile", AgentID: "ledger", SkillID: "reconcile", AgentName: "Ledger", Name: "Invoice reconciliation",
+		Description: "Matches supplier invoices against purchase orders and receipts and flags mismatches.",
+		Tags:        []string{"invoices", "accounts payable", "purchase order"}})
+	rideDoc = analyzed(index.Doc{Key: "rides/getride", AgentID: "rides", SkillID: "getride", AgentName: "Rides", Name: "Get a ride",
+		Description: "Call a taxi to take you to a destination."})
+	forecastDoc = analyzed(index.Doc{Key: "meteo/forecast", AgentID: "meteo", SkillID: "forecast", AgentName: "Meteo", Name: "Weather",
+		Description: "Gives the forecast for a city."})
+)
+
+// TestThinLink: a skill whose only tie to the request is one common word,
+// while the request's other words speak of something else, is thinly
+// linked; two links, a rare word, a word of the skill's label the request
+// means (similar texts), another word close to the skill's, or a short
+// request are not.
+func TestThinLink(t *testing.T) {
+	wv := embed.Default().(rerank.WordVectors)
+	tests := []struct {
+		name  string
+		need  string
+		doc   *index.Doc
+		dense float32
+		want  bool
+	}{
+		{"a common word of the description", "play some jazz in the living room", hotelDoc, 0.52, true},
+		{"a common word of a label phrase, dissimilar texts", "order a new pair of running shoes", invoiceDoc, 0.26, true},
+		{"a common word of a label phrase, similar texts", "order a new pair of running shoes", invoiceDoc, 0.5, false},
+		{"two links", "book a hotel room in Vienna", hotelDoc, 0.75, false},
+		{"another word close to the skill's", "can you call me a cab to the airport", rideDoc, 0.6, false},
+		{"a rare word", "forecast for Nairobi on Saturday", forecastDoc, 0.5, false},
+		{"a short request", "living room", hotelDoc, 0.5, false},
+		{"no link at all", "somewhere to sleep in Porto", hotelDoc, 0.7, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, got := newThinQuery(wv, tt.need).thin(tt.doc, tt.dense); got != tt.want {
+				t.Errorf("thin(%q, %s) = %v, want %v", tt.need, tt.doc.Key, got, tt.want)
+			}
+		})
+	}
+}
+
+func ranked(d *index.Doc, dense float32, prob float64) Ranked {
+	return Ranked{Scored: rerank.Scored{Candidate: index.Candidate{Entry: d, Dense: dense}}, Prob: prob}
+}
+
+// TestShrinkThin: a thin link keeps its rank but loses its confidence,
+// never falling under a candidate it outranked; others keep theirs.
+func TestShrinkThin(t *testing.T) {
+	m := &Matcher{cfg: config{words: embed.Default().(rerank.WordVectors)}, policy: decide.DefaultPolicy}
+	req := &extract.Requirement{Need: "play some jazz in the living room"}
+	tests := []struct {
+		name      string
+		in        []Ranked
+		wantProbs []float64
+	}{
+		{"halved over a weak runner-up", []Ranked{ranked(hotelDoc, 0.52, 0.88), ranked(rideDoc, 0.3, 0.12)}, []float64{0.44, 0.12}},
+		{"held just over a close runner-up", []Ranked{ranked(hotelDoc, 0.52, 0.88), ranked(rideDoc, 0.3, 0.6)}, []float64{0.6 + 1e-6, 0.6}},
+		{"under the clarify floor: untouched", []Ranked{ranked(hotelDoc, 0.52, 0.3)}, []float64{0.3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := tt.in[0].Prob
+			m.shrinkThin(req, tt.in)
+			for i, want := range tt.wantProbs {
+				if got := tt.in[i].Prob; got < want-1e-9 || got > want+1e-9 {
+					t.Errorf("candidate %d (%s): probability %v, want %v", i, tt.in[i].Entry.Key, got, want)
+				}
+			}
+			// --explain says why a shrunk candidate lost its confidence.
+			if shrunk := tt.in[0].Prob < before; shrunk != strings.Contains(tt.in[0].Reason, `common word "room"`) {
+				t.Errorf("reason %q: want the thin link named exactly when shrunk", tt.in[0].Reason)
+			}
+		})
+	}
+	// Without word vectors there is no corpus weight to call a word common.
+	bare := &Matcher{policy: decide.DefaultPolicy}
+	in := []Ranked{ranked(hotelDoc, 0.52, 0.88)}
+	if bare.shrinkThin(req, in); in[0].Prob != 0.88 {
+		t.Errorf("without word vectors: probability %v, want 0.88 kept", in[0].Prob)
+	}
+}
