@@ -130,8 +130,9 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 	if loose(parts) && !apart(steps) {
 		// "how many vacation and sick days have i taken", "please go ahead
 		// and book the car": a loose cue inside one job, whose halves one
-		// agent or two twins take.
-		return nil
+		// agent or two twins take. A part that needs a choice still
+		// gets its question rather than being dropped.
+		return m.askPart(whole, parts)
 	}
 	steps = capSteps(steps, m.cfg.planSteps)
 	d := &decide.Decision{Action: decide.Plan, Steps: steps, Probability: steps[0].Probability}

@@ -60,7 +60,9 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 	var thin []string // each candidate's thin link, made for the first: most requests have none
 	for i := range out {
 		r := &out[i]
-		if r.Prob < m.policy.ClarifyFloor || r.Demoted || r.Unnamed || r.Entry == nil {
+		// A degraded candidate is judged too: were it spared, a degraded
+		// twin would keep its probability over a healthy one halved.
+		if r.Prob < m.policy.ClarifyFloor || r.Unnamed || r.Entry == nil {
 			continue
 		}
 		if q == nil {

@@ -67,6 +67,8 @@ func ranked(d *index.Doc, dense float32, prob float64) Ranked {
 
 // TestShrinkThin: a thin link keeps its rank but loses its confidence,
 // never falling under a candidate it outranked; others keep theirs.
+func demoted(r Ranked) Ranked { r.Demoted = true; return r }
+
 func TestShrinkThin(t *testing.T) {
 	m := &Matcher{cfg: config{words: embed.Default().(rerank.WordVectors)}, policy: decide.DefaultPolicy}
 	req := &extract.Requirement{Need: "play some jazz in the living room"}
@@ -78,6 +80,9 @@ func TestShrinkThin(t *testing.T) {
 		{"halved over a weak runner-up", []Ranked{ranked(hotelDoc, 0.52, 0.88), ranked(rideDoc, 0.3, 0.12)}, []float64{0.44, 0.12}},
 		{"held just over a close runner-up", []Ranked{ranked(hotelDoc, 0.52, 0.88), ranked(rideDoc, 0.3, 0.6)}, []float64{0.6 + 1e-6, 0.6}},
 		{"under the clarify floor: untouched", []Ranked{ranked(hotelDoc, 0.52, 0.3)}, []float64{0.3}},
+		// A degraded twin is judged like the healthy one; spared, it kept
+		// 0.90 over the healthy one's 0.44 and was delegated to.
+		{"a degraded twin too", []Ranked{demoted(ranked(hotelDoc, 0.52, 0.90)), ranked(hotelDoc, 0.52, 0.88)}, []float64{0.45, 0.44}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -69,6 +69,19 @@ var handOffVerbs = map[string]bool{
 	"attach": true, "put": true,
 }
 
+// HandsOn says whether a plan step's part only hands an earlier step's
+// result on ("forward the summary to finance", "put it in everyone's
+// calendar"): it starts with a hand-off verb. Such a step works on what
+// the step before it made, never on the caller's files, which another
+// agent's step must not receive for the asking.
+func HandsOn(part string) bool {
+	w := strings.Fields(strings.ToLower(part))
+	if len(w) == 0 {
+		return false
+	}
+	return handOffVerbs[strings.TrimFunc(w[0], func(r rune) bool { return !unicode.IsLetter(r) })]
+}
+
 // toCaller are the words after a delivery verb that send the result back
 // to whoever asked.
 var toCaller = map[string]bool{"me": true, "us": true, "myself": true, "ourselves": true, "back": true}

@@ -8,12 +8,14 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/plan"
 )
 
 // StepRequests builds one A2A request per step of a plan decision, in
 // order, with NewA2ARequest: each carries its step's part of the request
 // as the message text (the task's files and metadata travel with every
-// step) and a decision id of its own (decisionID + "-s<n>"), so outcomes
+// step but one that only hands an earlier step's result on, plan.HandsOn)
+// and a decision id of its own (decisionID + "-s<n>"), so outcomes
 // are reported per step. A step's agent not in cat, or a card with no
 // interface, is an error: a plan's steps come from cat's filters.
 // allowPrivate is the matcher's WithPrivateEndpoints.
@@ -30,7 +32,7 @@ func StepRequests(cat *catalog.Catalog, d decide.Decision, t *task.Task, decisio
 		st := *t
 		st.Message.Parts = []task.Part{{Text: s.Part}}
 		for _, p := range t.Message.Parts {
-			if p.File != nil {
+			if p.File != nil && (i == 0 || !plan.HandsOn(s.Part)) {
 				st.Message.Parts = append(st.Message.Parts, p)
 			}
 		}

@@ -48,6 +48,24 @@ func TestStepRequests(t *testing.T) {
 			t.Errorf("step %d goes to %s, not to %s", i+1, r.URL, a.Card.Interfaces[0].URL)
 		}
 	}
+	// The caller's file goes to a step that works on it, not to one that
+	// only hands the result on to another agent.
+	file := task.Part{File: &task.File{Name: "report.pdf", MediaType: "application/pdf", Bytes: []byte("%PDF-")}}
+	ftk := &task.Task{ID: "t-2", Message: task.Message{Parts: []task.Part{{Text: "summarize the report and forward the summary to finance"}, file}}}
+	fd := decide.Decision{Action: decide.Plan, Steps: []decide.Step{
+		{Part: "summarize the report", Chosen: d.Steps[0].Chosen},
+		{Part: "forward the summary to finance", Chosen: d.Steps[1].Chosen},
+	}}
+	freqs, err := StepRequests(cat, fd, ftk, "d-2", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := string(freqs[0].Body); !strings.Contains(body, "report.pdf") {
+		t.Errorf("the working step lacks the caller's file: %s", body)
+	}
+	if body := string(freqs[1].Body); strings.Contains(body, "report.pdf") {
+		t.Errorf("the hand-off step carries the caller's file: %s", body)
+	}
 	// A single decision has no step requests; a step outside the catalog
 	// is an error.
 	if reqs, err := StepRequests(cat, decide.Decision{Action: decide.Delegate}, tk, "d-1", false); reqs != nil || err != nil {
