@@ -202,6 +202,9 @@ func (m *Matcher) DecidePart(ctx context.Context, t *task.Task, req *extract.Req
 	if err != nil {
 		return PartDecision{}, fmt.Errorf("plan part %q: %w", part, err)
 	}
+	// Worked out here, from the task each stage holds, rather than carried
+	// on the stage messages: the parts were split from this same need, so
+	// every stage, and the in-process matcher, finds the same answer.
 	loose := !slices.Contains(plan.Split(extract.FromTask(t).Need), part)
 	return PartDecision{Part: part, Decision: st.Decision, Options: opts, Loose: loose}, nil
 }

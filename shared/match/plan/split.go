@@ -7,6 +7,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -82,9 +83,13 @@ func HandsOn(part string) bool {
 	return handOffVerbs[strings.TrimFunc(w[0], func(r rune) bool { return !unicode.IsLetter(r) })]
 }
 
-// toCaller are the words after a delivery verb that send the result back
-// to whoever asked.
+// toCaller are the words of a delivery clause that send the result back
+// to whoever asked ("send me a summary", "email the summary back to us").
 var toCaller = map[string]bool{"me": true, "us": true, "myself": true, "ourselves": true, "back": true}
+
+func toCallerWord(w string) bool {
+	return toCaller[strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })]
+}
 
 // Split returns the parts of a request, in order: one part (the trimmed
 // text) when it has no explicit conjunction between two clauses each of
@@ -180,7 +185,7 @@ func startsWithCommand(clause string, loose bool) bool {
 	if first == "" || notVerb[first] {
 		return false
 	}
-	if deliveryVerbs[first] && (!loose || !handOffVerbs[first] || len(w) > 1 && toCaller[w[1]]) {
+	if deliveryVerbs[first] && (!loose || !handOffVerbs[first] || slices.ContainsFunc(w[1:], toCallerWord)) {
 		return false
 	}
 	for _, r := range first {

@@ -72,6 +72,8 @@ func TestSplitLoose(t *testing.T) {
 			[]string{"summarize this report", "book a flight to Lisbon"}},
 		{"result sent back to the caller", "reconcile these supplier invoices against the PO and send me a JSON summary",
 			[]string{"reconcile these supplier invoices against the PO and send me a JSON summary"}},
+		{"result sent back later in the clause", "summarize the quarterly board report and email the JSON summary back to me",
+			[]string{"summarize the quarterly board report and email the JSON summary back to me"}},
 		{"a delivery verb that only shapes the result", "summarize the quarterly report and keep it under a page",
 			[]string{"summarize the quarterly report and keep it under a page"}},
 		{"and joining nouns", "reconcile the invoices and the receipts from March", []string{"reconcile the invoices and the receipts from March"}},
