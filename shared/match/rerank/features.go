@@ -92,17 +92,14 @@ func features(in *Input, buf *[]float64) [][]float64 {
 	for _, c := range cands {
 		maxEx = max(maxEx, c.ExampleBM25)
 	}
-	vote := map[int]float64{}
+	// A candidate's votes are summed where it is read (see vote), in
+	// the neighbours' order as a map's running sums added them.
 	total := 0.0
 	for _, n := range in.Result.Neighbors {
-		w := math.Max(float64(n.Sim), 0)
-		vote[n.Doc] += w
-		total += w
+		total += math.Max(float64(n.Sim), 0)
 	}
-	lexVote := map[int]float64{}
 	lexTotal := 0.0
 	for _, n := range in.Result.LexNeighbors {
-		lexVote[n.Doc] += float64(n.Sim)
 		lexTotal += float64(n.Sim)
 	}
 	terms, weights := uniqueTerms(in.Terms, in.Result.TermWeights)
@@ -111,13 +108,24 @@ func features(in *Input, buf *[]float64) [][]float64 {
 		wsum += w
 	}
 	hist := newHistory(in.History)
-	zs := [4][]float64{
-		zscores(cands, func(c *index.Candidate) float64 { return c.BM25 }),
-		zscores(cands, func(c *index.Candidate) float64 { return float64(c.Dense) }),
-		zscores(cands, func(c *index.Candidate) float64 { return float64(c.DescSim) }),
-		zscores(cands, func(c *index.Candidate) float64 { return float64(c.CentroidSim) }),
+	// One array holds every vector, and after them the standardised
+	// scores' working rows: a shortlist's features are read together and
+	// dropped together.
+	n := len(cands)
+	all := *buf
+	if need := n*NumFeatures + 10*n; cap(all) < need {
+		all = make([]float64, need)
+		*buf = all
 	}
-	al := alignFeatures(cands)
+	rows := all[n*NumFeatures : n*NumFeatures+10*n]
+	row := func(k int) []float64 { return rows[k*n : (k+1)*n : (k+1)*n] }
+	zs := [4][]float64{
+		zscores(row(0), cands, func(c *index.Candidate) float64 { return c.BM25 }),
+		zscores(row(1), cands, func(c *index.Candidate) float64 { return float64(c.Dense) }),
+		zscores(row(2), cands, func(c *index.Candidate) float64 { return float64(c.DescSim) }),
+		zscores(row(3), cands, func(c *index.Candidate) float64 { return float64(c.CentroidSim) }),
+	}
+	al := alignFeatures(rows[4*n:], cands)
 	agent := cands[0].Entry.AgentID
 	single := 1.0
 	for _, c := range cands {
@@ -126,14 +134,7 @@ func features(in *Input, buf *[]float64) [][]float64 {
 			break
 		}
 	}
-	// One array holds every vector: a shortlist's features are read
-	// together and dropped together.
-	all := *buf
-	if cap(all) < len(cands)*NumFeatures {
-		all = make([]float64, len(cands)*NumFeatures)
-		*buf = all
-	}
-	all = all[:len(cands)*NumFeatures]
+	all = all[:n*NumFeatures]
 	clear(all)
 	for i, c := range cands {
 		f := all[i*NumFeatures : (i+1)*NumFeatures : (i+1)*NumFeatures]
@@ -164,7 +165,7 @@ func features(in *Input, buf *[]float64) [][]float64 {
 			f[9] = float64(c.Dense - otherD)
 		}
 		if total > 0 {
-			f[10] = vote[c.Doc] / total
+			f[10] = vote(in.Result.Neighbors, c.Doc, true) / total
 		}
 		if n := in.Result.Neighbors; len(n) > 0 && n[0].Doc == c.Doc {
 			f[11] = 1
@@ -205,7 +206,7 @@ func features(in *Input, buf *[]float64) [][]float64 {
 		}
 		f[24] = math.Log1p(c.ExampleBM25)
 		if lexTotal > 0 {
-			f[25] = lexVote[c.Doc] / lexTotal
+			f[25] = vote(in.Result.LexNeighbors, c.Doc, false) / lexTotal
 		}
 		if n := in.Result.LexNeighbors; len(n) > 0 && n[0].Doc == c.Doc {
 			f[26] = 1
@@ -244,22 +245,48 @@ func siblingSupport(cands []index.Candidate, i int, maxBM float64) (rr, bm float
 	return rr, bm
 }
 
-// zscores standardises one score over the shortlist: raw BM25 and cosine
-// levels depend on the catalog's wording and size, a candidate's standing
-// among its rivals much less. All zero when the scores do not vary.
-func zscores(cands []index.Candidate, score func(*index.Candidate) float64) []float64 {
-	vals := make([]float64, len(cands))
-	for i := range cands {
-		vals[i] = score(&cands[i])
+// vote is the sum of the similarities (clipped at 0 when clip) of the
+// neighbours that are doc, added in the neighbours' order. A shortlist
+// and its neighbours are a few dozen each: a scan, not a map.
+func vote(ns []index.Neighbor, doc int, clip bool) float64 {
+	v := 0.0
+	for _, n := range ns {
+		if n.Doc != doc {
+			continue
+		}
+		if clip {
+			v += math.Max(float64(n.Sim), 0)
+		} else {
+			v += float64(n.Sim)
+		}
 	}
-	return standardise(vals)
+	return v
+}
+
+// zscores standardises one score over the shortlist into dst (one per
+// candidate): raw BM25 and cosine levels depend on the catalog's wording
+// and size, a candidate's standing among its rivals much less. All zero
+// when the scores do not vary.
+func zscores(dst []float64, cands []index.Candidate, score func(*index.Candidate) float64) []float64 {
+	dst = dst[:len(cands)]
+	for i := range cands {
+		dst[i] = score(&cands[i])
+	}
+	return standardiseInto(dst, dst)
 }
 
 // standardise returns (v - mean) / sd of each value; all zero for fewer
 // than two values or values that do not vary.
 func standardise(vals []float64) []float64 {
-	out := make([]float64, len(vals))
+	return standardiseInto(make([]float64, len(vals)), vals)
+}
+
+// standardiseInto is standardise writing into out (len(vals) long),
+// which may be vals itself.
+func standardiseInto(out, vals []float64) []float64 {
+	out = out[:len(vals)]
 	if len(vals) < 2 {
+		clear(out)
 		return out
 	}
 	mean := 0.0
@@ -273,6 +300,7 @@ func standardise(vals []float64) []float64 {
 	}
 	sd := math.Sqrt(ss / float64(len(vals)))
 	if sd < 1e-9 {
+		clear(out)
 		return out
 	}
 	for i, v := range vals {
@@ -339,8 +367,8 @@ func exactFormat(wanted, offered []string, every bool) float64 {
 }
 
 func uniqueTerms(terms []string, weights []float64) ([]string, []float64) {
-	var ts []string
-	var ws []float64
+	ts := make([]string, 0, len(terms))
+	ws := make([]float64, 0, len(terms))
 	for i, t := range terms {
 		if slices.Contains(ts, t) {
 			continue
