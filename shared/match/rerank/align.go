@@ -68,6 +68,7 @@ func newAlignment(wv WordVectors, need string) *alignment {
 	a := &alignment{wv: wv, dim: wv.Dim()}
 	words := analyze.AppendContentWords(nil, 0, analyze.Words(need))
 	a.taskVecs = make([]float32, 0, len(words)*a.dim)
+	a.task = make([]wordVec, 0, len(words))
 	for _, w := range words {
 		n := len(a.taskVecs)
 		a.taskVecs = a.taskVecs[:n+a.dim]

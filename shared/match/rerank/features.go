@@ -389,7 +389,15 @@ func uniqueTerms(terms []string, weights []float64) ([]string, []float64) {
 // string comparisons, up to a few dozen terms.
 func has(sorted []string, t string) bool {
 	if len(sorted) <= 32 {
-		return slices.Contains(sorted, t)
+		// The first byte settles most words of t's length without a
+		// call to compare the rest (terms are never empty, but an empty
+		// t is matched like any other string).
+		for _, s := range sorted {
+			if len(s) == len(t) && (len(t) == 0 || s[0] == t[0]) && s == t {
+				return true
+			}
+		}
+		return false
 	}
 	_, ok := slices.BinarySearch(sorted, t)
 	return ok

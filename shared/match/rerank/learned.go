@@ -40,9 +40,10 @@ type Learned struct {
 	kinds []evidence
 	// forest is the weights' trees laid out for Logit (see compile).
 	forest forest
-	// feats holds *[]float64 for Rerank's feature vectors, which it
-	// drops once the shortlist is scored: 7 KB a decision, reused.
-	feats sync.Pool
+	// scratch holds *rerankScratch for Rerank's feature vectors and
+	// reasons, which it drops once the shortlist is scored: 7 KB a
+	// decision, reused.
+	scratch sync.Pool
 }
 
 // NewLearned checks the weights against the known features. Features the
@@ -113,12 +114,12 @@ func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	buf, _ := l.feats.Get().(*[]float64)
-	if buf == nil {
-		buf = new([]float64)
+	sc, _ := l.scratch.Get().(*rerankScratch)
+	if sc == nil {
+		sc = new(rerankScratch)
 	}
-	defer l.feats.Put(buf)
-	feats := features(in, buf)
+	defer l.scratch.Put(sc)
+	feats := features(in, &sc.feats)
 	fits := l.Fits(feats)
 	cands := in.Result.Candidates
 	order := make([]int, len(feats))
@@ -141,14 +142,13 @@ func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
 		return 0
 	})
 	sorted := make([]Scored, len(order))
-	var sc reasonScratch
 	for rank, i := range order {
 		sorted[rank] = Scored{Candidate: cands[i], Score: fits[i]}
 		// Reasons are sentences: write them only for the candidates a
 		// decision can name (top, fallbacks, the clarifying pair), unless
 		// the caller explains the whole shortlist.
 		if rank < ReasonsFor || in.Explain {
-			sorted[rank].Reason = l.reason(feats[i], &sorted[rank], &sc)
+			sorted[rank].Reason = l.reason(feats[i], &sorted[rank], &sc.reason)
 		}
 	}
 	return sorted, nil
@@ -162,6 +162,13 @@ const ReasonsFor = 4
 type contrib struct {
 	v, abs float64
 	kind   evidence
+}
+
+// rerankScratch is Rerank's working memory, reused from shortlist to
+// shortlist.
+type rerankScratch struct {
+	feats  []float64
+	reason reasonScratch
 }
 
 // reasonScratch is the working memory of one shortlist's reasons.

@@ -143,6 +143,9 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		res.Candidates[i] = c
 	}
 	m.lexScores(q.Terms, res.Candidates, unranked)
+	if len(exHits) > 0 {
+		res.LexNeighbors = make([]Neighbor, 0, len(exHits))
+	}
 	for _, h := range exHits {
 		res.LexNeighbors = append(res.LexNeighbors, Neighbor{Doc: int(m.vs.Owner[h.Doc]), Sim: float32(h.Score)})
 	}
