@@ -85,19 +85,34 @@ func (l *Learned) Weights() Weights { return l.w }
 
 // Logit is the model's log-odds for one feature vector.
 func (l *Learned) Logit(f []float64) float64 {
+	return l.forest.add(l.linear(f), f)
+}
+
+// linear is the logit's linear part.
+func (l *Learned) linear(f []float64) float64 {
 	z := l.w.Bias
 	for i, p := range l.pos {
 		z += l.w.W[i] * (f[p] - l.w.Mean[i]) / l.w.Scale[i]
 	}
-	return l.forest.add(z, f)
+	return z
+}
+
+// logits sets z[i] to Logit(feats[i]), the trees walked for two vectors
+// at once (see forest.add2).
+func (l *Learned) logits(feats [][]float64, z []float64) {
+	i := 0
+	for ; i+2 <= len(feats); i += 2 {
+		z[i], z[i+1] = l.forest.add2(l.linear(feats[i]), l.linear(feats[i+1]), feats[i], feats[i+1])
+	}
+	if i < len(feats) {
+		z[i] = l.Logit(feats[i])
+	}
 }
 
 // Fits maps the feature vectors of one shortlist to 0-10 fit scores.
 func (l *Learned) Fits(feats [][]float64) []float64 {
 	z := make([]float64, len(feats))
-	for i, f := range feats {
-		z[i] = l.Logit(f)
-	}
+	l.logits(feats, z)
 	if l.w.Stack != nil {
 		for i, sf := range stackFeatures(z) {
 			z[i] = l.w.Stack.logit(sf)
