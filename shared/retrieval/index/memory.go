@@ -101,10 +101,15 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 	// Both lexical searches run beside the dense one in a large index:
 	// they take one core, and the dense scan streams its codes on as many
 	// as it finds free, so the two no longer add up.
+	// The searches hold every doc's and example's score (and their
+	// indexes' read locks; both are never written once built): the
+	// candidates' scores are read from them below (lexScores) instead of
+	// searching each term's postings for each candidate again.
 	var hits, exHits []bm25.Hit
+	var held, exHeld bm25.Held
 	lexical := func() {
-		hits = m.lex.Search(q.Terms, q.Depth, allowFn)
-		exHits = m.exLex.Search(q.Terms, q.Neighbors, exAllow)
+		hits, held = m.lex.SearchHeld(q.Terms, q.Depth, allowFn)
+		exHits, exHeld = m.exLex.SearchHeld(q.Terms, q.Neighbors, exAllow)
 	}
 	var lexDone sync.WaitGroup
 	if len(m.vs.Owner) >= parallelMinVectors && len(q.Vector) == m.vs.Dim {
@@ -142,7 +147,9 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		res.Candidates[i] = c
 	}
-	m.lexScores(q.Terms, res.Candidates, unranked)
+	m.lexScores(held, exHeld, res.Candidates, unranked)
+	held.Release()
+	exHeld.Release()
 	if len(exHits) > 0 {
 		res.LexNeighbors = make([]Neighbor, 0, len(exHits))
 	}
@@ -158,14 +165,14 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 
 // lexScores fills the BM25 of the candidates at unranked, which the
 // lexical list did not reach, and every candidate's best single-example
-// BM25 score, each index asked once for all of them.
-func (m *Memory) lexScores(terms []string, cands []Candidate, unranked []int) {
+// BM25 score, from the scores the searches held.
+func (m *Memory) lexScores(lex, exLex bm25.Held, cands []Candidate, unranked []int) {
 	docs := make([]int, 0, max(len(unranked), 4*len(cands)))
 	for _, i := range unranked {
 		docs = append(docs, cands[i].Doc)
 	}
 	scores := make([]float64, cap(docs))
-	m.lex.ScoreEach(terms, docs, scores[:len(docs)])
+	lex.ScoreEach(docs, scores[:len(docs)])
 	for k, i := range unranked {
 		cands[i].BM25 = scores[k]
 	}
@@ -176,7 +183,7 @@ func (m *Memory) lexScores(terms []string, cands []Candidate, unranked []int) {
 		}
 	}
 	scores = slices.Grow(scores[:0], len(docs))[:len(docs)]
-	m.exLex.ScoreEach(terms, docs, scores)
+	exLex.ScoreEach(docs, scores)
 	for i := range cands {
 		c := &cands[i]
 		for v := m.vs.First[c.Doc] + 1; v < m.vs.First[c.Doc+1]; v++ {
