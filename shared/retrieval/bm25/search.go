@@ -83,11 +83,7 @@ func (ix *Index) top(sc *scratch, k int, allow func(doc int) bool, clearing bool
 	// not a look at the doc and a call of allow (at 100,000 skills with
 	// common query words, nearly every slot has a score).
 	floor := math.Inf(-1)
-	visit := sc.drain
-	if !clearing {
-		visit = sc.visit
-	}
-	visit(&floor, func(s uint32, v float64) {
+	keep := func(s uint32, v float64) {
 		if v <= 0 || top.loses(v) {
 			return
 		}
@@ -97,7 +93,12 @@ func (ix *Index) top(sc *scratch, k int, allow func(doc int) bool, clearing bool
 				floor = top.heap[0].Score
 			}
 		}
-	})
+	}
+	if clearing {
+		sc.drain(&floor, keep)
+	} else {
+		sc.visit(&floor, keep)
+	}
 	return top.sorted()
 }
 

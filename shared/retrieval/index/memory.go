@@ -84,7 +84,6 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	allowed := func(d int) bool { return q.Allow == nil || q.Allow[d] }
 	res := &Result{Allowed: n}
 	if res.Allowed == 0 {
 		return res, nil
@@ -93,39 +92,24 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 
-	var allowFn, exAllow func(int) bool
-	if q.Allow != nil {
-		allowFn = allowed
-		exAllow = func(v int) bool { return q.Allow[m.vs.Owner[v]] }
-	}
 	// Both lexical searches run beside the dense one in a large index:
 	// they take one core, and the dense scan streams its codes on as many
-	// as it finds free, so the two no longer add up.
-	// The searches hold every doc's and example's score (and their
-	// indexes' read locks; both are never written once built): the
-	// candidates' scores are read from them below (lexScores) instead of
-	// searching each term's postings for each candidate again.
-	var hits, exHits []bm25.Hit
-	var held, exHeld bm25.Held
-	lexical := func() {
-		hits, held = m.lex.SearchHeld(q.Terms, q.Depth, allowFn)
-		exHits, exHeld = m.exLex.SearchHeld(q.Terms, q.Neighbors, exAllow)
-	}
-	var lexDone sync.WaitGroup
-	if len(m.vs.Owner) >= parallelMinVectors && len(q.Vector) == m.vs.Dim {
-		lexDone.Go(lexical)
-	} else {
-		lexical()
-	}
+	// as it finds free, so the two no longer add up. In a small one they
+	// run in line, without a closure and its captures on the heap.
+	var lx lexical
 	var denseIDs []int
-	if len(q.Vector) == m.vs.Dim {
-		if m.exact {
-			denseIDs, res.Neighbors = m.dense.Exact(q.Vector, q.Allow, q.Depth, q.Neighbors)
-		} else {
-			denseIDs, res.Neighbors = m.dense.Search(q.Vector, q.Allow, n, q.Depth, q.Neighbors)
-		}
+	if len(m.vs.Owner) >= parallelMinVectors && len(q.Vector) == m.vs.Dim {
+		var lexDone sync.WaitGroup
+		p := new(lexical)
+		lexDone.Go(func() { *p = m.lexical(&q) })
+		denseIDs, res.Neighbors = m.denseSearch(&q, n)
+		lexDone.Wait()
+		lx = *p
+	} else {
+		lx = m.lexical(&q)
+		denseIDs, res.Neighbors = m.denseSearch(&q, n)
 	}
-	lexDone.Wait()
+	hits, exHits := lx.hits, lx.exHits
 	lexIDs := make([]int, len(hits))
 	for i, h := range hits {
 		lexIDs[i] = h.Doc
@@ -147,9 +131,9 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		res.Candidates[i] = c
 	}
-	m.lexScores(held, exHeld, res.Candidates, unranked)
-	held.Release()
-	exHeld.Release()
+	m.lexScores(lx.held, lx.exHeld, res.Candidates, unranked)
+	lx.held.Release()
+	lx.exHeld.Release()
 	if len(exHits) > 0 {
 		res.LexNeighbors = make([]Neighbor, 0, len(exHits))
 	}
@@ -161,6 +145,42 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		res.TermWeights[i] = m.lex.IDF(t)
 	}
 	return res, nil
+}
+
+// lexical is what the two BM25 searches found. They hold every doc's
+// and example's score (and their indexes' read locks; neither is written
+// once built) until the candidates' scores are read from them
+// (lexScores), instead of searching each term's postings for each
+// candidate again.
+type lexical struct {
+	hits, exHits []bm25.Hit
+	held, exHeld bm25.Held
+}
+
+// lexical runs both BM25 searches of q.
+func (m *Memory) lexical(q *Query) lexical {
+	var lx lexical
+	var allow, exAllow func(int) bool
+	if a := q.Allow; a != nil {
+		owner := m.vs.Owner
+		allow = func(d int) bool { return a[d] }
+		exAllow = func(v int) bool { return a[owner[v]] }
+	}
+	lx.hits, lx.held = m.lex.SearchHeld(q.Terms, q.Depth, allow)
+	lx.exHits, lx.exHeld = m.exLex.SearchHeld(q.Terms, q.Neighbors, exAllow)
+	return lx
+}
+
+// denseSearch runs the dense retriever for q (nothing without a vector
+// of the index's length); allowed is how many docs q allows.
+func (m *Memory) denseSearch(q *Query, allowed int) ([]int, []Neighbor) {
+	switch {
+	case len(q.Vector) != m.vs.Dim:
+		return nil, nil
+	case m.exact:
+		return m.dense.Exact(q.Vector, q.Allow, q.Depth, q.Neighbors)
+	}
+	return m.dense.Search(q.Vector, q.Allow, allowed, q.Depth, q.Neighbors)
 }
 
 // lexScores fills the BM25 of the candidates at unranked, which the
