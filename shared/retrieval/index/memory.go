@@ -100,8 +100,9 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 	var denseIDs []int
 	if len(m.vs.Owner) >= parallelMinVectors && len(q.Vector) == m.vs.Dim {
 		var lexDone sync.WaitGroup
-		p := new(lexical)
-		lexDone.Go(func() { *p = m.lexical(&q) })
+		p, qp := new(lexical), &Query{}
+		*qp = q // the goroutine's copy: q itself stays off the heap
+		lexDone.Go(func() { *p = m.lexical(qp) })
 		denseIDs, res.Neighbors = m.denseSearch(&q, n)
 		lexDone.Wait()
 		lx = *p
