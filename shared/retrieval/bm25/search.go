@@ -66,7 +66,7 @@ func (h Held) ScoreEach(docs []int, out []float64) {
 
 // Release clears the held scores and lets the index change again.
 func (h Held) Release() {
-	h.sc.drain(nil, func(uint32, float64) {})
+	h.sc.reset()
 	h.ix.scratch.Put(h.sc)
 	h.ix.mu.RUnlock()
 }
@@ -255,6 +255,18 @@ func (sc *scratch) drain(floor *float64, visit func(slot uint32, v float64)) {
 		if floor == nil || v >= *floor {
 			visit(s, v)
 		}
+	}
+	sc.touched = sc.touched[:0]
+}
+
+// reset zeroes the scores for the next query, as drain leaves them.
+func (sc *scratch) reset() {
+	if sc.dense {
+		clear(sc.score[:sc.n])
+		return
+	}
+	for _, s := range sc.touched {
+		sc.score[s] = 0
 	}
 	sc.touched = sc.touched[:0]
 }
