@@ -2,6 +2,7 @@ package rerank
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -396,17 +397,17 @@ func uniqueTerms(terms []string, weights []float64) ([]string, []float64) {
 	return ts, ws
 }
 
-// termSet finds a request's terms (up to 64) in a skill's term sets: a
-// small open-addressed table keyed by a term's length and end bytes, so
-// that each of the skill's terms costs a probe rather than each request
-// term a scan of the skill's terms (the scans were a twentieth of a
-// decision at 1,000 skills). A hit is confirmed by comparing the strings.
+// termSet finds a request's terms (up to 64) in a skill's term sets: each
+// of the skill's terms looks up the request terms of its length (one
+// table read, the string's bytes untouched unless some term has its
+// length) rather than each request term scanning the skill's terms (the
+// scans were a twentieth of a decision at 1,000 skills). A candidate is
+// confirmed by comparing the strings.
 type termSet struct {
 	terms []string
-	slot  [termSlots]int8 // 1 + the term's index; 0 is empty
+	// byLen[n] holds bit j when terms[j] is n bytes long (64: longer).
+	byLen [65]uint64
 }
-
-const termSlots = 128
 
 // fill makes s the set of terms (distinct), false when there are more
 // than 64 of them (the caller then scans with has).
@@ -416,11 +417,7 @@ func (s *termSet) fill(terms []string) bool {
 	}
 	s.terms = terms
 	for j, t := range terms {
-		i := termHash(t)
-		for s.slot[i] != 0 {
-			i = (i + 1) % termSlots
-		}
-		s.slot[i] = int8(j + 1)
+		s.byLen[min(len(t), 64)] |= 1 << j
 	}
 	return true
 }
@@ -428,23 +425,17 @@ func (s *termSet) fill(terms []string) bool {
 // present returns the bits of the set's terms that list holds (bit j for
 // terms[j]).
 func (s *termSet) present(list []string) uint64 {
-	var bits uint64
+	var found uint64
 	for _, t := range list {
-		for i := termHash(t); s.slot[i] != 0; i = (i + 1) % termSlots {
-			if j := s.slot[i] - 1; s.terms[j] == t {
-				bits |= 1 << j
+		for m := s.byLen[min(len(t), 64)] &^ found; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros64(m)
+			if u := s.terms[j]; len(u) == len(t) && (len(t) == 0 || u[0] == t[0]) && u == t {
+				found |= 1 << j
 				break
 			}
 		}
 	}
-	return bits
-}
-
-func termHash(t string) int {
-	if t == "" {
-		return 0
-	}
-	return int(uint(len(t))*31+uint(t[0])*7+uint(t[len(t)-1])) % termSlots
+	return found
 }
 
 // has says whether the sorted set holds t. A skill's term sets are short
