@@ -102,12 +102,12 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		var lexDone sync.WaitGroup
 		p, qp := new(lexical), &Query{}
 		*qp = q // the goroutine's copy: q itself stays off the heap
-		lexDone.Go(func() { *p = m.lexical(qp) })
+		lexDone.Go(func() { *p = m.lexical(qp, false) })
 		denseIDs, res.Neighbors = m.denseSearch(&q, n)
 		lexDone.Wait()
 		lx = *p
 	} else {
-		lx = m.lexical(&q)
+		lx = m.lexical(&q, true)
 		denseIDs, res.Neighbors = m.denseSearch(&q, n)
 	}
 	hits, exHits := lx.hits, lx.exHits
@@ -132,9 +132,7 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		res.Candidates[i] = c
 	}
-	m.lexScores(lx.held, lx.exHeld, res.Candidates, unranked)
-	lx.held.Release()
-	lx.exHeld.Release()
+	m.lexScores(&q, &lx, res.Candidates, unranked)
 	if len(exHits) > 0 {
 		res.LexNeighbors = make([]Neighbor, 0, len(exHits))
 	}
@@ -148,24 +146,32 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 	return res, nil
 }
 
-// lexical is what the two BM25 searches found. They hold every doc's
-// and example's score (and their indexes' read locks; neither is written
-// once built) until the candidates' scores are read from them
-// (lexScores), instead of searching each term's postings for each
-// candidate again.
+// lexical is what the two BM25 searches found. In a small index they
+// hold every doc's and example's score (and their indexes' read locks;
+// neither is written once built) until the candidates' scores are read
+// from them (lexScores), instead of searching each term's postings for
+// each candidate again. A large index's searches clear their scores
+// beside the dense scan, as they always did: the megabytes of a hundred
+// thousand skills' scores cleared after it would lengthen the decision.
 type lexical struct {
 	hits, exHits []bm25.Hit
 	held, exHeld bm25.Held
+	holds        bool
 }
 
-// lexical runs both BM25 searches of q.
-func (m *Memory) lexical(q *Query) lexical {
-	var lx lexical
+// lexical runs both BM25 searches of q, holding their scores when hold.
+func (m *Memory) lexical(q *Query, hold bool) lexical {
+	lx := lexical{holds: hold}
 	var allow, exAllow func(int) bool
 	if a := q.Allow; a != nil {
 		owner := m.vs.Owner
 		allow = func(d int) bool { return a[d] }
 		exAllow = func(v int) bool { return a[owner[v]] }
+	}
+	if !hold {
+		lx.hits = m.lex.Search(q.Terms, q.Depth, allow)
+		lx.exHits = m.exLex.Search(q.Terms, q.Neighbors, exAllow)
+		return lx
 	}
 	lx.hits, lx.held = m.lex.SearchHeld(q.Terms, q.Depth, allow)
 	lx.exHits, lx.exHeld = m.exLex.SearchHeld(q.Terms, q.Neighbors, exAllow)
@@ -186,14 +192,23 @@ func (m *Memory) denseSearch(q *Query, allowed int) ([]int, []Neighbor) {
 
 // lexScores fills the BM25 of the candidates at unranked, which the
 // lexical list did not reach, and every candidate's best single-example
-// BM25 score, from the scores the searches held.
-func (m *Memory) lexScores(lex, exLex bm25.Held, cands []Candidate, unranked []int) {
+// BM25 score, from the scores the searches held (then released) or else
+// each index asked once for all of them.
+func (m *Memory) lexScores(q *Query, lx *lexical, cands []Candidate, unranked []int) {
+	scoreEach := func(ix *bm25.Index, h bm25.Held, docs []int, out []float64) {
+		if lx.holds {
+			h.ScoreEach(docs, out)
+			h.Release()
+		} else {
+			ix.ScoreEach(q.Terms, docs, out)
+		}
+	}
 	docs := make([]int, 0, max(len(unranked), 4*len(cands)))
 	for _, i := range unranked {
 		docs = append(docs, cands[i].Doc)
 	}
 	scores := make([]float64, cap(docs))
-	lex.ScoreEach(docs, scores[:len(docs)])
+	scoreEach(m.lex, lx.held, docs, scores[:len(docs)])
 	for k, i := range unranked {
 		cands[i].BM25 = scores[k]
 	}
@@ -204,7 +219,7 @@ func (m *Memory) lexScores(lex, exLex bm25.Held, cands []Candidate, unranked []i
 		}
 	}
 	scores = slices.Grow(scores[:0], len(docs))[:len(docs)]
-	exLex.ScoreEach(docs, scores)
+	scoreEach(m.exLex, lx.exHeld, docs, scores)
 	for i := range cands {
 		c := &cands[i]
 		for v := m.vs.First[c.Doc] + 1; v < m.vs.First[c.Doc+1]; v++ {
