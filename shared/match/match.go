@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -843,7 +842,13 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 		return nil, fmt.Errorf("rank: reranker dropped %d shortlisted candidates", len(byDoc))
 	}
 	poolMoves(out, moves...)
-	sort.SliceStable(out, func(i, j int) bool { return m.refs[out[i].Doc].distrust == "" && m.refs[out[j].Doc].distrust != "" })
+	// sort.SliceStable's algorithm (one template), without its reflection.
+	slices.SortStableFunc(out, func(a, b Ranked) int {
+		if m.refs[a.Doc].distrust == "" && m.refs[b.Doc].distrust != "" {
+			return -1
+		}
+		return 0
+	})
 	m.markLookAlikes(out)
 	out = m.addAlternatives(req, out)
 	markUnnamed(req, out)

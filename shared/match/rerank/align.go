@@ -68,6 +68,7 @@ func newAlignment(wv WordVectors, need string) *alignment {
 	a := &alignment{wv: wv, dim: wv.Dim()}
 	words := analyze.AppendContentWords(nil, 0, analyze.Words(need))
 	a.taskVecs = make([]float32, 0, len(words)*a.dim)
+	a.task = make([]wordVec, 0, len(words))
 	for _, w := range words {
 		n := len(a.taskVecs)
 		a.taskVecs = a.taskVecs[:n+a.dim]
@@ -255,17 +256,17 @@ func (a *alignment) lexCover(cover map[string]uint64, d *index.Doc) float64 {
 
 // alignFeatures reads align, align_label and lex_cover, each followed by
 // its standardisation over the shortlist.
-func alignFeatures(cands []index.Candidate) [6][]float64 {
+func alignFeatures(rows []float64, cands []index.Candidate) [6][]float64 {
 	n := len(cands)
 	var out [6][]float64
-	for k := 0; k < 6; k += 2 {
-		out[k] = make([]float64, n)
+	for k := range out {
+		out[k] = rows[k*n : (k+1)*n : (k+1)*n]
 	}
 	for i := range cands {
 		out[0][i], out[2][i], out[4][i] = float64(cands[i].Align), float64(cands[i].AlignLabel), float64(cands[i].Lex)
 	}
 	for k := 0; k < 6; k += 2 {
-		out[k+1] = standardise(out[k])
+		standardiseInto(out[k+1], out[k])
 	}
 	return out
 }

@@ -91,7 +91,7 @@ func TestAlignFeatures(t *testing.T) {
 		{Entry: &index.Doc{TextWords: []string{"weather"}, LabelWords: []string{"weather"}, DescTerms: []string{"weather"}}},
 	}
 	Align(toy, toyLex{"cash": {"money"}}, "cash", cands)
-	al := alignFeatures(cands)
+	al := alignFeatures(make([]float64, 6*len(cands)), cands)
 	to, from, lex := al[0], al[2], al[4]
 	if !(to[0] > to[1] && from[0] > from[1]) {
 		t.Errorf("paraphrase not above unrelated: align %v, align_label %v", to, from)
@@ -116,7 +116,7 @@ func TestAlignFeatures(t *testing.T) {
 		t.Errorf("without a lexicon: lex %v (want 0), align %v (want kept)", cands[0].Lex, cands[0].Align)
 	}
 	Align(nil, toyLex{"cash": {"money"}}, "cash", cands)
-	al = alignFeatures(cands)
+	al = alignFeatures(make([]float64, 6*len(cands)), cands)
 	for k := range al {
 		if al[k][0] != 0 {
 			t.Errorf("feature %d without word vectors: %v, want 0", k, al[k])

@@ -2,6 +2,7 @@ package rerank
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -92,32 +93,42 @@ func features(in *Input, buf *[]float64) [][]float64 {
 	for _, c := range cands {
 		maxEx = max(maxEx, c.ExampleBM25)
 	}
-	vote := map[int]float64{}
+	// A candidate's votes are summed where it is read (see vote), in
+	// the neighbours' order as a map's running sums added them.
 	total := 0.0
 	for _, n := range in.Result.Neighbors {
-		w := math.Max(float64(n.Sim), 0)
-		vote[n.Doc] += w
-		total += w
+		total += math.Max(float64(n.Sim), 0)
 	}
-	lexVote := map[int]float64{}
 	lexTotal := 0.0
 	for _, n := range in.Result.LexNeighbors {
-		lexVote[n.Doc] += float64(n.Sim)
 		lexTotal += float64(n.Sim)
 	}
 	terms, weights := uniqueTerms(in.Terms, in.Result.TermWeights)
+	var set termSet
+	hashed := set.fill(terms)
 	wsum := 0.0
 	for _, w := range weights {
 		wsum += w
 	}
 	hist := newHistory(in.History)
-	zs := [4][]float64{
-		zscores(cands, func(c *index.Candidate) float64 { return c.BM25 }),
-		zscores(cands, func(c *index.Candidate) float64 { return float64(c.Dense) }),
-		zscores(cands, func(c *index.Candidate) float64 { return float64(c.DescSim) }),
-		zscores(cands, func(c *index.Candidate) float64 { return float64(c.CentroidSim) }),
+	// One array holds every vector, and after them the standardised
+	// scores' working rows: a shortlist's features are read together and
+	// dropped together.
+	n := len(cands)
+	all := *buf
+	if need := n*NumFeatures + 10*n; cap(all) < need {
+		all = make([]float64, need)
+		*buf = all
 	}
-	al := alignFeatures(cands)
+	rows := all[n*NumFeatures : n*NumFeatures+10*n]
+	row := func(k int) []float64 { return rows[k*n : (k+1)*n : (k+1)*n] }
+	zs := [4][]float64{
+		zscores(row(0), cands, func(c *index.Candidate) float64 { return c.BM25 }),
+		zscores(row(1), cands, func(c *index.Candidate) float64 { return float64(c.Dense) }),
+		zscores(row(2), cands, func(c *index.Candidate) float64 { return float64(c.DescSim) }),
+		zscores(row(3), cands, func(c *index.Candidate) float64 { return float64(c.CentroidSim) }),
+	}
+	al := alignFeatures(rows[4*n:], cands)
 	agent := cands[0].Entry.AgentID
 	single := 1.0
 	for _, c := range cands {
@@ -126,14 +137,7 @@ func features(in *Input, buf *[]float64) [][]float64 {
 			break
 		}
 	}
-	// One array holds every vector: a shortlist's features are read
-	// together and dropped together.
-	all := *buf
-	if cap(all) < len(cands)*NumFeatures {
-		all = make([]float64, len(cands)*NumFeatures)
-		*buf = all
-	}
-	all = all[:len(cands)*NumFeatures]
+	all = all[:n*NumFeatures]
 	clear(all)
 	for i, c := range cands {
 		f := all[i*NumFeatures : (i+1)*NumFeatures : (i+1)*NumFeatures]
@@ -164,7 +168,7 @@ func features(in *Input, buf *[]float64) [][]float64 {
 			f[9] = float64(c.Dense - otherD)
 		}
 		if total > 0 {
-			f[10] = vote[c.Doc] / total
+			f[10] = vote(in.Result.Neighbors, c.Doc, true) / total
 		}
 		if n := in.Result.Neighbors; len(n) > 0 && n[0].Doc == c.Doc {
 			f[11] = 1
@@ -172,11 +176,22 @@ func features(in *Input, buf *[]float64) [][]float64 {
 		if wsum > 0 {
 			d := c.Entry
 			var name, desc, ex, all, miss float64
+			var nameBits, descBits, exBits uint64
+			if hashed {
+				nameBits = set.present(d.NameTerms) | set.present(d.TagTerms)
+				descBits, exBits = set.present(d.DescTerms), set.present(d.ExampleTerms)
+			}
 			for j, t := range terms {
 				w := weights[j] / wsum
-				inName := has(d.NameTerms, t) || has(d.TagTerms, t)
-				inDesc := has(d.DescTerms, t)
-				inEx := has(d.ExampleTerms, t)
+				var inName, inDesc, inEx bool
+				if hashed {
+					bit := uint64(1) << j
+					inName, inDesc, inEx = nameBits&bit != 0, descBits&bit != 0, exBits&bit != 0
+				} else {
+					inName = has(d.NameTerms, t) || has(d.TagTerms, t)
+					inDesc = has(d.DescTerms, t)
+					inEx = has(d.ExampleTerms, t)
+				}
 				if inName {
 					name += w
 				}
@@ -205,7 +220,7 @@ func features(in *Input, buf *[]float64) [][]float64 {
 		}
 		f[24] = math.Log1p(c.ExampleBM25)
 		if lexTotal > 0 {
-			f[25] = lexVote[c.Doc] / lexTotal
+			f[25] = vote(in.Result.LexNeighbors, c.Doc, false) / lexTotal
 		}
 		if n := in.Result.LexNeighbors; len(n) > 0 && n[0].Doc == c.Doc {
 			f[26] = 1
@@ -244,22 +259,48 @@ func siblingSupport(cands []index.Candidate, i int, maxBM float64) (rr, bm float
 	return rr, bm
 }
 
-// zscores standardises one score over the shortlist: raw BM25 and cosine
-// levels depend on the catalog's wording and size, a candidate's standing
-// among its rivals much less. All zero when the scores do not vary.
-func zscores(cands []index.Candidate, score func(*index.Candidate) float64) []float64 {
-	vals := make([]float64, len(cands))
-	for i := range cands {
-		vals[i] = score(&cands[i])
+// vote is the sum of the similarities (clipped at 0 when clip) of the
+// neighbours that are doc, added in the neighbours' order. A shortlist
+// and its neighbours are a few dozen each: a scan, not a map.
+func vote(ns []index.Neighbor, doc int, clip bool) float64 {
+	v := 0.0
+	for _, n := range ns {
+		if n.Doc != doc {
+			continue
+		}
+		if clip {
+			v += math.Max(float64(n.Sim), 0)
+		} else {
+			v += float64(n.Sim)
+		}
 	}
-	return standardise(vals)
+	return v
+}
+
+// zscores standardises one score over the shortlist into dst (one per
+// candidate): raw BM25 and cosine levels depend on the catalog's wording
+// and size, a candidate's standing among its rivals much less. All zero
+// when the scores do not vary.
+func zscores(dst []float64, cands []index.Candidate, score func(*index.Candidate) float64) []float64 {
+	dst = dst[:len(cands)]
+	for i := range cands {
+		dst[i] = score(&cands[i])
+	}
+	return standardiseInto(dst, dst)
 }
 
 // standardise returns (v - mean) / sd of each value; all zero for fewer
 // than two values or values that do not vary.
 func standardise(vals []float64) []float64 {
-	out := make([]float64, len(vals))
+	return standardiseInto(make([]float64, len(vals)), vals)
+}
+
+// standardiseInto is standardise writing into out (len(vals) long),
+// which may be vals itself.
+func standardiseInto(out, vals []float64) []float64 {
+	out = out[:len(vals)]
 	if len(vals) < 2 {
+		clear(out)
 		return out
 	}
 	mean := 0.0
@@ -273,6 +314,7 @@ func standardise(vals []float64) []float64 {
 	}
 	sd := math.Sqrt(ss / float64(len(vals)))
 	if sd < 1e-9 {
+		clear(out)
 		return out
 	}
 	for i, v := range vals {
@@ -339,8 +381,8 @@ func exactFormat(wanted, offered []string, every bool) float64 {
 }
 
 func uniqueTerms(terms []string, weights []float64) ([]string, []float64) {
-	var ts []string
-	var ws []float64
+	ts := make([]string, 0, len(terms))
+	ws := make([]float64, 0, len(terms))
 	for i, t := range terms {
 		if slices.Contains(ts, t) {
 			continue
@@ -355,13 +397,62 @@ func uniqueTerms(terms []string, weights []float64) ([]string, []float64) {
 	return ts, ws
 }
 
+// termSet finds a request's terms (up to 64) in a skill's term sets: each
+// of the skill's terms looks up the request terms of its length (one
+// table read, the string's bytes untouched unless some term has its
+// length) rather than each request term scanning the skill's terms (the
+// scans were a twentieth of a decision at 1,000 skills). A candidate is
+// confirmed by comparing the strings.
+type termSet struct {
+	terms []string
+	// byLen[n] holds bit j when terms[j] is n bytes long (64: longer).
+	byLen [65]uint64
+}
+
+// fill makes s the set of terms (distinct), false when there are more
+// than 64 of them (the caller then scans with has).
+func (s *termSet) fill(terms []string) bool {
+	if len(terms) > 64 {
+		return false
+	}
+	s.terms = terms
+	for j, t := range terms {
+		s.byLen[min(len(t), 64)] |= 1 << j
+	}
+	return true
+}
+
+// present returns the bits of the set's terms that list holds (bit j for
+// terms[j]).
+func (s *termSet) present(list []string) uint64 {
+	var found uint64
+	for _, t := range list {
+		for m := s.byLen[min(len(t), 64)] &^ found; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros64(m)
+			if u := s.terms[j]; len(u) == len(t) && (len(t) == 0 || u[0] == t[0]) && u == t {
+				found |= 1 << j
+				break
+			}
+		}
+	}
+	return found
+}
+
 // has says whether the sorted set holds t. A skill's term sets are short
 // (a name's, a description's): comparing t with each, which a length
 // mismatch mostly settles, was twice as fast as a binary search of full
 // string comparisons, up to a few dozen terms.
 func has(sorted []string, t string) bool {
 	if len(sorted) <= 32 {
-		return slices.Contains(sorted, t)
+		// The first byte settles most words of t's length without a
+		// call to compare the rest (terms are never empty, but an empty
+		// t is matched like any other string).
+		for _, s := range sorted {
+			if len(s) == len(t) && (len(t) == 0 || s[0] == t[0]) && s == t {
+				return true
+			}
+		}
+		return false
 	}
 	_, ok := slices.BinarySearch(sorted, t)
 	return ok

@@ -21,6 +21,8 @@ func stackFeatures(z []float64) [][]float64 {
 	if len(z) == 0 {
 		return out
 	}
+	rows := make([]float64, 3*len(z)) // one array for every candidate's
+
 	best, second := math.Inf(-1), math.Inf(-1)
 	for _, v := range z {
 		if v > best {
@@ -45,7 +47,9 @@ func stackFeatures(z []float64) [][]float64 {
 			lead = 5 // alone in the shortlist
 		}
 		lead = max(min(lead, 10), -10)
-		out[i] = []float64{v, lead, math.Exp(v-best) / sum}
+		f := rows[3*i : 3*i+3 : 3*i+3]
+		f[0], f[1], f[2] = v, lead, math.Exp(v-best)/sum
+		out[i] = f
 	}
 	return out
 }

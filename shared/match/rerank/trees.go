@@ -174,6 +174,55 @@ func (fo *forest) add(z float64, f []float64) float64 {
 	return z
 }
 
+// add2 is add for two feature vectors at once: eight walks side by side
+// (four trees, each for both vectors) instead of four, each vector's
+// leaves added in tree order as add adds them.
+func (fo *forest) add2(z0, z1 float64, f0, f1 []float64) (float64, float64) {
+	if fo.depth < 0 {
+		return fo.add(z0, f0), fo.add(z1, f1)
+	}
+	internal, leaves := 1<<fo.depth-1, 1<<fo.depth
+	t := 0
+	for ; t+4 <= fo.trees; t += 4 {
+		n0 := fo.nodes[t*internal : (t+1)*internal]
+		n1 := fo.nodes[(t+1)*internal : (t+2)*internal]
+		n2 := fo.nodes[(t+2)*internal : (t+3)*internal]
+		n3 := fo.nodes[(t+3)*internal : (t+4)*internal]
+		a0, a1, a2, a3 := 0, 0, 0, 0
+		b0, b1, b2, b3 := 0, 0, 0, 0
+		for range fo.depth {
+			a0 = step(n0, a0, f0)
+			b0 = step(n0, b0, f1)
+			a1 = step(n1, a1, f0)
+			b1 = step(n1, b1, f1)
+			a2 = step(n2, a2, f0)
+			b2 = step(n2, b2, f1)
+			a3 = step(n3, a3, f0)
+			b3 = step(n3, b3, f1)
+		}
+		lv := fo.leaves[t*leaves : (t+4)*leaves]
+		z0 += lv[a0-internal]
+		z0 += lv[leaves+a1-internal]
+		z0 += lv[2*leaves+a2-internal]
+		z0 += lv[3*leaves+a3-internal]
+		z1 += lv[b0-internal]
+		z1 += lv[leaves+b1-internal]
+		z1 += lv[2*leaves+b2-internal]
+		z1 += lv[3*leaves+b3-internal]
+	}
+	for ; t < fo.trees; t++ {
+		nodes := fo.nodes[t*internal : (t+1)*internal]
+		a, b := 0, 0
+		for range fo.depth {
+			a = step(nodes, a, f0)
+			b = step(nodes, b, f1)
+		}
+		z0 += fo.leaves[t*leaves+a-internal]
+		z1 += fo.leaves[t*leaves+b-internal]
+	}
+	return z0, z1
+}
+
 // step is node i's child for f in a padded tree: right unless
 // f[feature] <= at, NaN included.
 func step(nodes []paddedNode, i int, f []float64) int {

@@ -23,6 +23,57 @@ func (ix *Index) Search(query []string, k int, allow func(doc int) bool) []Hit {
 	sc := ix.scratch.Get().(*scratch)
 
 	ix.accumulate(query, sc)
+	hits := ix.top(sc, k, allow, true)
+	// Not deferred: if allow panics, the half-drained scratch is dropped
+	// rather than handed, dirty, to the next search.
+	ix.scratch.Put(sc)
+	return hits
+}
+
+// Held is a search that keeps every document's score, read by its
+// ScoreEach, until Release. It holds the index's read lock until then.
+type Held struct {
+	ix *Index
+	sc *scratch
+}
+
+// SearchHeld is Search that also keeps every document's score: Held's
+// ScoreEach gives what the index's ScoreEach gives for the same query, bit
+// for bit (each score is the same products added in the same order), by
+// reading them instead of searching each term's postings for each
+// document. The caller must call Release, and no other method of the
+// index before it.
+func (ix *Index) SearchHeld(query []string, k int, allow func(doc int) bool) ([]Hit, Held) {
+	ix.mu.RLock()
+	sc := ix.scratch.Get().(*scratch)
+	ix.accumulate(query, sc)
+	return ix.top(sc, k, allow, false), Held{ix: ix, sc: sc}
+}
+
+// ScoreEach sets out[i] to the held query's score of docs[i] (0 for a
+// document the index does not hold).
+func (h Held) ScoreEach(docs []int, out []float64) {
+	if len(out) != len(docs) {
+		panic(fmt.Sprintf("bm25: ScoreEach of %d docs into %d scores", len(docs), len(out)))
+	}
+	for i, doc := range docs {
+		out[i] = 0
+		if slot, ok := h.ix.slots[doc]; ok && int(slot) < h.sc.n {
+			out[i] = h.sc.score[slot]
+		}
+	}
+}
+
+// Release clears the held scores and lets the index change again.
+func (h Held) Release() {
+	h.sc.reset()
+	h.ix.scratch.Put(h.sc)
+	h.ix.mu.RUnlock()
+}
+
+// top drains sc's scores into the k best allowed hits; clearing false
+// leaves the scores in place (SearchHeld).
+func (ix *Index) top(sc *scratch, k int, allow func(doc int) bool, clearing bool) []Hit {
 	top := topK{k: k}
 	if k > 0 {
 		top.heap = make([]Hit, 0, min(k, ix.live))
@@ -32,7 +83,7 @@ func (ix *Index) Search(query []string, k int, allow func(doc int) bool) []Hit {
 	// not a look at the doc and a call of allow (at 100,000 skills with
 	// common query words, nearly every slot has a score).
 	floor := math.Inf(-1)
-	sc.drain(&floor, func(s uint32, v float64) {
+	keep := func(s uint32, v float64) {
 		if v <= 0 || top.loses(v) {
 			return
 		}
@@ -42,10 +93,12 @@ func (ix *Index) Search(query []string, k int, allow func(doc int) bool) []Hit {
 				floor = top.heap[0].Score
 			}
 		}
-	})
-	// Not deferred: if allow panics, the half-drained scratch is dropped
-	// rather than handed, dirty, to the next search.
-	ix.scratch.Put(sc)
+	}
+	if clearing {
+		sc.drain(&floor, keep)
+	} else {
+		sc.visit(&floor, keep)
+	}
 	return top.sorted()
 }
 
@@ -204,6 +257,35 @@ func (sc *scratch) drain(floor *float64, visit func(slot uint32, v float64)) {
 		}
 	}
 	sc.touched = sc.touched[:0]
+}
+
+// reset zeroes the scores for the next query, as drain leaves them.
+func (sc *scratch) reset() {
+	if sc.dense {
+		clear(sc.score[:sc.n])
+		return
+	}
+	for _, s := range sc.touched {
+		sc.score[s] = 0
+	}
+	sc.touched = sc.touched[:0]
+}
+
+// visit is drain without the reset: the scores stay for Held.
+func (sc *scratch) visit(floor *float64, visit func(slot uint32, v float64)) {
+	if sc.dense {
+		for s, v := range sc.score[:sc.n] {
+			if v != 0 && (floor == nil || v >= *floor) {
+				visit(uint32(s), v)
+			}
+		}
+		return
+	}
+	for _, s := range sc.touched {
+		if v := sc.score[s]; floor == nil || v >= *floor {
+			visit(s, v)
+		}
+	}
 }
 
 // lookup maps query terms to term ids, merging repeats into a count and

@@ -395,3 +395,33 @@ func TestTopRRFIsAPrefix(t *testing.T) {
 		}
 	}
 }
+
+// Doc numbers are numbered through an array, other ids (negative, huge)
+// through a map: the fused lists are the same up to the shift of the ids,
+// which keeps their order, whichever way, and one fuser alternating
+// between both stays correct.
+func TestArrayAndMapNumberingAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 3))
+	for round := range 300 {
+		lists := randomLists(rng, 1+rng.IntN(3), 50, 60)
+		for _, shift := range []int{-1000, maxDenseID, 1 << 40} {
+			moved := make([][]int, len(lists))
+			for i, l := range lists {
+				for _, id := range l {
+					moved[i] = append(moved[i], id+shift)
+				}
+			}
+			for _, n := range []int{0, 5} {
+				want, got := TopRRF(60, n, lists...), TopRRF(60, n, moved...)
+				if len(got) != len(want) {
+					t.Fatalf("round %d, shift %d: %d fused, want %d", round, shift, len(got), len(want))
+				}
+				for i := range got {
+					if got[i].ID != want[i].ID+shift || got[i].Score != want[i].Score || !slices.Equal(got[i].Ranks, want[i].Ranks) {
+						t.Fatalf("round %d, shift %d: place %d is %+v, want %+v shifted", round, shift, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -57,6 +56,7 @@ type searchScratch struct {
 	cands, vecs []bound
 	ids         []int32
 	sims        []float32
+	keys        []uint64 // sortByBound's
 	top, near   topK
 }
 
@@ -222,9 +222,8 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 	}
 	// Re-scored best bound first: once depth exact scores are in, a
 	// candidate whose upper bound is below the worst of them cannot enter.
-	byBound := func(a, b bound) int { return cmp.Compare(b.up, a.up) }
-	slices.SortFunc(cands, byBound)
-	slices.SortFunc(vecs, byBound)
+	sc.keys = sortByBound(cands, sc.keys)
+	sc.keys = sortByBound(vecs, sc.keys)
 	sc.cands, sc.vecs = cands, vecs
 	top, near := &sc.top, &sc.near
 	top.reset(depth)
@@ -290,6 +289,45 @@ func (d *Dense) quantized(qv []float32, allow []bool, depth, k int) ([]int, []Ne
 		}
 	}
 	return top.docs(), near.neighbors()
+}
+
+// sortByBound orders bs by upper bound, highest first (NaN last, as
+// cmp.Compare has it), through keys: each bound packed with its id in one
+// integer, so the sort compares integers instead of calling a comparison
+// function, a tenth of the search at 1,000 skills. Equal bounds come out
+// by id, where a comparison sort left them in any order: the search's
+// answer does not depend on that order (every candidate that may enter
+// is scored, whichever of equals comes first).
+func sortByBound(bs []bound, keys []uint64) []uint64 {
+	keys = keys[:0]
+	for _, b := range bs {
+		keys = append(keys, uint64(^boundKey(b.up))<<32|uint64(uint32(b.id)))
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		bs[i] = bound{id: int32(uint32(k)), up: boundValue(^uint32(k >> 32))}
+	}
+	return keys
+}
+
+// boundKey maps a float32 to an integer in the same order (NaN lowest).
+func boundKey(f float32) uint32 {
+	b := math.Float32bits(f)
+	switch {
+	case f != f:
+		return 0
+	case b&(1<<31) != 0:
+		return ^b
+	}
+	return b | 1<<31
+}
+
+// boundValue is the float32 boundKey mapped to k (a NaN for 0).
+func boundValue(k uint32) float32 {
+	if k&(1<<31) != 0 {
+		return math.Float32frombits(k &^ (1 << 31))
+	}
+	return math.Float32frombits(^k)
 }
 
 // rescoreBatch is how many vectors the exact re-scoring hands the kernel

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -210,6 +211,50 @@ func BenchmarkDense(b *testing.B) {
 					i++
 				}
 			})
+		}
+	}
+}
+
+// sortByBound orders bounds as a comparison sort by cmp.Compare does, up
+// to the order of equal bounds, and gives every bound back bit for bit:
+// zeros of both signs, infinities, NaN (last), subnormals.
+func TestSortByBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 15))
+	odd := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), 1e-45, -1e-45, math.MaxFloat32, -math.MaxFloat32, 0.5}
+	var keys []uint64
+	for n := range 300 {
+		bs := make([]bound, n)
+		for i := range bs {
+			bs[i] = bound{id: int32(r.IntN(1 << 20)), up: float32(r.NormFloat64())}
+			if r.IntN(4) == 0 {
+				bs[i].up = odd[r.IntN(len(odd))]
+			}
+		}
+		want := slices.Clone(bs)
+		slices.SortStableFunc(want, func(a, b bound) int { return cmp.Compare(b.up, a.up) })
+		got := slices.Clone(bs)
+		keys = sortByBound(got, keys)
+		for i := range got {
+			g, w := got[i].up, want[i].up
+			if cmp.Compare(g, w) != 0 {
+				t.Fatalf("%d bounds: place %d holds %v, want %v", n, i, g, w)
+			}
+		}
+		bits := func(bs []bound) []uint64 {
+			var out []uint64
+			for _, b := range bs {
+				u := math.Float32bits(b.up)
+				if b.up != b.up {
+					u = 0x7fc00000 // any NaN
+				}
+				out = append(out, uint64(u)<<32|uint64(uint32(b.id)))
+			}
+			slices.Sort(out)
+			return out
+		}
+		if !slices.Equal(bits(got), bits(bs)) {
+			t.Fatalf("%d bounds: the sorted bounds are not the bounds given", n)
 		}
 	}
 }

@@ -84,7 +84,6 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	allowed := func(d int) bool { return q.Allow == nil || q.Allow[d] }
 	res := &Result{Allowed: n}
 	if res.Allowed == 0 {
 		return res, nil
@@ -93,34 +92,25 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, err
 	}
 
-	var allowFn, exAllow func(int) bool
-	if q.Allow != nil {
-		allowFn = allowed
-		exAllow = func(v int) bool { return q.Allow[m.vs.Owner[v]] }
-	}
 	// Both lexical searches run beside the dense one in a large index:
 	// they take one core, and the dense scan streams its codes on as many
-	// as it finds free, so the two no longer add up.
-	var hits, exHits []bm25.Hit
-	lexical := func() {
-		hits = m.lex.Search(q.Terms, q.Depth, allowFn)
-		exHits = m.exLex.Search(q.Terms, q.Neighbors, exAllow)
-	}
-	var lexDone sync.WaitGroup
-	if len(m.vs.Owner) >= parallelMinVectors && len(q.Vector) == m.vs.Dim {
-		lexDone.Go(lexical)
-	} else {
-		lexical()
-	}
+	// as it finds free, so the two no longer add up. In a small one they
+	// run in line, without a closure and its captures on the heap.
+	var lx lexical
 	var denseIDs []int
-	if len(q.Vector) == m.vs.Dim {
-		if m.exact {
-			denseIDs, res.Neighbors = m.dense.Exact(q.Vector, q.Allow, q.Depth, q.Neighbors)
-		} else {
-			denseIDs, res.Neighbors = m.dense.Search(q.Vector, q.Allow, n, q.Depth, q.Neighbors)
-		}
+	if len(m.vs.Owner) >= parallelMinVectors && len(q.Vector) == m.vs.Dim {
+		var lexDone sync.WaitGroup
+		p, qp := new(lexical), &Query{}
+		*qp = q // the goroutine's copy: q itself stays off the heap
+		lexDone.Go(func() { *p = m.lexical(qp, false) })
+		denseIDs, res.Neighbors = m.denseSearch(&q, n)
+		lexDone.Wait()
+		lx = *p
+	} else {
+		lx = m.lexical(&q, true)
+		denseIDs, res.Neighbors = m.denseSearch(&q, n)
 	}
-	lexDone.Wait()
+	hits, exHits := lx.hits, lx.exHits
 	lexIDs := make([]int, len(hits))
 	for i, h := range hits {
 		lexIDs[i] = h.Doc
@@ -142,7 +132,10 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		res.Candidates[i] = c
 	}
-	m.lexScores(q.Terms, res.Candidates, unranked)
+	m.lexScores(&q, &lx, res.Candidates, unranked)
+	if len(exHits) > 0 {
+		res.LexNeighbors = make([]Neighbor, 0, len(exHits))
+	}
 	for _, h := range exHits {
 		res.LexNeighbors = append(res.LexNeighbors, Neighbor{Doc: int(m.vs.Owner[h.Doc]), Sim: float32(h.Score)})
 	}
@@ -153,16 +146,69 @@ func (m *Memory) Search(ctx context.Context, q Query) (*Result, error) {
 	return res, nil
 }
 
+// lexical is what the two BM25 searches found. In a small index they
+// hold every doc's and example's score (and their indexes' read locks;
+// neither is written once built) until the candidates' scores are read
+// from them (lexScores), instead of searching each term's postings for
+// each candidate again. A large index's searches clear their scores
+// beside the dense scan, as they always did: the megabytes of a hundred
+// thousand skills' scores cleared after it would lengthen the decision.
+type lexical struct {
+	hits, exHits []bm25.Hit
+	held, exHeld bm25.Held
+	holds        bool
+}
+
+// lexical runs both BM25 searches of q, holding their scores when hold.
+func (m *Memory) lexical(q *Query, hold bool) lexical {
+	lx := lexical{holds: hold}
+	var allow, exAllow func(int) bool
+	if a := q.Allow; a != nil {
+		owner := m.vs.Owner
+		allow = func(d int) bool { return a[d] }
+		exAllow = func(v int) bool { return a[owner[v]] }
+	}
+	if !hold {
+		lx.hits = m.lex.Search(q.Terms, q.Depth, allow)
+		lx.exHits = m.exLex.Search(q.Terms, q.Neighbors, exAllow)
+		return lx
+	}
+	lx.hits, lx.held = m.lex.SearchHeld(q.Terms, q.Depth, allow)
+	lx.exHits, lx.exHeld = m.exLex.SearchHeld(q.Terms, q.Neighbors, exAllow)
+	return lx
+}
+
+// denseSearch runs the dense retriever for q (nothing without a vector
+// of the index's length); allowed is how many docs q allows.
+func (m *Memory) denseSearch(q *Query, allowed int) ([]int, []Neighbor) {
+	switch {
+	case len(q.Vector) != m.vs.Dim:
+		return nil, nil
+	case m.exact:
+		return m.dense.Exact(q.Vector, q.Allow, q.Depth, q.Neighbors)
+	}
+	return m.dense.Search(q.Vector, q.Allow, allowed, q.Depth, q.Neighbors)
+}
+
 // lexScores fills the BM25 of the candidates at unranked, which the
 // lexical list did not reach, and every candidate's best single-example
-// BM25 score, each index asked once for all of them.
-func (m *Memory) lexScores(terms []string, cands []Candidate, unranked []int) {
+// BM25 score, from the scores the searches held (then released) or else
+// each index asked once for all of them.
+func (m *Memory) lexScores(q *Query, lx *lexical, cands []Candidate, unranked []int) {
+	scoreEach := func(ix *bm25.Index, h bm25.Held, docs []int, out []float64) {
+		if lx.holds {
+			h.ScoreEach(docs, out)
+			h.Release()
+		} else {
+			ix.ScoreEach(q.Terms, docs, out)
+		}
+	}
 	docs := make([]int, 0, max(len(unranked), 4*len(cands)))
 	for _, i := range unranked {
 		docs = append(docs, cands[i].Doc)
 	}
 	scores := make([]float64, cap(docs))
-	m.lex.ScoreEach(terms, docs, scores[:len(docs)])
+	scoreEach(m.lex, lx.held, docs, scores[:len(docs)])
 	for k, i := range unranked {
 		cands[i].BM25 = scores[k]
 	}
@@ -173,7 +219,7 @@ func (m *Memory) lexScores(terms []string, cands []Candidate, unranked []int) {
 		}
 	}
 	scores = slices.Grow(scores[:0], len(docs))[:len(docs)]
-	m.exLex.ScoreEach(terms, docs, scores)
+	scoreEach(m.exLex, lx.exHeld, docs, scores)
 	for i := range cands {
 		c := &cands[i]
 		for v := m.vs.First[c.Doc] + 1; v < m.vs.First[c.Doc+1]; v++ {

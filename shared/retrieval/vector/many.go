@@ -31,7 +31,13 @@ func Cosines(q, vecs, out []float32) {
 	var lanes [4 * batch]float32
 	for lo := 0; lo < len(out); lo += batch {
 		n := min(batch, len(out)-lo)
-		dots4(&q[0], &vecs[lo*dim], n, body/4, dim*4, &lanes[0])
+		n8 := n &^ 7 // eight chains at a time, as CosinesAt
+		if n8 > 0 {
+			dots8(&q[0], &vecs[lo*dim], n8, body/4, dim*4, &lanes[0])
+		}
+		if n > n8 {
+			dots4(&q[0], &vecs[(lo+n8)*dim], n-n8, body/4, dim*4, &lanes[4*n8])
+		}
 		for i := range n {
 			out[lo+i] = finish(q, vecs[(lo+i)*dim:(lo+i+1)*dim], lanes[4*i:4*i+4:4*i+4], body)
 		}
@@ -63,7 +69,15 @@ func CosinesAt(q, vecs []float32, ids []int32, out []float32) {
 	var lanes [4 * batch]float32
 	for lo := 0; lo < len(out); lo += batch {
 		k := min(batch, len(out)-lo)
-		dots4at(&q[0], &vecs[0], &ids[lo], k, body/4, dim*4, &lanes[0])
+		// Eight chains at a time, then four, then one: each waits on
+		// its additions, so the more side by side the better.
+		k8 := k &^ 7
+		if k8 > 0 {
+			dots8at(&q[0], &vecs[0], &ids[lo], k8, body/4, dim*4, &lanes[0])
+		}
+		if k > k8 {
+			dots4at(&q[0], &vecs[0], &ids[lo+k8], k-k8, body/4, dim*4, &lanes[4*k8])
+		}
 		for i := range k {
 			id := int(ids[lo+i])
 			out[lo+i] = finish(q, vecs[id*dim:(id+1)*dim], lanes[4*i:4*i+4:4*i+4], body)

@@ -19,3 +19,14 @@ func dots4(q, vecs *float32, n, chunks, stride int, lanes *float32)
 //
 //go:noescape
 func dots4at(q, base *float32, ids *int32, n, chunks, stride int, lanes *float32)
+
+// dots8at is dots4at eight vectors at a time; n must be a multiple of
+// eight.
+//
+//go:noescape
+func dots8at(q, base *float32, ids *int32, n, chunks, stride int, lanes *float32)
+
+// dots8 is dots4 eight vectors at a time; n must be a multiple of eight.
+//
+//go:noescape
+func dots8(q, vecs *float32, n, chunks, stride int, lanes *float32)

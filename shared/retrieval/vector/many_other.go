@@ -11,3 +11,11 @@ func dots4(q, vecs *float32, n, chunks, stride int, lanes *float32) {
 func dots4at(q, base *float32, ids *int32, n, chunks, stride int, lanes *float32) {
 	panic("vector: no kernel")
 }
+
+func dots8at(q, base *float32, ids *int32, n, chunks, stride int, lanes *float32) {
+	panic("vector: no kernel")
+}
+
+func dots8(q, vecs *float32, n, chunks, stride int, lanes *float32) {
+	panic("vector: no kernel")
+}

@@ -14,7 +14,7 @@ func TestCosinesIsCosine(t *testing.T) {
 	odd := []float32{0, float32(math.Copysign(0, -1)), 1e-40, -1e-40, 3e38, -3e38,
 		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
 	for _, dim := range []int{1, 3, 4, 5, 8, 16, 50, 99, 100, 101, 300} {
-		for _, n := range []int{0, 1, 3, 4, 5, 7, 64, 65, 130} {
+		for _, n := range []int{0, 1, 3, 4, 5, 7, 9, 16, 17, 64, 65, 130} {
 			q := make([]float32, dim)
 			vecs := make([]float32, n*dim)
 			for i := range q {
@@ -94,6 +94,22 @@ func BenchmarkCosines(b *testing.B) {
 	b.Run("batched", func(b *testing.B) {
 		for b.Loop() {
 			Cosines(q, vecs, out)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/vector")
+	})
+	// By id, scattered over an array of 16 times as many vectors (6 MB),
+	// as a shortlist's vectors and a request's words are.
+	many := make([]float32, 16*n*100)
+	for i := range many {
+		many[i] = float32(r.NormFloat64())
+	}
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i] = int32(r.IntN(16 * n))
+	}
+	b.Run("by-id", func(b *testing.B) {
+		for b.Loop() {
+			CosinesAt(q, many, ids, out)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/vector")
 	})
