@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
@@ -39,10 +38,7 @@ func TestShortlistHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tc := range tests {
-			tk := textTask("h", "yes please, go ahead with that")
-			for _, h := range tc.history {
-				tk.History = append(tk.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
-			}
+			tk := withHistory(textTask("h", "yes please, go ahead with that"), tc.history...)
 			req := m.Extract(tk)
 			sl, err := m.Shortlist(ctx, &req)
 			if err != nil {
@@ -120,10 +116,7 @@ func TestShortlistHistoryEmptyTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	emb.down.Store(true)
-	tk := textTask("h", "do it")
-	for _, h := range []string{"is it going to snow in Oslo this weekend", "and then?"} {
-		tk.History = append(tk.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
-	}
+	tk := withHistory(textTask("h", "do it"), "is it going to snow in Oslo this weekend", "and then?")
 	res, err := m.Match(context.Background(), tk)
 	if err != nil {
 		t.Fatalf("match: %v", err)

@@ -3,8 +3,6 @@ package match_test
 import (
 	"strings"
 	"testing"
-
-	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
 
 // coachLines is an invented bus agent, description-only like travelDesk's.
@@ -48,7 +46,7 @@ func TestNamedJobPicksSibling(t *testing.T) {
 		t.Run(tt.text, func(t *testing.T) {
 			tk := textTask("j", tt.text)
 			if tt.history != "" {
-				tk.History = append(tk.History, task.Message{Role: "user", Parts: []task.Part{{Text: tt.history}}})
+				withHistory(tk, tt.history)
 			}
 			res := mustMatch(t, m, tk)
 			if len(res.Ranked) == 0 {

@@ -202,6 +202,14 @@ func textTask(id, text string) *task.Task {
 	return &task.Task{ID: id, Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}}
 }
 
+// withHistory adds earlier user turns to t, oldest first.
+func withHistory(t *task.Task, turns ...string) *task.Task {
+	for _, h := range turns {
+		t.History = append(t.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
+	}
+	return t
+}
+
 func withFile(t *task.Task, name, mediaType string) *task.Task {
 	t.Message.Parts = append(t.Message.Parts, task.Part{File: &task.File{Name: name, MediaType: mediaType}})
 	return t

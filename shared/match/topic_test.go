@@ -2,8 +2,6 @@ package match_test
 
 import (
 	"testing"
-
-	"github.com/skillmatch/skillmatch/shared/a2a/task"
 )
 
 // travelDesk is an invented catalog written like a dialogue system's
@@ -64,11 +62,7 @@ func TestFollowUpCarriesTopic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tk := textTask("f", tt.text)
-			for _, h := range tt.history {
-				tk.History = append(tk.History, task.Message{Role: "user", Parts: []task.Part{{Text: h}}})
-			}
-			res := mustMatch(t, m, tk)
+			res := mustMatch(t, m, withHistory(textTask("f", tt.text), tt.history...))
 			if len(res.Ranked) == 0 {
 				t.Fatal("nothing ranked")
 			}
