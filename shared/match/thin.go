@@ -78,6 +78,19 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 	if thin == nil {
 		return
 	}
+	// A thin candidate pools with no sibling: the decider would add the
+	// two halved probabilities back up (0.95 and 0.90 halved, pooled to
+	// 0.71, delegated).
+	for i := range out {
+		if thin[i] != "" {
+			out[i].Sibling = false
+			for j := range out {
+				if out[j].AlikeOf == out[i].Entry.Key {
+					out[j].Sibling = false
+				}
+			}
+		}
+	}
 	order := make([]int, len(out))
 	for i := range order {
 		order[i] = i

@@ -65,10 +65,10 @@ func ranked(d *index.Doc, dense float32, prob float64) Ranked {
 	return Ranked{Scored: rerank.Scored{Candidate: index.Candidate{Entry: d, Dense: dense}}, Prob: prob}
 }
 
-// TestShrinkThin: a thin link keeps its rank but loses its confidence,
-// never falling under a candidate it outranked; others keep theirs.
 func demoted(r Ranked) Ranked { r.Demoted = true; return r }
 
+// TestShrinkThin: a thin link keeps its rank but loses its confidence,
+// never falling under a candidate it outranked; others keep theirs.
 func TestShrinkThin(t *testing.T) {
 	m := &Matcher{cfg: config{words: embed.Default().(rerank.WordVectors)}, policy: decide.DefaultPolicy}
 	req := &extract.Requirement{Need: "play some jazz in the living room"}
@@ -98,6 +98,17 @@ func TestShrinkThin(t *testing.T) {
 				t.Errorf("reason %q: want the thin link named exactly when shrunk", tt.in[0].Reason)
 			}
 		})
+	}
+	// Two thinly linked siblings no longer pool: the decider would add
+	// their halved probabilities back up past the threshold.
+	other := *hotelDoc
+	other.Key, other.AgentID, other.AgentName = "inns/hotel", "inns", "Inns"
+	best, twin := ranked(hotelDoc, 0.52, 0.95), ranked(&other, 0.52, 0.90)
+	twin.AlikeOf, twin.Alike, twin.Sibling = hotelDoc.Key, decide.AlikeTwin, true
+	pair := []Ranked{best, twin}
+	m.shrinkThin(req, pair)
+	if p, pooled := m.policy.Pooled(Options(pair)); pooled {
+		t.Errorf("thin siblings pooled to %.2f", p)
 	}
 	// Without word vectors there is no corpus weight to call a word common.
 	bare := &Matcher{policy: decide.DefaultPolicy}
