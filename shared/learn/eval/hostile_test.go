@@ -73,6 +73,7 @@ type hostileRun struct {
 	Outcome
 	fallbacks []string
 	ranked    []string
+	steps     []string // a plan's chosen skills, in order
 }
 
 // TestHostileSet runs the built-in model on each hand-written hostile set
@@ -126,11 +127,14 @@ func testHostileSet(t *testing.T, h hostileSet) {
 		for _, c := range res.Ranked {
 			r.ranked = append(r.ranked, c.Entry.Key)
 		}
+		for _, st := range res.Decision.Steps {
+			r.steps = append(r.steps, st.Chosen.Key)
+		}
 		runs = append(runs, r)
 	}
 
 	// Per category: decisions and top-1.
-	type catFig struct{ tasks, withExp, top1, del, delRight, clar, abst int }
+	type catFig struct{ tasks, withExp, top1, del, delRight, clar, plan, abst int }
 	cats := map[string]*catFig{}
 	for _, r := range runs {
 		c := cats[r.Task.Category]
@@ -153,6 +157,8 @@ func testHostileSet(t *testing.T, h hostileSet) {
 			}
 		case decide.Clarify:
 			c.clar++
+		case decide.Plan:
+			c.plan++
 		default:
 			c.abst++
 		}
@@ -164,8 +170,8 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	sort.Strings(names)
 	for _, n := range names {
 		c := cats[n]
-		t.Logf("category %-11s %2d tasks: top-1 %d/%d, delegated %d (%d right), clarified %d, abstained %d",
-			n, c.tasks, c.top1, c.withExp, c.del, c.delRight, c.clar, c.abst)
+		t.Logf("category %-11s %2d tasks: top-1 %d/%d, delegated %d (%d right), clarified %d, planned %d, abstained %d",
+			n, c.tasks, c.top1, c.withExp, c.del, c.delRight, c.clar, c.plan, c.abst)
 	}
 
 	// Per kind of attacking card: how often it is ranked first, and
@@ -202,6 +208,16 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	for _, k := range []string{"injected", "stuffed", "spam"} {
 		if f := kinds[k]; f.top > 0 {
 			t.Errorf("%s card ranked first on %d tasks it does not fit: %s", k, f.top, strings.Join(f.where, " "))
+		}
+	}
+
+	// A plan's step is a delegation too: none may go to an attacking card
+	// (a flood card is a real, if redundant, converter).
+	for _, r := range runs {
+		for i, key := range r.steps {
+			if k := h.kind(agentOf(key)); k != "" && k != "flood" {
+				t.Errorf("%s: plan step %d goes to the %s card %s", r.Task.ID, i+1, k, key)
+			}
 		}
 	}
 
