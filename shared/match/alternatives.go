@@ -252,3 +252,9 @@ func has(set []string, t string) bool {
 	_, ok := slices.BinarySearch(set, t)
 	return ok
 }
+
+// skillHolds says whether term t is in skill d's own text: its name,
+// tags, description or examples.
+func skillHolds(d *index.Doc, t string) bool {
+	return has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) || has(d.ExampleTerms, t)
+}

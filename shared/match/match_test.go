@@ -202,6 +202,17 @@ func textTask(id, text string) *task.Task {
 	return &task.Task{ID: id, Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}}
 }
 
+// wantBest fails t unless res ranks skill want first.
+func wantBest(t *testing.T, res *match.Result, want string) {
+	t.Helper()
+	if len(res.Ranked) == 0 {
+		t.Fatal("nothing ranked")
+	}
+	if got := res.Ranked[0].Entry.Key; got != want {
+		t.Errorf("best %s (p %.2f), want %s", got, res.Ranked[0].Prob, want)
+	}
+}
+
 // withHistory adds earlier user turns to t, oldest first.
 func withHistory(t *task.Task, turns ...string) *task.Task {
 	for _, h := range turns {

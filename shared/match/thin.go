@@ -191,7 +191,7 @@ func (q *thinQuery) contentWords() []thinWord {
 func (q *thinQuery) thin(d *index.Doc, dense float32) (string, bool) {
 	link, links := "", 0
 	for _, t := range q.terms {
-		if has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) || has(d.ExampleTerms, t) {
+		if skillHolds(d, t) {
 			link = t
 			if links++; links > 1 {
 				return "", false

@@ -310,7 +310,7 @@ func (m *Matcher) domainHolds(d int, topic []string) bool {
 func holdsAny(d *index.Doc, terms []string) bool {
 	var agent []string
 	for _, t := range terms {
-		if has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) || has(d.ExampleTerms, t) {
+		if skillHolds(d, t) {
 			return true
 		}
 		if agent == nil {

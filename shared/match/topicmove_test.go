@@ -59,13 +59,7 @@ func TestTopicMove(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := mustMatch(t, m, withHistory(textTask("f", tt.text), tt.history...))
-			if len(res.Ranked) == 0 {
-				t.Fatal("nothing ranked")
-			}
-			if got := res.Ranked[0].Entry.Key; got != tt.want {
-				t.Errorf("best %s (p %.2f), want %s", got, res.Ranked[0].Prob, tt.want)
-			}
+			wantBest(t, mustMatch(t, m, withHistory(textTask("f", tt.text), tt.history...)), tt.want)
 		})
 	}
 }
