@@ -210,17 +210,22 @@ func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
 	return analyze.Terms(carryTopic("", req, domain))
 }
 
-// topicMove moves to the top the best-ranked skill of the conversation's
-// domain when the reranker put another domain's skill first. The
+// topicMove moves to the top the best-ranked skill of the domain the
+// request is about when the reranker put another domain's skill first.
+// The domain is the conversation's for a follow-up that names none: the
 // built-in model gives its history features no weight (it was fitted on
-// CLINC150, which has no earlier turns), so a follow-up that names no
-// domain ("make me a reservation on the 1st of March" after turns about
-// hotels) goes to whichever domain's skill its job words fit best
-// ("Reserve Restaurant": "Make a table reservation"), although the
-// carried domain words are in its query. The move is made only when
-//   - the turn carries its conversation's domain words (carriedTerms) and
-//     the best skill holds none of them, while the skill moved up is of an
-//     agent whose every skill holds one (domainHolds);
+// CLINC150, which has no earlier turns), so "make me a reservation on the
+// 1st of March" after turns about hotels went to whichever domain's skill
+// its job words fit best ("Reserve Restaurant": "Make a table
+// reservation"), although the carried domain words are in its query. And
+// it is the request's own when it names one that a skill's label holds:
+// "I want to make a reservation for this hotel" went the same way, the
+// job words outweighing the one word that says where (see namedTopic).
+// The move is made only when
+//   - the best skill holds none of the domain's words, while the skill
+//     moved up is of an agent whose every skill holds one (domainHolds;
+//     for a domain the request names, in a skill name or tag or the
+//     agent's name: labelHolds);
 //   - the turn holds no word (light verbs aside) of the best skill that
 //     one agent alone holds (oneAgentTerms): "find me a cab" or "what's
 //     the weather there?" names a topic of its own, even one a
@@ -236,13 +241,17 @@ func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
 // take no part. Skills with examples do take part, unlike in namedJob:
 // there the reranker tells siblings apart by their examples, but it reads
 // no earlier turn whatever a card holds. On SGD dev (history: up to three
-// earlier user turns) it fixed 57 tasks and broke 7.
+// earlier user turns) the conversation's domain fixed 57 tasks and broke
+// 7; the request's own fixed 101 and broke 8.
 func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored) jobMove {
-	if len(req.History) == 0 || len(scored) < 2 {
+	if len(scored) < 2 {
 		return noMove
 	}
 	domain, own := m.domains(), m.oneAgent()
-	topic := carriedTerms(req, domain)
+	topic, holds, about := carriedTerms(req, domain), m.domainHolds, "the conversation is about "
+	if len(topic) == 0 {
+		topic, holds, about = namedTopic(req, domain), m.labelHolds, "the request names "
+	}
 	if len(topic) == 0 || !m.moveReady(scored[0], sl) || holdsAny(scored[0].Entry, topic) {
 		return noMove
 	}
@@ -256,17 +265,24 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 	lex := m.jobLexicon()
 	named := jobNamedBy(lex, domain, words, scored[0].Entry)
 	for i := 1; i < len(scored); i++ {
-		if !m.moveReady(scored[i], sl) || !m.domainHolds(scored[i].Doc, topic) ||
+		if !m.moveReady(scored[i], sl) || !holds(scored[i].Doc, topic) ||
 			jobNamedBy(lex, domain, words, scored[i].Entry) < named {
 			continue
 		}
 		a, b := &scored[0], &scored[i]
 		a.Candidate, b.Candidate = b.Candidate, a.Candidate
 		// The fit shown is the place taken; the skill's own reason follows.
-		a.Reason, b.Reason = "the conversation is about "+strings.Join(topic, ", ")+", so it takes the fit of "+b.Entry.Name+"; "+b.Reason, a.Reason
+		a.Reason, b.Reason = about+strings.Join(topic, ", ")+", so it takes the fit of "+b.Entry.Name+"; "+b.Reason, a.Reason
 		return jobMove{up: a.Doc, down: b.Doc}
 	}
 	return noMove
+}
+
+// namedTopic are the stems of the domain words the request's own turn
+// names ("hotel" in "I want to make a reservation for this hotel"), nil
+// when it names none.
+func namedTopic(req *extract.Requirement, domain map[string]bool) []string {
+	return analyze.Terms(strings.Join(domainWords(req.Need, domain), " "))
 }
 
 // moveReady says whether s may take part in topicMove: trusted and not
@@ -282,6 +298,25 @@ func (m *Matcher) moveReady(s rerank.Scored, sl *Shortlist) bool {
 // passing, or one skill of an agent that stuffs it in, is not where a
 // conversation about hotels goes.
 func (m *Matcher) domainHolds(d int, topic []string) bool {
+	return m.agentHolds(d, topic, func(e *index.Doc, t string) bool { return holdsAny(e, []string{t}) })
+}
+
+// labelHolds is domainHolds for a domain the request names itself: the
+// agent's name, or every one of its skills' names or tags, holds one of
+// the topic terms. A word every skill's description happens to use
+// ("with your set of preferences" on both of a flight agent's skills)
+// says how the card is written, not what it is about: "I prefer pop" is
+// no flight.
+func (m *Matcher) labelHolds(d int, topic []string) bool {
+	agent := analyze.Terms(m.idx.Doc(d).AgentName)
+	return m.agentHolds(d, topic, func(e *index.Doc, t string) bool {
+		return slices.Contains(agent, t) || has(e.NameTerms, t) || has(e.TagTerms, t)
+	})
+}
+
+// agentHolds says whether the agent of doc d has two or more skills and
+// each of them holds (by holds) one same topic term.
+func (m *Matcher) agentHolds(d int, topic []string, holds func(e *index.Doc, t string) bool) bool {
 	id := m.idx.Doc(d).AgentID
 	lo, hi := d, d+1
 	for lo > 0 && m.idx.Doc(lo-1).AgentID == id {
@@ -296,7 +331,7 @@ func (m *Matcher) domainHolds(d int, topic []string) bool {
 	for _, t := range topic {
 		all := true
 		for e := lo; e < hi && all; e++ {
-			all = holdsAny(m.idx.Doc(e), []string{t})
+			all = holds(m.idx.Doc(e), t)
 		}
 		if all {
 			return true

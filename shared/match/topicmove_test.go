@@ -63,3 +63,30 @@ func TestTopicMove(t *testing.T) {
 		})
 	}
 }
+
+// A request that names a domain some agent's skill labels hold goes to
+// that domain when its job words fit another domain's skill best
+// (topicMove on the request's own words); a word that only the
+// descriptions of an agent's skills share ("preferences") names no
+// domain. Without the rule the first goes to the restaurant agent; with
+// domain words read from descriptions too the second goes to the flights.
+func TestTopicMoveNamedDomain(t *testing.T) {
+	flights := agentSpec{ID: "skyfare", Name: "Skyfare", Desc: "Cheap flights across providers.",
+		Skills: []skillSpec{
+			{ID: "search-oneway", Name: "Search One Way Flight", Desc: "Search for a one way flight with your set of preferences", Tags: []string{"origin", "destination"}},
+			{ID: "search-roundtrip", Name: "Search Round Trip Flights", Desc: "Search for round trip flights with your set of preferences", Tags: []string{"origin", "destination", "return date"}}}}
+	m := newMatcher(t, buildCatalog(t, append(travelDesk(), flights)...))
+	tests := []struct {
+		name string
+		text string
+		want string
+	}{
+		{"a reservation for a hotel", "That is good. I want to make a reservation for this hotel. I need two rooms.", "stay/reserve-hotel"},
+		{"a description's word", "I'm looking for interesting things I can do, preferably Baseball related.", "shows/find-events"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantBest(t, mustMatch(t, m, textTask("n", tt.text)), tt.want)
+		})
+	}
+}
