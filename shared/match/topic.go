@@ -229,7 +229,10 @@ func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
 //   - the turn holds no word (light verbs aside) of the best skill that
 //     one agent alone holds (oneAgentTerms): "find me a cab" or "what's
 //     the weather there?" names a topic of its own, even one a
-//     single-skill agent offers, whose words are never domain words;
+//     single-skill agent offers, whose words are never domain words.
+//     Against a domain the request names, only such a word in the best
+//     skill's labels counts: "find me flights headed to my destination"
+//     is no taxi ride because a taxi card says "head to a destination";
 //   - the turn names the job of the skill moved up (its skill name, a
 //     WordNet relative or a seek verb, see jobNamedBy) at least as often
 //     as the best one's: "get me tickets to that festival" after a turn
@@ -249,8 +252,10 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 	}
 	domain, own := m.domains(), m.oneAgent()
 	topic, holds, about := carriedTerms(req, domain), m.domainHolds, "the conversation is about "
+	bestHolds := holdsAny
 	if len(topic) == 0 {
 		topic, holds, about = namedTopic(req, domain), m.labelHolds, "the request names "
+		bestHolds = labelHoldsAny
 	}
 	if len(topic) == 0 || !m.moveReady(scored[0], sl) || holdsAny(scored[0].Entry, topic) {
 		return noMove
@@ -258,7 +263,7 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 	words := analyze.AppendContentWords(nil, 0, analyze.Words(req.Need))
 	for _, w := range words {
 		t := analyze.Stem(w)
-		if own[t] && !lightVerbs[w] && holdsAny(scored[0].Entry, []string{t}) {
+		if own[t] && !lightVerbs[w] && bestHolds(scored[0].Entry, []string{t}) {
 			return noMove
 		}
 	}
@@ -308,10 +313,25 @@ func (m *Matcher) domainHolds(d int, topic []string) bool {
 // says how the card is written, not what it is about: "I prefer pop" is
 // no flight.
 func (m *Matcher) labelHolds(d int, topic []string) bool {
-	agent := analyze.Terms(m.idx.Doc(d).AgentName)
-	return m.agentHolds(d, topic, func(e *index.Doc, t string) bool {
-		return slices.Contains(agent, t) || has(e.NameTerms, t) || has(e.TagTerms, t)
-	})
+	return m.agentHolds(d, topic, func(e *index.Doc, t string) bool { return labelHoldsAny(e, []string{t}) })
+}
+
+// labelHoldsAny says whether d's skill name or tags, or its agent's name,
+// hold any of the terms.
+func labelHoldsAny(d *index.Doc, terms []string) bool {
+	var agent []string
+	for _, t := range terms {
+		if has(d.NameTerms, t) || has(d.TagTerms, t) {
+			return true
+		}
+		if agent == nil {
+			agent = analyze.Terms(d.AgentName)
+		}
+		if slices.Contains(agent, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // agentHolds says whether the agent of doc d has two or more skills and

@@ -75,7 +75,9 @@ func TestTopicMoveNamedDomain(t *testing.T) {
 		Skills: []skillSpec{
 			{ID: "search-oneway", Name: "Search One Way Flight", Desc: "Search for a one way flight with your set of preferences", Tags: []string{"origin", "destination"}},
 			{ID: "search-roundtrip", Name: "Search Round Trip Flights", Desc: "Search for round trip flights with your set of preferences", Tags: []string{"origin", "destination", "return date"}}}}
-	m := newMatcher(t, buildCatalog(t, append(travelDesk(), flights)...))
+	cabs := agentSpec{ID: "cabs", Name: "Cabs", Desc: "On-demand taxi calling.",
+		Skills: []skillSpec{{ID: "get-ride", Name: "Get Ride", Desc: "Call a cab to head to a given destination", Tags: []string{"destination", "number of riders"}}}}
+	m := newMatcher(t, buildCatalog(t, append(travelDesk(), flights, cabs)...))
 	tests := []struct {
 		name string
 		text string
@@ -83,6 +85,9 @@ func TestTopicMoveNamedDomain(t *testing.T) {
 	}{
 		{"a reservation for a hotel", "That is good. I want to make a reservation for this hotel. I need two rooms.", "stay/reserve-hotel"},
 		{"a description's word", "I'm looking for interesting things I can do, preferably Baseball related.", "shows/find-events"},
+		// "head" is the taxi card's alone, but only in its description:
+		// the flights the request names win over it.
+		{"a word of the best skill's description", "Find me flights headed to my destination", "skyfare/search-oneway"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
