@@ -869,7 +869,41 @@ var ErrNoRetrieval = errors.New("matcher built without retrieval: it only ranks 
 // the retrieval and, for a task with earlier turns, their retrieval over
 // the shortlisted skills.
 func (m *Matcher) RerankInput(req *extract.Requirement, sl *Shortlist) *rerank.Input {
-	return &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, History: sl.History, Explain: m.cfg.explain}
+	return &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, History: sl.History, Explain: m.cfg.explain, Kin: m.kin(sl.Retrieval)}
+}
+
+// kin groups the shortlisted skills that are one skill of several agents
+// (see rerank.Input.Kin): the same name under the same data handling,
+// written apart (sibling, and examples not copied). nil when there are
+// none, as in most catalogs.
+func (m *Matcher) kin(res *index.Result) []int {
+	if res == nil {
+		return nil
+	}
+	cs := res.Candidates
+	var kin []int
+	for i := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			a, b := cs[i].Entry, cs[j].Entry
+			if a == nil || b == nil || a.AgentID == b.AgentID || !sibling(a, b) ||
+				m.alikeKind(cs[i].Doc, cs[j].Doc) != decide.AlikeTwin ||
+				sharedExamples(m.refs[cs[i].Doc].skill.Examples, m.refs[cs[j].Doc].skill.Examples) {
+				continue
+			}
+			if kin == nil {
+				kin = make([]int, len(cs))
+			}
+			switch {
+			case kin[i] == 0 && kin[j] == 0:
+				kin[i], kin[j] = i+1, i+1
+			case kin[j] == 0:
+				kin[j] = kin[i]
+			case kin[i] == 0:
+				kin[i] = kin[j]
+			}
+		}
+	}
+	return kin
 }
 
 // lookAlikeDepth is how far down the ranking a twin of the best candidate

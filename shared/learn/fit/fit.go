@@ -177,7 +177,8 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 				if err != nil {
 					return nil, fmt.Errorf("fit %s task %s: %w", set.Dir, t.ID, err)
 				}
-				g := rerank.Group{Features: rerank.Features(m.RerankInput(&req, sl))}
+				in := m.RerankInput(&req, sl)
+				g := rerank.Group{Features: rerank.Features(in), Kin: in.Kin}
 				if t.NoMatch() {
 					g.Weight = cfg.NoMatchWeight
 				}
@@ -247,7 +248,7 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	var labels []bool
 	for gi, g := range groups {
 		best, bestI := -1.0, -1
-		for i, s := range stack.Apply(logits[gi]) {
+		for i, s := range stack.Apply(logits[gi], g.Kin) {
 			if s > best {
 				best, bestI = s, i
 			}

@@ -110,11 +110,14 @@ func (l *Learned) logits(feats [][]float64, z []float64) {
 }
 
 // Fits maps the feature vectors of one shortlist to 0-10 fit scores.
-func (l *Learned) Fits(feats [][]float64) []float64 {
+func (l *Learned) Fits(feats [][]float64) []float64 { return l.fits(feats, nil) }
+
+// fits is Fits for a shortlist whose kin (see Input.Kin) are known.
+func (l *Learned) fits(feats [][]float64, kin []int) []float64 {
 	z := make([]float64, len(feats))
 	l.logits(feats, z)
 	if l.w.Stack != nil {
-		for i, sf := range stackFeatures(z) {
+		for i, sf := range stackFeatures(z, kin) {
 			z[i] = l.w.Stack.logit(sf)
 		}
 	}
@@ -135,7 +138,7 @@ func (l *Learned) Rerank(ctx context.Context, in *Input) ([]Scored, error) {
 	}
 	defer l.scratch.Put(sc)
 	feats := features(in, &sc.feats)
-	fits := l.Fits(feats)
+	fits := l.fits(feats, in.Kin)
 	cands := in.Result.Candidates
 	order := make([]int, len(feats))
 	for i := range order {

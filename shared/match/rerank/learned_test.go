@@ -92,7 +92,7 @@ func TestFitRange(t *testing.T) {
 }
 
 func TestStackFeatures(t *testing.T) {
-	got := stackFeatures([]float64{2, 1, -1})
+	got := stackFeatures([]float64{2, 1, -1}, nil)
 	sum := math.Exp(0) + math.Exp(-1) + math.Exp(-3)
 	want := [][]float64{
 		{2, 1, 1 / sum},              // lead over the runner-up
@@ -108,26 +108,59 @@ func TestStackFeatures(t *testing.T) {
 		}
 	}
 	// Alone in the shortlist: a fixed lead, the whole share.
-	if got := stackFeatures([]float64{0.3}); !reflect.DeepEqual(got, [][]float64{{0.3, 5, 1}}) {
+	if got := stackFeatures([]float64{0.3}, nil); !reflect.DeepEqual(got, [][]float64{{0.3, 5, 1}}) {
 		t.Errorf("alone: %v", got)
 	}
 	// Leads are clamped to ±10.
-	got = stackFeatures([]float64{30, 0})
+	got = stackFeatures([]float64{30, 0}, nil)
 	if got[0][1] != 10 || got[1][1] != -10 {
 		t.Errorf("leads %v, %v: want clamped to ±10", got[0][1], got[1][1])
 	}
 	// A tie for best: each leads the other by zero.
-	got = stackFeatures([]float64{1, 1})
+	got = stackFeatures([]float64{1, 1}, nil)
 	if got[0][1] != 0 || got[1][1] != 0 || got[0][2] != 0.5 {
 		t.Errorf("tie: %v", got)
+	}
+}
+
+// Kin (one skill of several agents) are not each other's rivals: a
+// candidate's lead is over the best candidate outside its kin group, and
+// one whose only other candidates are kin stands alone. The share still
+// counts every candidate.
+func TestStackFeaturesKin(t *testing.T) {
+	tests := []struct {
+		name string
+		z    []float64
+		kin  []int
+		lead []float64
+	}{
+		{"no kin", []float64{2, 1.9, -1}, nil, []float64{0.1, -0.1, -3}},
+		{"the top two kin", []float64{2, 1.9, -1}, []int{1, 1, 0}, []float64{3, 2.9, -3}},
+		{"kin behind the best", []float64{2, 1.9, 1.8}, []int{0, 2, 2}, []float64{0.1, -0.1, -0.2}},
+		{"only kin", []float64{2, 1.9}, []int{1, 1}, []float64{5, 5}},
+		{"a group of one", []float64{2, 1.9, -1}, []int{1}, []float64{0.1, -0.1, -3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := stackFeatures(tt.z, tt.kin)
+			plain := stackFeatures(tt.z, nil)
+			for i, want := range tt.lead {
+				if math.Abs(got[i][1]-want) > 1e-12 {
+					t.Errorf("lead[%d] = %v, want %v", i, got[i][1], want)
+				}
+				if got[i][2] != plain[i][2] {
+					t.Errorf("share[%d] = %v, want %v as without kin", i, got[i][2], plain[i][2])
+				}
+			}
+		})
 	}
 }
 
 func TestStackIsListwise(t *testing.T) {
 	s := &Stack{Z: 0, Lead: 1, Share: 0, Bias: 0}
 	// Same logit, different rivals: the fit follows the lead.
-	alone := s.Apply([]float64{1, 0.9})[0]
-	clear := s.Apply([]float64{1, -3})[0]
+	alone := s.Apply([]float64{1, 0.9}, nil)[0]
+	clear := s.Apply([]float64{1, -3}, nil)[0]
 	if !(clear > alone) {
 		t.Errorf("clear lead %v not above narrow lead %v", clear, alone)
 	}
@@ -139,7 +172,7 @@ func TestStackIsListwise(t *testing.T) {
 	l.w.Stack = &Stack{Z: 0.5, Lead: 0.3, Share: 2, Bias: -0.2}
 	feats := [][]float64{vec(map[string]float64{"cover_all": 1}), vec(map[string]float64{"cover_miss": 1})}
 	z := []float64{l.Logit(feats[0]), l.Logit(feats[1])}
-	if got, want := l.Fits(feats), l.w.Stack.Apply(z); !reflect.DeepEqual(got, want) {
+	if got, want := l.Fits(feats), l.w.Stack.Apply(z, nil); !reflect.DeepEqual(got, want) {
 		t.Errorf("Fits with stack = %v, want %v", got, want)
 	}
 }

@@ -24,6 +24,13 @@ type Input struct {
 	History *index.Result
 	// Explain asks for a reason on every candidate, not only the best.
 	Explain bool
+	// Kin, when set, groups the candidates (by index) that are one skill
+	// offered by several agents, each written apart (two banks' "Check
+	// Balance"): Kin[i] == Kin[j] > 0. They are not each other's rivals
+	// in the listwise layer, which reads a candidate's lead over the best
+	// of the others: the job is as likely theirs with a sibling beside it
+	// as alone. Copies are no kin (anyone can paste a card).
+	Kin []int
 }
 
 // Scored is a shortlisted candidate with its fit.

@@ -16,7 +16,9 @@ type Stack struct {
 }
 
 // stackFeatures computes the stack's inputs for every candidate of a list.
-func stackFeatures(z []float64) [][]float64 {
+// A candidate's lead is over the best other candidate that is not its kin
+// (see Input.Kin; nil: none are).
+func stackFeatures(z []float64, kin []int) [][]float64 {
 	out := make([][]float64, len(z))
 	if len(z) == 0 {
 		return out
@@ -40,6 +42,9 @@ func stackFeatures(z []float64) [][]float64 {
 		if v == best {
 			other = second
 		}
+		if kinAt(kin, i) != 0 {
+			other = bestRival(z, kin, i)
+		}
 		lead := 0.0
 		if !math.IsInf(other, -1) {
 			lead = v - other
@@ -54,6 +59,26 @@ func stackFeatures(z []float64) [][]float64 {
 	return out
 }
 
+// kinAt is candidate i's kin group, 0 for none.
+func kinAt(kin []int, i int) int {
+	if i < len(kin) {
+		return kin[i]
+	}
+	return 0
+}
+
+// bestRival is the highest logit among the candidates other than i that
+// are not i's kin, -Inf when there is none.
+func bestRival(z []float64, kin []int, i int) float64 {
+	other := math.Inf(-1)
+	for j, v := range z {
+		if j != i && kinAt(kin, j) != kinAt(kin, i) && v > other {
+			other = v
+		}
+	}
+	return other
+}
+
 func (s *Stack) logit(f []float64) float64 {
 	return s.Bias + s.Z*f[0] + s.Lead*f[1] + s.Share*f[2]
 }
@@ -65,7 +90,7 @@ func FitStack(logits [][]float64, groups []Group) (Stack, error) {
 	var xs [][]float64
 	var ys, ws []float64
 	for gi, g := range groups {
-		for i, sf := range stackFeatures(logits[gi]) {
+		for i, sf := range stackFeatures(logits[gi], g.Kin) {
 			xs = append(xs, sf)
 			y := 0.0
 			if g.Labels[i] {
@@ -85,10 +110,10 @@ func FitStack(logits [][]float64, groups []Group) (Stack, error) {
 	return Stack{Bias: beta[0], Z: beta[1], Lead: beta[2], Share: beta[3]}, nil
 }
 
-// Apply maps one shortlist's logits to 0-10 fits.
-func (s *Stack) Apply(z []float64) []float64 {
+// Apply maps one shortlist's logits to 0-10 fits; kin as Input.Kin.
+func (s *Stack) Apply(z []float64, kin []int) []float64 {
 	out := make([]float64, len(z))
-	for i, sf := range stackFeatures(z) {
+	for i, sf := range stackFeatures(z, kin) {
 		out[i] = 10 / (1 + math.Exp(-s.logit(sf)))
 	}
 	return out

@@ -1,0 +1,55 @@
+package match_test
+
+import (
+	"context"
+	"testing"
+)
+
+// The shortlisted skills that are one skill of several agents, written
+// apart, are kin (rerank.Input.Kin): the listwise layer does not count
+// them as each other's rivals. A pasted description is no kin (anyone can
+// paste a card), and neither is another skill of the same agent.
+func TestKin(t *testing.T) {
+	bank := func(id, name, desc string) agentSpec {
+		return agentSpec{ID: id, Name: name, Desc: "Bank accounts.",
+			Skills: []skillSpec{
+				{ID: "check-balance", Name: "Check Balance", Desc: desc, Tags: []string{"account type", "check"}},
+				{ID: "transfer-money", Name: "Transfer Money", Desc: "Transfer money from one account to another user's account", Tags: []string{"account type", "amount", "recipient"}}}}
+	}
+	first := bank("bank-one", "Bank One", "Check the amount of money in a user's bank account")
+	sibling := bank("bank-two", "Bank Two", "Get the balance of an account")
+	pasted := bank("bank-three", "Bank Three", "Check the amount of money in a user's bank account")
+	tests := []struct {
+		name   string
+		agents []agentSpec
+		want   [][2]string // pairs of skills that must be kin; every other pair must not
+	}{
+		{"a sibling written apart", []agentSpec{first, sibling},
+			[][2]string{{"bank-one/check-balance", "bank-two/check-balance"}}},
+		{"a pasted copy", []agentSpec{first, pasted}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMatcher(t, buildCatalog(t, append(travelDesk(), tt.agents...)...))
+			req := m.Extract(textTask("k", "How much money is in my checking account?"))
+			sl, err := m.Shortlist(context.Background(), &req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kin := m.RerankInput(&req, sl).Kin
+			cs := sl.Retrieval.Candidates
+			for i := range cs {
+				for j := i + 1; j < len(cs); j++ {
+					a, b := cs[i].Entry.AgentID+"/"+cs[i].Entry.SkillID, cs[j].Entry.AgentID+"/"+cs[j].Entry.SkillID
+					want := false
+					for _, p := range tt.want {
+						want = want || p == [2]string{a, b} || p == [2]string{b, a}
+					}
+					if got := kin != nil && kin[i] != 0 && kin[i] == kin[j]; got != want {
+						t.Errorf("%s and %s kin: %v, want %v", a, b, got, want)
+					}
+				}
+			}
+		})
+	}
+}
