@@ -138,14 +138,19 @@ func carryTopic(q string, req *extract.Requirement, domain map[string]bool) stri
 // when the first is no stopword and the second none or a verb's particle
 // ("check in", "drop off"): "thank you" is no "thankyou" a card wrote.
 func domainWords(text string, domain map[string]bool) []string {
-	var words []string
-	seen := map[string]bool{}
+	words, _ := domainWordsTerms(text, domain)
+	return words
+}
+
+// domainWordsTerms is domainWords with the domain terms (stems) the words
+// stand for, in the same order.
+func domainWordsTerms(text string, domain map[string]bool) (words, terms []string) {
 	ws := analyze.Words(text)
 	for i, w := range ws {
 		if i > 0 && !analyze.IsStopword(ws[i-1]) && (particles[w] || !analyze.IsStopword(w)) {
 			joined := ws[i-1] + w
-			if t := analyze.Stem(joined); domain[t] && !seen[t] {
-				seen[t] = true
+			if t := analyze.Stem(joined); domain[t] && !slices.Contains(terms, t) {
+				terms = append(terms, t)
 				words = append(words, joined)
 				continue
 			}
@@ -153,12 +158,12 @@ func domainWords(text string, domain map[string]bool) []string {
 		if analyze.IsStopword(w) {
 			continue
 		}
-		if t := analyze.Stem(w); domain[t] && !seen[t] {
-			seen[t] = true
+		if t := analyze.Stem(w); domain[t] && !slices.Contains(terms, t) {
+			terms = append(terms, t)
 			words = append(words, w)
 		}
 	}
-	return words
+	return words, terms
 }
 
 // particles are the adverbs that make a phrasal verb a card may write as
@@ -287,7 +292,8 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 // names ("hotel" in "I want to make a reservation for this hotel"), nil
 // when it names none.
 func namedTopic(req *extract.Requirement, domain map[string]bool) []string {
-	return analyze.Terms(strings.Join(domainWords(req.Need, domain), " "))
+	_, terms := domainWordsTerms(req.Need, domain)
+	return terms
 }
 
 // moveReady says whether s may take part in topicMove: trusted and not
