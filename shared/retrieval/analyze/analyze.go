@@ -115,7 +115,10 @@ func Stem(word string) string {
 	if s, ok := stems.Load(word); ok {
 		return s.(string)
 	}
-	s := english.Stem(word, false)
+	s, ok := sibilantPlurals[word]
+	if !ok {
+		s = english.Stem(word, false)
+	}
 	// Stemming is most of the cost of indexing a catalog, and a catalog
 	// repeats its words; the memo is bounded so that untrusted text cannot
 	// grow it without end.
@@ -129,6 +132,17 @@ func Stem(word string) string {
 }
 
 const maxStems = 1 << 18
+
+// sibilantPlurals stems the plurals of short words ending in s or z as
+// their singulars. Snowball strips only the s of "buses", and keeps the e
+// after a short syllable, so "buses" stemmed to "buse" and never met
+// "bus": a card saying "Find buses from here to there" was not found by
+// "find me a bus". Like Snowball's own exceptional forms ("skis", "news"),
+// a short fixed list: no rule tells "buses" (bus) from "cases" (case).
+var sibilantPlurals = map[string]string{
+	"buses": "bus", "busses": "bus", "gases": "gas", "lenses": "len", "pluses": "plus",
+	"quizzes": "quiz", "aliases": "alia", "canvases": "canva",
+}
 
 var (
 	stems     sync.Map // word → stem

@@ -135,3 +135,27 @@ func TestAppendContentWords(t *testing.T) {
 		}
 	}
 }
+
+// The plural of a short word ending in s or z stems as its singular:
+// Snowball keeps the e of "buses" ("buse"), so a card saying "Find buses"
+// never met "find me a bus". Words whose e is their own stay apart from
+// their s-less form.
+func TestStemSibilantPlurals(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{"bus", "buses", true},
+		{"bus", "busses", true},
+		{"gas", "gases", true},
+		{"quiz", "quizzes", true},
+		{"case", "cases", true},
+		{"house", "houses", true},
+		{"box", "boxes", true},
+		{"cas", "cases", false},
+	} {
+		if got := Stem(tt.a) == Stem(tt.b); got != tt.same {
+			t.Errorf("Stem(%q) = %q, Stem(%q) = %q: same %v, want %v", tt.a, Stem(tt.a), tt.b, Stem(tt.b), got, tt.same)
+		}
+	}
+}
