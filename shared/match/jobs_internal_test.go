@@ -24,6 +24,8 @@ func TestJobLean(t *testing.T) {
 		// in the first's description: neither has a job word of its own.
 		{AgentID: "inn", AgentName: "Inn", Name: "Hotel", Description: "Hotel listings"},
 		{AgentID: "inn", AgentName: "Inn", Name: "Hotel Listings", Description: "Hotel listings by city"},
+		{AgentID: "wheels", AgentName: "Wheels", Name: "See Available Cars", Description: "Show a list of rental cars for your dates"},
+		{AgentID: "wheels", AgentName: "Wheels", Name: "Reserve Car Rental", Description: "Confirm a car rental for given dates"},
 	}
 	index.AnalyzeAll(docs, 1)
 	// "search" lists "seek"; "seek" lists nothing: the relation is read
@@ -47,6 +49,9 @@ func TestJobLean(t *testing.T) {
 		{"a word of both cards names neither job", "hotel hotel", nil, search, reserve, 0},
 		{"a domain word of the catalog is skipped", "Please reserve it.", []string{"reserv"}, search, reserve, 0},
 		{"no job word of one's own", "hotel listings please", nil, &docs[2], &docs[3], 0},
+		// "See Available Cars" against "Reserve Car": finding is seeing.
+		{"finding names a job to see", "I would like help finding a rental car.", nil, &docs[5], &docs[4], 1},
+		{"showing names a job to see", "Show me cars in Denver.", nil, &docs[5], &docs[4], 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
