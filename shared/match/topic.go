@@ -292,9 +292,45 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 // names ("hotel" in "I want to make a reservation for this hotel"), nil
 // when it names none.
 func namedTopic(req *extract.Requirement, domain map[string]bool) []string {
-	_, terms := domainWordsTerms(req.Need, domain)
+	_, terms := domainWordsTerms(placesOut(req.Need), domain)
 	return terms
 }
+
+// placesOut is text without the words that follow a preposition of place
+// (and a determiner): "a taxi to the restaurant" or "a table near my
+// hotel" names where, not what, and a restaurant or a hotel is not the
+// topic of the first nor a hotel that of the second.
+func placesOut(text string) string {
+	ws := analyze.Words(text)
+	kept := ws[:0:0]
+	place := false
+	det := false
+	for _, w := range ws {
+		switch {
+		case placePreps[w]:
+			place, det = true, false
+			kept = append(kept, w)
+			continue
+		case place && determiners[w]:
+			det = true
+			kept = append(kept, w)
+			continue
+		case place && det:
+			place = false
+			continue
+		}
+		place = false
+		kept = append(kept, w)
+	}
+	return strings.Join(kept, " ")
+}
+
+// placePreps are the prepositions of place that introduce a destination or
+// a location rather than what a request is about.
+var placePreps = map[string]bool{"to": true, "near": true, "towards": true}
+
+// determiners may stand between a preposition of place and its noun.
+var determiners = map[string]bool{"the": true, "a": true, "an": true, "my": true, "our": true, "your": true, "their": true, "his": true, "her": true, "this": true, "that": true, "some": true}
 
 // moveReady says whether s may take part in topicMove: trusted and not
 // demoted.

@@ -227,3 +227,31 @@ func TestDomainWords(t *testing.T) {
 		}
 	}
 }
+
+// A request names a domain by a domain word, unless the word follows a
+// preposition of place and a determiner: "a taxi to the restaurant" is
+// about a taxi. "Listen to music" has no determiner: music is its topic.
+func TestNamedTopic(t *testing.T) {
+	docs := topicDocs()
+	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	tests := []struct {
+		need string
+		want []string
+	}{
+		{"I want to make a reservation for this hotel", []string{"hotel"}},
+		{"I need a taxi to the restaurant", nil},
+		{"find me a table near my hotel", nil},
+		{"a taxi to the restaurant near the hotel", nil},
+		{"I want to listen to song lyrics", []string{"song"}},
+		{"book the hotel, then a taxi to the restaurant", []string{"hotel"}},
+	}
+	for _, tt := range tests {
+		var want []string
+		for _, w := range tt.want {
+			want = append(want, stem(w))
+		}
+		if got := namedTopic(&extract.Requirement{Need: tt.need}, domain); !slices.Equal(got, want) {
+			t.Errorf("namedTopic(%q) = %v, want %v", tt.need, got, want)
+		}
+	}
+}
