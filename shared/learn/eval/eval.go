@@ -137,8 +137,9 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 			// The best skill and its sibling pool their probability
 			// (decide): the decider weighs the pooled one against any
 			// threshold, so the calibration figures and a threshold
-			// sweep read it too, delegated or not.
-			o.Prob, o.Lead = p, true
+			// sweep read it too, delegated or not; the pair is delegated
+			// only when its best one is worth a question.
+			o.Prob, o.Lead = p, opts[0].Prob >= policy.ClarifyFloor
 		}
 	}
 	if res.Decision.Chosen != nil {

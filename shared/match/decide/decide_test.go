@@ -223,7 +223,7 @@ func TestPooled(t *testing.T) {
 		{"sibling", []Option{opt("a/x", 0.57), sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin))}, 1 - 0.43*0.53, true},
 		{"below the threshold too", []Option{opt("a/x", 0.4), sib(alike(opt("b/x", 0.3), "a/x", AlikeTwin))}, 1 - 0.6*0.7, true},
 		{"twin that is no sibling", []Option{opt("a/x", 0.57), alike(opt("b/x", 0.47), "a/x", AlikeTwin)}, 0, false},
-		{"too weak to weigh", []Option{opt("a/x", 0.3), sib(alike(opt("b/x", 0.3), "a/x", AlikeTwin))}, 0, false},
+		{"under the clarify floor", []Option{opt("a/x", 0.3), sib(alike(opt("b/x", 0.3), "a/x", AlikeTwin))}, 1 - 0.7*0.7, true},
 		{"alone", []Option{opt("a/x", 0.9)}, 0, false},
 	}
 	for _, tt := range tests {
@@ -236,5 +236,13 @@ func TestPooled(t *testing.T) {
 				t.Errorf("%s: Decide %s at %v, want a delegation at the pooled %v", tt.name, d.Action, d.Probability, got)
 			}
 		}
+	}
+	// A pair whose best one is under the clarify floor reports its pooled
+	// probability but is not delegated, even at a threshold under it.
+	low := DefaultPolicy
+	low.Threshold = 0.5
+	weak := []Option{opt("a/x", 0.34), sib(alike(opt("b/x", 0.34), "a/x", AlikeTwin))}
+	if d := low.Decide(weak); d.Action == Delegate || math.Abs(d.Probability-(1-0.66*0.66)) > 1e-12 {
+		t.Errorf("a weak pair at threshold 0.5: Decide %s at %v, want no delegation at the pooled %v", d.Action, d.Probability, 1-0.66*0.66)
 	}
 }
