@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -123,10 +124,13 @@ func TestRerankerHotReloadsCalibration(t *testing.T) {
 	}
 	lowRev := put(low)
 	waitRev(lowRev)
+	// A skill a rule moved up (a request that names another skill's job
+	// or domain) pools the pair's probabilities: two of 0.05.
+	calibrated := func(p float64) bool { return p == 0.05 || math.Abs(p-0.1) < 1e-12 }
 	abstainAll := func(prefix string) {
 		t.Helper()
 		for id, d := range run(prefix) {
-			if d.Action != decide.Abstain || d.Probability != 0.05 || d.Top == nil || d.Top.Prob != 0.05 {
+			if d.Action != decide.Abstain || !calibrated(d.Probability) || d.Top == nil || !calibrated(d.Top.Prob) {
 				t.Errorf("%s under the 0.05 calibration: %s at %v (top %+v)", id, d.Action, d.Probability, d.Top)
 			}
 		}
