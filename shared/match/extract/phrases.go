@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -112,8 +113,13 @@ type format struct {
 
 var (
 	imageTypes = []string{"image/gif", "image/jpeg", "image/png", "image/webp"}
-	audioTypes = []string{"audio/mpeg", "audio/ogg", "audio/wav"}
-	videoTypes = []string{"video/mp4", "video/quicktime", "video/webm"}
+	// pictureTypes add drawings: "as a picture" or "as an image" is
+	// answered by an SVG org chart or diagram as well as by a bitmap, and
+	// a skill that produces only SVG would otherwise be filtered out of
+	// such a request. A photo stays a bitmap.
+	pictureTypes = append(slices.Clip(imageTypes), "image/svg+xml")
+	audioTypes   = []string{"audio/mpeg", "audio/ogg", "audio/wav"}
+	videoTypes   = []string{"video/mp4", "video/quicktime", "video/webm"}
 )
 
 // formats maps format words, and the first word of two-word phrases (see
@@ -125,8 +131,8 @@ var formats = func() map[string]format {
 		"excel":        {types: []string{mediatype.Xlsx}},
 		"spreadsheet":  {types: []string{"text/csv", mediatype.Xlsx}},
 		"powerpoint":   {types: []string{mediatype.Pptx}},
-		"image":        {types: imageTypes},
-		"picture":      {types: imageTypes},
+		"image":        {types: pictureTypes},
+		"picture":      {types: pictureTypes},
 		"photo":        {types: imageTypes},
 		"audio":        {types: audioTypes},
 		"video":        {types: videoTypes},
