@@ -249,7 +249,8 @@ type ref struct {
 	agentN int32
 	skill  *card.Skill
 	// distrust says why the skill's card text is not trusted with a task
-	// ("" when it is): it gives the matcher orders (isDirective),
+	// ("" when it is): it gives the matcher orders (isDirective,
+	// talksToSelector),
 	// repeats its words to game retrieval (isRepetitive), claims any task
 	// (claimsAnyTask) or claims the jobs of many other agents
 	// (markCatchAll).
@@ -415,7 +416,8 @@ func markDistrusted(refs []ref, workers int) {
 			for i := w * step; i < min((w+1)*step, len(refs)); i++ {
 				a, s := refs[i].agent.Card, refs[i].skill
 				switch {
-				case isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")):
+				case isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")),
+					talksToSelector(a.Name, a.ID, cardTexts(a, s)...):
 					refs[i].distrust = "card text gives the matcher orders; not trusted. "
 				case isRepetitive(s.Name, s.Description):
 					refs[i].distrust = "card text repeats its words (keyword spam); not trusted. "
@@ -426,6 +428,15 @@ func markDistrusted(refs []ref, workers int) {
 		})
 	}
 	wg.Wait()
+}
+
+// cardTexts are the texts of a skill's card that talksToSelector reads,
+// each apart: orders hide in tags and examples as well as descriptions.
+func cardTexts(a *card.Card, s *card.Skill) []string {
+	texts := make([]string, 0, 4+len(s.Tags)+len(s.Examples))
+	texts = append(texts, a.Name, a.Description, s.Name, s.Description)
+	texts = append(texts, s.Tags...)
+	return append(texts, s.Examples...)
 }
 
 // Catalog returns the catalog the matcher was built for.
