@@ -131,6 +131,57 @@ func isRepetitive(name, description string) bool {
 	return true
 }
 
+// A card most of whose words are one word repeats it to win retrieval,
+// wherever the repetition sits: hostile3's spam card kept its name and
+// description short ("Supplies", "Supplies for wards. Supplies for
+// clinics. Supplies, supplies, supplies.", ten words, four distinct:
+// just not repetitive) and put the rest in its tags and examples. Over
+// the name, description, tags and examples (the first repetitiveWords
+// words), one word is 59-76% of each hostile set's spam card and at most
+// 33% of any skill of the golden sets, the examples and the other cards of
+// the hostile sets (the short ones; at 16 words or more, at most 25%).
+const dominatedMinWords = 16
+
+// isDominated says whether more than half of a skill's words (name,
+// description, tags, examples; at least dominatedMinWords of them) are
+// one word. Like isRepetitive it neither allocates for a usual card nor
+// hashes: a majority vote finds the only word that can be more than half.
+func isDominated(name, description string, tags, examples []string) bool {
+	var buf [repetitiveWords]string
+	words := analyze.AppendWords(buf[:0], name)
+	words = analyze.AppendWords(words, description)
+	for _, fields := range [][]string{tags, examples} {
+		for _, f := range fields {
+			if len(words) >= repetitiveWords {
+				break
+			}
+			words = analyze.AppendWords(words, f)
+		}
+	}
+	words = words[:min(len(words), repetitiveWords)]
+	if len(words) < dominatedMinWords {
+		return false
+	}
+	cand, votes := "", 0
+	for _, w := range words {
+		switch {
+		case votes == 0:
+			cand, votes = w, 1
+		case w == cand:
+			votes++
+		default:
+			votes--
+		}
+	}
+	n := 0
+	for _, w := range words {
+		if w == cand {
+			n++
+		}
+	}
+	return 2*n > len(words)
+}
+
 // claimWords is how many words of a skill's name, description and tags
 // claimsAnyTask reads: a claim to do everything is made up front.
 const claimWords = 96

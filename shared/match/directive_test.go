@@ -104,6 +104,31 @@ func TestIsRepetitive(t *testing.T) {
 	}
 }
 
+func TestIsDominated(t *testing.T) {
+	for _, tt := range []struct {
+		name, skill, description string
+		tags, examples           []string
+		want                     bool
+	}{
+		{"spam in the tags and examples", "Supplies", "Supplies for wards. Supplies for clinics. Supplies, supplies, supplies.",
+			[]string{"supplies", "supply", "supplies order", "ward supplies", "clinic supplies", "medical supplies", "supplies supplies"},
+			[]string{"supplies", "supplies supplies", "order supplies supplies", "supplies for the ward"}, true},
+		{"a written job", "Order supplies", "Orders consumables for a ward or clinic (gloves, dressings, syringes, saline) from the approved supplier list.",
+			[]string{"supplies", "consumables", "ordering", "purchasing"},
+			[]string{"order two boxes of medium nitrile gloves for ward 2", "we need more wound dressings in the treatment room"}, false},
+		{"a short card that names its subject everywhere", "Weather", "Weather forecast.",
+			[]string{"weather"}, []string{"weather today", "weather in Oslo"}, false},
+		{"a job whose subject is a third of its words", "Stock level", "Current stock level of an item in a warehouse.",
+			[]string{"stock", "stock level", "inventory"}, []string{"stock of SKU 44", "stock level in Leeds"}, false},
+		{"exactly half is not more than half", "a b c d", "x x x x", []string{"x x x x"}, []string{"e f g h"}, false},
+		{"just over half is", "a b c d", "x x x x", []string{"x x x x"}, []string{"e f g x x"}, true},
+	} {
+		if got := isDominated(tt.skill, tt.description, tt.tags, tt.examples); got != tt.want {
+			t.Errorf("%s: isDominated = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func BenchmarkIsRepetitive(b *testing.B) {
 	name, desc := "Weather forecast", "Gives the weather forecast for a place: temperature, rain, wind, for today or the coming days."
 	b.ReportAllocs()

@@ -250,10 +250,9 @@ type ref struct {
 	skill  *card.Skill
 	// distrust says why the skill's card text is not trusted with a task
 	// ("" when it is): it gives the matcher orders (isDirective,
-	// talksToSelector),
-	// repeats its words to game retrieval (isRepetitive), claims any task
-	// (claimsAnyTask) or claims the jobs of many other agents
-	// (markCatchAll).
+	// talksToSelector), repeats its words to game retrieval (isRepetitive,
+	// isDominated), claims any task (claimsAnyTask) or claims the jobs of
+	// many other agents (markCatchAll).
 	distrust string
 }
 
@@ -419,7 +418,7 @@ func markDistrusted(refs []ref, workers int) {
 				case isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")),
 					talksToSelector(a.Name, a.ID, cardTexts(a, s)...):
 					refs[i].distrust = "card text gives the matcher orders; not trusted. "
-				case isRepetitive(s.Name, s.Description):
+				case isRepetitive(s.Name, s.Description), isDominated(s.Name, s.Description, s.Tags, s.Examples):
 					refs[i].distrust = "card text repeats its words (keyword spam); not trusted. "
 				case claimsAnyTask(s.Name, s.Description, s.Tags):
 					refs[i].distrust = "card claims any task (catch-all); not trusted. "
