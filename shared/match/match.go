@@ -922,9 +922,9 @@ func (m *Matcher) kin(res *index.Result) []int {
 const lookAlikeDepth = 5
 
 // markLookAlikes marks the skills of other agents that do the best
-// candidate's job: the same tags, name or description words. Their
-// agents' data handling (clearance, internal or external) tells twins from
-// alternatives the caller must choose between. Twins (fallbacks) are
+// candidate's job: the same tags, name or description words
+// (lookAlikeJob). Their agents' data handling (clearance, internal or
+// external) tells twins from alternatives the caller must choose between. Twins (fallbacks) are
 // looked for near the top; an alternative that handles the data
 // differently, or a copy under the same agent name, anywhere in the
 // shortlist: the reranker scores rivals of the best one near zero
@@ -948,7 +948,7 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 			continue
 		}
 		alike := m.alikeKind(out[0].Doc, out[i].Doc)
-		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !sameJob(top, e) {
+		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !lookAlikeJob(top, e, alike) {
 			continue
 		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
@@ -1062,11 +1062,36 @@ func sameJob(a, b *index.Doc) bool {
 		jaccard(a.DescTerms, b.DescTerms) >= 0.5
 }
 
-// jaccard of two sorted term sets.
-func jaccard(a, b []string) float64 {
+// lookAlikeJob says whether skill b of another agent, related to a as
+// alike says, does a's job for the decider's purposes: sameJob, or, for
+// an alternative the caller must choose between (other data handling, a
+// copy under the same agent name), half or more of each one's tag terms
+// are the other's. Picking one of two such skills with confidence is the
+// costly error, so the question is asked on the looser reading. Twins
+// keep sameJob's: a looser twin came before a sibling in the decider's
+// order and stopped the pooling (sgd lost 2 right delegations, sgd-x1 1).
+func lookAlikeJob(a, b *index.Doc, alike decide.Alike) bool {
+	return sameJob(a, b) || alike != decide.AlikeTwin && halfOfEach(a.TagTerms, b.TagTerms)
+}
+
+// halfOfEach says whether the terms two sorted sets share are half or
+// more of each set. Tags are a card's own list of what a skill is about,
+// and two agents describing one service pick some words of their own:
+// hostile3's in-house and outside transcription services share 3 of their
+// 5 tag terms each ("transcription", "dictation", "typing" beside "clinic
+// letters" and "medical typing, turnaround"), a Jaccard of 0.43, and
+// were not seen to do one job, so their different data handling was never
+// asked about. Names and descriptions are no lists: two words of a
+// two-word name ("Book a flight", "Book a hotel") say little.
+func halfOfEach(a, b []string) bool {
 	if len(a) == 0 || len(b) == 0 {
-		return 0
+		return false
 	}
+	return 2*shared(a, b) >= max(len(a), len(b))
+}
+
+// shared counts the terms two sorted term sets have in common.
+func shared(a, b []string) int {
 	both := 0
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
@@ -1078,6 +1103,15 @@ func jaccard(a, b []string) float64 {
 			j++
 		}
 	}
+	return both
+}
+
+// jaccard of two sorted term sets.
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	both := shared(a, b)
 	return float64(both) / float64(len(a)+len(b)-both)
 }
 
