@@ -272,3 +272,28 @@ func TestLookAlikeByTagsOfEach(t *testing.T) {
 		}
 	}
 }
+
+// TestRewordedCopyNeverTakesATask: a paste reworded by a word or two per
+// example (and in its description) is still a copy. Compared whole, such
+// examples passed for a twin's own, and the copy, sorting first, took "is
+// it going to snow in Denver" at 0.91 with the original as its fallback.
+func TestRewordedCopyNeverTakesATask(t *testing.T) {
+	c := weatherTwin("a-weather", catalog.EntryDefault)
+	c.Skills[0].Desc = "Gives hourly and ten-day weather forecasts for every city: rain, snow, wind, temperature and storm alerts."
+	c.Skills[0].Examples = []string{"will it rain in Oslo tomorrow please", "weekend weather forecast for Madrid, please",
+		"how windy is it going to be in Chicago on Friday"}
+	m := newMatcher(t, buildCatalog(t, append(honest(), c)...))
+	asked := 0
+	for _, text := range []string{"will it rain in Lisbon this weekend?", "is it going to snow in Denver", "wind forecast for the coast on Sunday"} {
+		d := mustMatch(t, m, textTask("w", text)).Decision
+		if d.Action == decide.Delegate && (d.Chosen.AgentID == "a-weather" || slices.ContainsFunc(d.Fallbacks, func(o decide.Option) bool { return o.AgentID == "a-weather" })) {
+			t.Errorf("%q: delegated with the reworded copy: %s", text, d.Reason)
+		}
+		if d.Action == decide.Clarify && strings.Contains(d.Reason, "copies the other's card") {
+			asked++
+		}
+	}
+	if asked == 0 {
+		t.Error("no request named both the card and its copy: the test checks nothing")
+	}
+}

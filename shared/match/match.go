@@ -941,7 +941,7 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 		// name, has look-alikes that are not twins.
 		depth = len(out)
 	}
-	var topExamples map[string]bool // made for the first twin
+	var topExamples [][]string // made for the first twin
 	for i := 1; i < min(len(out), depth); i++ {
 		e := out[i].Entry
 		if e.AgentID == top.AgentID {
@@ -982,7 +982,7 @@ func sibling(a, b *index.Doc) bool {
 }
 
 // sharedExamples says whether two skills' card examples are copies: half
-// or more of the shorter list is in the other (case and spacing aside).
+// or more of the shorter list has a copy in the other (copiedExample).
 // Under one skill name it tells a pasted card from twins, whatever the
 // description: two services may share a name and a stock description, but
 // each writes its own examples, and a paste with its description reworded
@@ -991,21 +991,39 @@ func sibling(a, b *index.Doc) bool {
 // delegate with a fallback.
 func sharedExamples(a, b []string) bool { return sharesHalf(exampleSet(a), exampleSet(b)) }
 
-// exampleSet is a skill's examples as their words: case, spacing and
-// punctuation ("where is it?" against "Where is it") do not make a paste
-// one's own.
-func exampleSet(xs []string) map[string]bool {
-	m := make(map[string]bool, len(xs))
+// copiedExample is the share of words two examples have in common (of
+// the words of either) from which one is a copy of the other: a paste
+// reworded by a word or two ("book Mr Silva in with Dr Patel on Monday
+// morning" and "… Patel Monday morning", 0.9) is still a paste. Compared
+// whole, hostile3's clone passed for a twin; with a weather card's
+// examples so reworded, the copy took "is it going to snow in Denver" at
+// 0.91 with the original as its fallback. Examples twins write apart
+// share far fewer words ("book a table for two tonight" and "… for four
+// tonight", 0.71).
+const copiedExample = 0.8
+
+// exampleSet is a skill's examples, each as its sorted distinct words:
+// case, spacing and punctuation ("where is it?" against "Where is it")
+// do not make a paste one's own. An example repeated counts once.
+func exampleSet(xs []string) [][]string {
+	var set [][]string
 	for _, x := range xs {
-		if k := strings.Join(analyze.Words(x), " "); k != "" {
-			m[k] = true
+		w := analyze.Words(x)
+		if len(w) == 0 {
+			continue
+		}
+		slices.Sort(w)
+		w = slices.Compact(w)
+		if !slices.ContainsFunc(set, func(o []string) bool { return slices.Equal(o, w) }) {
+			set = append(set, w)
 		}
 	}
-	return m
+	return set
 }
 
-// sharesHalf says whether half or more of the smaller set is in the other.
-func sharesHalf(sa, sb map[string]bool) bool {
+// sharesHalf says whether half or more of the smaller set of examples
+// have a copy in the other.
+func sharesHalf(sa, sb [][]string) bool {
 	if len(sa) > len(sb) {
 		sa, sb = sb, sa
 	}
@@ -1013,8 +1031,8 @@ func sharesHalf(sa, sb map[string]bool) bool {
 		return false
 	}
 	n := 0
-	for k := range sa {
-		if sb[k] {
+	for _, x := range sa {
+		if slices.ContainsFunc(sb, func(y []string) bool { return jaccard(x, y) >= copiedExample }) {
 			n++
 		}
 	}
