@@ -186,10 +186,12 @@ var referents = map[string]bool{
 // thing", "can you take care of it", "get this done asap"). "want" is not
 // one: "I want to hear that again" is a request to repeat. They are not
 // stopwords (BM25 and the vectors keep them), but they are no content of a
-// thin request, and name no skill's job.
+// thin request, and name no skill's job. Nor do the pronouns that ask
+// anyone at all to do it ("can someone look into it").
 var asking = map[string]bool{
 	"need": true, "needs": true, "help": true, "get": true, "make": true,
 	"done": true, "handle": true, "deal": true, "sort": true, "take": true, "care": true, "asap": true,
+	"someone": true, "somebody": true, "anyone": true, "anybody": true,
 }
 
 // markUnnamed marks the candidates Unnamed when the request is thin — it

@@ -32,6 +32,7 @@ func TestThinRequestNotNamingTheJobIsNotDelegated(t *testing.T) {
 		// not its job: its name and tags say review, pull request, bugs.
 		{"a word only a description holds", textTask("v8", "just fix everything"), true},
 		{"a word of the skill's name", textTask("v9", "review this"), false},
+		{"anyone at all to do it", textTask("v10", "can someone look into it"), true},
 		{"an earlier turn says what", withTurn(textTask("v6", "help me with this"), "I have an email to Ana that must go out in German"), false},
 		{"a file says what", withFile(textTask("v7", "help me with this"), "change.diff", "text/x-diff"), false},
 	}
