@@ -138,8 +138,9 @@ func isRepetitive(name, description string) bool {
 // just not repetitive) and put the rest in its tags and examples. Over
 // the name, description, tags and examples (the first repetitiveWords
 // words), one word is 59-76% of each hostile set's spam card and at most
-// 33% of any skill of the golden sets, the examples and the other cards of
-// the hostile sets (the short ones; at 16 words or more, at most 25%).
+// 38% of any skill of the golden sets, the examples and the other cards of
+// the hostile sets (a short one, sgd's PlayMovie; at 16 words or more, at
+// most 24%).
 const dominatedMinWords = 16
 
 // isDominated says whether more than half of a skill's words (name,
