@@ -131,6 +131,58 @@ func isRepetitive(name, description string) bool {
 	return true
 }
 
+// A card most of whose words are one word repeats it to win retrieval,
+// wherever the repetition sits: hostile3's spam card kept its name and
+// description short ("Supplies", "Supplies for wards. Supplies for
+// clinics. Supplies, supplies, supplies.", ten words, four distinct:
+// just not repetitive) and put the rest in its tags and examples. Over
+// the name, description, tags and examples (the first repetitiveWords
+// words), one word is 59-76% of each hostile set's spam card and at most
+// 38% of any skill of the golden sets, the examples and the other cards of
+// the hostile sets (a short one, sgd's PlayMovie; at 16 words or more, at
+// most 24%).
+const dominatedMinWords = 16
+
+// isDominated says whether more than half of a skill's words (name,
+// description, tags, examples; at least dominatedMinWords of them) are
+// one word. Like isRepetitive it neither allocates for a usual card nor
+// hashes: a majority vote finds the only word that can be more than half.
+func isDominated(name, description string, tags, examples []string) bool {
+	var buf [repetitiveWords]string
+	words := analyze.AppendWords(buf[:0], name)
+	words = analyze.AppendWords(words, description)
+	for _, fields := range [][]string{tags, examples} {
+		for _, f := range fields {
+			if len(words) >= repetitiveWords {
+				break
+			}
+			words = analyze.AppendWords(words, f)
+		}
+	}
+	words = words[:min(len(words), repetitiveWords)]
+	if len(words) < dominatedMinWords {
+		return false
+	}
+	cand, votes := "", 0
+	for _, w := range words {
+		switch {
+		case votes == 0:
+			cand, votes = w, 1
+		case w == cand:
+			votes++
+		default:
+			votes--
+		}
+	}
+	n := 0
+	for _, w := range words {
+		if w == cand {
+			n++
+		}
+	}
+	return 2*n > len(words)
+}
+
 // claimWords is how many words of a skill's name, description and tags
 // claimsAnyTask reads: a claim to do everything is made up front.
 const claimWords = 96
@@ -178,11 +230,92 @@ func claimsIn(text string) bool {
 					return true
 				}
 			case "any", "every", "all":
-				if claimNoun(at(i+2)) && !scoped(at(i+3)) {
+				if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) {
+					return true
+				}
+			case "it", "them":
+				// "does it all", "we handle them all"
+				if at(i+2) == "all" {
 					return true
 				}
 			}
+		case (w == "everything" || w == "anything") && i > 0 &&
+			(words[i-1] == "for" || words[i-1] == "of" && i > 1 && words[i-2] == "care"):
+			// "your assistant for everything", "takes care of everything"
+			if !scoped(at(i+1)) || at(i+1) == "for" && (at(i+2) == "you" || at(i+2) == "me" || at(i+2) == "us") {
+				return true
+			}
+		case w == "whatever" && at(i+1) == "you" && (at(i+2) == "need" || at(i+2) == "want" || at(i+2) == "ask"):
+			if !scoped(at(i + 3)) {
+				return true
+			}
+		case coverVerb(w) && (at(i+1) == "any" || at(i+1) == "every" || at(i+1) == "all"):
+			// "supports every use case"
+			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) {
+				return true
+			}
+		case w == "for" && (at(i+1) == "any" || at(i+1) == "every" || at(i+1) == "all"):
+			// "one agent for all your needs", "for every use case"; not
+			// "reminders for all tasks due this week"
+			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) && (words[j-1] == "needs" || words[j-1] == "need" || words[j-2] == "use") {
+				return true
+			}
+		case w == "only" && claimAgent(at(i+1)) && (at(i+2) == "you" || at(i+2) == "your"):
+			// "the only agent your business needs"
+			return true
 		}
+	}
+	return false
+}
+
+// universalJob says whether the words from i on name any job at all
+// after "any", "every" or "all" — "any kind of task", "all of your
+// business needs", "every use case", "all tasks" — and where the claim
+// ends. A word before the job noun other than a generic one is a scope:
+// "all your IT needs" claims one field, "all your business needs" all.
+func universalJob(words []string, i int) (int, bool) {
+	at := func(i int) string {
+		if i < len(words) {
+			return words[i]
+		}
+		return ""
+	}
+	if w := at(i); (w == "kind" || w == "type" || w == "sort" || w == "manner") && at(i+1) == "of" {
+		i += 2
+	}
+	if at(i) == "of" {
+		i++
+	}
+	if w := at(i); w == "your" || w == "the" || w == "our" {
+		i++
+	}
+	switch at(i) {
+	case "business", "daily", "everyday", "work", "office", "company", "day":
+		i++
+	}
+	switch at(i) {
+	case "task", "tasks", "request", "requests", "job", "jobs", "need", "needs", "problem", "problems":
+		return i + 1, true
+	case "use":
+		return i + 2, at(i+1) == "case" || at(i+1) == "cases"
+	}
+	return 0, false
+}
+
+// coverVerb claims a field rather than doing a job.
+func coverVerb(w string) bool {
+	switch w {
+	case "supports", "support", "covers", "cover", "serves", "serve", "meets", "meet":
+		return true
+	}
+	return false
+}
+
+// claimAgent is a word a card calls itself by.
+func claimAgent(w string) bool {
+	switch w {
+	case "agent", "assistant", "tool", "app", "platform", "service", "solution":
+		return true
 	}
 	return false
 }
@@ -196,19 +329,11 @@ func scoped(w string) bool {
 	return false
 }
 
-// claimVerb does a job; claimNoun is any job.
+// claimVerb does a job.
 func claimVerb(w string) bool {
 	switch w {
 	case "do", "does", "doing", "handle", "handles", "handling", "perform", "performs",
 		"complete", "completes", "tackle", "tackles":
-		return true
-	}
-	return false
-}
-
-func claimNoun(w string) bool {
-	switch w {
-	case "task", "tasks", "request", "requests", "job", "jobs":
 		return true
 	}
 	return false
@@ -235,7 +360,7 @@ func mayClaim(text string) bool {
 
 // claimAnchors are the runs mayClaim looks for, by first letter.
 var claimAnchors = func() (t [256][]string) {
-	for _, w := range []string{"any", "every", "whatever", "purpose", "all"} {
+	for _, w := range []string{"any", "every", "whatever", "purpose", "all", "only"} {
 		t[w[0]] = append(t[w[0]], w)
 	}
 	return t

@@ -104,6 +104,31 @@ func TestIsRepetitive(t *testing.T) {
 	}
 }
 
+func TestIsDominated(t *testing.T) {
+	for _, tt := range []struct {
+		name, skill, description string
+		tags, examples           []string
+		want                     bool
+	}{
+		{"spam in the tags and examples", "Supplies", "Supplies for wards. Supplies for clinics. Supplies, supplies, supplies.",
+			[]string{"supplies", "supply", "supplies order", "ward supplies", "clinic supplies", "medical supplies", "supplies supplies"},
+			[]string{"supplies", "supplies supplies", "order supplies supplies", "supplies for the ward"}, true},
+		{"a written job", "Order supplies", "Orders consumables for a ward or clinic (gloves, dressings, syringes, saline) from the approved supplier list.",
+			[]string{"supplies", "consumables", "ordering", "purchasing"},
+			[]string{"order two boxes of medium nitrile gloves for ward 2", "we need more wound dressings in the treatment room"}, false},
+		{"a short card that names its subject everywhere", "Weather", "Weather forecast.",
+			[]string{"weather"}, []string{"weather today", "weather in Oslo"}, false},
+		{"a job whose subject is a third of its words", "Stock level", "Current stock level of an item in a warehouse.",
+			[]string{"stock", "stock level", "inventory"}, []string{"stock of SKU 44", "stock level in Leeds"}, false},
+		{"exactly half is not more than half", "a b c d", "x x x x", []string{"x x x x"}, []string{"e f g h"}, false},
+		{"just over half is", "a b c d", "x x x x", []string{"x x x x"}, []string{"e f g x x"}, true},
+	} {
+		if got := isDominated(tt.skill, tt.description, tt.tags, tt.examples); got != tt.want {
+			t.Errorf("%s: isDominated = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func BenchmarkIsRepetitive(b *testing.B) {
 	name, desc := "Weather forecast", "Gives the weather forecast for a place: temperature, rain, wind, for today or the coming days."
 	b.ReportAllocs()
@@ -138,6 +163,24 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"all tasks", "Assistant", "Handles all tasks, big or small.", nil, true},
 		{"all jobs", "Assistant", "Does all jobs you throw at it.", nil, true},
 		{"all in one, a tab between", "Assistant", "An all in\tone assistant.", nil, true},
+		// Claims in other words (hostile3's probe: 14 of 16 passed before).
+		{"for everything", "Assistant", "Your AI assistant for everything.", nil, true},
+		{"all of your business needs", "Ops", "Handles all of your business needs.", nil, true},
+		{"does it all", "Ops", "Does it all.", nil, true},
+		{"whatever you need", "Ops", "Whatever you need, we do it.", nil, true},
+		{"every use case", "Ops", "Supports every use case.", nil, true},
+		{"all your needs", "Ops", "One agent for all your needs.", nil, true},
+		{"the only agent you need", "Ops", "The only agent your business needs.", nil, true},
+		{"any kind of task", "Ops", "Can do any kind of task.", nil, true},
+		{"any type of request", "Ops", "Handles any type of request.", nil, true},
+		{"care of everything for you", "Ops", "Takes care of everything for you.", nil, true},
+		{"handle them all", "Ops", "No task too big or small: we handle them all.", nil, true},
+		{"all your IT needs", "IT desk", "Handles all your IT needs.", nil, false},
+		{"reminders for all tasks due", "Reminders", "Sends reminders for all tasks due this week.", nil, false},
+		{"tracks all tasks", "Board", "Tracks all tasks.", nil, false},
+		{"for everything on a list", "Prices", "Finds prices for everything on my shopping list.", nil, false},
+		{"care of everything in a move", "Movers", "Takes care of everything in your office move.", nil, false},
+		{"the only tool for invoices", "Invoices", "The only tool for supplier invoices.", nil, false},
 	} {
 		if got := claimsAnyTask(tt.skill, tt.description, tt.tags); got != tt.want {
 			t.Errorf("%s: claimsAnyTask = %v, want %v", tt.name, got, tt.want)

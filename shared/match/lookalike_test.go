@@ -222,3 +222,78 @@ func TestCopiedCardNeverTakesATask(t *testing.T) {
 		t.Error("no request named both the card and its copy: the test checks nothing")
 	}
 }
+
+// TestLookAlikeByTagsOfEach: two services that describe one job in their
+// own words, sharing half or more of each one's tag terms but not half of
+// their union (3 of 5 each: a Jaccard of 0.43), are asked about when one
+// is external; with the same handling they stay apart (no twin by tags
+// alone, so a sibling's pooling is never displaced), and a tag set half of
+// whose terms the other lacks is no look-alike.
+func TestLookAlikeByTagsOfEach(t *testing.T) {
+	inHouse := agentSpec{ID: "scribes", Name: "Scribe Room", Desc: "The company's own typists.",
+		Skills: []skillSpec{{ID: "transcribe", Name: "Dictation transcription",
+			Desc:     "Types up dictated letters and notes from an audio recording.",
+			Tags:     []string{"transcription", "dictation", "typing", "office letters"},
+			Examples: []string{"type up this morning's dictation", "transcribe this voice memo into a letter"}}}}
+	outside := func(tags []string, st catalog.Status) agentSpec {
+		return agentSpec{ID: "voxtype", Name: "VoxType", Desc: "Outsourced transcription.", Status: st,
+			Skills: []skillSpec{{ID: "dictation", Name: "Audio typing service",
+				Desc:     "Turns recorded dictation into typed documents, returned within a day.",
+				Tags:     tags,
+				Examples: []string{"transcribe 12 minutes of recorded dictation", "turn these audio notes into a typed report"}}}}
+	}
+	external := catalog.Status{Health: catalog.Up, Clearance: catalog.Public, External: true}
+	tests := []struct {
+		name string
+		tags []string
+		st   catalog.Status
+		want decide.Alike
+	}{
+		{"half of each, external", []string{"transcription", "dictation", "typing service", "turnaround"}, external, decide.AlikeDiffers},
+		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, ""},
+		{"under half of one, external", []string{"transcription", "audio", "documents", "turnaround", "outsourced"}, external, ""},
+	}
+	for _, tc := range tests {
+		m := newMatcher(t, buildCatalog(t, append(honest(), inHouse, outside(tc.tags, tc.st))...))
+		tk := textTask("d", "type up the dictation from Tuesday's meeting")
+		tk.Caller.DataClass = catalog.Public
+		res := mustMatch(t, m, tk)
+		var got decide.Alike
+		for _, r := range res.Ranked[1:] {
+			if r.AlikeOf == res.Ranked[0].Entry.Key && r.Entry.AgentID != res.Ranked[0].Entry.AgentID {
+				got = r.Alike
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: look-alike %q, want %q (ranked %v)", tc.name, got, tc.want, rankedKeys(res))
+		}
+		if tc.want == decide.AlikeDiffers && res.Decision.Action != decide.Clarify {
+			t.Errorf("%s: %s, want a question naming both", tc.name, res.Decision.Action)
+		}
+	}
+}
+
+// TestRewordedCopyNeverTakesATask: a paste reworded by a word or two per
+// example (and in its description) is still a copy. Compared whole, such
+// examples passed for a twin's own, and the copy, sorting first, took "is
+// it going to snow in Denver" at 0.91 with the original as its fallback.
+func TestRewordedCopyNeverTakesATask(t *testing.T) {
+	c := weatherTwin("a-weather", catalog.EntryDefault)
+	c.Skills[0].Desc = "Gives hourly and ten-day weather forecasts for every city: rain, snow, wind, temperature and storm alerts."
+	c.Skills[0].Examples = []string{"will it rain in Oslo tomorrow please", "weekend weather forecast for Madrid, please",
+		"how windy is it going to be in Chicago on Friday"}
+	m := newMatcher(t, buildCatalog(t, append(honest(), c)...))
+	asked := 0
+	for _, text := range []string{"will it rain in Lisbon this weekend?", "is it going to snow in Denver", "wind forecast for the coast on Sunday"} {
+		d := mustMatch(t, m, textTask("w", text)).Decision
+		if d.Action == decide.Delegate && (d.Chosen.AgentID == "a-weather" || slices.ContainsFunc(d.Fallbacks, func(o decide.Option) bool { return o.AgentID == "a-weather" })) {
+			t.Errorf("%q: delegated with the reworded copy: %s", text, d.Reason)
+		}
+		if d.Action == decide.Clarify && strings.Contains(d.Reason, "copies the other's card") {
+			asked++
+		}
+	}
+	if asked == 0 {
+		t.Error("no request named both the card and its copy: the test checks nothing")
+	}
+}

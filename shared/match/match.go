@@ -249,10 +249,10 @@ type ref struct {
 	agentN int32
 	skill  *card.Skill
 	// distrust says why the skill's card text is not trusted with a task
-	// ("" when it is): it gives the matcher orders (isDirective),
-	// repeats its words to game retrieval (isRepetitive), claims any task
-	// (claimsAnyTask) or claims the jobs of many other agents
-	// (markCatchAll).
+	// ("" when it is): it gives the matcher orders (isDirective,
+	// talksToSelector), repeats its words to game retrieval (isRepetitive,
+	// isDominated), claims any task (claimsAnyTask) or claims the jobs of
+	// many other agents (markCatchAll).
 	distrust string
 }
 
@@ -415,9 +415,10 @@ func markDistrusted(refs []ref, workers int) {
 			for i := w * step; i < min((w+1)*step, len(refs)); i++ {
 				a, s := refs[i].agent.Card, refs[i].skill
 				switch {
-				case isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")):
+				case isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")),
+					talksToSelector(a.Name, a.ID, cardTexts(a, s)...):
 					refs[i].distrust = "card text gives the matcher orders; not trusted. "
-				case isRepetitive(s.Name, s.Description):
+				case isRepetitive(s.Name, s.Description), isDominated(s.Name, s.Description, s.Tags, s.Examples):
 					refs[i].distrust = "card text repeats its words (keyword spam); not trusted. "
 				case claimsAnyTask(s.Name, s.Description, s.Tags):
 					refs[i].distrust = "card claims any task (catch-all); not trusted. "
@@ -426,6 +427,15 @@ func markDistrusted(refs []ref, workers int) {
 		})
 	}
 	wg.Wait()
+}
+
+// cardTexts are the texts of a skill's card that talksToSelector reads,
+// each apart: orders hide in tags and examples as well as descriptions.
+func cardTexts(a *card.Card, s *card.Skill) []string {
+	texts := make([]string, 0, 4+len(s.Tags)+len(s.Examples))
+	texts = append(texts, a.Name, a.Description, s.Name, s.Description)
+	texts = append(texts, s.Tags...)
+	return append(texts, s.Examples...)
 }
 
 // Catalog returns the catalog the matcher was built for.
@@ -912,9 +922,9 @@ func (m *Matcher) kin(res *index.Result) []int {
 const lookAlikeDepth = 5
 
 // markLookAlikes marks the skills of other agents that do the best
-// candidate's job: the same tags, name or description words. Their
-// agents' data handling (clearance, internal or external) tells twins from
-// alternatives the caller must choose between. Twins (fallbacks) are
+// candidate's job: the same tags, name or description words
+// (lookAlikeJob). Their agents' data handling (clearance, internal or
+// external) tells twins from alternatives the caller must choose between. Twins (fallbacks) are
 // looked for near the top; an alternative that handles the data
 // differently, or a copy under the same agent name, anywhere in the
 // shortlist: the reranker scores rivals of the best one near zero
@@ -931,14 +941,14 @@ func (m *Matcher) markLookAlikes(out []Ranked) {
 		// name, has look-alikes that are not twins.
 		depth = len(out)
 	}
-	var topExamples map[string]bool // made for the first twin
+	var topExamples [][]string // made for the first twin
 	for i := 1; i < min(len(out), depth); i++ {
 		e := out[i].Entry
 		if e.AgentID == top.AgentID {
 			continue
 		}
 		alike := m.alikeKind(out[0].Doc, out[i].Doc)
-		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !sameJob(top, e) {
+		if alike == decide.AlikeTwin && i >= lookAlikeDepth || !lookAlikeJob(top, e, alike) {
 			continue
 		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
@@ -972,7 +982,7 @@ func sibling(a, b *index.Doc) bool {
 }
 
 // sharedExamples says whether two skills' card examples are copies: half
-// or more of the shorter list is in the other (case and spacing aside).
+// or more of the shorter list has a copy in the other (copiedExample).
 // Under one skill name it tells a pasted card from twins, whatever the
 // description: two services may share a name and a stock description, but
 // each writes its own examples, and a paste with its description reworded
@@ -981,21 +991,39 @@ func sibling(a, b *index.Doc) bool {
 // delegate with a fallback.
 func sharedExamples(a, b []string) bool { return sharesHalf(exampleSet(a), exampleSet(b)) }
 
-// exampleSet is a skill's examples as their words: case, spacing and
-// punctuation ("where is it?" against "Where is it") do not make a paste
-// one's own.
-func exampleSet(xs []string) map[string]bool {
-	m := make(map[string]bool, len(xs))
+// copiedExample is the share of words two examples have in common (of
+// the words of either) from which one is a copy of the other: a paste
+// reworded by a word or two ("book Mr Silva in with Dr Patel on Monday
+// morning" and "… Patel Monday morning", 0.9) is still a paste. Compared
+// whole, hostile3's clone passed for a twin; with a weather card's
+// examples so reworded, the copy took "is it going to snow in Denver" at
+// 0.91 with the original as its fallback. Examples twins write apart
+// share far fewer words ("book a table for two tonight" and "… for four
+// tonight", 0.71).
+const copiedExample = 0.8
+
+// exampleSet is a skill's examples, each as its sorted distinct words:
+// case, spacing and punctuation ("where is it?" against "Where is it")
+// do not make a paste one's own. An example repeated counts once.
+func exampleSet(xs []string) [][]string {
+	var set [][]string
 	for _, x := range xs {
-		if k := strings.Join(analyze.Words(x), " "); k != "" {
-			m[k] = true
+		w := analyze.Words(x)
+		if len(w) == 0 {
+			continue
+		}
+		slices.Sort(w)
+		w = slices.Compact(w)
+		if !slices.ContainsFunc(set, func(o []string) bool { return slices.Equal(o, w) }) {
+			set = append(set, w)
 		}
 	}
-	return m
+	return set
 }
 
-// sharesHalf says whether half or more of the smaller set is in the other.
-func sharesHalf(sa, sb map[string]bool) bool {
+// sharesHalf says whether half or more of the smaller set of examples
+// have a copy in the other.
+func sharesHalf(sa, sb [][]string) bool {
 	if len(sa) > len(sb) {
 		sa, sb = sb, sa
 	}
@@ -1003,8 +1031,8 @@ func sharesHalf(sa, sb map[string]bool) bool {
 		return false
 	}
 	n := 0
-	for k := range sa {
-		if sb[k] {
+	for _, x := range sa {
+		if slices.ContainsFunc(sb, func(y []string) bool { return jaccard(x, y) >= copiedExample }) {
 			n++
 		}
 	}
@@ -1052,11 +1080,36 @@ func sameJob(a, b *index.Doc) bool {
 		jaccard(a.DescTerms, b.DescTerms) >= 0.5
 }
 
-// jaccard of two sorted term sets.
-func jaccard(a, b []string) float64 {
+// lookAlikeJob says whether skill b of another agent, related to a as
+// alike says, does a's job for the decider's purposes: sameJob, or, for
+// an alternative the caller must choose between (other data handling, a
+// copy under the same agent name), half or more of each one's tag terms
+// are the other's. Picking one of two such skills with confidence is the
+// costly error, so the question is asked on the looser reading. Twins
+// keep sameJob's: a looser twin came before a sibling in the decider's
+// order and stopped the pooling (sgd lost 2 right delegations, sgd-x1 1).
+func lookAlikeJob(a, b *index.Doc, alike decide.Alike) bool {
+	return sameJob(a, b) || alike != decide.AlikeTwin && halfOfEach(a.TagTerms, b.TagTerms)
+}
+
+// halfOfEach says whether the terms two sorted sets share are half or
+// more of each set. Tags are a card's own list of what a skill is about,
+// and two agents describing one service pick some words of their own:
+// hostile3's in-house and outside transcription services share 3 of their
+// 5 tag terms each ("transcription", "dictation", "typing" beside "clinic
+// letters" and "medical typing, turnaround"), a Jaccard of 0.43, and
+// were not seen to do one job, so their different data handling was never
+// asked about. Names and descriptions are no lists: two words of a
+// two-word name ("Book a flight", "Book a hotel") say little.
+func halfOfEach(a, b []string) bool {
 	if len(a) == 0 || len(b) == 0 {
-		return 0
+		return false
 	}
+	return 2*shared(a, b) >= max(len(a), len(b))
+}
+
+// shared counts the terms two sorted term sets have in common.
+func shared(a, b []string) int {
 	both := 0
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
@@ -1068,6 +1121,15 @@ func jaccard(a, b []string) float64 {
 			j++
 		}
 	}
+	return both
+}
+
+// jaccard of two sorted term sets.
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	both := shared(a, b)
 	return float64(both) / float64(len(a)+len(b)-both)
 }
 

@@ -50,6 +50,10 @@ func TestSharedExamples(t *testing.T) {
 		{"one of three", []string{"a", "b", "c"}, []string{"a", "x", "y"}, false},
 		{"punctuation added to a paste", []string{"where is parcel 1Z99?", "Status of waybill 7781."}, []string{"where is parcel 1Z99", "status of waybill 7781"}, true},
 		{"a repeated example counts once", []string{"hi", "hi", "hi", "x", "y"}, []string{"hi", "a", "b", "c", "d"}, false},
+		{"a paste reworded by a word", []string{"book Mr Silva in with Dr Patel on Monday morning", "find a slot for a blood pressure check next week"},
+			[]string{"book Mr Silva in with Dr Patel Monday morning", "find a slot for a blood pressure check next week please"}, true},
+		{"twins' own examples alike in form", []string{"book a table for two tonight", "a quiet place for lunch"},
+			[]string{"book a table for four tonight", "somewhere for dinner near work"}, false},
 		{"no examples", nil, nil, false},
 		{"one side without", []string{"a"}, nil, false},
 	}

@@ -28,6 +28,11 @@ func TestThinRequestNotNamingTheJobIsNotDelegated(t *testing.T) {
 		{"names the job", textTask("v3", "translate this"), false},
 		{"enough words", textTask("v4", "put this paragraph into French for the client"), false},
 		{"no pointer", textTask("v5", "weather"), false},
+		// The code review's description "suggests fixes" is how it works,
+		// not its job: its name and tags say review, pull request, bugs.
+		{"a word only a description holds", textTask("v8", "just fix everything"), true},
+		{"a word of the skill's name", textTask("v9", "review this"), false},
+		{"anyone at all to do it", textTask("v10", "can someone look into it"), true},
 		{"an earlier turn says what", withTurn(textTask("v6", "help me with this"), "I have an email to Ana that must go out in German"), false},
 		{"a file says what", withFile(textTask("v7", "help me with this"), "change.diff", "text/x-diff"), false},
 	}

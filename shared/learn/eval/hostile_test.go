@@ -42,9 +42,10 @@ func (h hostileSet) kind(agent string) string {
 }
 
 // hostileSets are the hostile sets in testdata: the first, which the
-// rules were written against, and hostile2, written afterwards in another
-// domain (logistics, payroll, legal, IT) with attacks worded differently,
-// to see whether the rules hold on cards they were not tuned on.
+// rules were written against, and hostile2 and hostile3, written
+// afterwards in other domains (logistics, payroll, legal, IT; a clinic's
+// back office) with attacks worded differently, to see whether the rules
+// hold on cards they were not tuned on.
 var hostileSets = []hostileSet{
 	{
 		dir:       "testdata/hostile",
@@ -64,6 +65,14 @@ var hostileSets = []hostileSet{
 		// estimate, whose example names a pallet from Lyon, and pooled
 		// (0.57) is under the bar to delegate.
 		twinsBelowBar: true,
+	},
+	{
+		dir: "testdata/hostile3",
+		attackers: map[string]string{"triage-prime": "injected", "medassist": "injected", "clinicsuite": "stuffed",
+			"frontdesk-plus": "cloned", "supplies-hub": "spam"},
+		floodBy:   "remindly-",
+		external:  map[string]bool{"billright": true, "voxscribe": true},
+		ambiguous: []string{"transcription", "claims"},
 	},
 }
 
