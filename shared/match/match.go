@@ -229,16 +229,16 @@ type Matcher struct {
 	// ref.distrust), in doc order: few, so the filters skip them without
 	// reading every ref.
 	untrusted []int
-	// domains is the catalog's domain terms (see domainTerms), made for
-	// the first task with earlier turns or whose best skill has a sibling
-	// with no examples (namedJob): a catalog that needs neither never
-	// pays for them.
-	domains func() map[string]bool
+	// domains is the catalog's domain terms (see domainTerms), and
+	// domainAgents how many agents hold each (see domainReach), made for
+	// the first task with two or more candidates (topicMove).
+	domains      func() map[string]bool
+	domainAgents func() map[string]int
 	// forms is what a request's words are widened by (see forms.go),
 	// made for the first task.
 	forms func() *cardForms
 	// oneAgent is the catalog's one-agent terms (see oneAgentTerms),
-	// made, like domains, for the first task with earlier turns.
+	// made, like domains, for the first task with two or more candidates.
 	oneAgent func() map[string]bool
 }
 
@@ -350,8 +350,15 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		}
 	}
 	m.idx = idx
+	m.domainAgents = sync.OnceValue(func() map[string]int {
+		return domainReach(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+	})
 	m.domains = sync.OnceValue(func() map[string]bool {
-		return domainTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+		out := make(map[string]bool, len(m.domainAgents()))
+		for t := range m.domainAgents() {
+			out[t] = true
+		}
+		return out
 	})
 	m.forms = sync.OnceValue(func() *cardForms {
 		return newCardForms(m.jobLexicon, idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })

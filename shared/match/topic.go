@@ -20,15 +20,22 @@ import (
 // say what to do and never where.
 
 // domainTerms lists the domain terms of docs (see above), whose skills
-// of one agent are consecutive, as the matcher numbers them. One counting
-// map per agent, reused: at 100,000 skills a set per skill made the first
-// follow-up take 1.3 s; counting takes 0.18 s, once per matcher.
+// of one agent are consecutive, as the matcher numbers them.
 func domainTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) map[string]bool {
-	const (
-		common = 1 // every skill of some agent holds it
-		varies = 2 // it tells two skills of some agent apart
-	)
-	state := map[string]uint8{}
+	out := make(map[string]bool)
+	for t := range domainReach(docs, n, skip) {
+		out[t] = true
+	}
+	return out
+}
+
+// domainReach maps each domain term of docs (see domainTerms) to the
+// number of agents whose every skill holds it. One counting map per
+// agent, reused: at 100,000 skills a set per skill made the first
+// follow-up take 1.3 s; counting takes 0.18 s, once per matcher.
+func domainReach(docs func(i int) *index.Doc, n int, skip func(doc int) bool) map[string]int {
+	const varies = -1 // it tells two skills of some agent apart
+	reach := map[string]int{}
 	// count[t] is how many of the agent's skills hold t; seen[t] the
 	// last skill that counted it (a term is in several fields).
 	count, seen := map[string]int{}, map[string]int{}
@@ -55,20 +62,19 @@ func domainTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) ma
 		for t, c := range count {
 			switch {
 			case c < hi-lo:
-				state[t] = varies
-			case state[t] == 0:
-				state[t] = common
+				reach[t] = varies
+			case reach[t] != varies:
+				reach[t]++
 			}
 		}
 	})
-	out := make(map[string]bool)
-	for t, s := range state {
+	for t, r := range reach {
 		// A number ("Hotels 2") names an instance, not a domain.
-		if s == common && strings.IndexFunc(t, unicode.IsDigit) < 0 {
-			out[t] = true
+		if r == varies || strings.IndexFunc(t, unicode.IsDigit) >= 0 {
+			delete(reach, t)
 		}
 	}
-	return out
+	return reach
 }
 
 // agentSpans calls f with each agent's docs lo..hi-1: the matcher numbers
@@ -345,7 +351,7 @@ func (m *Matcher) moveReady(s rerank.Scored, sl *Shortlist) bool {
 // passing, or one skill of an agent that stuffs it in, is not where a
 // conversation about hotels goes.
 func (m *Matcher) domainHolds(d int, topic []string) bool {
-	return m.agentHolds(d, topic, func(e *index.Doc, t string) bool { return holdsAny(e, []string{t}) })
+	return m.agentHolds(d, topic, m.domainAgents(), skillHolds)
 }
 
 // labelHolds is domainHolds for a domain the request names itself: the
@@ -355,7 +361,9 @@ func (m *Matcher) domainHolds(d int, topic []string) bool {
 // says how the card is written, not what it is about: "I prefer pop" is
 // no flight.
 func (m *Matcher) labelHolds(d int, topic []string) bool {
-	return m.agentHolds(d, topic, func(e *index.Doc, t string) bool { return labelHoldsAny(e, []string{t}) })
+	return m.agentHolds(d, topic, m.domainAgents(), func(e *index.Doc, t string) bool {
+		return has(e.NameTerms, t) || has(e.TagTerms, t)
+	})
 }
 
 // labelHoldsAny says whether d's skill name or tags, or its agent's name,
@@ -377,8 +385,13 @@ func labelHoldsAny(d *index.Doc, terms []string) bool {
 }
 
 // agentHolds says whether the agent of doc d has two or more skills and
-// each of them holds (by holds) one same topic term.
-func (m *Matcher) agentHolds(d int, topic []string, holds func(e *index.Doc, t string) bool) bool {
+// one topic term is in its name or held by each of its skills (by
+// holds). An agent name that names the domains of two or more other
+// agents ("Hotel Restaurant Movie Flight Desk") names none: anyone can
+// name a card, and such a name would make the agent's every skill a
+// hotel's, a restaurant's and a flight's for the rules that move a skill
+// up (reach: domainReach).
+func (m *Matcher) agentHolds(d int, topic []string, reach map[string]int, holds func(e *index.Doc, t string) bool) bool {
 	id := m.idx.Doc(d).AgentID
 	lo, hi := d, d+1
 	for lo > 0 && m.idx.Doc(lo-1).AgentID == id {
@@ -390,7 +403,18 @@ func (m *Matcher) agentHolds(d int, topic []string, holds func(e *index.Doc, t s
 	if hi-lo < 2 {
 		return false
 	}
+	name := analyze.Terms(m.idx.Doc(lo).AgentName)
+	others := 0
+	for _, t := range name {
+		if reach[t] >= 2 {
+			others++
+		}
+	}
+	named := others < 2
 	for _, t := range topic {
+		if named && slices.Contains(name, t) {
+			return true
+		}
 		all := true
 		for e := lo; e < hi && all; e++ {
 			all = holds(m.idx.Doc(e), t)

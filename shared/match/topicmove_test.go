@@ -95,3 +95,28 @@ func TestTopicMoveNamedDomain(t *testing.T) {
 		})
 	}
 }
+
+// An agent name that names the domains of other agents names none: with
+// such a name ("Hotel Restaurant Movie Event Song Flight Cab Desk") a
+// front desk's weak skill was moved up for a hotel reservation and
+// delegated at 0.78 on the restaurant's fit (found in review).
+func TestTopicMoveStuffedAgentName(t *testing.T) {
+	desk := agentSpec{ID: "desk", Name: "Hotel Restaurant Movie Event Song Flight Cab Desk", Desc: "Front desk.",
+		Skills: []skillSpec{
+			{ID: "reservations", Name: "Reservation Desk", Desc: "Front desk for reservations", Tags: []string{"desk"}},
+			{ID: "lookups", Name: "Lookup Desk", Desc: "Front desk for lookups", Tags: []string{"desk"}}}}
+	m := newMatcher(t, buildCatalog(t, append(travelDesk(), desk)...))
+	for _, tt := range []struct{ text, history string }{
+		{"That is good. I want to make a reservation for this hotel. I need two rooms.", ""},
+		{"Make me a reservation on the 1st of March.", "Other 3 star hotels can you find me?"},
+	} {
+		tk := textTask("n", tt.text)
+		if tt.history != "" {
+			tk = withHistory(tk, tt.history)
+		}
+		res := mustMatch(t, m, tk)
+		if d := res.Decision; d.Chosen != nil && d.Chosen.AgentID == "desk" || res.Ranked[0].Entry.AgentID == "desk" {
+			t.Errorf("%q: the desk with a stuffed name ranks first or takes it (%s at %.2f)", tt.text, d.Action, d.Probability)
+		}
+	}
+}
