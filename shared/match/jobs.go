@@ -214,12 +214,11 @@ var lightVerbs = map[string]bool{"get": true, "make": true, "take": true, "have"
 // but a caller who says "find me a song" asks for the search: to name a
 // job they are one word. On SGD dev this moved 59 more tasks to the right
 // sibling and 2 to a wrong one ("find a song" to "Lookup Song" rather
-// than "Play Song"). "See" and "show" name the same job ("See Available
-// Cars", "show me flights"): 5 more right on SGD dev, 2 wrong ("can you
-// see if they have an opening").
+// than "Play Song"). "See" names the same job ("See Available Cars"); not
+// "show", as often a noun ("two seats for the late show") as a verb.
 var seekVerbs = func() map[string]bool {
 	out := map[string]bool{}
-	for _, w := range []string{"find", "search", "lookup", "look", "locate", "seek", "see", "show"} {
+	for _, w := range []string{"find", "search", "lookup", "look", "locate", "seek", "see"} {
 		out[analyze.Stem(w)] = true
 	}
 	return out

@@ -51,7 +51,8 @@ func TestJobLean(t *testing.T) {
 		{"no job word of one's own", "hotel listings please", nil, &docs[2], &docs[3], 0},
 		// "See Available Cars" against "Reserve Car": finding is seeing.
 		{"finding names a job to see", "I would like help finding a rental car.", nil, &docs[5], &docs[4], 1},
-		{"showing names a job to see", "Show me cars in Denver.", nil, &docs[5], &docs[4], 1},
+		// "Show" is a noun as often as a verb: "seats for the late show".
+		{"a show names no job", "Two cars for the late show.", nil, &docs[5], &docs[4], 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

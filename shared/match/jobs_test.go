@@ -3,6 +3,8 @@ package match_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/match/decide"
 )
 
 // coachLines is an invented bus agent, description-only like travelDesk's.
@@ -109,5 +111,16 @@ func TestNamedJobReasonAndExamples(t *testing.T) {
 	res = mustMatch(t, m, textTask("j", "I want to book a hotel room in Rome."))
 	if strings.Contains(res.Ranked[0].Reason, "names its job") {
 		t.Errorf("best %s moved up by the rule though both hotel skills have examples: %q", res.Ranked[0].Entry.Key, res.Ranked[0].Reason)
+	}
+}
+
+// "Show" the noun names no search: a seat request stays with the tickets
+// (found in review: delegated to the movie search at 0.81 while "show"
+// counted as a verb of looking for something).
+func TestNamedJobShowNoun(t *testing.T) {
+	m := newMatcher(t, buildCatalog(t, travelDesk()...))
+	res := mustMatch(t, m, textTask("s", "get me 2 seats for the late show of Dune"))
+	if d := res.Decision; d.Action == decide.Delegate && d.Chosen.Key == "cinema/find-movies" {
+		t.Errorf("a seat request delegated to the movie search at %.2f", d.Probability)
 	}
 }
