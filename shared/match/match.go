@@ -889,16 +889,18 @@ func (m *Matcher) RerankInput(req *extract.Requirement, sl *Shortlist) *rerank.I
 	return &rerank.Input{Req: req, Terms: sl.Terms, Vector: sl.Vector, Result: sl.Retrieval, History: sl.History, Explain: m.cfg.explain, Kin: m.kin(sl.Retrieval)}
 }
 
-// kin groups the shortlisted skills that are one skill of several agents
-// (see rerank.Input.Kin): the same name under the same data handling,
-// written apart (sibling, and examples not copied). nil when there are
-// none, as in most catalogs.
-func (m *Matcher) kin(res *index.Result) []int {
+// kin lists, for each shortlisted skill, the others that are the same
+// skill of another agent (see rerank.Input.Kin): the same name under the
+// same data handling, written apart (sibling, and examples not copied).
+// The relation is read pair by pair: a copy is no kin of its original
+// even when both are kin of an honest third. nil when there are none, as
+// in most catalogs.
+func (m *Matcher) kin(res *index.Result) [][]int {
 	if res == nil {
 		return nil
 	}
 	cs := res.Candidates
-	var kin []int
+	var kin [][]int
 	for i := range cs {
 		for j := i + 1; j < len(cs); j++ {
 			a, b := cs[i].Entry, cs[j].Entry
@@ -908,16 +910,10 @@ func (m *Matcher) kin(res *index.Result) []int {
 				continue
 			}
 			if kin == nil {
-				kin = make([]int, len(cs))
+				kin = make([][]int, len(cs))
 			}
-			switch {
-			case kin[i] == 0 && kin[j] == 0:
-				kin[i], kin[j] = i+1, i+1
-			case kin[j] == 0:
-				kin[j] = kin[i]
-			case kin[i] == 0:
-				kin[i] = kin[j]
-			}
+			kin[i] = append(kin[i], j)
+			kin[j] = append(kin[j], i)
 		}
 	}
 	return kin

@@ -113,7 +113,7 @@ func (l *Learned) logits(feats [][]float64, z []float64) {
 func (l *Learned) Fits(feats [][]float64) []float64 { return l.fits(feats, nil) }
 
 // fits is Fits for a shortlist whose kin (see Input.Kin) are known.
-func (l *Learned) fits(feats [][]float64, kin []int) []float64 {
+func (l *Learned) fits(feats [][]float64, kin [][]int) []float64 {
 	z := make([]float64, len(feats))
 	l.logits(feats, z)
 	if l.w.Stack != nil {

@@ -124,21 +124,23 @@ func TestStackFeatures(t *testing.T) {
 }
 
 // Kin (one skill of several agents) are not each other's rivals: a
-// candidate's lead is over the best candidate outside its kin group, and
-// one whose only other candidates are kin stands alone. The share still
-// counts every candidate.
+// candidate's lead is over the best candidate that is not its kin, and
+// one whose only other candidates are kin stands alone. Kinship is read
+// pair by pair: 0 and 2 are both kin of 1 but not of each other. The
+// share still counts every candidate.
 func TestStackFeaturesKin(t *testing.T) {
 	tests := []struct {
 		name string
 		z    []float64
-		kin  []int
+		kin  [][]int
 		lead []float64
 	}{
 		{"no kin", []float64{2, 1.9, -1}, nil, []float64{0.1, -0.1, -3}},
-		{"the top two kin", []float64{2, 1.9, -1}, []int{1, 1, 0}, []float64{3, 2.9, -3}},
-		{"kin behind the best", []float64{2, 1.9, 1.8}, []int{0, 2, 2}, []float64{0.1, -0.1, -0.2}},
-		{"only kin", []float64{2, 1.9}, []int{1, 1}, []float64{5, 5}},
-		{"a group of one", []float64{2, 1.9, -1}, []int{1}, []float64{0.1, -0.1, -3}},
+		{"the top two kin", []float64{2, 1.9, -1}, [][]int{{1}, {0}, nil}, []float64{3, 2.9, -3}},
+		{"kin behind the best", []float64{2, 1.9, 1.8}, [][]int{nil, {2}, {1}}, []float64{0.1, -0.1, -0.2}},
+		{"only kin", []float64{2, 1.9}, [][]int{{1}, {0}}, []float64{5, 5}},
+		{"kin of a third are rivals", []float64{2, 1.9, 1.8, -1}, [][]int{{1}, {0, 2}, {1}, nil}, []float64{0.2, 2.9, -0.2, -3}},
+		{"a short kin list", []float64{2, 1.9, -1}, [][]int{{1}}, []float64{3, -0.1, -3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

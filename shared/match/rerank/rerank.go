@@ -24,13 +24,14 @@ type Input struct {
 	History *index.Result
 	// Explain asks for a reason on every candidate, not only the best.
 	Explain bool
-	// Kin, when set, groups the candidates (by index) that are one skill
-	// offered by several agents, each written apart (two banks' "Check
-	// Balance"): Kin[i] == Kin[j] > 0. They are not each other's rivals
-	// in the listwise layer, which reads a candidate's lead over the best
-	// of the others: the job is as likely theirs with a sibling beside it
-	// as alone. Copies are no kin (anyone can paste a card).
-	Kin []int
+	// Kin, when set, lists for each candidate (by index) the others that
+	// are the same skill offered by another agent, each card written
+	// apart (two banks' "Check Balance"), pairwise: a copy of one card is
+	// no kin of it even when both are kin of a third. Kin are not each
+	// other's rivals in the listwise layer, which reads a candidate's lead
+	// over the best of the others: the job is as likely theirs with a
+	// sibling beside it as alone.
+	Kin [][]int
 }
 
 // Scored is a shortlisted candidate with its fit.

@@ -3,6 +3,7 @@ package rerank
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Stack is the listwise last layer: how good a candidate is depends on
@@ -18,7 +19,7 @@ type Stack struct {
 // stackFeatures computes the stack's inputs for every candidate of a list.
 // A candidate's lead is over the best other candidate that is not its kin
 // (see Input.Kin; nil: none are).
-func stackFeatures(z []float64, kin []int) [][]float64 {
+func stackFeatures(z []float64, kin [][]int) [][]float64 {
 	out := make([][]float64, len(z))
 	if len(z) == 0 {
 		return out
@@ -42,8 +43,8 @@ func stackFeatures(z []float64, kin []int) [][]float64 {
 		if v == best {
 			other = second
 		}
-		if kinAt(kin, i) != 0 {
-			other = bestRival(z, kin, i)
+		if len(kinOf(kin, i)) > 0 {
+			other = bestRival(z, kinOf(kin, i), i)
 		}
 		lead := 0.0
 		if !math.IsInf(other, -1) {
@@ -59,20 +60,20 @@ func stackFeatures(z []float64, kin []int) [][]float64 {
 	return out
 }
 
-// kinAt is candidate i's kin group, 0 for none.
-func kinAt(kin []int, i int) int {
+// kinOf is candidate i's kin (see Input.Kin).
+func kinOf(kin [][]int, i int) []int {
 	if i < len(kin) {
 		return kin[i]
 	}
-	return 0
+	return nil
 }
 
-// bestRival is the highest logit among the candidates other than i that
-// are not i's kin, -Inf when there is none.
+// bestRival is the highest logit among the candidates other than i and
+// its kin, -Inf when there is none.
 func bestRival(z []float64, kin []int, i int) float64 {
 	other := math.Inf(-1)
 	for j, v := range z {
-		if j != i && kinAt(kin, j) != kinAt(kin, i) && v > other {
+		if j != i && v > other && !slices.Contains(kin, j) {
 			other = v
 		}
 	}
@@ -111,7 +112,7 @@ func FitStack(logits [][]float64, groups []Group) (Stack, error) {
 }
 
 // Apply maps one shortlist's logits to 0-10 fits; kin as Input.Kin.
-func (s *Stack) Apply(z []float64, kin []int) []float64 {
+func (s *Stack) Apply(z []float64, kin [][]int) []float64 {
 	out := make([]float64, len(z))
 	for i, sf := range stackFeatures(z, kin) {
 		out[i] = 10 / (1 + math.Exp(-s.logit(sf)))

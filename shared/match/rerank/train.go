@@ -12,7 +12,7 @@ type Group struct {
 	Features [][]float64
 	Labels   []bool
 	// Kin groups the candidates as Input.Kin does, for the listwise layer.
-	Kin []int
+	Kin [][]int
 	// Weight of the task in the loss (0 means 1): fitting weighs rare
 	// kinds of task, such as those no skill should take, up.
 	Weight float64
