@@ -74,7 +74,12 @@ type Outcome struct {
 	// Lead says whether the top candidate passes the margin rule (it leads
 	// the runner-up by the margin, or the runner-up is the same agent), so
 	// that a threshold sweep can replay the decision.
-	Lead    bool
+	Lead bool
+	// Weighed, when not 0, is what the decider weighs against a threshold
+	// where it is not Prob: a sibling pair whose best one is under the
+	// clarify floor reports its pooled probability, but only the best
+	// one's own is weighed.
+	Weighed float64
 	Latency time.Duration
 	// BM25Rank is the 1-based rank of the first right skill when the
 	// filtered catalog is ranked by BM25 alone, 0 if absent; BM25Ranked
@@ -135,11 +140,16 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 		o.Lead = len(opts) < 2 || opts[0].Prob-opts[1].Prob >= policy.Margin || opts[1].AgentID == opts[0].AgentID
 		if p, ok := policy.Pooled(opts); ok {
 			// The best skill and its sibling pool their probability
-			// (decide): the decider weighs the pooled one against any
-			// threshold, so the calibration figures and a threshold
-			// sweep read it too, delegated or not; the pair is delegated
-			// only when its best one is worth a question.
-			o.Prob, o.Lead = p, opts[0].Prob >= policy.ClarifyFloor
+			// (decide), which the decision reports and the calibration
+			// figures read. From the clarify floor up the decider weighs
+			// the pooled one against any threshold, so a sweep does too;
+			// under it, the best one's own under the margin rule.
+			if opts[0].Prob >= policy.ClarifyFloor {
+				o.Lead = true
+			} else {
+				o.Weighed = opts[0].Prob
+			}
+			o.Prob = p
 		}
 	}
 	if res.Decision.Chosen != nil {

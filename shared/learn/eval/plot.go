@@ -72,7 +72,7 @@ func Sweep(outs []Outcome) []Point {
 		var del, right, covered int
 		for i := range outs {
 			o := &outs[i]
-			if o.TopKey == "" || !o.Lead || o.Prob < t {
+			if !o.delegatedAt(t) {
 				continue
 			}
 			del++
@@ -187,4 +187,14 @@ func esc(s string) string {
 	var b bytes.Buffer
 	_ = xml.EscapeText(&b, []byte(s))
 	return b.String()
+}
+
+// delegatedAt says whether the decider would delegate the outcome's task
+// at threshold t, all else equal: what Sweep replays.
+func (o *Outcome) delegatedAt(t float64) bool {
+	weighed := o.Prob
+	if o.Weighed > 0 {
+		weighed = o.Weighed
+	}
+	return o.TopKey != "" && o.Lead && weighed >= t
 }

@@ -215,6 +215,11 @@ func (p Policy) Decide(opts []Option) Decision {
 	switch {
 	case top.Prob >= p.Threshold && (!close || sameAgent):
 		d.Action = Delegate
+		if top.Prob < p.ClarifyFloor {
+			// A threshold under the clarify floor delegates a best one
+			// under it on its own probability, not its pair's (Pooled).
+			d.Probability = top.Prob
+		}
 		chosen := top
 		d.Chosen = &chosen
 		d.Fallbacks = p.fallbacks(opts[1:])

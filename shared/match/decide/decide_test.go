@@ -245,4 +245,12 @@ func TestPooled(t *testing.T) {
 	if d := low.Decide(weak); d.Action == Delegate || math.Abs(d.Probability-(1-0.66*0.66)) > 1e-12 {
 		t.Errorf("a weak pair at threshold 0.5: Decide %s at %v, want no delegation at the pooled %v", d.Action, d.Probability, 1-0.66*0.66)
 	}
+	// Under a threshold under the floor, the best one is delegated on its
+	// own probability, which the decision then reports (found in review).
+	lower := DefaultPolicy
+	lower.Threshold = 0.25
+	lone := []Option{opt("a/x", 0.30), sib(alike(opt("b/x", 0.05), "a/x", AlikeTwin))}
+	if d := lower.Decide(lone); d.Action != Delegate || d.Probability != 0.30 {
+		t.Errorf("a pair under the floor at threshold 0.25: Decide %s at %v, want a delegation at its own 0.30", d.Action, d.Probability)
+	}
 }
