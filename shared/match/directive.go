@@ -239,13 +239,17 @@ func claimsIn(text string) bool {
 					return true
 				}
 			}
-		case (w == "everything" || w == "anything") && i > 0 &&
-			(words[i-1] == "for" || words[i-1] == "of" && i > 1 && words[i-2] == "care"):
-			// "your assistant for everything", "takes care of everything"
+		case (w == "everything" || w == "anything") && i > 1 &&
+			(words[i-1] == "for" && selfNoun(words[i-2]) || words[i-1] == "of" && words[i-2] == "care"):
+			// "your assistant for everything", "takes care of everything";
+			// after a job, the job's object: "search the web for anything",
+			// "pay for anything", "shop for everything"
 			if !scoped(at(i+1)) || at(i+1) == "for" && (at(i+2) == "you" || at(i+2) == "me" || at(i+2) == "us") {
 				return true
 			}
-		case w == "whatever" && at(i+1) == "you" && (at(i+2) == "need" || at(i+2) == "want" || at(i+2) == "ask"):
+		case w == "whatever" && i == 0 && at(i+1) == "you" && (at(i+2) == "need" || at(i+2) == "want" || at(i+2) == "ask"):
+			// "Whatever you need, we do it"; not "get whatever you need
+			// delivered" (after a claim verb the case above has it)
 			if !scoped(at(i + 3)) {
 				return true
 			}
@@ -256,13 +260,18 @@ func claimsIn(text string) bool {
 			}
 		case w == "for" && (at(i+1) == "any" || at(i+1) == "every" || at(i+1) == "all"):
 			// "one agent for all your needs", "for every use case"; not
-			// "reminders for all tasks due this week"
-			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) && (words[j-1] == "needs" || words[j-1] == "need" || words[j-2] == "use") {
+			// "reminders for all tasks due this week", nor a job's "custom
+			// printing for all your needs"
+			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) &&
+				((words[j-1] == "needs" || words[j-1] == "need") && i > 0 && selfNoun(words[i-1]) || words[j-2] == "use") {
 				return true
 			}
 		case w == "only" && claimAgent(at(i+1)) && (at(i+2) == "you" || at(i+2) == "your"):
-			// "the only agent your business needs"
-			return true
+			// "the only agent your business needs", "the only app you'll
+			// ever need"; not "the only app you need to track your runs"
+			if j := needAt(words, i+2); j > 0 && !scoped(at(j+1)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -309,6 +318,23 @@ func coverVerb(w string) bool {
 		return true
 	}
 	return false
+}
+
+// needAt is where "need" or "needs" stands among the few words from i on
+// ("your business needs", "you'll ever need"), or 0.
+func needAt(words []string, i int) int {
+	for j := i; j < min(len(words), i+4); j++ {
+		if words[j] == "need" || words[j] == "needs" {
+			return j
+		}
+	}
+	return 0
+}
+
+// selfNoun is a word a card calls itself by, or "one" of "one for
+// everything": before "for everything" it makes the claim the card's.
+func selfNoun(w string) bool {
+	return claimAgent(w) || w == "one"
 }
 
 // claimAgent is a word a card calls itself by.

@@ -181,6 +181,25 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"for everything on a list", "Prices", "Finds prices for everything on my shopping list.", nil, false},
 		{"care of everything in a move", "Movers", "Takes care of everything in your office move.", nil, false},
 		{"the only tool for invoices", "Invoices", "The only tool for supplier invoices.", nil, false},
+		// A universal object after a concrete job is that job's (a
+		// review's honest cards, and some of our own).
+		{"search for anything", "Web search", "Search the web for anything.", nil, false},
+		{"for anything you ask", "Web search", "Searches the web for anything you ask", nil, false},
+		{"pay for anything", "Wallet", "Pay for anything with your saved card", nil, false},
+		{"whatever you need delivered", "Courier", "Get whatever you need delivered in under an hour", nil, false},
+		{"the only app you need to", "Run log", "The only app you need to track your runs", nil, false},
+		{"printing for all your needs", "Print shop", "Custom printing for all your needs", nil, false},
+		{"files them all", "Receipts", "Scans receipts and files them all", nil, false},
+		{"shop for everything", "Shop", "Shop for everything", nil, false},
+		{"ask for anything on the menu", "Room service", "Order anything on the menu, or ask for anything else you need.", nil, false},
+		{"the only tool you need for invoices", "Invoices", "The only tool you need for supplier invoices.", nil, false},
+		// The claims those phrasings stand for, still claims.
+		{"one app for everything", "Ops", "One app for everything.", nil, true},
+		{"a service for anything you ask", "Ops", "A service for anything you ask.", nil, true},
+		{"the only agent you will ever need", "Ops", "The only agent you'll ever need.", nil, true},
+		{"the only assistant you need", "Ops", "The only assistant you need", nil, true},
+		{"one agent for all your needs", "Ops", "One agent for all of your needs.", nil, true},
+		{"whatever you want", "Ops", "Whatever you want: just ask.", nil, true},
 	} {
 		if got := claimsAnyTask(tt.skill, tt.description, tt.tags); got != tt.want {
 			t.Errorf("%s: claimsAnyTask = %v, want %v", tt.name, got, tt.want)
