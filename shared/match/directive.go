@@ -145,7 +145,7 @@ const dominatedMinWords = 16
 
 // isDominated says whether more than half of a skill's words (name,
 // description, tags, examples; at least dominatedMinWords of them) are
-// one word. Like isRepetitive it neither allocates for a usual card nor
+// one word, and some field repeats it. Like isRepetitive it neither allocates for a usual card nor
 // hashes: a majority vote finds the only word that can be more than half.
 func isDominated(name, description string, tags, examples []string) bool {
 	var buf [repetitiveWords]string
@@ -180,7 +180,27 @@ func isDominated(name, description string, tags, examples []string) bool {
 			n++
 		}
 	}
-	return 2*n > len(words)
+	return 2*n > len(words) && repeatedInAField(cand, name, description, tags, examples)
+}
+
+// repeatedInAField says whether some one field (the name, the
+// description, a tag, an example) holds w twice. A terse honest card names
+// its one topic once a field ("Weather", "Get the weather.", "weather
+// Paris", "weather London": 9 of 17 words); every hostile set's spam card
+// stutters it ("Supplies, supplies, supplies", "supplies supplies",
+// "stock stock stock").
+func repeatedInAField(w, name, description string, tags, examples []string) bool {
+	var buf [repetitiveWords]string
+	twice := func(field string) bool {
+		n := 0
+		for _, v := range analyze.AppendWords(buf[:0], field) {
+			if v == w {
+				n++
+			}
+		}
+		return n >= 2
+	}
+	return twice(name) || twice(description) || slices.ContainsFunc(tags, twice) || slices.ContainsFunc(examples, twice)
 }
 
 // claimWords is how many words of a skill's name, description and tags

@@ -122,6 +122,15 @@ func TestIsDominated(t *testing.T) {
 			[]string{"stock", "stock level", "inventory"}, []string{"stock of SKU 44", "stock level in Leeds"}, false},
 		{"exactly half is not more than half", "a b c d", "x x x x", []string{"x x x x"}, []string{"e f g h"}, false},
 		{"just over half is", "a b c d", "x x x x", []string{"x x x x"}, []string{"e f g x x"}, true},
+		// Terse honest cards name their one topic once a field (a review).
+		{"a terse card", "Weather", "Get the weather.", []string{"weather"},
+			[]string{"weather Paris", "weather London", "weather Tokyo", "weather tomorrow", "weather today", "weather NYC"}, false},
+		{"a terse card, two words to a tag", "Translate", "Translate text.", []string{"translate", "translation"},
+			[]string{"translate hello", "translate goodbye", "translate thanks", "translate menu", "translate sign", "translate this"}, false},
+		{"a terse card, its topic in every example", "PDF Tools", "Merge, split and compress PDF files.", []string{"pdf", "pdf merge", "pdf split", "pdf compress"},
+			[]string{"merge pdf", "split pdf", "compress pdf", "pdf to word", "pdf to jpg"}, false},
+		{"the same card stuttering in one example", "Weather", "Get the weather.", []string{"weather"},
+			[]string{"weather Paris", "weather London", "weather Tokyo", "weather tomorrow", "weather today", "weather weather"}, true},
 	} {
 		if got := isDominated(tt.skill, tt.description, tt.tags, tt.examples); got != tt.want {
 			t.Errorf("%s: isDominated = %v, want %v", tt.name, got, tt.want)
