@@ -23,7 +23,10 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// Addressing the selector.
 	// A router or orchestrator is an AI's only when the text says so:
 	// "instructions for the home router" configure a network device.
-	`(note|message|instructions?|reminder)\s(to|for)\s(the|any|an?|all)\s((\w+\s)?(ai|llm)|((ai|llm|agent|skill|tool)\s)(router|orchestrator)|(\w+\s)?(routing|selection|ranking|matching|language)\s(model|system|engine|layer))s?\b` +
+	// "Instructions for the AI model" may be a prompt writer's job; only
+	// the selector's own machinery takes them.
+	`(note|message|reminder)\s(to|for)\s(the|any|an?|all)\s((\w+\s)?(ai|llm)|((ai|llm|agent|skill|tool)\s)(router|orchestrator)|(\w+\s)?(routing|selection|ranking|matching|language)\s(model|system|engine|layer))s?\b` +
+	`|instructions?\s(to|for)\s(the|any|an?|all)\s(((ai|llm|agent|skill|tool)\s)(router|orchestrator)|(\w+\s)?(routing|selection|ranking|matching)\s(model|system|engine|layer))s?\b` +
 	// A salutation, not "an attention model".
 	`|attention\s(ai|llm|router|orchestrator|assistant)s?\b` +
 	`|(ai|llm|router|orchestrator|assistant|model)s?\s((that|who)\s(is|are)\s)?(selecting|choosing|picking|ranking)\s((a|the|which|among|between)\s)?(tools?|skills?|agents?)\b` +
@@ -32,9 +35,14 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	`|whichever\s(tool|skill|agent)\syou\s(were|are|had)\s(going|about|planning|intending|planned|intended|meant)\b` +
 	`|you\s(were|are)\s(going|about)\sto\s(call|use|pick|choose|select)\s(a|the|another|some)\s(tool|skill|agent)` +
 	// Asking to be ranked or chosen over the others.
-	`|(rank|rate|score)\s(this\stool|it|me|us)\s(above|over|higher|highest|first|top|as\s(a|an|the)\s(perfect|top|best|only))\b` +
+	// "it", "me" and "us" only as a match or over the others: not "rank
+	// it first among your favourites", "score me higher on the
+	// leaderboard", "why choose us", "call me over WhatsApp".
+	`|(rank|rate|score)\s(it|me|us)\s(as\s(a|an|the)\s(perfect|top|best|only)|(above|over)\s(all|every|any|the)\s(others?|rest|other\s(tools?|skills?|agents?)))\b` +
 	`|(rank|rate|score)\sthis\stool\b` +
-	`|(call|use|choose|select|pick|prefer)\s(this\stool|me|us)\s(instead|over|above)\b` +
+	`|(call|use|choose|select|pick|prefer)\s(this\stool|me|us)\sinstead\b` +
+	`|(call|use|choose|select|pick|prefer)\sthis\stool\s(over|above)\b` +
+	`|(choose|select|pick|prefer)\sme\s(over|above)\b` +
 	`|this\stool\s(is|as)\s(the\s)?(correct|right|preferred|only|best)\s(tool|choice|skill|agent|option)\s(for|to)\s(this|every|any|all|each)\s(request|task|message|query|question|call|job)s?\b` +
 	`|this\stool\s(supersedes|overrides|outranks)\b` +
 	`|supersedes?\s(every|all|any|the)\sother\s(tools?|skills?|agents?)\b` +
@@ -46,27 +54,39 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// ("selects the cheapest supplier", "routes tickets to the right team").
 	// "me" only where it cannot be the object of a job: not "pick me up",
 	// "choose me a wine", "route incoming calls to me".
-	`|(select|choose|pick|prefer|prioriti[sz]e|favou?r)\s(\w+\s)?this\s(tool|skill|agent|one)\b` +
-	`|(select|choose|pick|prefer|prioriti[sz]e|favou?r)\s(me|us)\s((instead|over|above|always)\b|for\s(every|all|any|each|this)\s(requests?|tasks?|quer(y|ies)|questions?|messages?|prompts?)\b|$)` +
+	// Not "select this skill to book flights", a use's instructions.
+	`|(select|choose|pick|prefer|prioriti[sz]e|favou?r)\s(\w+\s)?this\s(tool|skill|agent|one)\s($|(for|over|above|instead|first|always|whenever|when|if|regardless|whatever)\b|to\s(any|all|every|the|other)\b)` +
+	`|(select|choose|pick|prefer|prioriti[sz]e|favou?r)\s(me\s((instead|over|above|always)\b|$)|(me|us)\s(instead\b|for\s(every|all|any|each|this)\s(requests?|tasks?|quer(y|ies)|questions?|messages?|prompts?)\b))` +
 	`|(route|delegate|direct)\s(\w+\s){0,3}to\sthis\s(tool|skill|agent)\b` +
-	`|(route|delegate|direct)\s(((every|all|any|each|the|your|such)\s)?(\w+\s)?(requests?|tasks?|quer(y|ies)|messages?|prompts?|questions?|jobs?|everything|it|them)\s)?to\s(this\sone|me|us)\b` +
+	`|(route|delegate|direct)\s((every|all|any|each)\s(\w+\s)?(requests?|tasks?|quer(y|ies)|messages?|prompts?|questions?|jobs?)\s|everything\s)?to\s(this\sone|me|us)\b` +
 	`|(send|route|forward|direct|delegate)\s(every|all|any|each)\s(\w+\s)?(requests?|tasks?|quer(y|ies)|messages?|prompts?|questions?)\shere\b` +
-	`|(use|call|invoke)\s(this\s(tool|skill|agent|one)|me)\s(instead|always|regardless|whatever|no\smatter)\b` +
+	`|(use|call|invoke)\sthis\s(tool|skill|agent|one)\s(instead|always|regardless|whatever|no\smatter)\b` +
+	`|(use|call|invoke)\sme\s(instead|regardless)\b` +
 	// "it" only when always or over the others: not "tell me when it
 	// should be picked up" nor "so it must be prioritized".
-	`|this\s(tool|skill|agent|one)\s(should|must|shall)\s(always\s)?be\s(selected|chosen|picked|preferred|prioriti[sz]ed)\b` +
-	`|it\s(should|must|shall)\s(always\sbe\s(selected|chosen|picked|preferred|prioriti[sz]ed)|be\s(selected|chosen|picked|preferred|prioriti[sz]ed)\s(over|above|instead|first|for\s(every|all|any|each)))\b` +
-	`|(this\s(tool|skill|agent|one)|it)\sis\salways\s(the\s)?(best|right|correct|only|preferred|perfect|ideal)\b` +
+	// Not "picked" (up): "this one should be picked up by noon".
+	`|this\s(tool|skill|agent|one)\s(should|must|shall)\s(always\s)?be\s(selected|chosen|preferred|prioriti[sz]ed)\b` +
+	`|it\s(should|must|shall)\s(always\sbe\s(selected|chosen|preferred|prioriti[sz]ed)|be\s(selected|chosen|preferred|prioriti[sz]ed)\s(over|above|instead|first|for\s(every|all|any|each)))\b` +
+	// Not "it is always best to consult a doctor".
+	`|this\s(tool|skill|agent|one)\sis\salways\s(the\s)?(best|right|correct|only|preferred|perfect|ideal)\b` +
+	`|it\sis\salways\s(the\s)?(best|right|correct|only|preferred|perfect|ideal)\s(\w+\s)?(tool|skill|agent|choice|option|answer|match|pick)\b` +
 	// An answer for any question is a quiz's job; for any request, a
 	// claim on the selector.
-	`|(best|right|correct|only|top|most\srelevant|preferred|perfect|ideal)\s(\w+\s)?(choice|match|skill|agent|tool|option|pick)\s(for\s)?(every|all|any|each)\s(requests?|quer(y|ies)|tasks?|questions?|messages?|prompts?|inputs?)\b` +
+	// A task or question is the selector's only to a skill, an agent or a
+	// choice: "the right tool for every task" is a hardware shop's.
+	`|(best|right|correct|only|top|most\srelevant|preferred|perfect|ideal)\s(\w+\s)?(choice|match|skill|agent|tool|option|pick)\s(for\s)?(every|all|any|each)\s(requests?|quer(y|ies)|messages?|prompts?|inputs?)\b` +
+	`|(best|right|correct|only|top|most\srelevant|preferred|perfect|ideal)\s(\w+\s)?(choice|skill|agent)\s(for\s)?(every|all|any|each)\s(tasks?|questions?)\b` +
 	`|(best|right|correct|only|top|most\srelevant|preferred|perfect|ideal)\s(\w+\s)?answer\s(for\s)?(every|all|any|each)\s(requests?|quer(y|ies)|tasks?|messages?|prompts?|inputs?)\b` +
 	// Not "give me a score for this essay".
 	`|(give|assign|set|report|return|output)\sthis\s(tool|skill|agent|one)\s(a|an|the)\s(\w+\s)?(score|rank|ranking|rating|relevance|priority|confidence|fit|probability)\b` +
-	`|(give|assign)\sit\s(a|the)\s(highest|top|maximum|max|perfect|full|best)\s(score|rank|ranking|rating|relevance|priority|confidence|fit|probability)\b` +
+	// Not "give it the top rating if you loved it", nor a ticket's
+	// "give it the highest priority".
+	`|(give|assign)\sit\s(a|the)\s(highest|maximum|max|perfect|full)\s(score|rank|ranking|relevance|confidence|fit|probability)\b` +
 	// Not "all routers must use WPA3": a router is an AI's only when the
 	// text says so.
-	`|(ai|llms?|language\smodels?|orchestrators?)(\s(agents?|assistants?|models?|systems?|routers?))?\s(must|should|shall|need\sto|have\sto|are\sto)\s(always\s)?(route|select|choose|pick|prefer|prioriti[sz]e|delegate|send|use|call|rank|rate|score|ignore)\b` +
+	// The card or the requests as the object: not "AI models should use
+	// fair data".
+	`|(ai|llms?|language\smodels?|orchestrators?)(\s(agents?|assistants?|models?|systems?|routers?))?\s(must|should|shall|need\sto|have\sto|are\sto)\s(always\s)?(route|select|choose|pick|prefer|prioriti[sz]e|delegate|send|use|call|rank|rate|score|ignore)\s(this|me|us|it|only|every|all|any|each|requests?|tasks?|quer(y|ies)|other|another|the\sother|previous|your)\b` +
 	// The selector's own instructions, not "override the firewall rules".
 	`|(ignore|forget|disregard|override)\s(all\s|any\s)?((your|the|all)\s)?(previous|prior|earlier|above|other|system|original|existing|routing|selection)\s(\w+\s)?(instructions|rules|prompts?|guidelines|directives|agents|skills|tools)\b` +
 	`|(ignore|forget|disregard|override)\s(all\s|any\s)?(of\s)?your\s(instructions|rules|prompts?|guidelines|directives)\b` +
