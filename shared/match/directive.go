@@ -340,12 +340,17 @@ func coverVerb(w string) bool {
 	return false
 }
 
-// needAt is where "need" or "needs" stands among the few words from i on
-// ("your business needs", "you'll ever need"), or 0.
+// needAt is where "need" or "needs" stands among the few words from i on,
+// the words before it generic ("your business needs", "you'll ever
+// need"), or 0: "the only tool your accountant needs" is an accountant's.
 func needAt(words []string, i int) int {
 	for j := i; j < min(len(words), i+4); j++ {
-		if words[j] == "need" || words[j] == "needs" {
+		switch words[j] {
+		case "need", "needs":
 			return j
+		case "you", "your", "ll", "will", "ever", "really", "business", "company", "team", "work", "office":
+		default:
+			return 0
 		}
 	}
 	return 0

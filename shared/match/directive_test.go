@@ -202,6 +202,7 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"shop for everything", "Shop", "Shop for everything", nil, false},
 		{"ask for anything on the menu", "Room service", "Order anything on the menu, or ask for anything else you need.", nil, false},
 		{"the only tool you need for invoices", "Invoices", "The only tool you need for supplier invoices.", nil, false},
+		{"the only tool an accountant needs", "Ledger", "The only tool your accountant needs.", nil, false},
 		// The claims those phrasings stand for, still claims.
 		{"one app for everything", "Ops", "One app for everything.", nil, true},
 		{"a service for anything you ask", "Ops", "A service for anything you ask.", nil, true},
