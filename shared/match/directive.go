@@ -145,7 +145,7 @@ const dominatedMinWords = 16
 
 // isDominated says whether more than half of a skill's words (name,
 // description, tags, examples; at least dominatedMinWords of them) are
-// one word. Like isRepetitive it neither allocates for a usual card nor
+// one word, and some field repeats it. Like isRepetitive it neither allocates for a usual card nor
 // hashes: a majority vote finds the only word that can be more than half.
 func isDominated(name, description string, tags, examples []string) bool {
 	var buf [repetitiveWords]string
@@ -180,7 +180,27 @@ func isDominated(name, description string, tags, examples []string) bool {
 			n++
 		}
 	}
-	return 2*n > len(words)
+	return 2*n > len(words) && repeatedInAField(cand, name, description, tags, examples)
+}
+
+// repeatedInAField says whether some one field (the name, the
+// description, a tag, an example) holds w twice. A terse honest card names
+// its one topic once a field ("Weather", "Get the weather.", "weather
+// Paris", "weather London": 9 of 17 words); every hostile set's spam card
+// stutters it ("Supplies, supplies, supplies", "supplies supplies",
+// "stock stock stock").
+func repeatedInAField(w, name, description string, tags, examples []string) bool {
+	var buf [repetitiveWords]string
+	twice := func(field string) bool {
+		n := 0
+		for _, v := range analyze.AppendWords(buf[:0], field) {
+			if v == w {
+				n++
+			}
+		}
+		return n >= 2
+	}
+	return twice(name) || twice(description) || slices.ContainsFunc(tags, twice) || slices.ContainsFunc(examples, twice)
 }
 
 // claimWords is how many words of a skill's name, description and tags
@@ -239,13 +259,17 @@ func claimsIn(text string) bool {
 					return true
 				}
 			}
-		case (w == "everything" || w == "anything") && i > 0 &&
-			(words[i-1] == "for" || words[i-1] == "of" && i > 1 && words[i-2] == "care"):
-			// "your assistant for everything", "takes care of everything"
+		case (w == "everything" || w == "anything") && i > 1 &&
+			(words[i-1] == "for" && selfNoun(words[i-2]) || words[i-1] == "of" && words[i-2] == "care"):
+			// "your assistant for everything", "takes care of everything";
+			// after a job, the job's object: "search the web for anything",
+			// "pay for anything", "shop for everything"
 			if !scoped(at(i+1)) || at(i+1) == "for" && (at(i+2) == "you" || at(i+2) == "me" || at(i+2) == "us") {
 				return true
 			}
-		case w == "whatever" && at(i+1) == "you" && (at(i+2) == "need" || at(i+2) == "want" || at(i+2) == "ask"):
+		case w == "whatever" && i == 0 && at(i+1) == "you" && (at(i+2) == "need" || at(i+2) == "want" || at(i+2) == "ask"):
+			// "Whatever you need, we do it"; not "get whatever you need
+			// delivered" (after a claim verb the case above has it)
 			if !scoped(at(i + 3)) {
 				return true
 			}
@@ -256,13 +280,18 @@ func claimsIn(text string) bool {
 			}
 		case w == "for" && (at(i+1) == "any" || at(i+1) == "every" || at(i+1) == "all"):
 			// "one agent for all your needs", "for every use case"; not
-			// "reminders for all tasks due this week"
-			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) && (words[j-1] == "needs" || words[j-1] == "need" || words[j-2] == "use") {
+			// "reminders for all tasks due this week", nor a job's "custom
+			// printing for all your needs"
+			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) &&
+				((words[j-1] == "needs" || words[j-1] == "need") && i > 0 && selfNoun(words[i-1]) || words[j-2] == "use") {
 				return true
 			}
 		case w == "only" && claimAgent(at(i+1)) && (at(i+2) == "you" || at(i+2) == "your"):
-			// "the only agent your business needs"
-			return true
+			// "the only agent your business needs", "the only app you'll
+			// ever need"; not "the only app you need to track your runs"
+			if j := needAt(words, i+2); j > 0 && !scoped(at(j+1)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -309,6 +338,28 @@ func coverVerb(w string) bool {
 		return true
 	}
 	return false
+}
+
+// needAt is where "need" or "needs" stands among the few words from i on,
+// the words before it generic ("your business needs", "you'll ever
+// need"), or 0: "the only tool your accountant needs" is an accountant's.
+func needAt(words []string, i int) int {
+	for j := i; j < min(len(words), i+4); j++ {
+		switch words[j] {
+		case "need", "needs":
+			return j
+		case "you", "your", "ll", "will", "ever", "really", "business", "company", "team", "work", "office":
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// selfNoun is a word a card calls itself by, or "one" of "one for
+// everything": before "for everything" it makes the claim the card's.
+func selfNoun(w string) bool {
+	return claimAgent(w) || w == "one"
 }
 
 // claimAgent is a word a card calls itself by.

@@ -122,6 +122,15 @@ func TestIsDominated(t *testing.T) {
 			[]string{"stock", "stock level", "inventory"}, []string{"stock of SKU 44", "stock level in Leeds"}, false},
 		{"exactly half is not more than half", "a b c d", "x x x x", []string{"x x x x"}, []string{"e f g h"}, false},
 		{"just over half is", "a b c d", "x x x x", []string{"x x x x"}, []string{"e f g x x"}, true},
+		// Terse honest cards name their one topic once a field (a review).
+		{"a terse card", "Weather", "Get the weather.", []string{"weather"},
+			[]string{"weather Paris", "weather London", "weather Tokyo", "weather tomorrow", "weather today", "weather NYC"}, false},
+		{"a terse card, two words to a tag", "Translate", "Translate text.", []string{"translate", "translation"},
+			[]string{"translate hello", "translate goodbye", "translate thanks", "translate menu", "translate sign", "translate this"}, false},
+		{"a terse card, its topic in every example", "PDF Tools", "Merge, split and compress PDF files.", []string{"pdf", "pdf merge", "pdf split", "pdf compress"},
+			[]string{"merge pdf", "split pdf", "compress pdf", "pdf to word", "pdf to jpg"}, false},
+		{"the same card stuttering in one example", "Weather", "Get the weather.", []string{"weather"},
+			[]string{"weather Paris", "weather London", "weather Tokyo", "weather tomorrow", "weather today", "weather weather"}, true},
 	} {
 		if got := isDominated(tt.skill, tt.description, tt.tags, tt.examples); got != tt.want {
 			t.Errorf("%s: isDominated = %v, want %v", tt.name, got, tt.want)
@@ -181,6 +190,26 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"for everything on a list", "Prices", "Finds prices for everything on my shopping list.", nil, false},
 		{"care of everything in a move", "Movers", "Takes care of everything in your office move.", nil, false},
 		{"the only tool for invoices", "Invoices", "The only tool for supplier invoices.", nil, false},
+		// A universal object after a concrete job is that job's (a
+		// review's honest cards, and some of our own).
+		{"search for anything", "Web search", "Search the web for anything.", nil, false},
+		{"for anything you ask", "Web search", "Searches the web for anything you ask", nil, false},
+		{"pay for anything", "Wallet", "Pay for anything with your saved card", nil, false},
+		{"whatever you need delivered", "Courier", "Get whatever you need delivered in under an hour", nil, false},
+		{"the only app you need to", "Run log", "The only app you need to track your runs", nil, false},
+		{"printing for all your needs", "Print shop", "Custom printing for all your needs", nil, false},
+		{"files them all", "Receipts", "Scans receipts and files them all", nil, false},
+		{"shop for everything", "Shop", "Shop for everything", nil, false},
+		{"ask for anything on the menu", "Room service", "Order anything on the menu, or ask for anything else you need.", nil, false},
+		{"the only tool you need for invoices", "Invoices", "The only tool you need for supplier invoices.", nil, false},
+		{"the only tool an accountant needs", "Ledger", "The only tool your accountant needs.", nil, false},
+		// The claims those phrasings stand for, still claims.
+		{"one app for everything", "Ops", "One app for everything.", nil, true},
+		{"a service for anything you ask", "Ops", "A service for anything you ask.", nil, true},
+		{"the only agent you will ever need", "Ops", "The only agent you'll ever need.", nil, true},
+		{"the only assistant you need", "Ops", "The only assistant you need", nil, true},
+		{"one agent for all your needs", "Ops", "One agent for all of your needs.", nil, true},
+		{"whatever you want", "Ops", "Whatever you want: just ask.", nil, true},
 	} {
 		if got := claimsAnyTask(tt.skill, tt.description, tt.tags); got != tt.want {
 			t.Errorf("%s: claimsAnyTask = %v, want %v", tt.name, got, tt.want)

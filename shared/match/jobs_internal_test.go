@@ -140,3 +140,24 @@ func TestPoolMoves(t *testing.T) {
 		})
 	}
 }
+
+// halfOfEach: most of each tag set shared, and more than one term, is one
+// service in two agents' words; one term of two ("pdf" beside "summary"
+// and "translation") is only the kind of document two jobs work on.
+func TestHalfOfEach(t *testing.T) {
+	for _, tt := range []struct {
+		a, b []string
+		want bool
+	}{
+		{[]string{"dictat", "letter", "offic", "transcript", "type"}, []string{"dictat", "servic", "transcript", "turnaround", "type"}, true},
+		{[]string{"pdf", "summari"}, []string{"pdf", "translat"}, false},
+		{[]string{"pdf"}, []string{"pdf"}, false},
+		{[]string{"doc", "pdf", "summari", "report"}, []string{"doc", "languag", "pdf", "translat"}, false},
+		{[]string{"doc", "pdf", "summari"}, []string{"doc", "pdf", "summari", "translat"}, true},
+		{nil, []string{"pdf"}, false},
+	} {
+		if got := halfOfEach(tt.a, tt.b); got != tt.want {
+			t.Errorf("halfOfEach(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -224,7 +224,7 @@ func TestCopiedCardNeverTakesATask(t *testing.T) {
 }
 
 // TestLookAlikeByTagsOfEach: two services that describe one job in their
-// own words, sharing half or more of each one's tag terms but not half of
+// own words, sharing more than half of each one's tag terms but not half of
 // their union (3 of 5 each: a Jaccard of 0.43), are asked about when one
 // is external; with the same handling they stay apart (no twin by tags
 // alone, so a sibling's pooling is never displaced), and a tag set half of
@@ -295,5 +295,26 @@ func TestRewordedCopyNeverTakesATask(t *testing.T) {
 	}
 	if asked == 0 {
 		t.Error("no request named both the card and its copy: the test checks nothing")
+	}
+}
+
+// TestDifferentJobsOnOneDocumentAreNoAlternatives: an in-house summary
+// and an external translation of PDFs share one tag term of two ("pdf");
+// a summary request goes to the summary, not to a question naming both
+// (it did, at 0.995, before halfOfEach asked for more than one term).
+func TestDifferentJobsOnOneDocumentAreNoAlternatives(t *testing.T) {
+	sum := agentSpec{ID: "doc-digest", Name: "Doc Digest", Desc: "In-house document summaries.",
+		Skills: []skillSpec{{ID: "summarize-pdf", Name: "Summarize PDF", Desc: "Summarizes a PDF document into a one-page brief with the key points.",
+			Tags: []string{"pdf", "summary"}, Examples: []string{"summarize this report", "give me the key points of this pdf"}}}}
+	tr := agentSpec{ID: "lingo-cloud", Name: "Lingo Cloud", Desc: "Cloud document translation.",
+		Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Public, External: true},
+		Skills: []skillSpec{{ID: "translate-pdf", Name: "Translate PDF", Desc: "Translates a PDF document into another language, keeping its layout.",
+			Tags: []string{"pdf", "translation"}, Examples: []string{"translate this contract into German", "put this pdf in Spanish"}}}}
+	m := newMatcher(t, buildCatalog(t, append(honest(), sum, tr)...))
+	tk := textTask("p", "summarize this pdf into the key points")
+	tk.Caller.DataClass = catalog.Public
+	res := mustMatch(t, m, tk)
+	if res.Decision.Action != decide.Delegate || res.Decision.Chosen.Key != "doc-digest/summarize-pdf" {
+		t.Errorf("summary request: %s %v (%s), want doc-digest/summarize-pdf delegated", res.Decision.Action, rankedKeys(res), res.Decision.Reason)
 	}
 }

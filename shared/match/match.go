@@ -1086,7 +1086,7 @@ func sameJob(a, b *index.Doc) bool {
 // lookAlikeJob says whether skill b of another agent, related to a as
 // alike says, does a's job for the decider's purposes: sameJob, or, for
 // an alternative the caller must choose between (other data handling, a
-// copy under the same agent name), half or more of each one's tag terms
+// copy under the same agent name), more than half of each one's tag terms
 // are the other's. Picking one of two such skills with confidence is the
 // costly error, so the question is asked on the looser reading. Twins
 // keep sameJob's: a looser twin came before a sibling in the decider's
@@ -1095,20 +1095,23 @@ func lookAlikeJob(a, b *index.Doc, alike decide.Alike) bool {
 	return sameJob(a, b) || alike != decide.AlikeTwin && halfOfEach(a.TagTerms, b.TagTerms)
 }
 
-// halfOfEach says whether the terms two sorted sets share are half or
-// more of each set. Tags are a card's own list of what a skill is about,
-// and two agents describing one service pick some words of their own:
+// halfOfEach says whether the terms two sorted sets share are more than
+// half of each set, and more than one. Tags are a card's own list of what
+// a skill is about, and two agents describing one service pick some words
+// of their own:
 // hostile3's in-house and outside transcription services share 3 of their
 // 5 tag terms each ("transcription", "dictation", "typing" beside "clinic
 // letters" and "medical typing, turnaround"), a Jaccard of 0.43, and
 // were not seen to do one job, so their different data handling was never
 // asked about. Names and descriptions are no lists: two words of a
-// two-word name ("Book a flight", "Book a hotel") say little.
+// two-word name ("Book a flight", "Book a hotel") say little. One shared
+// term says little too, and half is not most: an in-house "Summarize
+// PDF" (pdf, summary) and an outside "Translate PDF" (pdf, translation)
+// share the document, not the job, and a summary request read as half of
+// each went to a question naming both instead of the summary (0.995).
 func halfOfEach(a, b []string) bool {
-	if len(a) == 0 || len(b) == 0 {
-		return false
-	}
-	return 2*shared(a, b) >= max(len(a), len(b))
+	both := shared(a, b)
+	return both >= 2 && 2*both > max(len(a), len(b))
 }
 
 // shared counts the terms two sorted term sets have in common.

@@ -1234,3 +1234,21 @@ func TestQuietInjectionNotTrusted(t *testing.T) {
 		}
 	}
 }
+
+// TestHonestCardWithPhrasalOrdersTrusted: an honest ride card whose
+// example is the canonical ride request ("pick me up") is trusted and
+// takes its own job. Read as "pick me", it lost "book me a taxi" (0.999
+// before the selector rule).
+func TestHonestCardWithPhrasalOrdersTrusted(t *testing.T) {
+	ride := agentSpec{ID: "ridenow", Name: "Ride Now", Desc: "Taxi and ride booking.",
+		Skills: []skillSpec{{ID: "book-ride", Name: "Book a ride", Desc: "Books a taxi or ride to any address in the city.",
+			Tags: []string{"taxi", "ride", "cab"}, Examples: []string{"Book a cab to the airport", "Pick me up at the station at 6pm"}}}}
+	m := newMatcher(t, buildCatalog(t, append(honest(), ride)...))
+	tk := textTask("r", "book me a taxi to the airport at 5am")
+	if distrusted(m, tk, "ridenow/book-ride") {
+		t.Error("an honest ride card is distrusted")
+	}
+	if d := mustMatch(t, m, tk).Decision; d.Action != decide.Delegate || d.Chosen.Key != "ridenow/book-ride" {
+		t.Errorf("decided %s %v, want ridenow/book-ride delegated", d.Action, decisionKeys(d))
+	}
+}

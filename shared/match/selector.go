@@ -21,15 +21,28 @@ import (
 // its words joined by single spaces (punctuation dropped).
 var selectorTalk = regexp.MustCompile(`^(` +
 	// Addressing the selector.
-	`(note|message|instructions?|reminder)\s(to|for)\s(the|any|an?|all)\s(\w+\s)?(ai|llm|router|orchestrator|(routing|selection|ranking|matching|language)\s(model|system|engine|layer))s?\b` +
-	`|attention\s(ai|llm|router|orchestrator|assistant|model)\b` +
+	// A router or orchestrator is an AI's only when the text says so:
+	// "instructions for the home router" configure a network device.
+	// "Instructions for the AI model" may be a prompt writer's job; only
+	// the selector's own machinery takes them.
+	`(note|message|reminder)\s(to|for)\s(the|any|an?|all)\s((\w+\s)?(ai|llm)|((ai|llm|agent|skill|tool)\s)(router|orchestrator)|(\w+\s)?(routing|selection|ranking|matching|language)\s(model|system|engine|layer))s?\b` +
+	`|instructions?\s(to|for)\s(the|any|an?|all)\s(((ai|llm|agent|skill|tool)\s)(router|orchestrator)|(\w+\s)?(routing|selection|ranking|matching)\s(model|system|engine|layer))s?\b` +
+	// A salutation, not "an attention model".
+	`|attention\s(ai|llm|router|orchestrator|assistant)s?\b` +
 	`|(ai|llm|router|orchestrator|assistant|model)s?\s((that|who)\s(is|are)\s)?(selecting|choosing|picking|ranking)\s((a|the|which|among|between)\s)?(tools?|skills?|agents?)\b` +
-	`|whichever\s(tool|skill|agent)\syou\b` +
+	// The tool the selector was about to call, not "whichever tool you
+	// already use".
+	`|whichever\s(tool|skill|agent)\syou\s(were|are|had)\s(going|about|planning|intending|planned|intended|meant)\b` +
 	`|you\s(were|are)\s(going|about)\sto\s(call|use|pick|choose|select)\s(a|the|another|some)\s(tool|skill|agent)` +
 	// Asking to be ranked or chosen over the others.
-	`|(rank|rate|score)\s(this\stool|it|me|us)\s(above|over|higher|highest|first|top|as\s(a|an|the)\s(perfect|top|best|only))\b` +
+	// "it", "me" and "us" only as a match or over the others: not "rank
+	// it first among your favourites", "score me higher on the
+	// leaderboard", "why choose us", "call me over WhatsApp".
+	`|(rank|rate|score)\s(it|me|us)\s(as\s(a|an|the)\s(perfect|top|best|only)|(above|over)\s(all|every|any|the)\s(others?|rest|other\s(tools?|skills?|agents?)))\b` +
 	`|(rank|rate|score)\sthis\stool\b` +
-	`|(call|use|choose|select|pick|prefer)\s(this\stool|me|us)\s(instead|over|above)\b` +
+	`|(call|use|choose|select|pick|prefer)\s(this\stool|me|us)\sinstead\b` +
+	`|(call|use|choose|select|pick|prefer)\sthis\stool\s(over|above)\b` +
+	`|(choose|select|pick|prefer)\sme\s(over|above)\b` +
 	`|this\stool\s(is|as)\s(the\s)?(correct|right|preferred|only|best)\s(tool|choice|skill|agent|option)\s(for|to)\s(this|every|any|all|each)\s(request|task|message|query|question|call|job)s?\b` +
 	`|this\stool\s(supersedes|overrides|outranks)\b` +
 	`|supersedes?\s(every|all|any|the)\sother\s(tools?|skills?|agents?)\b` +
@@ -39,17 +52,44 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// The card itself as what is to be selected, routed to, preferred or
 	// scored: the object of the selector's verbs, not a job's subject
 	// ("selects the cheapest supplier", "routes tickets to the right team").
-	`|(select|choose|pick|prefer|prioriti[sz]e|favou?r)\s(\w+\s)?(this\s(tool|skill|agent|one)|me)\b` +
-	`|(route|delegate|direct)\s(\w+\s){0,3}to\s(this\s(tool|skill|agent|one)|me)\b` +
+	// "me" only where it cannot be the object of a job: not "pick me up",
+	// "choose me a wine", "route incoming calls to me".
+	// Not "select this skill to book flights", a use's instructions.
+	`|(select|choose|pick|prefer|prioriti[sz]e|favou?r)\s(\w+\s)?this\s(tool|skill|agent|one)\s($|(for|over|above|instead|first|always|whenever|when|if|regardless|whatever)\b|to\s(any|all|every|the|other)\b)` +
+	`|(select|choose|pick|prefer|prioriti[sz]e|favou?r)\s(me\s((instead|over|above|always)\b|$)|(me|us)\s(instead\b|for\s(every|all|any|each|this)\s(requests?|tasks?|quer(y|ies)|questions?|messages?|prompts?)\b))` +
+	`|(route|delegate|direct)\s(\w+\s){0,3}to\sthis\s(tool|skill|agent)\b` +
+	`|(route|delegate|direct)\s((every|all|any|each)\s(\w+\s)?(requests?|tasks?|quer(y|ies)|messages?|prompts?|questions?|jobs?)\s|everything\s)?to\s(this\sone|me|us)\b` +
 	`|(send|route|forward|direct|delegate)\s(every|all|any|each)\s(\w+\s)?(requests?|tasks?|quer(y|ies)|messages?|prompts?|questions?)\shere\b` +
-	`|(use|call|invoke)\s(this\s(tool|skill|agent|one)|me)\s(instead|always|regardless|whatever|no\smatter)\b` +
-	`|(this\s(tool|skill|agent|one)|it)\s(should|must|shall)\s(always\s)?be\s(selected|chosen|picked|preferred|prioriti[sz]ed)\b` +
-	`|(this\s(tool|skill|agent|one)|it)\sis\salways\s(the\s)?(best|right|correct|only|preferred|perfect|ideal)\b` +
-	`|(best|right|correct|only|top|most\srelevant|preferred|perfect|ideal)\s(\w+\s)?(answer|choice|match|skill|agent|tool|option|pick)\s(for\s)?(every|all|any|each)\s(requests?|quer(y|ies)|tasks?|questions?|messages?|prompts?|inputs?)\b` +
-	`|(give|assign|set|report|return|output)\s(this\s(tool|skill|agent|one)|me)\s(a|an|the)\s(\w+\s)?(score|rank|ranking|rating|relevance|priority|confidence|fit|probability)\b` +
-	`|(give|assign)\sit\s(a|the)\s(highest|top|maximum|max|perfect|full|best)\s(score|rank|ranking|rating|relevance|priority|confidence|fit|probability)\b` +
-	`|(ai|llms?|language\smodels?|routers?|orchestrators?)(\s(agents?|assistants?|models?|systems?))?\s(must|should|shall|need\sto|have\sto|are\sto)\s(always\s)?(route|select|choose|pick|prefer|prioriti[sz]e|delegate|send|use|call|rank|rate|score|ignore)\b` +
-	`|(ignore|forget|disregard|override)\s(all\s|any\s)?(your|the|previous|prior|earlier|above|other|system)\s(\w+\s)?(instructions|rules|prompts?|guidelines|directives|agents|skills|tools)\b` +
+	`|(use|call|invoke)\sthis\s(tool|skill|agent|one)\s(instead|always|regardless|whatever|no\smatter)\b` +
+	`|(use|call|invoke)\sme\s(instead|regardless)\b` +
+	// "it" only when always or over the others: not "tell me when it
+	// should be picked up" nor "so it must be prioritized".
+	// Not "picked" (up): "this one should be picked up by noon".
+	`|this\s(tool|skill|agent|one)\s(should|must|shall)\s(always\s)?be\s(selected|chosen|preferred|prioriti[sz]ed)\b` +
+	`|it\s(should|must|shall)\s(always\sbe\s(selected|chosen|preferred|prioriti[sz]ed)|be\s(selected|chosen|preferred|prioriti[sz]ed)\s(over|above|instead|first|for\s(every|all|any|each)))\b` +
+	// Not "it is always best to consult a doctor".
+	`|this\s(tool|skill|agent|one)\sis\salways\s(the\s)?(best|right|correct|only|preferred|perfect|ideal)\b` +
+	`|it\sis\salways\s(the\s)?(best|right|correct|only|preferred|perfect|ideal)\s(\w+\s)?(tool|skill|agent|choice|option|answer|match|pick)\b` +
+	// An answer for any question is a quiz's job; for any request, a
+	// claim on the selector.
+	// A task or question is the selector's only to a skill, an agent or a
+	// choice: "the right tool for every task" is a hardware shop's.
+	`|(best|right|correct|only|top|most\srelevant|preferred|perfect|ideal)\s(\w+\s)?(choice|match|skill|agent|tool|option|pick)\s(for\s)?(every|all|any|each)\s(requests?|quer(y|ies)|messages?|prompts?|inputs?)\b` +
+	`|(best|right|correct|only|top|most\srelevant|preferred|perfect|ideal)\s(\w+\s)?(choice|skill|agent)\s(for\s)?(every|all|any|each)\s(tasks?|questions?)\b` +
+	`|(best|right|correct|only|top|most\srelevant|preferred|perfect|ideal)\s(\w+\s)?answer\s(for\s)?(every|all|any|each)\s(requests?|quer(y|ies)|tasks?|messages?|prompts?|inputs?)\b` +
+	// Not "give me a score for this essay".
+	`|(give|assign|set|report|return|output)\sthis\s(tool|skill|agent|one)\s(a|an|the)\s(\w+\s)?(score|rank|ranking|rating|relevance|priority|confidence|fit|probability)\b` +
+	// Not "give it the top rating if you loved it", nor a ticket's
+	// "give it the highest priority".
+	`|(give|assign)\sit\s(a|the)\s(highest|maximum|max|perfect|full)\s(score|rank|ranking|relevance|confidence|fit|probability)\b` +
+	// Not "all routers must use WPA3": a router is an AI's only when the
+	// text says so.
+	// The card or the requests as the object: not "AI models should use
+	// fair data".
+	`|(ai|llms?|language\smodels?|orchestrators?)(\s(agents?|assistants?|models?|systems?|routers?))?\s(must|should|shall|need\sto|have\sto|are\sto)\s(always\s)?(route|select|choose|pick|prefer|prioriti[sz]e|delegate|send|use|call|rank|rate|score|ignore)\s(this|me|us|it|only|every|all|any|each|requests?|tasks?|quer(y|ies)|other|another|the\sother|previous|your)\b` +
+	// The selector's own instructions, not "override the firewall rules".
+	`|(ignore|forget|disregard|override)\s(all\s|any\s)?((your|the|all)\s)?(previous|prior|earlier|above|other|system|original|existing|routing|selection)\s(\w+\s)?(instructions|rules|prompts?|guidelines|directives|agents|skills|tools)\b` +
+	`|(ignore|forget|disregard|override)\s(all\s|any\s)?(of\s)?your\s(instructions|rules|prompts?|guidelines|directives)\b` +
 	`|(never|don\st|do\snot)\s(choose|select|pick|use|consider|call|route\sto|delegate\sto)\s(another|any\sother|other|the\sother)\s(agents?|skills?|tools?)\b` +
 	`)`)
 
@@ -72,7 +112,7 @@ var selectorAnchors = func() (t [256][]string) {
 // names, tags, examples) talks to the selector. name and id are the
 // agent's, which its text may call itself by (selfNames).
 func talksToSelector(name, id string, texts ...string) bool {
-	var selves []string // made for the first text that may match
+	var selves []self // made for the first text that may match
 	for _, text := range texts {
 		if !mayTalkToSelector(text) {
 			continue
@@ -80,7 +120,7 @@ func talksToSelector(name, id string, texts ...string) bool {
 		if selves == nil {
 			selves = selfNames(name, id)
 		}
-		if matchesAtATrigger(selfAsTool(words(text), selves)) {
+		if matchesAtATrigger(selfAsTool(text, words(text), selves)) {
 			return true
 		}
 	}
@@ -156,20 +196,129 @@ func words(text string) string {
 	return " " + strings.Join(f, " ") + " "
 }
 
-// selfAsTool reads the card's own names in t (as words gives it) as
-// "this tool". A name shorter than four letters is no name.
-func selfAsTool(t string, selves []string) string {
-	for _, self := range selves {
-		if len(self) >= 4 {
-			t = strings.ReplaceAll(t, " "+self+" ", " this tool ")
+// selfAsTool reads the card's own names in t (as words gives it from
+// text) as "this tool" where a name is used as one, and nowhere else:
+// not after an article or quantifier ("choose a restaurant" of an agent
+// named Restaurant), and a name that is a plain word only where text
+// writes it as a proper noun (selfWritten). A self shorter than four
+// letters is no name.
+func selfAsTool(text, t string, selves []self) string {
+	for _, s := range selves {
+		if len(s.words) < 4 || !strings.Contains(t, " "+s.words+" ") {
+			continue
 		}
+		if s.plain != "" && !selfWritten(text, s.plain) {
+			continue
+		}
+		t = replaceSelf(t, s.words)
 	}
 	return t
 }
 
-// selfNames are the names a card's text calls its agent by, as words
-// gives them: its name and its id, since a card writes "MedAssist" of
-// "MedAssist AI" (id medassist).
-func selfNames(name, id string) []string {
-	return []string{strings.TrimSpace(words(name)), strings.TrimSpace(words(id))}
+// replaceSelf rewrites each " self " in t as " this tool " unless the
+// word before it makes it a common noun.
+func replaceSelf(t, self string) string {
+	var b strings.Builder
+	from := 0
+	for {
+		j := strings.Index(t[from:], " "+self+" ")
+		if j < 0 {
+			break
+		}
+		j += from
+		b.WriteString(t[from:j])
+		if determiner(lastWord(t[:j])) {
+			b.WriteString(" " + self)
+		} else {
+			b.WriteString(" this tool")
+		}
+		from = j + 1 + len(self) // at the space after self
+	}
+	if from == 0 {
+		return t
+	}
+	b.WriteString(t[from:])
+	return b.String()
 }
+
+// lastWord is the last word of t (as words gives it, without its final
+// space).
+func lastWord(t string) string {
+	return t[strings.LastIndexByte(t, ' ')+1:]
+}
+
+// determiner says whether a word before a noun makes it one of a kind.
+func determiner(w string) bool {
+	switch w {
+	case "a", "an", "the", "any", "each", "every", "some", "your", "my", "our", "their", "one", "another", "this", "that":
+		return true
+	}
+	return false
+}
+
+// self is one name a card's text may call its agent by: its words (as
+// words gives them), and, for a name that is one plain word
+// ("Restaurant", "Movies", "PDF"), how the agent's name writes it.
+type self struct {
+	words, plain string
+}
+
+// selfNames are the names a card's text calls its agent by: its name and
+// its id, since a card writes "MedAssist" of "MedAssist AI" (id
+// medassist). A one-word name that is a plain word (capitalised at most
+// at its start, or all capitals) is also a word of the card's job:
+// "rank restaurants near me" is no order about an agent named
+// Restaurants.
+func selfNames(name, id string) []self {
+	selves := []self{{words: strings.TrimSpace(words(name))}, {words: strings.TrimSpace(words(id))}}
+	for i := range selves {
+		if strings.Contains(selves[i].words, " ") {
+			continue
+		}
+		for _, tok := range strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if strings.EqualFold(tok, selves[i].words) && plainWord(tok) {
+				selves[i].plain = tok
+			}
+		}
+	}
+	return selves
+}
+
+// plainWord says whether tok is written as a word rather than coined as a
+// name: no capital after its first letter ("Workflow"), or all capitals
+// ("PDF"); not "MedAssist".
+func plainWord(tok string) bool {
+	return tok[1:] == strings.ToLower(tok[1:]) || tok == strings.ToUpper(tok)
+}
+
+// selfWritten says whether text writes the plain-word name as the agent's
+// name: as the agent's name spells it, not as the text's first word, and
+// between words that are not capitalised ("call Workflow instead"; not
+// "Workflow templates", nor a title's "Rank Restaurants Near Me").
+func selfWritten(text, name string) bool {
+	for from := 0; ; {
+		j := strings.Index(text[from:], name)
+		if j < 0 {
+			return false
+		}
+		j += from
+		from = j + len(name)
+		before, after := text[:j], text[from:]
+		if before != "" && isWordByte(before[len(before)-1]) || after != "" && isWordByte(after[0]) {
+			continue
+		}
+		prev := strings.TrimRightFunc(before, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if prev == "" {
+			continue
+		}
+		k := strings.LastIndexFunc(prev, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		next := strings.TrimLeftFunc(after, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if !isUpper(prev[k+1]) && (next == "" || !isUpper(next[0])) {
+			return true
+		}
+	}
+}
+
+func isWordByte(c byte) bool { return c >= 0x80 || isASCIIAlnum(c) }
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
