@@ -361,28 +361,17 @@ func (m *Matcher) domainHolds(d int, topic []string) bool {
 // says how the card is written, not what it is about: "I prefer pop" is
 // no flight.
 func (m *Matcher) labelHolds(d int, topic []string) bool {
-	return m.agentHolds(d, topic, m.domainAgents(), func(e *index.Doc, t string) bool {
-		return has(e.NameTerms, t) || has(e.TagTerms, t)
-	})
+	return m.agentHolds(d, topic, m.domainAgents(), labelled)
 }
 
 // labelHoldsAny says whether d's skill name or tags, or its agent's name,
 // hold any of the terms.
 func labelHoldsAny(d *index.Doc, terms []string) bool {
-	var agent []string
-	for _, t := range terms {
-		if has(d.NameTerms, t) || has(d.TagTerms, t) {
-			return true
-		}
-		if agent == nil {
-			agent = analyze.Terms(d.AgentName)
-		}
-		if slices.Contains(agent, t) {
-			return true
-		}
-	}
-	return false
+	return holdsAnyBy(d, terms, labelled)
 }
+
+// labelled says whether d's skill name or tags hold t.
+func labelled(d *index.Doc, t string) bool { return has(d.NameTerms, t) || has(d.TagTerms, t) }
 
 // agentHolds says whether the agent of doc d has two or more skills and
 // one topic term is in its name or held by each of its skills (by
@@ -428,10 +417,14 @@ func (m *Matcher) agentHolds(d int, topic []string, reach map[string]int, holds 
 
 // holdsAny says whether d's text (name, tags, description, examples or its
 // agent's name) holds any of the terms.
-func holdsAny(d *index.Doc, terms []string) bool {
+func holdsAny(d *index.Doc, terms []string) bool { return holdsAnyBy(d, terms, skillHolds) }
+
+// holdsAnyBy says whether holds finds one of the terms in d, or d's
+// agent's name holds one.
+func holdsAnyBy(d *index.Doc, terms []string, holds func(d *index.Doc, t string) bool) bool {
 	var agent []string
 	for _, t := range terms {
-		if skillHolds(d, t) {
+		if holds(d, t) {
 			return true
 		}
 		if agent == nil {
