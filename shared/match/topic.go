@@ -256,17 +256,19 @@ func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
 // there the reranker tells siblings apart by their examples, but it reads
 // no earlier turn whatever a card holds. On SGD dev (history: up to three
 // earlier user turns) the conversation's domain fixed 57 tasks and broke
-// 7; the request's own fixed 101 and broke 8.
+// 7; the request's own fixed 116 and broke 4.
 func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored) jobMove {
 	if len(scored) < 2 {
 		return noMove
 	}
 	domain, own := m.domains(), m.oneAgent()
-	topic, holds, about := carriedTerms(req, domain), m.domainHolds, "the conversation is about "
-	bestHolds := holdsAny
+	topic, holds, bestHolds := carriedTerms(req, domain), m.domainHolds, holdsAny
+	about := "the conversation is about " + strings.Join(topic, ", ")
 	if len(topic) == 0 {
-		topic, holds, about = namedTopic(req, domain), m.labelHolds, "the request names "
-		bestHolds = labelHoldsAny
+		var words []string
+		words, topic = namedTopic(req, domain)
+		holds, bestHolds = m.labelHolds, labelHoldsAny
+		about = "the request names " + strings.Join(words, ", ")
 	}
 	if len(topic) == 0 || !m.moveReady(scored[0], sl) || holdsAny(scored[0].Entry, topic) {
 		return noMove
@@ -288,18 +290,17 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 		a, b := &scored[0], &scored[i]
 		a.Candidate, b.Candidate = b.Candidate, a.Candidate
 		// The fit shown is the place taken; the skill's own reason follows.
-		a.Reason, b.Reason = about+strings.Join(topic, ", ")+", so it takes the fit of "+b.Entry.Name+"; "+b.Reason, a.Reason
+		a.Reason, b.Reason = about+", so it takes the fit of "+b.Entry.Name+"; "+b.Reason, a.Reason
 		return jobMove{up: a.Doc, down: b.Doc}
 	}
 	return noMove
 }
 
-// namedTopic are the stems of the domain words the request's own turn
-// names ("hotel" in "I want to make a reservation for this hotel"), nil
-// when it names none.
-func namedTopic(req *extract.Requirement, domain map[string]bool) []string {
-	_, terms := domainWordsTerms(placesOut(req.Need), domain)
-	return terms
+// namedTopic are the domain words the request's own turn names, as the
+// caller wrote them and as terms ("hotel" in "I want to make a reservation
+// for this hotel"), nil when it names none.
+func namedTopic(req *extract.Requirement, domain map[string]bool) (words, terms []string) {
+	return domainWordsTerms(placesOut(req.Need), domain)
 }
 
 // placesOut is text without the words that follow a preposition of place

@@ -250,7 +250,7 @@ func TestNamedTopic(t *testing.T) {
 		for _, w := range tt.want {
 			want = append(want, stem(w))
 		}
-		if got := namedTopic(&extract.Requirement{Need: tt.need}, domain); !slices.Equal(got, want) {
+		if _, got := namedTopic(&extract.Requirement{Need: tt.need}, domain); !slices.Equal(got, want) {
 			t.Errorf("namedTopic(%q) = %v, want %v", tt.need, got, want)
 		}
 	}
