@@ -64,35 +64,50 @@ func mayDirect(text string) bool {
 // lower-casing is byte by byte and only ASCII spaces separate fields)
 // one is in mayDirect's normalised text only if it is in the text
 // itself, whatever the case.
-var directiveAnchors = func() (t [256][]string) {
-	for _, w := range []string{"ignore", "disregard", "forget", "always", "must", "choose", "select", "pick",
-		"report", "outrank", "consider", "route"} {
+var directiveAnchors = newAnchors("ignore", "disregard", "forget", "always", "must", "choose", "select", "pick",
+	"report", "outrank", "consider", "route")
+
+// anchors are words of two letters or more, lower-case, by first letter:
+// whether a text holds one is a byte scan that spares most card texts a
+// costlier check (see mayDirectASCII, mayClaim, mayTalkToSelector).
+type anchors [256][]string
+
+func newAnchors(words ...string) *anchors {
+	var t anchors
+	for _, w := range words {
 		t[w[0]] = append(t[w[0]], w)
 	}
-	return t
-}()
+	return &t
+}
 
-// mayDirectASCII is false for ASCII text that holds no anchor in any
-// case: at 100,000 skills normalising every text for mayDirect was a
-// tenth of an index build, and almost no card holds an anchor. Other
-// text (Unicode case folding, the long s) is left to mayDirect.
-func mayDirectASCII(text string) bool {
+// in says whether text holds one of the anchors in any case (only at the
+// start of a word when wordStart), or a non-ASCII byte, which the
+// costlier check must judge: Unicode case folding is not byte by byte.
+func (t *anchors) in(text string, wordStart bool) bool {
 	for i := 0; i < len(text); i++ {
-		if text[i] >= 0x80 {
+		c := text[i]
+		if c >= 0x80 {
 			return true
 		}
-	}
-	for i := 0; i < len(text); i++ {
-		for _, w := range directiveAnchors[text[i]|0x20] {
+		if wordStart && i > 0 && isASCIIAlnum(text[i-1]) {
+			continue
+		}
+		for _, a := range t[c|0x20] {
 			// The second letter first: most words that start like an
 			// anchor go no further.
-			if len(text)-i >= len(w) && text[i+1]|0x20 == w[1] && strings.EqualFold(text[i:i+len(w)], w) {
+			if len(text)-i >= len(a) && text[i+1]|0x20 == a[1] && strings.EqualFold(text[i:i+len(a)], a) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// mayDirectASCII is false for ASCII text that holds no anchor in any
+// case: at 100,000 skills normalising every text for mayDirect was a
+// tenth of an index build, and almost no card holds an anchor. Other
+// text (Unicode case folding, the long s) is left to mayDirect.
+func mayDirectASCII(text string) bool { return directiveAnchors.in(text, false) }
 
 // Repetition: a skill whose name and description hold at least
 // repetitiveMinWords words, fewer than repetitiveMaxShare of them
@@ -394,25 +409,7 @@ func claimVerb(w string) bool {
 // claim holds one of claimAnchors, in any case ("all" covers "all tasks"
 // and "all in one" whatever separates its words). Most cards hold none,
 // and one pass over the bytes is a fraction of the words' cost.
-func mayClaim(text string) bool {
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= 0x80 {
-			return true
-		}
-		for _, a := range claimAnchors[c|0x20] {
-			if len(text)-i >= len(a) && strings.EqualFold(text[i:i+len(a)], a) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func mayClaim(text string) bool { return claimAnchors.in(text, false) }
 
-// claimAnchors are the runs mayClaim looks for, by first letter.
-var claimAnchors = func() (t [256][]string) {
-	for _, w := range []string{"any", "every", "whatever", "purpose", "all", "only"} {
-		t[w[0]] = append(t[w[0]], w)
-	}
-	return t
-}()
+// claimAnchors are the runs mayClaim looks for.
+var claimAnchors = newAnchors("any", "every", "whatever", "purpose", "all", "only")

@@ -96,17 +96,12 @@ var selectorTalk = regexp.MustCompile(`^(` +
 // selectorAnchors: every alternative of selectorTalk holds one of them
 // (this tool holds "tool"), so raw text with none, in any case, is not
 // normalised nor matched: almost every card.
-var selectorAnchors = func() (t [256][]string) {
-	for _, w := range []string{"tool", "skill", "agent", "llm", "router", "orchestrator", "model", "assistant", "attention",
-		"whichever", "supersede", "instead", "rather", "deprecated", "obsolete", "disabled", "outdated", "inferior",
-		"rank", "rate", "score", "choice", "note", "message", "instruction", "reminder",
-		"select", "choose", "chose", "pick", "prefer", "priorit", "favo", "route", "delegate", "direct", "send", "forward",
-		"use", "call", "invoke", "give", "assign", "set", "report", "return", "output", "best", "right", "correct",
-		"only", "most", "top", "ideal", "ignore", "forget", "disregard", "override", "never", "don", "do"} {
-		t[w[0]] = append(t[w[0]], w)
-	}
-	return t
-}()
+var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orchestrator", "model", "assistant", "attention",
+	"whichever", "supersede", "instead", "rather", "deprecated", "obsolete", "disabled", "outdated", "inferior",
+	"rank", "rate", "score", "choice", "note", "message", "instruction", "reminder",
+	"select", "choose", "chose", "pick", "prefer", "priorit", "favo", "route", "delegate", "direct", "send", "forward",
+	"use", "call", "invoke", "give", "assign", "set", "report", "return", "output", "best", "right", "correct",
+	"only", "most", "top", "ideal", "ignore", "forget", "disregard", "override", "never", "don", "do")
 
 // talksToSelector says whether any of a card's texts (descriptions,
 // names, tags, examples) talks to the selector. name and id are the
@@ -166,23 +161,7 @@ func matchesAtATrigger(t string) bool {
 // an anchor at the start of a word (every alternative's words start
 // there, and "generate" or "accurate" would let most texts through).
 // Non-ASCII text is left to the regexp.
-func mayTalkToSelector(text string) bool {
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= 0x80 {
-			return true
-		}
-		if i > 0 && isASCIIAlnum(text[i-1]) {
-			continue
-		}
-		for _, a := range selectorAnchors[c|0x20] {
-			if len(text)-i >= len(a) && strings.EqualFold(text[i:i+len(a)], a) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func mayTalkToSelector(text string) bool { return selectorAnchors.in(text, true) }
 
 func isASCIIAlnum(c byte) bool {
 	c |= 0x20

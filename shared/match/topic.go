@@ -151,7 +151,11 @@ func domainWords(text string, domain map[string]bool) []string {
 // domainWordsTerms is domainWords with the domain terms (stems) the words
 // stand for, in the same order.
 func domainWordsTerms(text string, domain map[string]bool) (words, terms []string) {
-	ws := analyze.Words(text)
+	return domainWordsIn(analyze.Words(text), domain)
+}
+
+// domainWordsIn is domainWordsTerms of a text's words.
+func domainWordsIn(ws []string, domain map[string]bool) (words, terms []string) {
 	for i, w := range ws {
 		if i > 0 && !analyze.IsStopword(ws[i-1]) && (particles[w] || !analyze.IsStopword(w)) {
 			joined := ws[i-1] + w
@@ -300,15 +304,14 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 // caller wrote them and as terms ("hotel" in "I want to make a reservation
 // for this hotel"), nil when it names none.
 func namedTopic(req *extract.Requirement, domain map[string]bool) (words, terms []string) {
-	return domainWordsTerms(placesOut(req.Need), domain)
+	return domainWordsIn(placesOut(analyze.Words(req.Need)), domain)
 }
 
-// placesOut is text without the words that follow a preposition of place
+// placesOut is words without those that follow a preposition of place
 // (and a determiner): "a taxi to the restaurant" or "a table near my
 // hotel" names where, not what, and a restaurant or a hotel is not the
 // topic of the first nor a hotel that of the second.
-func placesOut(text string) string {
-	ws := analyze.Words(text)
+func placesOut(ws []string) []string {
 	kept := ws[:0:0]
 	place := false
 	det := false
@@ -329,7 +332,7 @@ func placesOut(text string) string {
 		place = false
 		kept = append(kept, w)
 	}
-	return strings.Join(kept, " ")
+	return kept
 }
 
 // placePreps are the prepositions of place that introduce a destination or
