@@ -67,6 +67,7 @@ type Outcome struct {
 	InList   bool // an expected or acceptable skill is in the shortlist
 	Rank     int  // 1-based rank of the first right skill after reranking, 0 if absent
 	Action   decide.Action
+	Reason   string  // the decision's reason
 	Chosen   string  // delegated skill key
 	TopKey   string  // top-ranked skill key
 	Prob     float64 // calibrated probability of the top candidate, pooled with its sibling's (decide.Policy.Pooled)
@@ -118,7 +119,7 @@ func Run(ctx context.Context, m *match.Matcher, tasks []golden.Task, progress fu
 // OutcomeOf records what the matcher did with one labelled task; policy
 // orders the ranked candidates as the decider saw them.
 func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency time.Duration) Outcome {
-	o := Outcome{Task: gt, Latency: latency, Action: res.Decision.Action, Degraded: res.Degraded}
+	o := Outcome{Task: gt, Latency: latency, Action: res.Decision.Action, Reason: res.Decision.Reason, Degraded: res.Degraded}
 	if res.Shortlist != nil && res.Shortlist.Retrieval != nil {
 		for _, c := range res.Shortlist.Retrieval.Candidates {
 			if gt.Correct(c.Entry.Key) {

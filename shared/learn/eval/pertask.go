@@ -20,12 +20,15 @@ type PerTask struct {
 	Rank       int      `json:"rank"`
 	BM25Rank   *int     `json:"bm25_rank,omitempty"`
 	Category   string   `json:"category,omitempty"`
+	// Reason is the decision's own reason: why it delegated, asked or
+	// abstained.
+	Reason string `json:"reason,omitempty"`
 }
 
 // PerTaskOf turns an outcome into its per-task line.
 func PerTaskOf(o *Outcome) PerTask {
 	p := PerTask{ID: o.Task.ID, Acceptable: o.Task.Acceptable, Top: o.TopKey, Decision: string(o.Action),
-		Chosen: o.Chosen, Prob: o.Prob, Rank: o.Rank, Category: o.Task.Category}
+		Chosen: o.Chosen, Prob: o.Prob, Rank: o.Rank, Category: o.Task.Category, Reason: o.Reason}
 	if !o.Task.NoMatch() {
 		e := o.Task.Expected
 		p.Expected = &e

@@ -88,7 +88,8 @@ func TestRunPlainBM25(t *testing.T) {
 func TestWritePerTask(t *testing.T) {
 	outs := []Outcome{
 		{Task: &golden.Task{ID: "a", Expected: "x/1", Acceptable: []string{"y/1"}, Category: "twins"}, Rank: 2,
-			Action: decide.Delegate, Chosen: "y/1", TopKey: "y/1", Prob: 0.8, BM25Rank: 3, BM25Ranked: true},
+			Action: decide.Delegate, Chosen: "y/1", TopKey: "y/1", Prob: 0.8, BM25Rank: 3, BM25Ranked: true,
+			Reason: "best match y/1 at 0.80"},
 		{Task: &golden.Task{ID: "b"}, Action: decide.Abstain, TopKey: "x/1", Prob: 0.1},
 	}
 	var buf bytes.Buffer
@@ -97,7 +98,7 @@ func TestWritePerTask(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	want := []string{
-		`{"id":"a","expected":"x/1","acceptable":["y/1"],"top":"y/1","decision":"delegate","chosen":"y/1","probability":0.8,"rank":2,"bm25_rank":3,"category":"twins"}`,
+		`{"id":"a","expected":"x/1","acceptable":["y/1"],"top":"y/1","decision":"delegate","chosen":"y/1","probability":0.8,"rank":2,"bm25_rank":3,"category":"twins","reason":"best match y/1 at 0.80"}`,
 		`{"id":"b","expected":null,"acceptable":[],"top":"x/1","decision":"abstain","chosen":"","probability":0.1,"rank":0}`,
 	}
 	if len(lines) != len(want) {
