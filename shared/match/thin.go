@@ -91,6 +91,19 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 			}
 		}
 	}
+	for i, word := range thin {
+		if word != "" {
+			thin[i] = fmt.Sprintf("thin link: only the common word %q ties it to the request. ", word)
+		}
+	}
+	shrinkMarked(out, thin)
+}
+
+// shrinkMarked scales the probability of each candidate with a note to
+// thinShrink of it, prefixing the note to its reason, but never under the
+// probability of a candidate it outranked: the order, and so top-1,
+// stays.
+func shrinkMarked(out []Ranked, note []string) {
 	order := make([]int, len(out))
 	for i := range order {
 		order[i] = i
@@ -101,8 +114,8 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 	below := 0.0
 	for k := len(order) - 1; k >= 0; k-- {
 		r := &out[order[k]]
-		if word := thin[order[k]]; word != "" {
-			r.Reason = fmt.Sprintf("thin link: only the common word %q ties it to the request. ", word) + r.Reason
+		if n := note[order[k]]; n != "" {
+			r.Reason = n + r.Reason
 			floor := below
 			if floor > 0 {
 				// Just over the one it outranked: ties would let the

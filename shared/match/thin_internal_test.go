@@ -117,3 +117,33 @@ func TestShrinkThin(t *testing.T) {
 		t.Errorf("without word vectors: probability %v, want 0.88 kept", in[0].Prob)
 	}
 }
+
+// TestUnnamedShrinks: a thin request's candidates whose label it does not
+// name report half their probability, never under one they outranked, and
+// one whose label it names keeps its own.
+func TestUnnamedShrinks(t *testing.T) {
+	tests := []struct {
+		name  string
+		need  string
+		probs []float64 // hotelDoc, rideDoc
+		want  []float64
+	}{
+		{"names neither", "sort it out", []float64{1, 0.3}, []float64{0.5, 0.15}},
+		{"names the ride: never under it", "get a ride for it", []float64{0.9, 0.6}, []float64{0.6 + 1e-6, 0.6}},
+		{"not thin: no pointer", "sort out lodging", []float64{0.9, 0.6}, []float64{0.9, 0.6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := []Ranked{ranked(hotelDoc, 0.5, tt.probs[0]), ranked(rideDoc, 0.5, tt.probs[1])}
+			markUnnamed(&extract.Requirement{Need: tt.need}, out)
+			for i, r := range out {
+				if diff := r.Prob - tt.want[i]; diff > 1e-9 || diff < -1e-9 {
+					t.Errorf("%s: probability %v, want %v", r.Entry.Key, r.Prob, tt.want[i])
+				}
+				if r.Unnamed != strings.HasPrefix(r.Reason, "the request names no job") {
+					t.Errorf("%s: unnamed %v but reason %q", r.Entry.Key, r.Unnamed, r.Reason)
+				}
+			}
+		})
+	}
+}
