@@ -1042,9 +1042,17 @@ func sharesHalf(sa, sb [][]string) bool {
 	return 2*n >= len(sa)
 }
 
+// sameName says whether two skills go by one name: the same words, or the
+// same terms once articles and plural endings are set aside ("Find A
+// Restaurant" and "Find Restaurant", "Find Routes" and "Find Route").
+// Two services rewording one stock card write their names that way.
 func sameName(a, b *index.Doc) bool {
 	name := strings.TrimSpace(a.Name)
-	return name != "" && strings.EqualFold(name, strings.TrimSpace(b.Name))
+	if name == "" {
+		return false
+	}
+	return strings.EqualFold(name, strings.TrimSpace(b.Name)) ||
+		len(a.NameTerms) > 0 && slices.Equal(a.NameTerms, b.NameTerms)
 }
 
 // alikeKind says how skill doc b, of another agent, would relate to skill

@@ -65,3 +65,29 @@ func TestSharedExamples(t *testing.T) {
 		})
 	}
 }
+
+// One name may be written with or without articles and plural endings;
+// another word, or a word missing, makes another name.
+func TestSameName(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"Find Restaurant", "find restaurant ", true},
+		{"Find A Restaurant", "Find Restaurant", true},
+		{"Find Routes", "Find Route", true},
+		{"Check Bank Balance", "Check Account Balance", false},
+		{"Buy Event Ticket", "Buy Tickets", false},
+		{"Translate", "Translate securely", false},
+		{"", "", false},
+		{"The", "A", false}, // no terms at all: no name to share
+	}
+	for _, tt := range tests {
+		t.Run(tt.a+"|"+tt.b, func(t *testing.T) {
+			a, b := analyzed(index.Doc{Name: tt.a}), analyzed(index.Doc{Name: tt.b})
+			if got := sameName(a, b); got != tt.want {
+				t.Errorf("sameName(%q, %q) = %v, want %v (terms %q, %q)", tt.a, tt.b, got, tt.want, a.NameTerms, b.NameTerms)
+			}
+		})
+	}
+}
