@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/app"
+	"github.com/skillmatch/skillmatch/shared/learn/golden"
 )
 
 const usage = `skillmatch turns a task into a ranked, calibrated choice of A2A agent skill,
@@ -79,6 +82,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		err = fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 		return app.ReportError("skillmatch", err, stdout, stderr)
+	}
+	if errors.Is(err, golden.ErrInvalidSet) || errors.Is(err, catalog.ErrInvalidRegistry) {
+		err = app.BadInput(err)
 	}
 	return app.ReportError(commandName(args), err, stdout, stderr)
 }

@@ -438,9 +438,9 @@ func TestEval(t *testing.T) {
 	if code, _, stderr = runCmd(t, "eval", "--set", set, "--split", "test", "--quiet"); code != 2 {
 		t.Errorf("empty split: exit %d, want 2; stderr %q", code, stderr)
 	}
-	// A missing set is an error, not a usage error.
-	if code, _, _ = runCmd(t, "eval", "--set", filepath.Join(set, "nope"), "--quiet"); code != 1 {
-		t.Errorf("missing set folder: exit %d, want 1", code)
+	// A missing set is bad input, reported without the usage hint.
+	if code, _, stderr = runCmd(t, "eval", "--set", filepath.Join(set, "nope"), "--quiet"); code != 2 || strings.Contains(stderr, "--help") {
+		t.Errorf("missing set folder: exit %d, want 2; stderr %q", code, stderr)
 	}
 }
 
@@ -535,5 +535,36 @@ func TestMatchRefusesUnsafeCards(t *testing.T) {
 	code, stdout, _ := runCmd(t, "match", "--cards", metadata, "--explain", text)
 	if code != 0 || !strings.Contains(stdout, "link-local") {
 		t.Errorf("--explain does not say why: exit %d\n%s", code, stdout)
+	}
+}
+
+// Input the command cannot use (a golden set or card folder that does not
+// exist or does not parse) exits 2 with one line saying what is wrong, as
+// a usage error does; nothing is written to stdout.
+func TestBadInputExitsTwo(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "cards"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	card := `{"name":"Echo","description":"Echoes text.","version":"1.0.0","supportedInterfaces":[{"url":"https://agents.example.com/echo","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[{"id":"echo","name":"Echo","description":"Repeats the text back.","tags":["echo"]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "cards", "echo.json"), []byte(card), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tasks.jsonl"), []byte("{not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	tests := [][]string{
+		{"eval", "--set", missing, "--split", "dev"},
+		{"eval", "--set", dir, "--split", "all"},
+		{"fit", "--set", missing, "-o", filepath.Join(dir, "model.json")},
+		{"match", "--cards", missing, "echo this"},
+	}
+	for _, args := range tests {
+		code, stdout, stderr := runCmd(t, args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || stdout != "" || !strings.HasPrefix(lines[len(lines)-1], "skillmatch "+args[0]+": ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing and the error", args, code, stdout, stderr)
+		}
 	}
 }

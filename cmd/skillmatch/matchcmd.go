@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
@@ -66,7 +67,7 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "warning:", e)
 	}
 	if cat == nil || len(cat.Agents) == 0 {
-		return fmt.Errorf("no usable card in %s", *cards)
+		return app.BadInput(fmt.Errorf("no usable card in %s", *cards))
 	}
 	mf.Explain = *explain
 	if *followups != "" {

@@ -18,6 +18,20 @@ import (
 // ErrUsage marks a command-line error: the process exits 2.
 var ErrUsage = errors.New("usage")
 
+// ErrBadInput marks input the command cannot use — a golden set, card
+// folder or registry that does not parse or holds nothing usable: the
+// process exits 2, as for a usage error, with the error alone (the flags
+// were right; the files are not).
+var ErrBadInput = errors.New("bad input")
+
+// BadInput marks err as ErrBadInput, keeping its message.
+func BadInput(err error) error { return badInput{err} }
+
+type badInput struct{ error }
+
+func (e badInput) Unwrap() error      { return e.error }
+func (badInput) Is(target error) bool { return target == ErrBadInput }
+
 // HelpError is --help (or -h) on a command line: the caller prints Text,
 // the command's whole help, on stdout and exits 0. Parse returns it rather
 // than printing so that help goes to stdout whatever writer the flag set
@@ -42,7 +56,7 @@ func (e *UsageError) Unwrap() []error { return []error{ErrUsage, e.Err} }
 // ReportError writes a command-line error the way every skillmatch binary
 // does (cmd is "skillmatch match", "skillmatch-retriever", ...) and
 // returns the exit code: 0 after printing help on stdout, 2 for a usage
-// error (two lines on stderr), 1 otherwise.
+// error (two lines on stderr) or bad input (one), 1 otherwise.
 func ReportError(cmd string, err error, stdout, stderr io.Writer) int {
 	var help *HelpError
 	switch {
@@ -56,6 +70,9 @@ func ReportError(cmd string, err error, stdout, stderr io.Writer) int {
 	case errors.Is(err, ErrUsage):
 		// "usage: " is what the %w of ErrUsage adds; the second line says it.
 		fmt.Fprintf(stderr, "%s: %s\nsee '%s --help'\n", cmd, strings.TrimPrefix(err.Error(), ErrUsage.Error()+": "), cmd)
+		return 2
+	case errors.Is(err, ErrBadInput):
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)

@@ -161,7 +161,7 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		log.Warn("card skipped", zap.Error(e))
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no usable card in %s", run.CardsDir)
+		return nil, BadInput(fmt.Errorf("no usable card in %s", run.CardsDir))
 	}
 	srv, err := natsbox.Start(natsbox.Config{DataDir: rf.Data, Listen: rf.Listen, SyncAlways: rf.SyncAlways, AuthFile: rf.Auth, Log: log})
 	if err != nil {
