@@ -981,7 +981,15 @@ const copiedDesc = 0.8
 // copy of a's. A copy proves nothing about the job: anyone can paste a
 // card, so only skills written apart pool their probability.
 func sibling(a, b *index.Doc) bool {
-	return sameName(a, b) && jaccard(a.DescTerms, b.DescTerms) < copiedDesc
+	return (sameName(a, b) || sameSkill(a, b)) && jaccard(a.DescTerms, b.DescTerms) < copiedDesc
+}
+
+// sameSkill says whether two agents list one skill under names reworded
+// apart: the same skill id, and half or more of the name terms shared
+// ("Check Bank Balance" and "Check Account Balance", both checkbalance).
+// A shared id alone says little ("search" of flights and of hotels).
+func sameSkill(a, b *index.Doc) bool {
+	return a.SkillID != "" && strings.EqualFold(a.SkillID, b.SkillID) && jaccard(a.NameTerms, b.NameTerms) >= 0.5
 }
 
 // sharedExamples says whether two skills' card examples are copies: half

@@ -91,3 +91,25 @@ func TestSameName(t *testing.T) {
 		})
 	}
 }
+
+// Two agents list one skill when its id is the same and half its name
+// terms or more are shared; a shared id under another name is not enough.
+func TestSameSkill(t *testing.T) {
+	doc := func(id, name string) *index.Doc { return analyzed(index.Doc{SkillID: id, Name: name}) }
+	tests := []struct {
+		a, b *index.Doc
+		want bool
+	}{
+		{doc("checkbalance", "Check Bank Balance"), doc("checkbalance", "Check Account Balance"), true},
+		{doc("buyeventtickets", "Buy Event Ticket"), doc("BuyEventTickets", "Buy Tickets"), true},
+		{doc("search", "Search Flights"), doc("search", "Search Hotels"), false},
+		{doc("getride", "Get A Ride"), doc("getride", "Book Ride"), false},
+		{doc("checkbalance", "Check Bank Balance"), doc("balance", "Check Bank Balance"), false},
+		{doc("", "Check Balance"), doc("", "Check Balance"), false},
+	}
+	for _, tt := range tests {
+		if got := sameSkill(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameSkill(%s %q, %s %q) = %v, want %v", tt.a.SkillID, tt.a.Name, tt.b.SkillID, tt.b.Name, got, tt.want)
+		}
+	}
+}
