@@ -159,3 +159,16 @@ func TestStemSibilantPlurals(t *testing.T) {
 		}
 	}
 }
+
+// Request framing is no content: "want" and its forms are dropped.
+func TestTermsDropRequestFraming(t *testing.T) {
+	got := Terms("I want to find a two bath apartment; she wants it, he wanted it")
+	for _, w := range []string{"want", "wants", "wanted"} {
+		if slices.Contains(got, w) {
+			t.Errorf("Terms kept %q: %q", w, got)
+		}
+	}
+	if !slices.Contains(got, "apart") && !slices.Contains(got, "apartment") {
+		t.Errorf("Terms dropped the content: %q", got)
+	}
+}
