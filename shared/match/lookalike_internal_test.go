@@ -47,3 +47,39 @@ func requestTermsSorted(text string) []string {
 	slices.Sort(terms)
 	return terms
 }
+
+// TestThirdOfEachStatedTerms: two agents' own wordings of one service
+// share a third of each one's stated terms; two jobs of one trade share
+// a few common words.
+func TestThirdOfEachStatedTerms(t *testing.T) {
+	doc := func(name, tags, desc string) *index.Doc {
+		return &index.Doc{NameTerms: requestTermsSorted(name), TagTerms: requestTermsSorted(tags), DescTerms: requestTermsSorted(desc)}
+	}
+	payables := doc("Supplier payment run", "supplier payments, payment run, remittance, accounts payable",
+		"Pays approved supplier invoices by bank transfer on the weekly payment run and sends remittance advice.")
+	payflow := doc("Invoice payment processing", "outsourced AP, supplier payments, invoice processing, remittance",
+		"Processes and pays your suppliers' invoices on your behalf from a funded client account, with a remittance email to each payee.")
+	statement := doc("Supplier statement reconciliation", "supplier statement, reconciliation",
+		"Checks a supplier's statement against the invoices and payments we have on file and lists the differences.")
+	care := doc("Answer customer messages", "customer service, customer emails, order queries, live chat",
+		"Replies to customers' emails, chats and marketplace messages about their orders: where it is, what went wrong, what happens next.")
+	offshore := doc("Customer email and chat replies", "customer support, email replies, chat, 24/7",
+		"Our agents answer your shoppers' emails and chat messages about orders, deliveries and products, 24/7.")
+	summary := doc("Summarize PDF", "pdf, summary", "Summarizes a PDF document into a one-page brief with the key points.")
+	translate := doc("Translate PDF", "pdf, translation", "Translates a PDF document into another language, keeping its layout.")
+	tests := []struct {
+		name string
+		a, b *index.Doc
+		want bool
+	}{
+		{"payables in-house and outsourced", payables, payflow, true},
+		{"customer replies in-house and offshore", care, offshore, true},
+		{"statement check and invoice payment", statement, payflow, false},
+		{"summary and translation of a PDF", summary, translate, false},
+	}
+	for _, tt := range tests {
+		if got := thirdOfEach(statedTerms(tt.a), statedTerms(tt.b)); got != tt.want {
+			t.Errorf("%s: thirdOfEach = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -257,13 +257,12 @@ func TestLookAlikeByTagsOfEach(t *testing.T) {
 	}{
 		{"half of each, external", []string{"transcription", "dictation", "typing service", "turnaround"}, external, plain, decide.AlikeDiffers},
 		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, plain, ""},
-		// Under half of one's tags, the request must say nothing that
-		// tells them apart (servesAlike): "office letters" is the
-		// in-house one's alone.
+		// Under half of one's tags, their names and descriptions still
+		// state one job: a third of each one's stated terms (thirdOfEach).
+		// Different jobs are kept apart in
+		// TestDifferentJobsOnOneDocumentAreNoAlternatives.
 		{"under half of one, external", []string{"transcription", "audio", "documents", "turnaround", "outsourced"}, external,
-			"type up the office letters from Tuesday's dictation", ""},
-		{"under half of one, external, nothing tells them apart", []string{"transcription", "audio", "documents", "turnaround", "outsourced"}, external,
-			plain, decide.AlikeDiffers},
+			"type up the office letters from Tuesday's dictation", decide.AlikeDiffers},
 	}
 	for _, tc := range tests {
 		m := newMatcher(t, buildCatalog(t, append(honest(), inHouse, outside(tc.tags, tc.st))...))
