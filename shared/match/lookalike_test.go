@@ -247,19 +247,26 @@ func TestLookAlikeByTagsOfEach(t *testing.T) {
 				Examples: []string{"transcribe 12 minutes of recorded dictation", "turn these audio notes into a typed report"}}}}
 	}
 	external := catalog.Status{Health: catalog.Up, Clearance: catalog.Public, External: true}
+	const plain = "type up the dictation from Tuesday's meeting"
 	tests := []struct {
 		name string
 		tags []string
 		st   catalog.Status
+		need string
 		want decide.Alike
 	}{
-		{"half of each, external", []string{"transcription", "dictation", "typing service", "turnaround"}, external, decide.AlikeDiffers},
-		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, ""},
-		{"under half of one, external", []string{"transcription", "audio", "documents", "turnaround", "outsourced"}, external, ""},
+		{"half of each, external", []string{"transcription", "dictation", "typing service", "turnaround"}, external, plain, decide.AlikeDiffers},
+		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, plain, ""},
+		// Under half of one's tags, their names and descriptions still
+		// state one job: a third of each one's stated terms (thirdOfEach).
+		// Different jobs are kept apart in
+		// TestDifferentJobsOnOneDocumentAreNoAlternatives.
+		{"under half of one, external", []string{"transcription", "audio", "documents", "turnaround", "outsourced"}, external,
+			"type up the office letters from Tuesday's dictation", decide.AlikeDiffers},
 	}
 	for _, tc := range tests {
 		m := newMatcher(t, buildCatalog(t, append(honest(), inHouse, outside(tc.tags, tc.st))...))
-		tk := textTask("d", "type up the dictation from Tuesday's meeting")
+		tk := textTask("d", tc.need)
 		tk.Caller.DataClass = catalog.Public
 		res := mustMatch(t, m, tk)
 		var got decide.Alike

@@ -47,7 +47,15 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	`|this\stool\s(supersedes|overrides|outranks)\b` +
 	`|supersedes?\s(every|all|any|the)\sother\s(tools?|skills?|agents?)\b` +
 	`|(above|over|instead\sof|rather\sthan)\s(the|all|any|every)\sother\s(tools|skills|agents)\b` +
-	`|(other|remaining)\s(tools|skills|agents)\s(are|is)\s(deprecated|obsolete|disabled|outdated|inferior)\b` +
+	// The other tools may be "entries" or "options" of "this list", and
+	// being "retired": a fourth set's card said "other entries in this
+	// list are deprecated".
+	`|(other|remaining)\s(tools|skills|agents|entries|options)\s((in|on|of)\s(this|the)\s(list|catalog|catalogue|registry|directory)\s)?(are|is)\s(being\s)?(deprecated|obsolete|disabled|outdated|inferior|retired)\b` +
+	// The card named as the answer: "the correct option is ShopBrain".
+	`|(correct|right|best|preferred|only)\s(tool|choice|skill|agent|option|entry|answer)\sis\s(always\s)?this\stool\b` +
+	// Routing with no object but the card's own place: "route here
+	// first", not "route the calls here".
+	`|(route|forward|delegate)\s((it|them|requests|everything)\s)?here\s(first|instead|always|only)\b` +
 	`|(only|correct)\s(correct\s|right\s)?(choice|tool|skill|agent|option)\sfor\s(any|every|all|each)\s(request|task|message|query|question)s?\b` +
 	// The card itself as what is to be selected, routed to, preferred or
 	// scored: the object of the selector's verbs, not a job's subject
@@ -97,7 +105,7 @@ var selectorTalk = regexp.MustCompile(`^(` +
 // (this tool holds "tool"), so raw text with none, in any case, is not
 // normalised nor matched: almost every card.
 var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orchestrator", "model", "assistant", "attention",
-	"whichever", "supersede", "instead", "rather", "deprecated", "obsolete", "disabled", "outdated", "inferior",
+	"whichever", "supersede", "instead", "rather", "deprecated", "retired", "obsolete", "disabled", "outdated", "inferior",
 	"rank", "rate", "score", "choice", "note", "message", "instruction", "reminder",
 	"select", "choose", "chose", "pick", "prefer", "priorit", "favo", "route", "delegate", "direct", "send", "forward",
 	"use", "call", "invoke", "give", "assign", "set", "report", "return", "output", "best", "right", "correct",

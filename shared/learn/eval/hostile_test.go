@@ -42,9 +42,10 @@ func (h hostileSet) kind(agent string) string {
 }
 
 // hostileSets are the hostile sets in testdata: the first, which the
-// rules were written against, and hostile2 and hostile3, written
+// rules were written against, and hostile2, hostile3 and hostile4, written
 // afterwards in other domains (logistics, payroll, legal, IT; a clinic's
-// back office) with attacks worded differently, to see whether the rules
+// back office; an online shop's operations, written before reading the
+// trust rules) with attacks worded differently, to see whether the rules
 // hold on cards they were not tuned on.
 var hostileSets = []hostileSet{
 	{
@@ -73,6 +74,14 @@ var hostileSets = []hostileSet{
 		floodBy:   "remindly-",
 		external:  map[string]bool{"billright": true, "voxscribe": true},
 		ambiguous: []string{"transcription", "claims"},
+	},
+	{
+		dir: "testdata/hostile4",
+		attackers: map[string]string{"shopbrain": "injected", "ops-copilot": "injected", "commerceos": "stuffed",
+			"returns-pro": "cloned", "dealzone": "spam"},
+		floodBy:   "labelkit-",
+		external:  map[string]bool{"payflow": true, "helpshore": true},
+		ambiguous: []string{"payables", "support"},
 	},
 }
 

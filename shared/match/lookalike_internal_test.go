@@ -1,0 +1,85 @@
+package match
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// TestServesAlike: a skill of another agent serves a request alike when
+// its stated job holds every term of the request that the best skill's
+// holds, two or more. An in-house and an outsourced accounts-payable desk
+// share too few tag terms for lookAlikeJob, and "pay the courier firm's
+// October invoices" was delegated to one of them.
+func TestServesAlike(t *testing.T) {
+	doc := func(name, tags, desc string) *index.Doc {
+		return &index.Doc{NameTerms: requestTermsSorted(name), TagTerms: requestTermsSorted(tags), DescTerms: requestTermsSorted(desc)}
+	}
+	payables := doc("Supplier payment run", "supplier payments, payment run, remittance, accounts payable",
+		"Pays approved supplier invoices by bank transfer on the weekly payment run and sends remittance advice.")
+	payflow := doc("Invoice payment processing", "outsourced AP, supplier payments, invoice processing, remittance",
+		"Processes and pays your suppliers' invoices on your behalf from a funded client account, with a remittance email to each payee.")
+	summary := doc("Summarize PDF", "pdf, summary", "Summarizes a PDF document into a one-page brief with the key points.")
+	translate := doc("Translate PDF", "pdf, translation", "Translates a PDF document into another language, keeping its layout.")
+	tests := []struct {
+		need string
+		a, b *index.Doc
+		want bool
+	}{
+		{"pay the courier firm's October invoices", payables, payflow, true},
+		{"pay the courier firm's October invoices", payflow, payables, true},
+		// A term only the best one states ("run") tells them apart.
+		{"run the supplier payments for month end", payables, payflow, false},
+		{"translate this pdf document", translate, summary, false},
+		// One shared term says little.
+		{"the pdf", translate, summary, false},
+	}
+	for _, tt := range tests {
+		if got := servesAlike(requestTerms(tt.need), tt.a, tt.b); got != tt.want {
+			t.Errorf("servesAlike(%q) = %v, want %v", tt.need, got, tt.want)
+		}
+	}
+}
+
+func requestTermsSorted(text string) []string {
+	terms := requestTerms(text)
+	slices.Sort(terms)
+	return terms
+}
+
+// TestThirdOfEachStatedTerms: two agents' own wordings of one service
+// share a third of each one's stated terms; two jobs of one trade share
+// a few common words.
+func TestThirdOfEachStatedTerms(t *testing.T) {
+	doc := func(name, tags, desc string) *index.Doc {
+		return &index.Doc{NameTerms: requestTermsSorted(name), TagTerms: requestTermsSorted(tags), DescTerms: requestTermsSorted(desc)}
+	}
+	payables := doc("Supplier payment run", "supplier payments, payment run, remittance, accounts payable",
+		"Pays approved supplier invoices by bank transfer on the weekly payment run and sends remittance advice.")
+	payflow := doc("Invoice payment processing", "outsourced AP, supplier payments, invoice processing, remittance",
+		"Processes and pays your suppliers' invoices on your behalf from a funded client account, with a remittance email to each payee.")
+	statement := doc("Supplier statement reconciliation", "supplier statement, reconciliation",
+		"Checks a supplier's statement against the invoices and payments we have on file and lists the differences.")
+	care := doc("Answer customer messages", "customer service, customer emails, order queries, live chat",
+		"Replies to customers' emails, chats and marketplace messages about their orders: where it is, what went wrong, what happens next.")
+	offshore := doc("Customer email and chat replies", "customer support, email replies, chat, 24/7",
+		"Our agents answer your shoppers' emails and chat messages about orders, deliveries and products, 24/7.")
+	summary := doc("Summarize PDF", "pdf, summary", "Summarizes a PDF document into a one-page brief with the key points.")
+	translate := doc("Translate PDF", "pdf, translation", "Translates a PDF document into another language, keeping its layout.")
+	tests := []struct {
+		name string
+		a, b *index.Doc
+		want bool
+	}{
+		{"payables in-house and outsourced", payables, payflow, true},
+		{"customer replies in-house and offshore", care, offshore, true},
+		{"statement check and invoice payment", statement, payflow, false},
+		{"summary and translation of a PDF", summary, translate, false},
+	}
+	for _, tt := range tests {
+		if got := thirdOfEach(statedTerms(tt.a), statedTerms(tt.b)); got != tt.want {
+			t.Errorf("%s: thirdOfEach = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
