@@ -22,11 +22,25 @@ type publisherPool struct {
 	done    chan struct{} // closed when every publisher has finished
 }
 
-// publishersPerStage is how many publishers each stage runs. One is enough
-// to take the round trips off the workers (+25-30% tasks/s on the 2-core
-// benchmark); more gave nothing measurable there, where the CPU is the
-// limit.
-const publishersPerStage = 1
+// publishersPerStage is the fewest publishers a stage runs. Each waits a
+// round trip per output (the stream's ack), so a stage's publishers store
+// at most publishers / round trip outputs a second, whatever its CPU: the
+// retriever and reranker, one worker and so one publisher per core, were
+// capped near 1,400 tasks/s on the 2-core benchmark once a synced server
+// stretched the round trips (their consumers held 600 deliveries waiting
+// while the cores idled a third of the time). 16 keep the round trips off
+// the critical path there (BenchmarkPipeline, interleaved runs: every
+// write synced 1,236-1,432 -> 1,572-1,688 tasks/s, grouped submissions
+// 1,170-1,413 -> 1,445-1,988, default 2,529-2,618 -> 2,480-3,016); 32
+// and 64 measured no better.
+const publishersPerStage = 16
+
+// publishers is how many publishers a stage with workers workers, each
+// handling concurrency deliveries at once (0 or 1: one), runs: one for
+// every delivery handled at once, and at least publishersPerStage.
+func publishers(workers, concurrency int) int {
+	return max(publishersPerStage, workers*max(1, concurrency))
+}
 
 // startPublishers starts n publishers running settle on each delivery
 // put, with room for size waiting ones.

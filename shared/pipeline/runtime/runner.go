@@ -194,11 +194,11 @@ func (r *Runner) Start(ctx context.Context, st Stage) (*Running, error) {
 		workers = st.Workers
 	}
 	if r.cfg.MaxInFlight > 1 {
-		// As many publishers as deliveries handled at once: a stage that
-		// handles many at once (the extractor's 32) and publishes them
-		// through one publisher waits a round trip per output, one after
-		// another, and its handlers block on the full pool.
-		run.pool = startPublishers(max(publishersPerStage, workers*max(1, st.Concurrency)), r.cfg.MaxInFlight, func(d delivery) {
+		// As many publishers as deliveries handled at once, and never
+		// fewer than publishersPerStage: a stage's outputs wait a round
+		// trip each, so too few publishers cap the stage below its CPU
+		// and its handlers block on the full pool.
+		run.pool = startPublishers(publishers(workers, st.Concurrency), r.cfg.MaxInFlight, func(d delivery) {
 			// Background: a stopping stage still finishes what it has
 			// taken, within the retry budget.
 			ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Retry)
