@@ -13,15 +13,6 @@ import (
 // share too few tag terms for lookAlikeJob, and "pay the courier firm's
 // October invoices" was delegated to one of them.
 func TestServesAlike(t *testing.T) {
-	doc := func(name, tags, desc string) *index.Doc {
-		return &index.Doc{NameTerms: requestTermsSorted(name), TagTerms: requestTermsSorted(tags), DescTerms: requestTermsSorted(desc)}
-	}
-	payables := doc("Supplier payment run", "supplier payments, payment run, remittance, accounts payable",
-		"Pays approved supplier invoices by bank transfer on the weekly payment run and sends remittance advice.")
-	payflow := doc("Invoice payment processing", "outsourced AP, supplier payments, invoice processing, remittance",
-		"Processes and pays your suppliers' invoices on your behalf from a funded client account, with a remittance email to each payee.")
-	summary := doc("Summarize PDF", "pdf, summary", "Summarizes a PDF document into a one-page brief with the key points.")
-	translate := doc("Translate PDF", "pdf, translation", "Translates a PDF document into another language, keeping its layout.")
 	tests := []struct {
 		need string
 		a, b *index.Doc
@@ -42,6 +33,23 @@ func TestServesAlike(t *testing.T) {
 	}
 }
 
+// statedDoc is a skill with only its stated terms: name, tags and
+// description.
+func statedDoc(name, tags, desc string) *index.Doc {
+	return &index.Doc{NameTerms: requestTermsSorted(name), TagTerms: requestTermsSorted(tags), DescTerms: requestTermsSorted(desc)}
+}
+
+// Skills both look-alike tests read: an in-house and an outsourced
+// payables desk, and two jobs on one PDF.
+var (
+	payables = statedDoc("Supplier payment run", "supplier payments, payment run, remittance, accounts payable",
+		"Pays approved supplier invoices by bank transfer on the weekly payment run and sends remittance advice.")
+	payflow = statedDoc("Invoice payment processing", "outsourced AP, supplier payments, invoice processing, remittance",
+		"Processes and pays your suppliers' invoices on your behalf from a funded client account, with a remittance email to each payee.")
+	summary   = statedDoc("Summarize PDF", "pdf, summary", "Summarizes a PDF document into a one-page brief with the key points.")
+	translate = statedDoc("Translate PDF", "pdf, translation", "Translates a PDF document into another language, keeping its layout.")
+)
+
 func requestTermsSorted(text string) []string {
 	terms := requestTerms(text)
 	slices.Sort(terms)
@@ -52,21 +60,12 @@ func requestTermsSorted(text string) []string {
 // share a third of each one's stated terms; two jobs of one trade share
 // a few common words.
 func TestThirdOfEachStatedTerms(t *testing.T) {
-	doc := func(name, tags, desc string) *index.Doc {
-		return &index.Doc{NameTerms: requestTermsSorted(name), TagTerms: requestTermsSorted(tags), DescTerms: requestTermsSorted(desc)}
-	}
-	payables := doc("Supplier payment run", "supplier payments, payment run, remittance, accounts payable",
-		"Pays approved supplier invoices by bank transfer on the weekly payment run and sends remittance advice.")
-	payflow := doc("Invoice payment processing", "outsourced AP, supplier payments, invoice processing, remittance",
-		"Processes and pays your suppliers' invoices on your behalf from a funded client account, with a remittance email to each payee.")
-	statement := doc("Supplier statement reconciliation", "supplier statement, reconciliation",
+	statement := statedDoc("Supplier statement reconciliation", "supplier statement, reconciliation",
 		"Checks a supplier's statement against the invoices and payments we have on file and lists the differences.")
-	care := doc("Answer customer messages", "customer service, customer emails, order queries, live chat",
+	care := statedDoc("Answer customer messages", "customer service, customer emails, order queries, live chat",
 		"Replies to customers' emails, chats and marketplace messages about their orders: where it is, what went wrong, what happens next.")
-	offshore := doc("Customer email and chat replies", "customer support, email replies, chat, 24/7",
+	offshore := statedDoc("Customer email and chat replies", "customer support, email replies, chat, 24/7",
 		"Our agents answer your shoppers' emails and chat messages about orders, deliveries and products, 24/7.")
-	summary := doc("Summarize PDF", "pdf, summary", "Summarizes a PDF document into a one-page brief with the key points.")
-	translate := doc("Translate PDF", "pdf, translation", "Translates a PDF document into another language, keeping its layout.")
 	tests := []struct {
 		name string
 		a, b *index.Doc
