@@ -1064,15 +1064,23 @@ func sharesHalf(sa, sb [][]string) bool {
 
 // sameName says whether two skills go by one name: the same words, or the
 // same terms once articles and plural endings are set aside ("Find A
-// Restaurant" and "Find Restaurant", "Find Routes" and "Find Route").
-// Two services rewording one stock card write their names that way.
+// Restaurant" and "Find Restaurant", "Find Routes" and "Find Route"), or
+// split into words at other places ("Search One Way Flight" and "Search
+// Oneway Flights", "Cut-out" and "Cutout"). Two services rewording one
+// stock card write their names that way.
 func sameName(a, b *index.Doc) bool {
 	name := strings.TrimSpace(a.Name)
 	if name == "" {
 		return false
 	}
 	return strings.EqualFold(name, strings.TrimSpace(b.Name)) ||
-		len(a.NameTerms) > 0 && slices.Equal(a.NameTerms, b.NameTerms)
+		len(a.NameTerms) > 0 && (slices.Equal(a.NameTerms, b.NameTerms) || splitApart(a, b))
+}
+
+// splitApart says whether two names are one run of terms split into words
+// at different places (index.Doc.JoinedName).
+func splitApart(a, b *index.Doc) bool {
+	return a.JoinedName != "" && a.JoinedName == b.JoinedName
 }
 
 // alikeKind says how skill doc b, of another agent, would relate to skill

@@ -76,6 +76,10 @@ func TestSameName(t *testing.T) {
 		{"Find Restaurant", "find restaurant ", true},
 		{"Find A Restaurant", "Find Restaurant", true},
 		{"Find Routes", "Find Route", true},
+		{"Search One Way Flight", "Search Oneway Flights", true}, // sgd-x1's cards
+		{"Packshot cut-out", "Packshot cutout", true},
+		{"Search Oneway Flight", "Search Way One Flight", false}, // the same letters in another order
+		{"Pay Roll", "Payroll Report", false},
 		{"Check Bank Balance", "Check Account Balance", false},
 		{"Buy Event Ticket", "Buy Tickets", false},
 		{"Translate", "Translate securely", false},

@@ -43,6 +43,10 @@ type Doc struct {
 	// agent's name (a service's domain is often only there).
 	LabelWords []string
 	TextWords  []string
+	// JoinedName is the name's words, each as its term (a stopword as
+	// itself), run together: names split into words at other places
+	// ("One Way", "Oneway"; "cut-out", "cutout") join alike.
+	JoinedName string
 
 	// analyzed is set by Analyze: an index build does not analyze the doc
 	// again, even when its term sets are empty, so others may read them
@@ -116,6 +120,33 @@ func (s *scratch) appendTermSet(b, words []string) []string {
 	return b[:n+len(slices.Compact(b[n:]))]
 }
 
+// joined runs words together, each as its term or, a stopword, as
+// itself. appendTermSet has memoised the words' terms, unless a flood of
+// junk words cleared the memo since.
+func (s *scratch) joined(words []string) string {
+	n := 0
+	for _, w := range words {
+		n += len(w)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, w := range words {
+		t, ok := s.terms[w]
+		if !ok {
+			t = term{stop: analyze.IsStopword(w)}
+			if !t.stop {
+				t.stem = analyze.Stem(w)
+			}
+		}
+		if t.stop {
+			b.WriteString(w)
+		} else {
+			b.WriteString(t.stem)
+		}
+	}
+	return b.String()
+}
+
 // analyze is Analyze with scratch buffers. Each text is split into words
 // once; its terms and its content words are both read from them.
 // The six lists share one backing array of their exact size, each a full
@@ -164,6 +195,7 @@ func (d *Doc) analyze(s *scratch) {
 	d.ExampleTerms = part(ends[2], ends[3])
 	d.LabelWords = part(ends[3], ends[4])
 	d.TextWords = part(ends[3], len(all))
+	d.JoinedName = s.joined(w[:name])
 	d.analyzed = true
 	// The scratch must not keep the doc's strings alive.
 	clear(w[:cap(w)])
