@@ -26,6 +26,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/match/model"
 	"github.com/skillmatch/skillmatch/shared/match/rerank"
 	"github.com/skillmatch/skillmatch/shared/match/settle"
+	"github.com/skillmatch/skillmatch/shared/match/textclass"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 	"github.com/skillmatch/skillmatch/shared/retrieval/lexicon"
@@ -218,6 +219,9 @@ type Matcher struct {
 	cfg     config
 	log     *zap.Logger
 	selfCal *SelfCalibration
+	// classes is the catalog's text classifier over its skills' examples
+	// (see exampleClasses): nil unless the model weighs it.
+	classes *textclass.Model
 	// alts lists, per doc, the skills of other agents that do its job
 	// under other data handling or under the same agent name (see
 	// alternativesOf); nil for the many catalogs that have none. kinds,
@@ -339,6 +343,9 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		beside.Go(func() { m.cfg.words = rerank.NewWordCache(cfg.words, docs) })
 	}
 	beside.Go(func() { markCatchAll(m.refs, docs) })
+	if usesFeature(cfg.model.Reranker.Features, classFeatures...) && !cfg.noSearch {
+		beside.Go(func() { m.classes = exampleClasses(m.refs, docs) })
+	}
 	idx, err := cfg.newIndex(docs, cfg.embedder)
 	beside.Wait()
 	if err != nil {
@@ -580,6 +587,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	keepShortlisted(sl.History, res)
 	res.TermWeights = res.TermWeights[:min(len(res.TermWeights), len(sl.Terms))] // the reranker's terms
 	rerank.Align(m.cfg.words, m.cfg.lexicon, req.Need, res.Candidates)
+	m.fillClasses(req.Need, res.Candidates)
 	sl.Retrieval = res
 	return sl, nil
 }

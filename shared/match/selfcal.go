@@ -117,6 +117,7 @@ func (m *Matcher) noMatchProb(ctx context.Context, text string, allow []bool) (f
 		return 0, err
 	}
 	rerank.Align(m.cfg.words, m.cfg.lexicon, text, res.Candidates)
+	m.fillClasses(text, res.Candidates)
 	sl.Retrieval = res
 	ranked, err := m.RankCalibrated(ctx, &req, sl, nil)
 	if err != nil || len(ranked) == 0 {

@@ -56,6 +56,8 @@ var FeatureNames = []string{
 	"lex_cover_z",   // lex_cover standardised over the shortlist
 	"agent_rr",      // best 1 / fused rank of another skill of the candidate's agent: the topic it shares
 	"agent_bm25",    // best BM25 / best in the shortlist of another skill of the candidate's agent
+	"class_z",       // the catalog's example classifier's score standardised over the shortlist
+	"class_top",     // 1 when that score is the shortlist's best and above 0
 }
 
 // NumFeatures is the length of a feature vector.
@@ -116,11 +118,11 @@ func features(in *Input, buf *[]float64) [][]float64 {
 	// dropped together.
 	n := len(cands)
 	all := *buf
-	if need := n*NumFeatures + 10*n; cap(all) < need {
+	if need := n*NumFeatures + 11*n; cap(all) < need {
 		all = make([]float64, need)
 		*buf = all
 	}
-	rows := all[n*NumFeatures : n*NumFeatures+10*n]
+	rows := all[n*NumFeatures : n*NumFeatures+11*n]
 	row := func(k int) []float64 { return rows[k*n : (k+1)*n : (k+1)*n] }
 	zs := [4][]float64{
 		zscores(row(0), cands, func(c *index.Candidate) float64 { return c.BM25 }),
@@ -129,6 +131,13 @@ func features(in *Input, buf *[]float64) [][]float64 {
 		zscores(row(3), cands, func(c *index.Candidate) float64 { return float64(c.CentroidSim) }),
 	}
 	al := alignFeatures(rows[4*n:], cands)
+	classZ := zscores(row(10), cands, func(c *index.Candidate) float64 { return float64(c.Class) })
+	bestClass := -1
+	for i, c := range cands {
+		if c.Class > 0 && (bestClass < 0 || c.Class > cands[bestClass].Class) {
+			bestClass = i
+		}
+	}
 	agent := cands[0].Entry.AgentID
 	single := 1.0
 	for _, c := range cands {
@@ -233,6 +242,10 @@ func features(in *Input, buf *[]float64) [][]float64 {
 		f[36], f[37], f[38], f[39] = al[0][i], al[2][i], al[1][i], al[3][i]
 		f[40], f[41] = al[4][i], al[5][i]
 		f[42], f[43] = siblingSupport(cands, i, maxBM)
+		f[44] = classZ[i]
+		if i == bestClass {
+			f[45] = 1
+		}
 		out[i] = f
 	}
 	return out

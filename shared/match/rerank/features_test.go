@@ -120,9 +120,9 @@ func TestFeaturesDuplicateTermsCountOnce(t *testing.T) {
 func TestFeaturesRetrieval(t *testing.T) {
 	a, b, c := doc("ap", "a", "x"), doc("ap", "b", "y"), doc("other", "c", "z")
 	in := needInput(
-		index.Candidate{Entry: a, BM25: 8, BM25Rank: 1, Dense: 0.9, DenseRank: 2, DescSim: 0.5, ExampleSim: 0.9, CentroidSim: 0.7, ExampleBM25: 4, FusedRank: 1},
-		index.Candidate{Entry: b, BM25: 2, BM25Rank: 2, Dense: 0.95, DenseRank: 1, CentroidSim: 0.2, ExampleBM25: 2, FusedRank: 2},
-		index.Candidate{Entry: c, Dense: 0.1, DenseRank: 3, CentroidSim: 0.1, FusedRank: 4},
+		index.Candidate{Entry: a, BM25: 8, BM25Rank: 1, Dense: 0.9, DenseRank: 2, DescSim: 0.5, ExampleSim: 0.9, CentroidSim: 0.7, ExampleBM25: 4, FusedRank: 1, Class: -1},
+		index.Candidate{Entry: b, BM25: 2, BM25Rank: 2, Dense: 0.95, DenseRank: 1, CentroidSim: 0.2, ExampleBM25: 2, FusedRank: 2, Class: 2},
+		index.Candidate{Entry: c, Dense: 0.1, DenseRank: 3, CentroidSim: 0.1, FusedRank: 4, Class: 2},
 	)
 	in.Result.Neighbors = []index.Neighbor{{Doc: 1, Sim: 0.9}, {Doc: 0, Sim: 0.6}, {Doc: 0, Sim: 0.3}, {Doc: 2, Sim: -0.5}}
 	in.Result.LexNeighbors = []index.Neighbor{{Doc: 0, Sim: 3}, {Doc: 1, Sim: 1}}
@@ -148,6 +148,10 @@ func TestFeaturesRetrieval(t *testing.T) {
 		{0, "centroid_gap", float64(float32(0.7) - float32(0.2))}, {1, "centroid_gap", float64(float32(0.2) - float32(0.7))},
 		// Two agents in the shortlist.
 		{0, "single_agent", 0},
+		// Class scores -1, 2, 2: mean 1, sd sqrt(2); the first of a tie
+		// is the classifier's pick.
+		{0, "class_z", -2 / math.Sqrt(2)}, {1, "class_z", 1 / math.Sqrt(2)},
+		{1, "class_top", 1}, {2, "class_top", 0}, {0, "class_top", 0},
 	}
 	for _, tt := range tests {
 		if got := feat(t, fs[tt.cand], tt.name); math.Abs(got-tt.want) > 1e-6 {
@@ -160,6 +164,12 @@ func TestFeaturesRetrieval(t *testing.T) {
 	one := needInput(index.Candidate{Entry: a, BestExample: -1}, index.Candidate{Entry: b, BestExample: -1})
 	if got := feat(t, Features(one)[0], "single_agent"); got != 1 {
 		t.Errorf("single_agent with one agent = %v", got)
+	}
+	// No classifier (every Class 0): no pick.
+	for i, f := range Features(one) {
+		if got := feat(t, f, "class_top"); got != 0 {
+			t.Errorf("candidate %d: class_top = %v without a classifier", i, got)
+		}
 	}
 	if got := Features(needInput()); len(got) != 0 {
 		t.Errorf("empty shortlist: %d vectors", len(got))

@@ -22,13 +22,13 @@ import (
 //
 //	candidates: Doc, BM25, BM25Rank, Dense, DenseRank, DescSim, ExampleSim,
 //	            BestExample, CentroidSim, ExampleBM25, Fused, FusedRank,
-//	            Align, AlignLabel, Lex
+//	            Align, AlignLabel, Lex, Class
 //	neighbors, lexNeighbors: Doc, Sim
 type Retrieval index.Result
 
 // candidateFields is the packed width of an index.Candidate; a test checks
 // it against the struct, so that a field the index gains is not dropped.
-const candidateFields = 15
+const candidateFields = 16
 
 type retrievalJSON struct {
 	Candidates   packed    `json:"candidates"`
@@ -60,7 +60,7 @@ func (r *Retrieval) appendJSON(out []byte) ([]byte, error) {
 		for _, v := range [candidateFields]float64{float64(c.Doc), c.BM25, float64(c.BM25Rank), float64(c.Dense),
 			float64(c.DenseRank), float64(c.DescSim), float64(c.ExampleSim), float64(c.BestExample),
 			float64(c.CentroidSim), c.ExampleBM25, c.Fused, float64(c.FusedRank),
-			float64(c.Align), float64(c.AlignLabel), float64(c.Lex)} {
+			float64(c.Align), float64(c.AlignLabel), float64(c.Lex), float64(c.Class)} {
 			raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v))
 		}
 	}
@@ -166,7 +166,7 @@ func (in *retrievalJSON) result() (Retrieval, error) {
 		c.BestExample, err = whole(v[7], err)
 		c.CentroidSim, c.ExampleBM25, c.Fused = float32(v[8]), v[9], v[10]
 		c.FusedRank, err = whole(v[11], err)
-		c.Align, c.AlignLabel, c.Lex = float32(v[12]), float32(v[13]), float32(v[14])
+		c.Align, c.AlignLabel, c.Lex, c.Class = float32(v[12]), float32(v[13]), float32(v[14]), float32(v[15])
 	}
 	if err != nil {
 		return Retrieval{}, fmt.Errorf("retrieval: candidates: %w", err)

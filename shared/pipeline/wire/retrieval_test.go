@@ -20,7 +20,7 @@ func viaEncodingJSON(r *Retrieval) ([]byte, error) {
 		out.Candidates = append(out.Candidates, float64(c.Doc), c.BM25, float64(c.BM25Rank), float64(c.Dense),
 			float64(c.DenseRank), float64(c.DescSim), float64(c.ExampleSim), float64(c.BestExample),
 			float64(c.CentroidSim), c.ExampleBM25, c.Fused, float64(c.FusedRank),
-			float64(c.Align), float64(c.AlignLabel), float64(c.Lex))
+			float64(c.Align), float64(c.AlignLabel), float64(c.Lex), float64(c.Class))
 	}
 	out.Neighbors, out.LexNeighbors = packNeighbors(r.Neighbors), packNeighbors(r.LexNeighbors)
 	return json.Marshal(&out)
@@ -43,7 +43,7 @@ func randomRetrieval(rng *rand.Rand) *Retrieval {
 		r.Candidates = append(r.Candidates, index.Candidate{Doc: rng.IntN(1000), BM25: f(), BM25Rank: rng.IntN(100),
 			Dense: float32(f()), DenseRank: rng.IntN(100), DescSim: float32(f()), ExampleSim: float32(f()),
 			BestExample: rng.IntN(5) - 1, CentroidSim: float32(f()), ExampleBM25: f(), Fused: f(), FusedRank: rng.IntN(30),
-			Align: float32(f()), AlignLabel: float32(f()), Lex: float32(f())})
+			Align: float32(f()), AlignLabel: float32(f()), Lex: float32(f()), Class: float32(f())})
 	}
 	for range rng.IntN(12) {
 		r.Neighbors = append(r.Neighbors, index.Neighbor{Doc: rng.IntN(1000), Sim: float32(f())})

@@ -255,6 +255,11 @@ type Candidate struct {
 	// the skill's name, tags or description hold, the word itself or one
 	// a lexicon relates to it (WordNet synonyms, hypernyms, derived forms).
 	Lex float32
+	// Class is the catalog's text classifier's score of the query for the
+	// skill (the matcher fills it after retrieval when its model weighs
+	// it; 0 otherwise): how its examples, learned together, tell it from
+	// the others.
+	Class float32
 	// Fused is the RRF score, FusedRank its 1-based rank.
 	Fused     float64
 	FusedRank int
