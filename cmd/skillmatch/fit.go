@@ -32,6 +32,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	l2 := fs.Float64("l2", 1, "ridge penalty on the reranker's standardised weights")
 	noMatch := fs.Float64("no-match-weight", 10, "weight of a task no skill should take, in the loss and the calibration\n(training sets hold few of them; real traffic holds many)")
 	bare := fs.Bool("bare-too", false, "also fit each set whose cards give examples with those examples removed\n(the description-only regime most catalogs are in)")
+	few := fs.Int("few-texts", 0, "also fit each set with at most this many of its training texts a skill indexed as examples\n(cross-fitted): weights for catalogs whose cards give a handful of examples (0: not)")
 	both := fs.Bool("both-text-regimes", false, "fit each set both with its training texts indexed as extra examples (cross-fitted)\nand without, whatever --examples keeps: weights for catalogs with many examples and with none")
 	dialogues := fs.Bool("dialogues", false, "also fit dialogue tasks made from the training tasks (an earlier turn from another skill\nof the same agent or from another agent), so the history features learn from single-turn sets")
 	calNoMatch := fs.Float64("calibration-no-match-weight", 0, "weight of a task no skill should take in the calibration alone (default: --no-match-weight)")
@@ -42,6 +43,9 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if len(sets) == 0 {
 		return fmt.Errorf("%w: fit needs --set DIR", errUsage)
+	}
+	if *few < 0 {
+		return fmt.Errorf("%w: --few-texts must be 0 or more", errUsage)
 	}
 	var gss []*golden.Set
 	for _, dir := range sets {
@@ -65,7 +69,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch, Embedder: emb,
-		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, BothTextRegimes: *both, Dialogues: *dialogues}
+		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, BothTextRegimes: *both, FewTexts: *few, Dialogues: *dialogues}
 	if !*quiet {
 		p := newProgress(stderr, "fit")
 		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }

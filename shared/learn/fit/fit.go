@@ -4,6 +4,7 @@
 package fit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -50,6 +51,12 @@ type Config struct {
 	// the model keeps: the weights then know catalogs with many examples
 	// and catalogs with none.
 	BothTextRegimes bool
+	// FewTexts, when above 0, also fits each set with at most that many of
+	// its training texts a skill indexed as examples (cross-fitted, the
+	// same texts whatever the run): most cards give a handful of examples,
+	// and the example features, the text classifier's above all, are far
+	// less sure on five than on a hundred.
+	FewTexts int
 	// Dialogues adds dialogue tasks made from each set's training tasks
 	// (see Dialogues) to every pass, so that the history features learn
 	// from catalogs whose tasks are single turns.
@@ -116,17 +123,22 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	}
 	// A pass matches one set's tasks in one regime: with the training
 	// texts of the other folds indexed as examples, or without.
+	// few, when above 0, keeps at most that many texts a skill.
 	type pass struct {
 		set   int
 		texts bool
+		few   int
 	}
 	var passes []pass
 	for si := range sets {
 		if cfg.Examples || cfg.BothTextRegimes {
-			passes = append(passes, pass{si, true})
+			passes = append(passes, pass{set: si, texts: true})
 		}
 		if !cfg.Examples || cfg.BothTextRegimes {
-			passes = append(passes, pass{si, false})
+			passes = append(passes, pass{set: si})
+		}
+		if cfg.FewTexts > 0 {
+			passes = append(passes, pass{set: si, texts: true, few: cfg.FewTexts})
 		}
 	}
 	total *= len(passes) / len(sets)
@@ -156,6 +168,11 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 					if t := &perSet[p.set][i]; fold(t) != f && t.Expected != "" {
 						extra[t.Expected] = append(extra[t.Expected], t.Text)
 					}
+				}
+			}
+			if p.few > 0 {
+				for k, texts := range extra {
+					extra[k] = fewOf(texts, p.few)
 				}
 			}
 			probe.Examples = extra
@@ -331,4 +348,15 @@ func startStage(cfg Config, stage string, total int) {
 	if cfg.Progress != nil {
 		cfg.Progress(stage, 0, total)
 	}
+}
+
+// fewOf keeps n of texts, the same ones whatever their order: those of
+// the lowest hashes.
+func fewOf(texts []string, n int) []string {
+	if len(texts) <= n {
+		return texts
+	}
+	out := slices.Clone(texts)
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(hash(a), hash(b)), strings.Compare(a, b)) })
+	return out[:n]
 }

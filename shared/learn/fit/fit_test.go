@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,6 +156,7 @@ func TestFitRegimes(t *testing.T) {
 		{"both text regimes", Config{BothTextRegimes: true}, 2, false},
 		{"both, keeping texts", Config{BothTextRegimes: true, Examples: true}, 2, true},
 		{"every regime", Config{BareToo: true, BothTextRegimes: true}, 4, false},
+		{"few texts too", Config{BothTextRegimes: true, FewTexts: 2}, 3, false},
 	}
 	for _, tc := range tests {
 		tc.cfg.Split, tc.cfg.Folds = "train", 3
@@ -265,5 +267,22 @@ func TestFitDialogues(t *testing.T) {
 	}
 	if n, base := talk.Fitted.Tasks, plain.Fitted.Tasks; n <= base || n > 2*base {
 		t.Errorf("dialogue fit on %d tasks, plain on %d", n, base)
+	}
+}
+
+// fewOf keeps the same n texts whatever their order, and all of fewer.
+func TestFewOf(t *testing.T) {
+	texts := []string{"a", "b", "c", "d", "e", "f"}
+	got := fewOf(texts, 3)
+	rev := slices.Clone(texts)
+	slices.Reverse(rev)
+	if len(got) != 3 || !slices.Equal(got, fewOf(rev, 3)) {
+		t.Errorf("fewOf = %q, reversed %q", got, fewOf(rev, 3))
+	}
+	if got := fewOf(texts[:2], 3); len(got) != 2 {
+		t.Errorf("fewOf of 2 = %q", got)
+	}
+	if !slices.Equal(texts, []string{"a", "b", "c", "d", "e", "f"}) {
+		t.Errorf("fewOf reordered its input: %q", texts)
 	}
 }
