@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -456,9 +457,21 @@ func TestRunMetrics(t *testing.T) {
 	if err != nil || a.Decision == nil || a.Decision.Action != decide.Delegate {
 		t.Fatalf("submit: %+v %v", a, err)
 	}
-	body := scrape()
-	for _, want := range []string{`skillmatch_decisions_total{action="delegate"} 1`, `skillmatch_stage_handled_total{result="ok",stage="extractor"} 1`,
-		"skillmatch_stage_seconds_bucket", "skillmatch_catalog_skills 60", "skillmatch_stages_holding 0"} {
+	// The decider counts a decision once its handler returns, which can
+	// be just after the submitter has read the stored decision: the
+	// scrape waits for it (a few seconds at most).
+	wants := []string{`skillmatch_decisions_total{action="delegate"} 1`, `skillmatch_stage_handled_total{result="ok",stage="extractor"} 1`,
+		`skillmatch_stage_handled_total{result="ok",stage="decider"} 1`,
+		"skillmatch_stage_seconds_bucket", "skillmatch_catalog_skills 60", "skillmatch_stages_holding 0"}
+	var body string
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		body = scrape()
+		missing := slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(body, w) })
+		if !missing || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range wants {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q in\n%s", want, grepLines(body, "skillmatch_"))
 		}
