@@ -96,23 +96,9 @@ const maxMemoWords = 1 << 16
 // replaced the stopword check and the shared stem cache (a sync.Map) of
 // every word, a tenth of analyzing a doc.
 func (s *scratch) appendTermSet(b, words []string) []string {
-	if s.terms == nil {
-		s.terms = make(map[string]term)
-	}
 	n := len(b)
 	for _, w := range words {
-		t, ok := s.terms[w]
-		if !ok {
-			t = term{stop: analyze.IsStopword(w)}
-			if !t.stop {
-				t.stem = analyze.Stem(w)
-			}
-			if len(s.terms) >= maxMemoWords {
-				clear(s.terms)
-			}
-			s.terms[strings.Clone(w)] = t // w may be a substring of a long text
-		}
-		if !t.stop {
+		if t := s.term(w); !t.stop {
 			b = append(b, t.stem)
 		}
 	}
@@ -120,9 +106,27 @@ func (s *scratch) appendTermSet(b, words []string) []string {
 	return b[:n+len(slices.Compact(b[n:]))]
 }
 
+// term is word w's term, from the memo or made and memoised.
+func (s *scratch) term(w string) term {
+	if t, ok := s.terms[w]; ok {
+		return t
+	}
+	if s.terms == nil {
+		s.terms = make(map[string]term)
+	}
+	t := term{stop: analyze.IsStopword(w)}
+	if !t.stop {
+		t.stem = analyze.Stem(w)
+	}
+	if len(s.terms) >= maxMemoWords {
+		clear(s.terms)
+	}
+	s.terms[strings.Clone(w)] = t // w may be a substring of a long text
+	return t
+}
+
 // joined runs words together, each as its term or, a stopword, as
-// itself. appendTermSet has memoised the words' terms, unless a flood of
-// junk words cleared the memo since.
+// itself.
 func (s *scratch) joined(words []string) string {
 	n := 0
 	for _, w := range words {
@@ -131,14 +135,7 @@ func (s *scratch) joined(words []string) string {
 	var b strings.Builder
 	b.Grow(n)
 	for _, w := range words {
-		t, ok := s.terms[w]
-		if !ok {
-			t = term{stop: analyze.IsStopword(w)}
-			if !t.stop {
-				t.stem = analyze.Stem(w)
-			}
-		}
-		if t.stop {
+		if t := s.term(w); t.stop {
 			b.WriteString(w)
 		} else {
 			b.WriteString(t.stem)
