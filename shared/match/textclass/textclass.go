@@ -39,6 +39,16 @@ type weight struct {
 // training texts the dev accuracy stops rising after four.
 const Epochs = 5
 
+// maxTrainWork bounds the weights Train reads, so that a catalog of any
+// size loads in bounded time: a word common to many skills' examples
+// gathers a weight for each, and each example reads every weight of each
+// of its words. clinc150's 14,203 training texts take 61 million reads
+// over the five epochs (0.8 s); 20,000 synthetic skills of ten examples
+// each, all sharing a dozen words, reach the bound in 2.5 s. Past it Train
+// stops early, after the same examples every run, and keeps what it
+// learned.
+const maxTrainWork = 200_000_000
+
 // maxFeatures bounds the features of one text: card text and requests are
 // untrusted, and a long one must not cost a pass over its every pair.
 const maxFeatures = 256
@@ -47,6 +57,11 @@ const maxFeatures = 256
 // The examples are visited in an order fixed by a seeded shuffle, so the
 // same examples give the same model.
 func Train(examples []Example, classes int) *Model {
+	return train(examples, classes, maxTrainWork)
+}
+
+// train is Train reading at most about budget weights.
+func train(examples []Example, classes, budget int) *Model {
 	m := &Model{ids: map[string]int32{}}
 	type sample struct {
 		feats []int32
@@ -81,10 +96,16 @@ func Train(examples []Example, classes int) *Model {
 	seen := make([]bool, classes)
 	var touched []int32
 	step := 1.0
+	work := 0
+train:
 	for range Epochs {
 		for _, s := range samples {
+			if work > budget {
+				break train
+			}
 			touched = touched[:0]
 			for _, f := range s.feats {
+				work += len(accs[f])
 				for c, a := range accs[f] {
 					if !seen[c] {
 						seen[c] = true

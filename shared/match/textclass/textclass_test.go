@@ -54,6 +54,22 @@ func TestTrainDeterministic(t *testing.T) {
 	}
 }
 
+// Training stops once it has read its budget of weights, at the same
+// example every run, and keeps what it learned by then.
+func TestTrainBudget(t *testing.T) {
+	_, full := Train(lists, 3).Size()
+	a, b := train(lists, 3, 20), train(lists, 3, 20)
+	_, cut := a.Size()
+	if cut == 0 || cut >= full {
+		t.Errorf("%d weights under a budget of 20 reads, %d without: want fewer, not none", cut, full)
+	}
+	for _, text := range []string{"add milk", "what is on the list"} {
+		if sa, sb := a.Scores(text, []int{0, 1, 2}, nil), b.Scores(text, []int{0, 1, 2}, nil); !slices.Equal(sa, sb) {
+			t.Errorf("%q: %v then %v under one budget", text, sa, sb)
+		}
+	}
+}
+
 // Scores come back in the order of the classes asked for, a class no
 // example had and an unknown text score 0, and nil scores nothing.
 func TestScores(t *testing.T) {
