@@ -39,7 +39,9 @@ func exampleClasses(refs []ref, docs []index.Doc) *textclass.Model {
 }
 
 // fillClasses sets each candidate's Class, the classifier's score of the
-// need for its skill (0 without a classifier).
+// need for its skill (0 without a classifier). An untrusted skill, which
+// the classifier never learned, gets the shortlist's lowest score: left
+// at 0 it would stand above every skill the classifier counts against.
 func (m *Matcher) fillClasses(need string, cands []index.Candidate) {
 	if m.classes == nil || len(cands) == 0 {
 		return
@@ -48,7 +50,15 @@ func (m *Matcher) fillClasses(need string, cands []index.Candidate) {
 	for i := range cands {
 		docs[i] = cands[i].Doc
 	}
-	for i, s := range m.classes.Scores(need, docs, nil) {
+	low := 0.0
+	scores := m.classes.Scores(need, docs, nil)
+	for i, s := range scores {
 		cands[i].Class = float32(s)
+		low = min(low, s)
+	}
+	for i := range cands {
+		if d := cands[i].Doc; d >= 0 && d < len(m.refs) && m.refs[d].distrust != "" {
+			cands[i].Class = float32(low)
+		}
 	}
 }

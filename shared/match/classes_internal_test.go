@@ -27,17 +27,22 @@ func TestExampleClassesTrustedOnly(t *testing.T) {
 		{Key: "plain/none"},
 	}
 	refs := []ref{{}, {distrust: "card claims any task (catch-all); not trusted. "}, {}, {}}
-	m := &Matcher{classes: exampleClasses(refs, docs)}
+	m := &Matcher{classes: exampleClasses(refs, docs), refs: refs}
 	if m.classes == nil {
 		t.Fatal("no classifier for 12 examples a skill")
 	}
 	cands := []index.Candidate{{Doc: 1}, {Doc: 0}, {Doc: 2}, {Doc: 3}}
 	m.fillClasses("add to my shopping list some grapes", cands)
-	if cands[0].Class != 0 || cands[3].Class != 0 {
-		t.Errorf("untrusted and example-less skills scored %v and %v, want 0", cands[0].Class, cands[3].Class)
+	if cands[3].Class != 0 {
+		t.Errorf("a skill without examples scored %v, want 0", cands[3].Class)
 	}
 	if cands[1].Class <= cands[2].Class {
 		t.Errorf("add scored %v, read %v: want add above", cands[1].Class, cands[2].Class)
+	}
+	// The untrusted card copies the add skill's examples: it gets the
+	// shortlist's lowest score, never above a skill counted against.
+	if low := min(cands[1].Class, cands[2].Class, cands[3].Class); cands[0].Class != low {
+		t.Errorf("untrusted skill scored %v, want the lowest, %v", cands[0].Class, low)
 	}
 }
 

@@ -172,7 +172,11 @@ func (row accRow) add(c int32, d, step float64) {
 // Scores writes the score of text for each of classes into dst (grown
 // when short) and returns it.
 func (m *Model) Scores(text string, classes []int, dst []float64) []float64 {
-	dst = append(dst[:0], make([]float64, len(classes))...)
+	if cap(dst) < len(classes) {
+		dst = make([]float64, len(classes))
+	}
+	dst = dst[:len(classes)]
+	clear(dst)
 	if m == nil || len(m.rows) == 0 {
 		return dst
 	}
