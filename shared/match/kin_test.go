@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/match/decide"
 )
 
 // The shortlisted skills that are one skill of several agents, written
@@ -11,6 +13,18 @@ import (
 // them as each other's rivals. A pasted description is no kin (anyone can
 // paste a card), and neither is another skill of the same agent.
 func TestKin(t *testing.T) {
+	described := func(a agentSpec, desc string) agentSpec { a.Desc = desc; return a }
+	alone := func(a agentSpec) agentSpec { a.Skills = a.Skills[:1]; return a }
+	renamed := func(a agentSpec, i int, name string) agentSpec {
+		a.Skills = slices.Clone(a.Skills)
+		a.Skills[i].Name = name
+		return a
+	}
+	exemplified := func(a agentSpec, ex ...string) agentSpec {
+		a.Skills = slices.Clone(a.Skills)
+		a.Skills[0].Examples = ex
+		return a
+	}
 	bank := func(id, name, desc string) agentSpec {
 		return agentSpec{ID: id, Name: name, Desc: "Bank accounts.",
 			Skills: []skillSpec{
@@ -33,6 +47,14 @@ func TestKin(t *testing.T) {
 		// merged through the sibling).
 		{"a copy beside a sibling", []agentSpec{first, sibling, pasted},
 			[][2]string{{"bank-one/check-balance", "bank-two/check-balance"}, {"bank-two/check-balance", "bank-three/check-balance"}}},
+		// Services of one kind may share a stock description: each
+		// describes itself apart and lists another skill of one name.
+		{"services from one template", []agentSpec{first, described(pasted, "Savings and current accounts for families.")},
+			[][2]string{{"bank-one/check-balance", "bank-three/check-balance"}, {"bank-one/transfer-money", "bank-three/transfer-money"}}},
+		{"a stock skill pasted alone", []agentSpec{first, alone(described(pasted, "Savings and current accounts for families."))}, nil},
+		{"a stock skill pasted among other jobs", []agentSpec{first, renamed(described(pasted, "Savings and current accounts for families."), 1, "Pay Bills")}, nil},
+		{"a paste with its examples", []agentSpec{exemplified(first, "what's my balance"), exemplified(described(pasted, "Savings and current accounts for families."), "what's my balance")},
+			[][2]string{{"bank-one/transfer-money", "bank-three/transfer-money"}}}, // only the skill without examples
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,5 +79,29 @@ func TestKin(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Services written from one template are twins that pool: a request
+// either could take is delegated to one with the other as its first
+// fallback, on the pair's probability, not asked about.
+func TestTemplateTwinsDelegate(t *testing.T) {
+	bank := func(id, name, desc string) agentSpec {
+		return agentSpec{ID: id, Name: name, Desc: desc,
+			Skills: []skillSpec{
+				{ID: "check-balance", Name: "Check Balance", Desc: "Check the amount of money in a user's bank account", Tags: []string{"account type", "check"}},
+				{ID: "transfer-money", Name: "Transfer Money", Desc: "Transfer money from one account to another user's account", Tags: []string{"account type", "amount", "recipient"}}}}
+	}
+	m := newMatcher(t, buildCatalog(t, append(travelDesk(),
+		bank("bank-one", "Bank One", "Bank accounts for everyone."),
+		bank("bank-two", "Bank Two", "Savings and current accounts for families."))...))
+	res := mustMatch(t, m, textTask("k", "How much money is in my checking account?"))
+	d := res.Decision
+	if d.Action != decide.Delegate || d.Chosen.SkillID != "check-balance" || len(d.Fallbacks) == 0 ||
+		d.Fallbacks[0].SkillID != "check-balance" || d.Fallbacks[0].AgentID == d.Chosen.AgentID {
+		t.Fatalf("decision %s (%s), want a delegation to one check-balance with the other first", d.Action, d.Reason)
+	}
+	if d.Probability <= res.Ranked[0].Prob {
+		t.Errorf("probability %.3f, not pooled beside the best one's %.3f", d.Probability, res.Ranked[0].Prob)
 	}
 }

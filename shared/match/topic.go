@@ -377,6 +377,20 @@ func labelHoldsAny(d *index.Doc, terms []string) bool {
 // labelled says whether d's skill name or tags hold t.
 func labelled(d *index.Doc, t string) bool { return has(d.NameTerms, t) || has(d.TagTerms, t) }
 
+// agentDocs is the range of docs of doc d's agent: one agent's skills
+// are consecutive in catalog order.
+func (m *Matcher) agentDocs(d int) (lo, hi int) {
+	id := m.idx.Doc(d).AgentID
+	lo, hi = d, d+1
+	for lo > 0 && m.idx.Doc(lo-1).AgentID == id {
+		lo--
+	}
+	for hi < m.idx.Len() && m.idx.Doc(hi).AgentID == id {
+		hi++
+	}
+	return lo, hi
+}
+
 // agentHolds says whether the agent of doc d has two or more skills and
 // one topic term is in its name or held by each of its skills (by
 // holds). An agent name that names the domains of two or more other
@@ -385,14 +399,7 @@ func labelled(d *index.Doc, t string) bool { return has(d.NameTerms, t) || has(d
 // hotel's, a restaurant's and a flight's for the rules that move a skill
 // up (reach: domainReach).
 func (m *Matcher) agentHolds(d int, topic []string, reach map[string]int, holds func(e *index.Doc, t string) bool) bool {
-	id := m.idx.Doc(d).AgentID
-	lo, hi := d, d+1
-	for lo > 0 && m.idx.Doc(lo-1).AgentID == id {
-		lo--
-	}
-	for hi < m.idx.Len() && m.idx.Doc(hi).AgentID == id {
-		hi++
-	}
+	lo, hi := m.agentDocs(d)
 	if hi-lo < 2 {
 		return false
 	}
