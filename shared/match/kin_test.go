@@ -20,6 +20,12 @@ func TestKin(t *testing.T) {
 		a.Skills[i].Name = name
 		return a
 	}
+	twice := func(a agentSpec) agentSpec {
+		again := a.Skills[0]
+		again.ID += "-2"
+		a.Skills = append(slices.Clone(a.Skills), again)
+		return a
+	}
 	exemplified := func(a agentSpec, ex ...string) agentSpec {
 		a.Skills = slices.Clone(a.Skills)
 		a.Skills[0].Examples = ex
@@ -53,6 +59,7 @@ func TestKin(t *testing.T) {
 			[][2]string{{"bank-one/check-balance", "bank-three/check-balance"}, {"bank-one/transfer-money", "bank-three/transfer-money"}}},
 		{"a stock skill pasted alone", []agentSpec{first, alone(described(pasted, "Savings and current accounts for families."))}, nil},
 		{"a stock skill pasted among other jobs", []agentSpec{first, renamed(described(pasted, "Savings and current accounts for families."), 1, "Pay Bills")}, nil},
+		{"a stock skill pasted twice", []agentSpec{first, twice(alone(described(pasted, "Savings and current accounts for families.")))}, nil},
 		{"a paste with its examples", []agentSpec{exemplified(first, "what's my balance"), exemplified(described(pasted, "Savings and current accounts for families."), "what's my balance")},
 			[][2]string{{"bank-one/transfer-money", "bank-three/transfer-money"}}}, // only the skill without examples
 	}

@@ -244,6 +244,9 @@ type Matcher struct {
 	// oneAgent is the catalog's one-agent terms (see oneAgentTerms),
 	// made, like domains, for the first task with two or more candidates.
 	oneAgent func() map[string]bool
+	// signs is, per agent, what oneKind compares, made for the first
+	// pair of skills that may be from one template.
+	signs func() []agentSign
 }
 
 type ref struct {
@@ -357,6 +360,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		}
 	}
 	m.idx = idx
+	m.signs = sync.OnceValue(m.agentSigns)
 	m.domainAgents = sync.OnceValue(func() map[string]int {
 		return domainReach(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
 	})
@@ -1002,46 +1006,6 @@ const copiedDesc = 0.8
 // card, so only skills written apart pool their probability.
 func sibling(a, b *index.Doc) bool {
 	return (sameName(a, b) || sameSkill(a, b)) && jaccard(a.DescTerms, b.DescTerms) < copiedDesc
-}
-
-// sibling is the package's sibling for docs da and db, with one more
-// kind: services written from one template. Two agents may list one stock
-// skill, name and description alike, with no examples to tell a paste by
-// (SGD's two event services both "Buy tickets for an event"). Services
-// of one kind show it in the rest of their cards: each describes itself
-// in its own words, and both list another skill of one name (both also
-// "Find Events"). A skill pasted into a card shows up on its own: in an
-// agent of nothing else, or of nothing else in common.
-func (m *Matcher) sibling(da, db int, a, b *index.Doc) bool {
-	if sibling(a, b) {
-		return true
-	}
-	if !(sameName(a, b) || sameSkill(a, b)) {
-		return false
-	}
-	ra, rb := &m.refs[da], &m.refs[db]
-	if len(ra.skill.Examples) > 0 || len(rb.skill.Examples) > 0 || ra.agent == nil || rb.agent == nil ||
-		ra.agent.Card == nil || rb.agent.Card == nil ||
-		jaccard(wordSet(ra.agent.Card.Description), wordSet(rb.agent.Card.Description)) >= copiedDesc {
-		return false
-	}
-	alo, ahi := m.agentDocs(da)
-	blo, bhi := m.agentDocs(db)
-	for i := alo; i < ahi; i++ {
-		for j := blo; j < bhi; j++ {
-			if i != da && j != db && sameName(m.idx.Doc(i), m.idx.Doc(j)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// wordSet is a text's distinct words, sorted.
-func wordSet(text string) []string {
-	w := analyze.Words(text)
-	slices.Sort(w)
-	return slices.Compact(w)
 }
 
 // sameSkill says whether two agents list one skill under names reworded
