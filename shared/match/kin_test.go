@@ -112,3 +112,55 @@ func TestTemplateTwinsDelegate(t *testing.T) {
 		t.Errorf("probability %.3f, not pooled beside the best one's %.3f", d.Probability, res.Ranked[0].Prob)
 	}
 }
+
+// Skills of one name that each name a thing of their own agent's alone
+// (in tags, description and the agent's description: a dentist, a
+// therapist) book different things: they are no kin, and neither pools
+// the other's probability. One side naming its own thing is not enough.
+func TestKinNamesOwnThings(t *testing.T) {
+	booking := func(id, thing, agentDesc string) agentSpec {
+		return agentSpec{ID: id, Name: id, Desc: agentDesc,
+			Skills: []skillSpec{
+				{ID: "book-appointment", Name: "Book Appointment", Desc: "Book an appointment with a " + thing + " for a given date and time",
+					Tags: []string{thing + " name", "appointment time", "appointment date"}},
+				{ID: "find-provider", Name: "Find Provider", Desc: "Find a " + thing + " in a city", Tags: []string{"city", "find"}}}}
+	}
+	dentist := booking("smile-desk", "dentist", "The go-to service for top rated dentists.")
+	therapist := booking("mind-care", "therapist", "Discover the right therapist for you.")
+	clinic := booking("open-clinic", "clinician", "Appointments at the practice nearest you.") // "clinician" only in its skills
+	tests := []struct {
+		name   string
+		agents []agentSpec
+		kin    bool
+	}{
+		{"a dentist and a therapist", []agentSpec{dentist, therapist}, false},
+		{"a dentist and a practice that names its own thing in its skills only", []agentSpec{dentist, clinic}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMatcher(t, buildCatalog(t, append(travelDesk(), tt.agents...)...))
+			req := m.Extract(textTask("k", "I'd like to book an appointment for Tuesday at 10"))
+			sl, err := m.Shortlist(context.Background(), &req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kin := m.RerankInput(&req, sl).Kin
+			cs := sl.Retrieval.Candidates
+			found := false
+			for i := range cs {
+				for j := i + 1; j < len(cs); j++ {
+					if cs[i].Entry.SkillID != "book-appointment" || cs[j].Entry.SkillID != "book-appointment" {
+						continue
+					}
+					found = true
+					if got := kin != nil && slices.Contains(kin[i], j); got != tt.kin {
+						t.Errorf("%s and %s kin: %v, want %v", cs[i].Entry.Key, cs[j].Entry.Key, got, tt.kin)
+					}
+				}
+			}
+			if !found {
+				t.Fatal("the two bookings are not both shortlisted: the test checks nothing")
+			}
+		})
+	}
+}

@@ -8,7 +8,9 @@ import (
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
-// sibling is the package's sibling for docs da and db, with one more
+// sibling is the package's sibling for docs da and db, but for skills
+// that each name a thing of their own agent's (ownThing: a dentist's and
+// a therapist's "Book Appointment" book different things), with one more
 // kind: services written from one template. Two agents may list one stock
 // skill, name and description alike, with no examples to tell a paste by
 // (sgd's two event services both "Buy tickets for an event"). Services of
@@ -16,18 +18,20 @@ import (
 // into a card shows up on its own, in an agent of nothing else, or of
 // nothing else in common.
 func (m *Matcher) sibling(da, db int, a, b *index.Doc) bool {
-	if sibling(a, b) {
+	switch {
+	case !sameName(a, b) && !sameSkill(a, b), m.ownThing(da, a) && m.ownThing(db, b):
+		return false
+	case sibling(a, b):
 		return true
 	}
-	return (sameName(a, b) || sameSkill(a, b)) &&
-		len(m.refs[da].skill.Examples) == 0 && len(m.refs[db].skill.Examples) == 0 &&
-		m.oneKind(da, db)
+	return len(m.refs[da].skill.Examples) == 0 && len(m.refs[db].skill.Examples) == 0 && m.oneKind(da, db)
 }
 
 // agentSign is what oneKind compares of an agent: its description's
 // words, and its skills' names as sameName reads them, sorted.
 type agentSign struct {
 	desc  []string
+	terms []string // the description's terms
 	names []skillName
 }
 
@@ -85,6 +89,9 @@ func (m *Matcher) agentSigns() []agentSign {
 		s := &signs[r.agentN]
 		if s.desc == nil && r.agent != nil && r.agent.Card != nil {
 			s.desc = wordSet(r.agent.Card.Description)
+			s.terms = analyze.Terms(r.agent.Card.Description)
+			slices.Sort(s.terms)
+			s.terms = slices.Compact(s.terms)
 		}
 		e := m.idx.Doc(d)
 		if name := strings.ToLower(strings.TrimSpace(e.Name)); name != "" {
@@ -108,4 +115,19 @@ func wordSet(text string) []string {
 	w := analyze.Words(text)
 	slices.Sort(w)
 	return slices.Compact(w)
+}
+
+// ownThing says whether skill doc d names a thing of its own agent's
+// alone: a term its tags, its description and its agent's description
+// all hold, and no other agent's card (a dentist's "Book Appointment",
+// where another service books a therapist).
+func (m *Matcher) ownThing(d int, e *index.Doc) bool {
+	own := m.oneAgent()
+	terms := m.signs()[m.refs[d].agentN].terms
+	for _, t := range e.TagTerms {
+		if own[t] && slices.Contains(e.DescTerms, t) && slices.Contains(terms, t) {
+			return true
+		}
+	}
+	return false
 }
