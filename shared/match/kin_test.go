@@ -26,6 +26,11 @@ func TestKin(t *testing.T) {
 		a.Skills = append(slices.Clone(a.Skills), again)
 		return a
 	}
+	reworded := func(a agentSpec, i int, desc string) agentSpec {
+		a.Skills = slices.Clone(a.Skills)
+		a.Skills[i].Desc = desc
+		return a
+	}
 	exemplified := func(a agentSpec, ex ...string) agentSpec {
 		a.Skills = slices.Clone(a.Skills)
 		a.Skills[0].Examples = ex
@@ -40,6 +45,9 @@ func TestKin(t *testing.T) {
 	first := bank("bank-one", "Bank One", "Check the amount of money in a user's bank account")
 	sibling := bank("bank-two", "Bank Two", "Get the balance of an account")
 	pasted := bank("bank-three", "Bank Three", "Check the amount of money in a user's bank account")
+	own := described(pasted, "Savings and current accounts for families.")
+	template := reworded(own, 1, "Send money to another person's account at any bank")
+	const spam = "money transfer money transfer money transfer money transfer money transfer money transfer send money"
 	tests := []struct {
 		name   string
 		agents []agentSpec
@@ -54,14 +62,21 @@ func TestKin(t *testing.T) {
 		{"a copy beside a sibling", []agentSpec{first, sibling, pasted},
 			[][2]string{{"bank-one/check-balance", "bank-two/check-balance"}, {"bank-two/check-balance", "bank-three/check-balance"}}},
 		// Services of one kind may share a stock description: each
-		// describes itself apart and lists another skill of one name.
-		{"services from one template", []agentSpec{first, described(pasted, "Savings and current accounts for families.")},
+		// describes itself apart and lists another skill of one name,
+		// described apart. Anything less is a paste.
+		{"services from one template", []agentSpec{first, template},
 			[][2]string{{"bank-one/check-balance", "bank-three/check-balance"}, {"bank-one/transfer-money", "bank-three/transfer-money"}}},
-		{"a stock skill pasted alone", []agentSpec{first, alone(described(pasted, "Savings and current accounts for families."))}, nil},
-		{"a stock skill pasted among other jobs", []agentSpec{first, renamed(described(pasted, "Savings and current accounts for families."), 1, "Pay Bills")}, nil},
-		{"a stock skill pasted twice", []agentSpec{first, twice(alone(described(pasted, "Savings and current accounts for families.")))}, nil},
-		{"a paste with its examples", []agentSpec{exemplified(first, "what's my balance"), exemplified(described(pasted, "Savings and current accounts for families."), "what's my balance")},
-			[][2]string{{"bank-one/transfer-money", "bank-three/transfer-money"}}}, // only the skill without examples
+		{"a card pasted whole under a description of its own", []agentSpec{first, own}, nil},
+		{"a stock skill pasted alone", []agentSpec{first, alone(own)}, nil},
+		{"a stock skill pasted among other jobs", []agentSpec{first, renamed(template, 1, "Pay Bills")}, nil},
+		{"a stock skill pasted twice", []agentSpec{first, twice(alone(own))}, nil},
+		// Found in review: an empty agent description is no copy of
+		// anything, and a shared name of an untrusted skill is no sign.
+		{"a paste under an empty agent description", []agentSpec{first, described(template, "")},
+			[][2]string{{"bank-one/transfer-money", "bank-three/transfer-money"}}},
+		{"a paste beside an untrusted skill", []agentSpec{first, reworded(template, 1, spam)}, nil},
+		{"a paste with its examples", []agentSpec{exemplified(first, "what's my balance"), exemplified(template, "what's my balance")},
+			[][2]string{{"bank-one/transfer-money", "bank-three/transfer-money"}}}, // written apart
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,15 +108,15 @@ func TestKin(t *testing.T) {
 // either could take is delegated to one with the other as its first
 // fallback, on the pair's probability, not asked about.
 func TestTemplateTwinsDelegate(t *testing.T) {
-	bank := func(id, name, desc string) agentSpec {
+	bank := func(id, name, desc, transfer string) agentSpec {
 		return agentSpec{ID: id, Name: name, Desc: desc,
 			Skills: []skillSpec{
 				{ID: "check-balance", Name: "Check Balance", Desc: "Check the amount of money in a user's bank account", Tags: []string{"account type", "check"}},
-				{ID: "transfer-money", Name: "Transfer Money", Desc: "Transfer money from one account to another user's account", Tags: []string{"account type", "amount", "recipient"}}}}
+				{ID: "transfer-money", Name: "Transfer Money", Desc: transfer, Tags: []string{"account type", "amount", "recipient"}}}}
 	}
 	m := newMatcher(t, buildCatalog(t, append(travelDesk(),
-		bank("bank-one", "Bank One", "Bank accounts for everyone."),
-		bank("bank-two", "Bank Two", "Savings and current accounts for families."))...))
+		bank("bank-one", "Bank One", "Bank accounts for everyone.", "Transfer money from one account to another user's account"),
+		bank("bank-two", "Bank Two", "Savings and current accounts for families.", "Send money to another person's account at any bank"))...))
 	res := mustMatch(t, m, textTask("k", "How much money is in my checking account?"))
 	d := res.Decision
 	if d.Action != decide.Delegate || d.Chosen.SkillID != "check-balance" || len(d.Fallbacks) == 0 ||

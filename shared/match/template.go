@@ -12,11 +12,14 @@ import (
 // that each name a thing of their own agent's (ownThing: a dentist's and
 // a therapist's "Book Appointment" book different things), with one more
 // kind: services written from one template. Two agents may list one stock
-// skill, name and description alike, with no examples to tell a paste by
-// (sgd's two event services both "Buy tickets for an event"). Services of
-// one kind show it in the rest of their cards (oneKind); a skill pasted
-// into a card shows up on its own, in an agent of nothing else, or of
-// nothing else in common.
+// skill, its name (or id, sameSkill) and description alike, with no
+// examples to tell a paste by (sgd's two event services both "Buy tickets
+// for an event"). Services of one kind show it in the rest of their cards
+// (oneKind). Card text cannot prove that two services are not one
+// copying the other; the rule asks of a paste what sibling asks of any
+// pair, a description written apart, only of another skill: a card
+// pasted whole, or a skill pasted into a card of nothing else in common,
+// is no sibling.
 func (m *Matcher) sibling(da, db int, a, b *index.Doc) bool {
 	switch {
 	case !sameName(a, b) && !sameSkill(a, b), m.ownThing(da, a) && m.ownThing(db, b):
@@ -33,6 +36,9 @@ type agentSign struct {
 	desc  []string
 	terms []string // the description's terms
 	names []skillName
+	// untrusted says whether one of the agent's skills is not trusted:
+	// oneAgentTerms leaves such an agent out.
+	untrusted bool
 }
 
 type skillName struct {
@@ -41,14 +47,16 @@ type skillName struct {
 }
 
 // oneKind says whether the agents of docs da and db are services of one
-// kind: each describes itself in its own words, and both list another
-// skill of one name (sgd's two event services both also "Find Events").
-// It merges two sorted lists, so a flood of same-named skills costs each
-// pair the agents' skill counts, not their product.
+// kind: each describes itself in words of its own (minAgentTerms or more,
+// not a copy of the other's), and both list another trusted skill of one
+// name described apart (sgd's two event services both also "Find
+// Events", each in its own words). It merges two sorted lists, so a
+// flood of same-named skills costs a pair about the agents' skill
+// counts, not their product.
 func (m *Matcher) oneKind(da, db int) bool {
 	signs := m.signs()
 	sa, sb := &signs[m.refs[da].agentN], &signs[m.refs[db].agentN]
-	if jaccard(sa.desc, sb.desc) >= copiedDesc {
+	if len(sa.terms) < minAgentTerms || len(sb.terms) < minAgentTerms || jaccard(sa.desc, sb.desc) >= copiedDesc {
 		return false
 	}
 	for i, j := 0, 0; i < len(sa.names) && j < len(sb.names); {
@@ -66,9 +74,12 @@ func (m *Matcher) oneKind(da, db int) bool {
 			for je < len(sb.names) && sb.names[je].key == ka {
 				je++
 			}
-			if slices.ContainsFunc(sa.names[i:ie], func(n skillName) bool { return n.doc != da }) &&
-				slices.ContainsFunc(sb.names[j:je], func(n skillName) bool { return n.doc != db }) {
-				return true
+			for _, x := range sa.names[i:ie] {
+				for _, y := range sb.names[j:je] {
+					if x.doc != da && y.doc != db && jaccard(m.idx.Doc(x.doc).DescTerms, m.idx.Doc(y.doc).DescTerms) < copiedDesc {
+						return true
+					}
+				}
 			}
 			i, j = ie, je
 		}
@@ -76,9 +87,15 @@ func (m *Matcher) oneKind(da, db int) bool {
 	return false
 }
 
+// minAgentTerms is the fewest description terms an agent describes
+// itself in for oneKind ("Bank accounts."): an empty or one-word
+// description is no copy of anything, and no sign of a service's own
+// either. It asks little; the skill described apart is the sign.
+const minAgentTerms = 2
+
 // agentSigns makes every agent's sign, in ref.agentN order. A skill's
 // names are the keys sameName matches on: the name itself, its terms and
-// its joined form.
+// its joined form. An untrusted skill names nothing.
 func (m *Matcher) agentSigns() []agentSign {
 	if len(m.refs) == 0 {
 		return nil
@@ -92,6 +109,10 @@ func (m *Matcher) agentSigns() []agentSign {
 			s.terms = analyze.Terms(r.agent.Card.Description)
 			slices.Sort(s.terms)
 			s.terms = slices.Compact(s.terms)
+		}
+		if r.distrust != "" {
+			s.untrusted = true
+			continue
 		}
 		e := m.idx.Doc(d)
 		if name := strings.ToLower(strings.TrimSpace(e.Name)); name != "" {
@@ -119,11 +140,17 @@ func wordSet(text string) []string {
 
 // ownThing says whether skill doc d names a thing of its own agent's
 // alone: a term its tags, its description and its agent's description
-// all hold, and no other agent's card (a dentist's "Book Appointment",
-// where another service books a therapist).
+// all hold, and no other agent's skills or name (oneAgentTerms; a
+// dentist's "Book Appointment", where another service books a
+// therapist). It only ever refuses a sibling. An agent that
+// oneAgentTerms leaves out names nothing of its own: a term it shares
+// with one other agent counts as that agent's alone.
 func (m *Matcher) ownThing(d int, e *index.Doc) bool {
-	own := m.oneAgent()
-	terms := m.signs()[m.refs[d].agentN].terms
+	sign := &m.signs()[m.refs[d].agentN]
+	if sign.untrusted {
+		return false
+	}
+	own, terms := m.oneAgent(), sign.terms
 	for _, t := range e.TagTerms {
 		if own[t] && slices.Contains(e.DescTerms, t) && slices.Contains(terms, t) {
 			return true
