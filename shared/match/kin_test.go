@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
 // The shortlisted skills that are one skill of several agents, written
@@ -80,14 +81,7 @@ func TestKin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newMatcher(t, buildCatalog(t, append(travelDesk(), tt.agents...)...))
-			req := m.Extract(textTask("k", "How much money is in my checking account?"))
-			sl, err := m.Shortlist(context.Background(), &req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kin := m.RerankInput(&req, sl).Kin
-			cs := sl.Retrieval.Candidates
+			cs, kin := shortlistKin(t, tt.agents, "How much money is in my checking account?")
 			for i := range cs {
 				for j := i + 1; j < len(cs); j++ {
 					a, b := cs[i].Entry.AgentID+"/"+cs[i].Entry.SkillID, cs[j].Entry.AgentID+"/"+cs[j].Entry.SkillID
@@ -153,14 +147,7 @@ func TestKinNamesOwnThings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newMatcher(t, buildCatalog(t, append(travelDesk(), tt.agents...)...))
-			req := m.Extract(textTask("k", "I'd like to book an appointment for Tuesday at 10"))
-			sl, err := m.Shortlist(context.Background(), &req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kin := m.RerankInput(&req, sl).Kin
-			cs := sl.Retrieval.Candidates
+			cs, kin := shortlistKin(t, tt.agents, "I'd like to book an appointment for Tuesday at 10")
 			found := false
 			for i := range cs {
 				for j := i + 1; j < len(cs); j++ {
@@ -178,4 +165,17 @@ func TestKinNamesOwnThings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shortlistKin shortlists text over the travel desk and agents, and
+// returns the shortlist and its kin (rerank.Input.Kin).
+func shortlistKin(t *testing.T, agents []agentSpec, text string) ([]index.Candidate, [][]int) {
+	t.Helper()
+	m := newMatcher(t, buildCatalog(t, append(travelDesk(), agents...)...))
+	req := m.Extract(textTask("k", text))
+	sl, err := m.Shortlist(context.Background(), &req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sl.Retrieval.Candidates, m.RerankInput(&req, sl).Kin
 }
