@@ -50,16 +50,17 @@ type skillName struct {
 // kind: each describes itself in words of its own (minAgentTerms or more,
 // not a copy of the other's), and both list another trusted skill of one
 // name described apart (sgd's two event services both also "Find
-// Events", each in its own words). It merges two sorted lists, so a
-// flood of same-named skills costs a pair about the agents' skill
-// counts, not their product.
+// Events", each in its own words). It merges two sorted lists and reads
+// at most maxSharedNames shared names, so a flood of same-named skills
+// costs a pair about the agents' skill counts, not their product.
 func (m *Matcher) oneKind(da, db int) bool {
 	signs := m.signs()
 	sa, sb := &signs[m.refs[da].agentN], &signs[m.refs[db].agentN]
 	if len(sa.terms) < minAgentTerms || len(sb.terms) < minAgentTerms || jaccard(sa.desc, sb.desc) >= copiedDesc {
 		return false
 	}
-	for i, j := 0, 0; i < len(sa.names) && j < len(sb.names); {
+	shared := 0
+	for i, j := 0, 0; i < len(sa.names) && j < len(sb.names) && shared < maxSharedNames; {
 		ka, kb := sa.names[i].key, sb.names[j].key
 		switch {
 		case ka < kb:
@@ -67,6 +68,7 @@ func (m *Matcher) oneKind(da, db int) bool {
 		case ka > kb:
 			j++
 		default:
+			shared++
 			ie, je := i, j
 			for ie < len(sa.names) && sa.names[ie].key == ka {
 				ie++
@@ -87,6 +89,11 @@ func (m *Matcher) oneKind(da, db int) bool {
 	return false
 }
 
+// maxSharedNames is how many names two agents share that oneKind reads:
+// services of one kind share a few, and past that a pair is judged no
+// sibling, which only ever refuses.
+const maxSharedNames = 8
+
 // minAgentTerms is the fewest description terms an agent describes
 // itself in for oneKind ("Bank accounts."): an empty or one-word
 // description is no copy of anything, and no sign of a service's own
@@ -95,7 +102,9 @@ const minAgentTerms = 2
 
 // agentSigns makes every agent's sign, in ref.agentN order. A skill's
 // names are the keys sameName matches on: the name itself, its terms and
-// its joined form. An untrusted skill names nothing.
+// its joined form, each kept for at most two skills of the agent (one
+// of them not the pair's own is all oneKind needs). An untrusted skill
+// names nothing.
 func (m *Matcher) agentSigns() []agentSign {
 	if len(m.refs) == 0 {
 		return nil
@@ -126,9 +135,22 @@ func (m *Matcher) agentSigns() []agentSign {
 		}
 	}
 	for i := range signs {
-		slices.SortFunc(signs[i].names, func(a, b skillName) int { return strings.Compare(a.key, b.key) })
+		signs[i].names = keepTwoPerName(signs[i].names)
 	}
 	return signs
+}
+
+// keepTwoPerName sorts names by key, in place, and keeps the first two
+// of each key (in their order).
+func keepTwoPerName(names []skillName) []skillName {
+	slices.SortStableFunc(names, func(a, b skillName) int { return strings.Compare(a.key, b.key) })
+	kept := names[:0]
+	for _, n := range names {
+		if len(kept) < 2 || kept[len(kept)-2].key != n.key {
+			kept = append(kept, n)
+		}
+	}
+	return kept
 }
 
 // wordSet is a text's distinct words, sorted.
