@@ -448,6 +448,11 @@ func holdsAnyBy(d *index.Doc, terms []string, holds func(d *index.Doc, t string)
 	return false
 }
 
+// nameHolds says whether one of a skill name's words has stem st.
+func nameHolds(names []nameWord, st string) bool {
+	return slices.ContainsFunc(names, func(j nameWord) bool { return j.stem == st })
+}
+
 // jobNamedBy counts the request's words that name a word of d's skill
 // name: the word itself, a WordNet relative (read either way) or, for the
 // verbs of looking for something, another of them. Domain words and light
@@ -466,7 +471,12 @@ func jobNamedBy(lex rerank.Lexicon, domain map[string]bool, words []string, d *i
 		names = append(names, nw)
 	}
 	n := 0
-	for _, w := range words {
+	for i, w := range words {
+		if i > 0 && nameHolds(names, analyze.Stem(words[i-1]+w)) {
+			// Two words a name writes as one ("round trip", "Roundtrip").
+			n++
+			continue
+		}
 		st := analyze.Stem(w)
 		if domain[st] || lightVerbs[w] {
 			continue

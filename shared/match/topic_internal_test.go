@@ -143,9 +143,12 @@ func TestOneAgentTerms(t *testing.T) {
 
 // A request names a skill's job by a word of its name other than a domain
 // word: the word, a relative (here a stub lexicon's) or a seek verb for a
-// seek verb; light verbs ("make") and domain words ("hotel") name none.
+// seek verb, or two words side by side the name writes as one ("round
+// trip", "Roundtrip"); light verbs ("make") and domain words ("hotel")
+// name none.
 func TestJobNamedBy(t *testing.T) {
-	docs := topicDocs()
+	docs := append(topicDocs(), index.Doc{AgentID: "fly", AgentName: "Fly", Name: "Search Roundtrip Flights", Description: "Search for round trip flights"})
+	docs[len(docs)-1].Analyze()
 	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
 	lex := stubLexicon{"book": {stem("reserve")}}
 	tests := []struct {
@@ -163,6 +166,9 @@ func TestJobNamedBy(t *testing.T) {
 		{"make it so", 3, 0},                       // make is a light verb
 		{"play it in the kitchen", 5, 1},           // Play Song
 		{"play it in the kitchen", 1, 0},           // Reserve Hotel
+		{"search a round trip with Delta", 7, 2},   // two words a name writes as one
+		{"a round of golf on the trip", 7, 0},      // not side by side
+		{"search a round trip with Delta", 0, 1},   // Search Hotel: search alone
 	}
 	for _, tt := range tests {
 		words := analyze.AppendContentWords(nil, 0, analyze.Words(tt.request))
