@@ -57,7 +57,7 @@ func (m *Matcher) fillClasses(need string, cands []index.Candidate) {
 		low = min(low, s)
 	}
 	for i := range cands {
-		if d := cands[i].Doc; d >= 0 && d < len(m.refs) && m.refs[d].distrust != "" {
+		if m.refs[cands[i].Doc].distrust != "" {
 			cands[i].Class = float32(low)
 		}
 	}

@@ -1043,12 +1043,10 @@ const copiedExample = 0.8
 func exampleSet(xs []string) [][]string {
 	var set [][]string
 	for _, x := range xs {
-		w := analyze.Words(x)
+		w := wordSet(x)
 		if len(w) == 0 {
 			continue
 		}
-		slices.Sort(w)
-		w = slices.Compact(w)
 		if !slices.ContainsFunc(set, func(o []string) bool { return slices.Equal(o, w) }) {
 			set = append(set, w)
 		}
@@ -1160,9 +1158,7 @@ func thirdOfEach(a, b []string) bool {
 // statedTerms is the sorted set of the terms of skill d's name, tags and
 // description.
 func statedTerms(d *index.Doc) []string {
-	s := slices.Concat(d.NameTerms, d.TagTerms, d.DescTerms)
-	slices.Sort(s)
-	return slices.Compact(s)
+	return sortedSet(slices.Concat(d.NameTerms, d.TagTerms, d.DescTerms))
 }
 
 // servesAlike says whether, for a request of these terms, skill b's

@@ -115,9 +115,7 @@ func (m *Matcher) agentSigns() []agentSign {
 		s := &signs[r.agentN]
 		if s.desc == nil && r.agent != nil && r.agent.Card != nil {
 			s.desc = wordSet(r.agent.Card.Description)
-			s.terms = analyze.Terms(r.agent.Card.Description)
-			slices.Sort(s.terms)
-			s.terms = slices.Compact(s.terms)
+			s.terms = sortedSet(analyze.Terms(r.agent.Card.Description))
 		}
 		if r.distrust != "" {
 			s.untrusted = true
@@ -154,10 +152,12 @@ func keepTwoPerName(names []skillName) []skillName {
 }
 
 // wordSet is a text's distinct words, sorted.
-func wordSet(text string) []string {
-	w := analyze.Words(text)
-	slices.Sort(w)
-	return slices.Compact(w)
+func wordSet(text string) []string { return sortedSet(analyze.Words(text)) }
+
+// sortedSet sorts s in place and drops repeats.
+func sortedSet(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 // ownThing says whether skill doc d names a thing of its own agent's

@@ -285,10 +285,11 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 		}
 	}
 	lex := m.jobLexicon()
-	named := jobNamedBy(lex, domain, words, scored[0].Entry)
+	reqWords := requestWordsOf(lex, domain, words)
+	named := jobNamedBy(lex, domain, reqWords, scored[0].Entry)
 	for i := 1; i < len(scored); i++ {
 		if !m.moveReady(scored[i], sl) || !holds(scored[i].Doc, topic) ||
-			jobNamedBy(lex, domain, words, scored[i].Entry) < named {
+			jobNamedBy(lex, domain, reqWords, scored[i].Entry) < named {
 			continue
 		}
 		a, b := &scored[0], &scored[i]
@@ -448,16 +449,41 @@ func holdsAnyBy(d *index.Doc, terms []string, holds func(d *index.Doc, t string)
 	return false
 }
 
-// nameHolds says whether one of a skill name's words has stem st.
-func nameHolds(names []nameWord, st string) bool {
-	return slices.ContainsFunc(names, func(j nameWord) bool { return j.stem == st })
+// requestWord is a request's content word as jobNamedBy reads it: made once
+// a request, not once a candidate.
+type requestWord struct {
+	nameWord
+	// joined is the stem of the word before and this one run together
+	// ("round trip", "roundtrip"); "" for the first.
+	joined string
+	// noJob says the word is a domain word or a light verb.
+	noJob bool
+}
+
+// requestWordsOf makes the request's content words as requestWords; their
+// relatives are looked up only for words that may name a job.
+func requestWordsOf(lex rerank.Lexicon, domain map[string]bool, words []string) []requestWord {
+	out := make([]requestWord, len(words))
+	for i, w := range words {
+		jw := &out[i]
+		jw.word, jw.stem = w, analyze.Stem(w)
+		if i > 0 {
+			jw.joined = analyze.Stem(words[i-1] + w)
+		}
+		jw.noJob = domain[jw.stem] || lightVerbs[w]
+		if !jw.noJob && lex != nil {
+			jw.rel = lex.RelatedStems(w)
+		}
+	}
+	return out
 }
 
 // jobNamedBy counts the request's words that name a word of d's skill
-// name: the word itself, a WordNet relative (read either way) or, for the
-// verbs of looking for something, another of them. Domain words and light
-// verbs name no job (see jobLean).
-func jobNamedBy(lex rerank.Lexicon, domain map[string]bool, words []string, d *index.Doc) int {
+// name: the word itself, a WordNet relative (read either way), for the
+// verbs of looking for something another of them, or two words side by
+// side the name writes as one ("round trip", "Roundtrip"). Domain words
+// and light verbs name no job (see jobLean).
+func jobNamedBy(lex rerank.Lexicon, domain map[string]bool, words []requestWord, d *index.Doc) int {
 	var names []nameWord
 	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(d.Name)) {
 		st := analyze.Stem(w)
@@ -471,22 +497,16 @@ func jobNamedBy(lex rerank.Lexicon, domain map[string]bool, words []string, d *i
 		names = append(names, nw)
 	}
 	n := 0
-	for i, w := range words {
-		if i > 0 && nameHolds(names, analyze.Stem(words[i-1]+w)) {
-			// Two words a name writes as one ("round trip", "Roundtrip").
+	for _, w := range words {
+		if w.joined != "" && slices.ContainsFunc(names, func(j nameWord) bool { return j.stem == w.joined }) {
 			n++
 			continue
 		}
-		st := analyze.Stem(w)
-		if domain[st] || lightVerbs[w] {
+		if w.noJob {
 			continue
 		}
-		var rel []string
-		if lex != nil {
-			rel = lex.RelatedStems(w)
-		}
 		for _, j := range names {
-			if j.stem == st || slices.Contains(rel, j.stem) || slices.Contains(j.rel, st) || (seekVerbs[j.stem] && seekVerbs[st]) {
+			if j.stem == w.stem || slices.Contains(w.rel, j.stem) || slices.Contains(j.rel, w.stem) || (seekVerbs[j.stem] && seekVerbs[w.stem]) {
 				n++
 				break
 			}

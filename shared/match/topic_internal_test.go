@@ -172,7 +172,7 @@ func TestJobNamedBy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		words := analyze.AppendContentWords(nil, 0, analyze.Words(tt.request))
-		if got := jobNamedBy(lex, domain, words, &docs[tt.doc]); got != tt.want {
+		if got := jobNamedBy(lex, domain, requestWordsOf(lex, domain, words), &docs[tt.doc]); got != tt.want {
 			t.Errorf("%q names %q %d times, want %d", tt.request, docs[tt.doc].Name, got, tt.want)
 		}
 	}
