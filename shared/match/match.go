@@ -314,6 +314,9 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	}
 	if cfg.cal == nil {
 		cfg.cal = cfg.model.Calibration
+		// Only the model's own calibration was fitted where siblings
+		// counted as right; a remote reranker's or a refitted one was not.
+		cfg.policy.SiblingsCalibrated = cfg.model.SiblingsCalibrated && cfg.remote == nil
 	}
 	if cfg.newIndex == nil {
 		cfg.newIndex = func(docs []index.Doc, e vector.Embedder) (index.Index, error) {

@@ -124,6 +124,11 @@ type Policy struct {
 	// DemoteEpsilon: a degraded agent's skill ranks after a healthy one
 	// whose probability is within this much.
 	DemoteEpsilon float64 `json:"demoteEpsilon"`
+	// SiblingsCalibrated says the probabilities come from a calibration
+	// fitted where a best candidate's sibling counted as right (see
+	// model.Model.SiblingsCalibrated): a best one's probability beside
+	// its sibling already is the pair's, and Pooled keeps it.
+	SiblingsCalibrated bool `json:"siblingsCalibrated,omitempty"`
 }
 
 // DefaultPolicy is the default operating point.
@@ -269,6 +274,9 @@ func (p Policy) Pooled(opts []Option) (float64, bool) {
 	j, rel := lookAlike(opts)
 	if j == 0 || rel.Alike != AlikeTwin || !rel.Sibling || opts[0].Demoted || opts[j].Demoted {
 		return 0, false
+	}
+	if p.SiblingsCalibrated {
+		return opts[0].Prob, true
 	}
 	return 1 - (1-opts[0].Prob)*(1-opts[j].Prob), true
 }

@@ -31,7 +31,14 @@ type Model struct {
 	// "systemone"): `skillmatch fit --reranker llm` fits one. The learned
 	// reranker's Calibration stays for when the remote one is down.
 	Remote map[string]*calibrate.Model `json:"remote,omitempty"`
-	Fitted FitInfo                     `json:"fitted"`
+	// SiblingsCalibrated says the calibration already gives a best
+	// candidate beside its sibling (a same-named skill of another agent,
+	// see decide.Option.Sibling) the probability that one of the two is
+	// right: fit found it so on its held-out tasks, which count a
+	// sibling right. The decider then does not pool the pair's
+	// probabilities again (decide.Policy.SiblingsCalibrated).
+	SiblingsCalibrated bool    `json:"siblingsCalibrated,omitempty"`
+	Fitted             FitInfo `json:"fitted"`
 }
 
 // RemoteCalibration is the calibration of a remote reranker's fits: the
