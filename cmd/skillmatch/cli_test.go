@@ -54,6 +54,7 @@ func TestShortUsageErrors(t *testing.T) {
 		{[]string{"match", "--bogus", "x"}, "skillmatch match", "-bogus"},
 		{[]string{"eval", "--bogus"}, "skillmatch eval", "-bogus"},
 		{[]string{"fit", "--folds", "many"}, "skillmatch fit", "-folds"},
+		{[]string{"fit", "--set", "x", "--calibration-no-match-weight", "0"}, "skillmatch fit", "must be above 0"},
 		{[]string{"run", "--bogus"}, "skillmatch run", "-bogus"},
 		{[]string{"submit", "--timeout", "soon", "x"}, "skillmatch submit", "-timeout"},
 		{[]string{"submit"}, "skillmatch submit", "needs the task text"},

@@ -30,12 +30,12 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	examples := fs.Bool("examples", true, "keep the training texts in the model as extra examples of their skills\n(turn off for a domain-neutral model: weights and calibration only)")
 	folds := fs.Int("folds", 5, "cross-fitting folds when --examples is on")
 	l2 := fs.Float64("l2", 1, "ridge penalty on the reranker's standardised weights")
-	noMatch := fs.Float64("no-match-weight", 10, "weight of a task no skill should take, in the loss and the calibration\n(training sets hold few of them; real traffic holds many)")
+	noMatch := fs.Float64("no-match-weight", 10, "weight of a task no skill should take in the reranker's loss (training sets hold few of them;\na delegation that should have been an abstention is the costliest mistake)")
 	bare := fs.Bool("bare-too", false, "also fit each set whose cards give examples with those examples removed\n(the description-only regime most catalogs are in)")
 	few := fs.Int("few-texts", 0, "also fit each set with at most this many of its training texts a skill indexed as examples\n(cross-fitted): weights for catalogs whose cards give a handful of examples (0: not)")
 	both := fs.Bool("both-text-regimes", false, "fit each set both with its training texts indexed as extra examples (cross-fitted)\nand without, whatever --examples keeps: weights for catalogs with many examples and with none")
 	dialogues := fs.Bool("dialogues", false, "also fit dialogue tasks made from the training tasks (an earlier turn from another skill\nof the same agent or from another agent), so the history features learn from single-turn sets")
-	calNoMatch := fs.Float64("calibration-no-match-weight", 0, "weight of a task no skill should take in the calibration alone (default: --no-match-weight)")
+	calNoMatch := fs.Float64("calibration-no-match-weight", 1, "weight of a task no skill should take in the calibration alone: 1 calibrates at the share of them\nthe labelled tasks hold; more for traffic that holds more of them than the training split")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	mf := matcherFlags(fs)
 	if _, err := parse(fs, args); err != nil {
@@ -46,6 +46,9 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *few < 0 {
 		return fmt.Errorf("%w: --few-texts must be 0 or more", errUsage)
+	}
+	if *noMatch <= 0 || *calNoMatch <= 0 {
+		return fmt.Errorf("%w: --no-match-weight and --calibration-no-match-weight must be above 0", errUsage)
 	}
 	var gss []*golden.Set
 	for _, dir := range sets {

@@ -31,15 +31,17 @@ type Config struct {
 	Examples bool
 	Folds    int
 	L2       float64
-	// NoMatchWeight weighs tasks no skill should take in the loss and the
-	// calibration (default 10): golden training sets hold few of them,
-	// while real traffic holds many, and a delegation that should have
-	// been an abstention is the costliest mistake.
+	// NoMatchWeight weighs tasks no skill should take in the reranker's
+	// loss (default 10): golden training sets hold few of them, while real
+	// traffic holds many, and a delegation that should have been an
+	// abstention is the costliest mistake.
 	NoMatchWeight float64
 	// CalibrationNoMatchWeight weighs them in the calibration alone
-	// (0: NoMatchWeight). The reranker should learn hard to score them
-	// low, while probabilities should hold at the share of them a catalog
-	// really sees: weighing them up there makes every probability too low.
+	// (0: 1, the share the labelled tasks hold). The reranker should learn
+	// hard to score them low, while probabilities should hold at the share
+	// of them a catalog really sees: weighing them up there makes every
+	// probability too low (fitted on its own training split, sgd dev ECE
+	// 0.068 at 10 against 0.031 at 1, clinc150 0.020 against 0.013).
 	CalibrationNoMatchWeight float64
 	Embedder                 vector.Embedder
 	// BareToo also fits each set whose cards give examples a second time
@@ -88,7 +90,7 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		cfg.NoMatchWeight = 10
 	}
 	if cfg.CalibrationNoMatchWeight <= 0 {
-		cfg.CalibrationNoMatchWeight = cfg.NoMatchWeight
+		cfg.CalibrationNoMatchWeight = 1
 	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.Default()
