@@ -35,7 +35,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	few := fs.Int("few-texts", 0, "also fit each set with at most this many of its training texts a skill indexed as examples\n(cross-fitted): weights for catalogs whose cards give a handful of examples (0: not)")
 	both := fs.Bool("both-text-regimes", false, "fit each set both with its training texts indexed as extra examples (cross-fitted)\nand without, whatever --examples keeps: weights for catalogs with many examples and with none")
 	dialogues := fs.Bool("dialogues", false, "also fit dialogue tasks made from the training tasks (an earlier turn from another skill\nof the same agent or from another agent), so the history features learn from single-turn sets")
-	calNoMatch := fs.Float64("calibration-no-match-weight", 1, "weight of a task no skill should take in the calibration alone: 1 calibrates at the share of them\nthe labelled tasks hold; more for traffic that holds more of them than the training split")
+	calNoMatch := fs.Float64("calibration-no-match-weight", 1, "weight of a task no skill should take in the calibration alone: 1 calibrates at the share of them\nthe labelled tasks hold; more (whole copies) for traffic that holds more of them than the training split;\nalso the weight of a remote reranker's calibration (--reranker)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	mf := matcherFlags(fs)
 	if _, err := parse(fs, args); err != nil {
@@ -47,8 +47,12 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *few < 0 {
 		return fmt.Errorf("%w: --few-texts must be 0 or more", errUsage)
 	}
-	if *noMatch <= 0 || *calNoMatch <= 0 {
-		return fmt.Errorf("%w: --no-match-weight and --calibration-no-match-weight must be above 0", errUsage)
+	if *noMatch <= 0 {
+		return fmt.Errorf("%w: --no-match-weight must be above 0", errUsage)
+	}
+	if *calNoMatch < 1 {
+		// The calibration counts a task in whole copies.
+		return fmt.Errorf("%w: --calibration-no-match-weight must be 1 or more", errUsage)
 	}
 	var gss []*golden.Set
 	for _, dir := range sets {
@@ -65,7 +69,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if mf.Reranker != "learned" {
-		return fitRemote(ctx, gss, mf, *split, *noMatch, *out, *quiet, sets, stdout, stderr)
+		return fitRemote(ctx, gss, mf, *split, *calNoMatch, *out, *quiet, sets, stdout, stderr)
 	}
 	emb, err := retrieval.Embedder(mf)
 	if err != nil {

@@ -215,6 +215,12 @@ type Matcher struct {
 	// learned is the model's reranker, the fallback of a remote one.
 	learned rerank.Reranker
 	cal     calibrate.Calibrator
+	// pairCal is the model's calibration when fit found it already gives
+	// a best skill beside its sibling the pair's probability
+	// (model.Model.SiblingsCalibrated), nil otherwise: only the learned
+	// reranker's fits calibrated by it are marked PairCalibrated, not a
+	// remote reranker's, a caller's own or a refitted calibration's.
+	pairCal calibrate.Calibrator
 	policy  decide.Policy
 	cfg     config
 	log     *zap.Logger
@@ -312,18 +318,19 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	case cfg.reranker == nil:
 		cfg.reranker = learned
 	}
+	var pairCal calibrate.Calibrator
 	if cfg.cal == nil {
 		cfg.cal = cfg.model.Calibration
-		// Only the model's own calibration was fitted where siblings
-		// counted as right; a remote reranker's or a refitted one was not.
-		cfg.policy.SiblingsCalibrated = cfg.model.SiblingsCalibrated && cfg.remote == nil
+		if cfg.model.SiblingsCalibrated {
+			pairCal = cfg.cal
+		}
 	}
 	if cfg.newIndex == nil {
 		cfg.newIndex = func(docs []index.Doc, e vector.Embedder) (index.Index, error) {
 			return index.NewMemory(docs, e)
 		}
 	}
-	m := &Matcher{cat: cat, plan: filter.NewPlan(cat), emb: cfg.embedder, rr: cfg.reranker, learned: learned, cal: cfg.cal, policy: cfg.policy, cfg: cfg, log: cfg.log}
+	m := &Matcher{cat: cat, plan: filter.NewPlan(cat), emb: cfg.embedder, rr: cfg.reranker, learned: learned, cal: cfg.cal, pairCal: pairCal, policy: cfg.policy, cfg: cfg, log: cfg.log}
 	var extra map[string][]string
 	if cfg.examples {
 		extra = cfg.model.Examples
@@ -506,6 +513,9 @@ type Ranked struct {
 	// Unnamed: the request is too thin to be this skill's (see
 	// markUnnamed).
 	Unnamed bool
+	// PairCalibrated: Prob already counts a sibling right (see
+	// decide.Option).
+	PairCalibrated bool
 }
 
 // Result is everything the matcher did for one task.
@@ -816,6 +826,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		}
 		topic := m.topicMove(req, sl, scored)
 		out, err := m.rebuild(req, sl, scored, m.cal, topic, m.namedJob(req, sl, scored))
+		m.markPairCalibrated(out, m.cal)
 		return out, DegradedReranker, err
 	}
 	if cal == nil {
@@ -826,7 +837,8 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		return nil, "", fmt.Errorf("rank: %w", err)
 	}
 	topic, move := noMove, noMove
-	if m.rr == m.learned {
+	learnedFits := m.rr == m.learned
+	if learnedFits {
 		// A reranker of the caller's own reads the skills' text and the
 		// earlier turns as it sees fit; the learned one reads the current
 		// turn alone (see topicMove) and is blind to one agent's jobs on
@@ -835,7 +847,21 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		move = m.namedJob(req, sl, scored)
 	}
 	out, err := m.rebuild(req, sl, scored, cal, topic, move)
+	if learnedFits {
+		m.markPairCalibrated(out, cal)
+	}
 	return out, "", err
+}
+
+// markPairCalibrated marks every candidate PairCalibrated when the
+// learned reranker's fits were calibrated by cal and cal is pairCal.
+func (m *Matcher) markPairCalibrated(out []Ranked, cal calibrate.Calibrator) {
+	if m.pairCal == nil || cal != m.pairCal {
+		return
+	}
+	for i := range out {
+		out[i].PairCalibrated = true
+	}
 }
 
 // rebuild checks a reranker's answer against the shortlist, calibrates
@@ -1294,7 +1320,7 @@ func Options(ranked []Ranked) []decide.Option {
 			Key: r.Entry.Key, AgentID: r.Entry.AgentID, SkillID: r.Entry.SkillID,
 			AgentName: r.Entry.AgentName, SkillName: r.Entry.Name,
 			Score: r.Score, Prob: r.Prob, Demoted: r.Demoted, Reason: r.Reason,
-			AlikeOf: r.AlikeOf, Alike: r.Alike, Sibling: r.Sibling, Unnamed: r.Unnamed,
+			AlikeOf: r.AlikeOf, Alike: r.Alike, Sibling: r.Sibling, Unnamed: r.Unnamed, PairCalibrated: r.PairCalibrated,
 		}
 	}
 	return opts

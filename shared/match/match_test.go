@@ -1252,34 +1252,3 @@ func TestHonestCardWithPhrasalOrdersTrusted(t *testing.T) {
 		t.Errorf("decided %s %v, want ridenow/book-ride delegated", d.Action, decisionKeys(d))
 	}
 }
-
-// A model whose calibration already gives a best skill beside its sibling
-// the pair's probability tells the decider not to pool it again; another
-// calibration put in its place was not fitted so, and pools.
-func TestModelSiblingsCalibratedReachesPolicy(t *testing.T) {
-	cat := &catalog.Catalog{}
-	fitted := model.Default()
-	fitted.SiblingsCalibrated = true
-	platt, err := calibrate.NewPlatt(calibrate.Platt{A: -1, B: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name string
-		opts []match.Option
-		want bool
-	}{
-		{"built-in model", nil, false},
-		{"model fitted on siblings", []match.Option{match.WithModel(fitted)}, true},
-		{"its calibration replaced", []match.Option{match.WithModel(fitted), match.WithCalibrator(platt)}, false},
-	}
-	for _, tt := range tests {
-		m, err := match.New(cat, append(tt.opts, match.WithoutRetrieval())...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := m.Policy().SiblingsCalibrated; got != tt.want {
-			t.Errorf("%s: SiblingsCalibrated %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/model"
 	"github.com/skillmatch/skillmatch/shared/match/rerank"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
@@ -99,5 +101,52 @@ func TestRemoteRerankerFallsBack(t *testing.T) {
 	cancel()
 	if _, _, err := m.RankDegraded(cctx, &req, sl, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// A ranking is marked PairCalibrated only when the learned reranker's
+// fits went through the model's own calibration and the model says that
+// calibration already counts a sibling right: not under the built-in
+// model, a caller's calibration, a hot-reloaded one or a remote
+// reranker's; a remote reranker's fallback to the learned one is.
+func TestPairCalibratedRankings(t *testing.T) {
+	cat := exampleCatalog(t)
+	fitted := model.Default()
+	fitted.SiblingsCalibrated = true
+	ctx := context.Background()
+	tk := &task.Task{ID: "p-1", Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}}
+	tests := []struct {
+		name string
+		opts []match.Option
+		hot  calibrate.Calibrator
+		want bool
+	}{
+		{"built-in model", nil, nil, false},
+		{"model fitted on siblings", []match.Option{match.WithModel(fitted)}, nil, true},
+		{"its calibration replaced", []match.Option{match.WithModel(fitted), match.WithCalibrator(fixedProb(0.5))}, nil, false},
+		{"a calibration hot-reloaded", []match.Option{match.WithModel(fitted)}, fixedProb(0.5), false},
+		{"a remote reranker's fits", []match.Option{match.WithModel(fitted), match.WithRemoteReranker(&fakeRemote{}, fixedProb(0.5), time.Second)}, nil, false},
+		{"the learned fallback of a failed remote reranker",
+			[]match.Option{match.WithModel(fitted), match.WithRemoteReranker(&fakeRemote{fail: errors.New("down")}, fixedProb(0.5), time.Second)}, nil, true},
+	}
+	for _, tt := range tests {
+		m, err := match.New(cat, append(tt.opts, match.WithEmbedder(embed.Default()))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := m.Extract(tk)
+		sl, err := m.Shortlist(ctx, &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranked, _, err := m.RankDegraded(ctx, &req, sl, tt.hot)
+		if err != nil || len(ranked) < 2 {
+			t.Fatalf("%s: %d ranked, %v", tt.name, len(ranked), err)
+		}
+		for _, o := range match.Options(ranked) {
+			if o.PairCalibrated != tt.want {
+				t.Fatalf("%s: %s PairCalibrated %v, want %v", tt.name, o.Key, o.PairCalibrated, tt.want)
+			}
+		}
 	}
 }

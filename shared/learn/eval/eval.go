@@ -70,7 +70,7 @@ type Outcome struct {
 	Reason   string  // the decision's reason
 	Chosen   string  // delegated skill key
 	TopKey   string  // top-ranked skill key
-	Prob     float64 // calibrated probability of the top candidate, pooled with its sibling's (decide.Policy.Pooled)
+	Prob     float64 // calibrated probability of the top candidate, or its pair's with its sibling (decide.Policy.Pooled)
 	TopScore float64 // reranker fit of the top candidate
 	// Lead says whether the top candidate passes the margin rule (it leads
 	// the runner-up by the margin, or the runner-up is the same agent), so

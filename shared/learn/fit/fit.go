@@ -263,18 +263,8 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	}
 	w.Stack = &stack
 	// Calibrate the top fit of each task: is the top candidate right?
-	var scores []float64
-	var labels []bool
+	var samples []calSample
 	for gi, g := range groups {
-		best, bestI := -1.0, -1
-		for i, s := range stack.Apply(logits[gi], g.Kin) {
-			if s > best {
-				best, bestI = s, i
-			}
-		}
-		if bestI < 0 {
-			continue // nothing retrieved: no decision to calibrate
-		}
 		if made[gi] {
 			// Dialogue tasks teach the reranker the history features;
 			// the calibration learns from the sets' own tasks, since half
@@ -288,16 +278,15 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		if g.Weight > 0 {
 			copies = max(int(math.Round(g.Weight*cfg.CalibrationNoMatchWeight/cfg.NoMatchWeight)), 1)
 		}
-		for range copies {
-			scores = append(scores, best)
-			labels = append(labels, correct[gi][bestI])
-		}
+		if sm, ok := sampleOf(stack.Apply(logits[gi], g.Kin), g.Kin, correct[gi], copies, ids[gi]%parts); ok {
+			samples = append(samples, sm)
+		} // else nothing retrieved: no decision to calibrate
 	}
-	cal, err := calibrate.Fit(scores, labels)
+	cal, err := fitCalibration(samples, func(calSample) bool { return true })
 	if err != nil {
 		return nil, fmt.Errorf("fit calibration: %w", err)
 	}
-	siblingsCalibrated := ownBeatsPooled(cal, logits, groups, correct, made, stack)
+	siblingsCalibrated := ownBeatsPooled(samples, parts)
 	folds := 1
 	if cfg.Examples || cfg.BothTextRegimes {
 		folds = cfg.Folds
@@ -324,51 +313,102 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	return out, nil
 }
 
+// calSample is one task's best candidate as the calibration sees it.
+type calSample struct {
+	fit float64
+	// kinFit is the best fit among the best candidate's kin (siblings,
+	// see rerank.Group.Kin), -1 when it has none.
+	kinFit float64
+	right  bool
+	copies int    // the task's weight, in whole copies
+	part   uint32 // the task's cross-fitting part
+}
+
+// sampleOf is a task's calibration sample: its best candidate by fit (the
+// first of equals), and the best fit among that one's kin; false when
+// nothing was retrieved.
+func sampleOf(fits []float64, kin [][]int, correct []bool, copies int, part uint32) (calSample, bool) {
+	best := -1
+	for i, s := range fits {
+		if best < 0 || s > fits[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return calSample{}, false
+	}
+	sm := calSample{fit: fits[best], kinFit: -1, right: correct[best], copies: copies, part: part}
+	for _, k := range kinOf(kin, best) {
+		sm.kinFit = max(sm.kinFit, fits[k])
+	}
+	return sm, true
+}
+
+// fitCalibration fits a calibration on the samples keep admits, each
+// counted its copies.
+func fitCalibration(samples []calSample, keep func(calSample) bool) (*calibrate.Model, error) {
+	var scores []float64
+	var labels []bool
+	for _, sm := range samples {
+		if !keep(sm) {
+			continue
+		}
+		for range sm.copies {
+			scores = append(scores, sm.fit)
+			labels = append(labels, sm.right)
+		}
+	}
+	return calibrate.Fit(scores, labels)
+}
+
+// kinOf is candidate i's kin (rerank.Group.Kin may be nil: none).
+func kinOf(kin [][]int, i int) []int {
+	if i < len(kin) {
+		return kin[i]
+	}
+	return nil
+}
+
 // minKinTops is how many held-out tasks whose best candidate has a
 // sibling ownBeatsPooled needs to judge by; with fewer (catalogs without
 // siblings, like clinc150) the decider pools as the built-in model needs.
 const minKinTops = 100
 
-// ownBeatsPooled says whether, on the held-out tasks whose best
-// candidate has a sibling (rerank.Group.Kin), the calibrated probability
-// of the best one alone is nearer the truth (Brier score) than the pooled
-// probability the decider would report (decide.Policy.Pooled). Golden
-// sets count a sibling right; a calibration fitted on such tasks already
-// gives the best one the pair's probability (fitted on sgd's train
-// split, its dev delegations beside a sibling were right 92.3% of the
-// time at a mean pooled 0.976 and the best one's own 0.924), while one
-// fitted where no skill has a sibling (clinc150) splits it between the
-// two.
-func ownBeatsPooled(cal *calibrate.Model, logits [][]float64, groups []rerank.Group, correct [][]bool, made []bool, stack rerank.Stack) bool {
+// ownBeatsPooled says whether, on the tasks whose best candidate has a
+// sibling, the calibrated probability of the best one alone is nearer the
+// truth (Brier score, each task weighed as the calibration weighs it)
+// than the pooled probability the decider would report
+// (decide.Policy.Pooled). Each part of the tasks is judged by a
+// calibration fitted on the other parts, so that it is judged on tasks it
+// did not learn from. Golden sets count a sibling right; a calibration
+// fitted on such tasks already gives the best one the pair's probability
+// (fitted on sgd's train split, its dev delegations beside a sibling were
+// right 92.3% of the time at a mean pooled 0.976 and the best one's own
+// 0.924), while one fitted where no skill has a sibling (clinc150) splits
+// it between the two.
+func ownBeatsPooled(samples []calSample, parts uint32) bool {
 	var own, pooled float64
 	n := 0
-	for gi, g := range groups {
-		if made[gi] || len(g.Kin) == 0 {
-			continue
+	for k := range parts {
+		cal, err := fitCalibration(samples, func(sm calSample) bool { return sm.part != k })
+		if err != nil {
+			return false // a part too small to judge by: pool, as the built-in model does
 		}
-		fits := stack.Apply(logits[gi], g.Kin)
-		best := -1
-		for i, s := range fits {
-			if best < 0 || s > fits[best] {
-				best = i
+		for _, sm := range samples {
+			if sm.part != k || sm.kinFit < 0 {
+				continue
 			}
+			p := cal.Prob(sm.fit)
+			q := 1 - (1-p)*(1-cal.Prob(sm.kinFit))
+			y := 0.0
+			if sm.right {
+				y = 1
+			}
+			w := float64(sm.copies)
+			own += w * (p - y) * (p - y)
+			pooled += w * (q - y) * (q - y)
+			n++
 		}
-		if best < 0 || best >= len(g.Kin) || len(g.Kin[best]) == 0 {
-			continue
-		}
-		kinFit := -1.0
-		for _, k := range g.Kin[best] {
-			kinFit = max(kinFit, fits[k])
-		}
-		p := cal.Prob(fits[best])
-		q := 1 - (1-p)*(1-cal.Prob(kinFit))
-		y := 0.0
-		if correct[gi][best] {
-			y = 1
-		}
-		own += (p - y) * (p - y)
-		pooled += (q - y) * (q - y)
-		n++
 	}
 	return n >= minKinTops && own < pooled
 }

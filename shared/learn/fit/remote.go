@@ -18,8 +18,9 @@ type RemoteConfig struct {
 	Build func(*catalog.Catalog) (*match.Matcher, error)
 	// Split is the split fitted on (default "train").
 	Split string
-	// NoMatchWeight weighs tasks no skill should take, as Config's does
-	// (default 10; 1 weighs them like the others).
+	// NoMatchWeight weighs tasks no skill should take in the calibration,
+	// as Config's CalibrationNoMatchWeight does (default 1: at the share
+	// the labelled tasks hold).
 	NoMatchWeight float64
 	// Progress, when set, is called after each task.
 	Progress func(done, total int)
@@ -47,7 +48,7 @@ func FitRemote(ctx context.Context, sets []*golden.Set, cfg RemoteConfig) (*Remo
 		cfg.Split = "train"
 	}
 	if cfg.NoMatchWeight <= 0 {
-		cfg.NoMatchWeight = 10
+		cfg.NoMatchWeight = 1
 	}
 	total := 0
 	for _, s := range sets {

@@ -52,6 +52,12 @@ type Option struct {
 	// not copied (the ranker decides). Only siblings pool their
 	// probability (Policy.Pooled).
 	Sibling bool `json:"sibling,omitempty"`
+	// PairCalibrated says Prob comes from a calibration fitted where a
+	// best candidate's sibling counted as right (model.Model.
+	// SiblingsCalibrated): beside a sibling it already is the pair's
+	// probability, which Pooled keeps instead of pooling it again. The
+	// ranker sets it on every option of a ranking so calibrated.
+	PairCalibrated bool `json:"pairCalibrated,omitempty"`
 	// Unnamed says the request points at something ("fix it", "help me
 	// with this") it does not name, and names nothing of this skill's job:
 	// however well it scores, it is no delegation and no choice between
@@ -94,7 +100,7 @@ type Decision struct {
 	Fallbacks []Option `json:"fallbacks,omitempty"`
 	// Probability is the calibrated probability of the top candidate; when
 	// it has a sibling (Option.Sibling), that one of the two is right
-	// (pooled), which is what a delegation to it is made on.
+	// (Pooled), which is what a delegation to it is made on.
 	Probability float64 `json:"probability"`
 	// Candidates are the top two when clarifying.
 	Candidates []Option `json:"candidates,omitempty"`
@@ -124,11 +130,6 @@ type Policy struct {
 	// DemoteEpsilon: a degraded agent's skill ranks after a healthy one
 	// whose probability is within this much.
 	DemoteEpsilon float64 `json:"demoteEpsilon"`
-	// SiblingsCalibrated says the probabilities come from a calibration
-	// fitted where a best candidate's sibling counted as right (see
-	// model.Model.SiblingsCalibrated): a best one's probability beside
-	// its sibling already is the pair's, and Pooled keeps it.
-	SiblingsCalibrated bool `json:"siblingsCalibrated,omitempty"`
 }
 
 // DefaultPolicy is the default operating point.
@@ -266,7 +267,10 @@ func (p Policy) Decide(opts []Option) Decision {
 // original's tasks without a question). A degraded twin is no fallback to
 // count on. A best one under ClarifyFloor pools too, for the probability
 // reported (on sgd, tops at 0.3-0.35 beside a sibling were right half the
-// time), but Decide delegates a pair only from that floor up.
+// time), but Decide delegates a pair only from that floor up. A
+// calibration fitted where siblings counted as right (Option.
+// PairCalibrated) already gives the best one the pair's probability:
+// pooling it again would count the sibling twice.
 func (p Policy) Pooled(opts []Option) (float64, bool) {
 	if len(opts) < 2 || opts[0].Unnamed {
 		return 0, false
@@ -275,7 +279,7 @@ func (p Policy) Pooled(opts []Option) (float64, bool) {
 	if j == 0 || rel.Alike != AlikeTwin || !rel.Sibling || opts[0].Demoted || opts[j].Demoted {
 		return 0, false
 	}
-	if p.SiblingsCalibrated {
+	if opts[0].PairCalibrated {
 		return opts[0].Prob, true
 	}
 	return 1 - (1-opts[0].Prob)*(1-opts[j].Prob), true

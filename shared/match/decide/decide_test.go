@@ -259,15 +259,15 @@ func TestPooled(t *testing.T) {
 // best one the pair's probability: it is not pooled again.
 func TestPooledSiblingsCalibrated(t *testing.T) {
 	p := DefaultPolicy
-	p.SiblingsCalibrated = true
-	pair := []Option{opt("a/x", 0.57), sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin))}
+	paired := func(o Option) Option { o.PairCalibrated = true; return o }
+	pair := []Option{paired(opt("a/x", 0.57)), paired(sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin)))}
 	if got, ok := p.Pooled(pair); !ok || got != 0.57 {
 		t.Errorf("Pooled = %v, %v; want the best one's own 0.57, true", got, ok)
 	}
 	if d := p.Decide(pair); d.Action == Delegate {
 		t.Errorf("delegated a pair at %v under the threshold: %s", d.Probability, d.Reason)
 	}
-	d := p.Decide([]Option{opt("a/x", 0.8), sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin))})
+	d := p.Decide([]Option{paired(opt("a/x", 0.8)), paired(sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin)))})
 	if d.Action != Delegate || d.Probability != 0.8 || len(d.Fallbacks) == 0 || d.Fallbacks[0].Key != "b/x" {
 		t.Fatalf("decision %+v, want a delegation at the best one's 0.8 with its sibling first fallback", d)
 	}

@@ -36,7 +36,7 @@ type Model struct {
 	// see decide.Option.Sibling) the probability that one of the two is
 	// right: fit found it so on its held-out tasks, which count a
 	// sibling right. The decider then does not pool the pair's
-	// probabilities again (decide.Policy.SiblingsCalibrated).
+	// probabilities again (decide.Option.PairCalibrated).
 	SiblingsCalibrated bool    `json:"siblingsCalibrated,omitempty"`
 	Fitted             FitInfo `json:"fitted"`
 }

@@ -240,6 +240,9 @@ func appendOptions(b []byte, opts []decide.Option) ([]byte, error) {
 		if o.Sibling {
 			b = append(b, `,"sibling":true`...)
 		}
+		if o.PairCalibrated {
+			b = append(b, `,"pairCalibrated":true`...)
+		}
 		if o.Unnamed {
 			b = append(b, `,"unnamed":true`...)
 		}

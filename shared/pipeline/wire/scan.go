@@ -468,6 +468,8 @@ func (s *scanner) option() decide.Option {
 			o.Alike = decide.Alike(s.str())
 		case "sibling":
 			o.Sibling = s.bool()
+		case "pairCalibrated":
+			o.PairCalibrated = s.bool()
 		case "unnamed":
 			o.Unnamed = s.bool()
 		default:
