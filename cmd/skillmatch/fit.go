@@ -90,6 +90,9 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "fitted on %d tasks of %s (split %s, %d folds, examples %v): wrote %s\n",
 		m.Fitted.Tasks, strings.Join(sets, ", "), *split, m.Fitted.Folds, *examples, *out)
+	if m.SiblingsCalibrated {
+		fmt.Fprintln(stdout, "the calibration already counts a best skill's sibling right (held-out tasks say so): the decider will not pool siblings again")
+	}
 	return nil
 }
 
