@@ -184,16 +184,23 @@ type nameWord struct {
 // jobWords are the words of d's name that the other skill's card text
 // (name, tags, description) lacks.
 func jobWords(d, other *index.Doc, lex rerank.Lexicon) []nameWord {
+	return nameWords(d, lex, func(stem string) bool { return !inText(other, stem) })
+}
+
+// nameWords are the content words of d's name whose stems keep admits,
+// each with its relatives in lex (nil: none).
+func nameWords(d *index.Doc, lex rerank.Lexicon, keep func(stem string) bool) []nameWord {
 	var out []nameWord
 	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(d.Name)) {
 		st := analyze.Stem(w)
-		if !inText(other, st) {
-			nw := nameWord{word: w, stem: st}
-			if lex != nil {
-				nw.rel = lex.RelatedStems(w)
-			}
-			out = append(out, nw)
+		if !keep(st) {
+			continue
 		}
+		nw := nameWord{word: w, stem: st}
+		if lex != nil {
+			nw.rel = lex.RelatedStems(w)
+		}
+		out = append(out, nw)
 	}
 	return out
 }

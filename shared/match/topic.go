@@ -484,18 +484,7 @@ func requestWordsOf(lex rerank.Lexicon, domain map[string]bool, words []string) 
 // side the name writes as one ("round trip", "Roundtrip"). Domain words
 // and light verbs name no job (see jobLean).
 func jobNamedBy(lex rerank.Lexicon, domain map[string]bool, words []requestWord, d *index.Doc) int {
-	var names []nameWord
-	for _, w := range analyze.AppendContentWords(nil, 0, analyze.Words(d.Name)) {
-		st := analyze.Stem(w)
-		if domain[st] {
-			continue
-		}
-		nw := nameWord{word: w, stem: st}
-		if lex != nil {
-			nw.rel = lex.RelatedStems(w)
-		}
-		names = append(names, nw)
-	}
+	names := nameWords(d, lex, func(stem string) bool { return !domain[stem] })
 	n := 0
 	for _, w := range words {
 		if w.joined != "" && slices.ContainsFunc(names, func(j nameWord) bool { return j.stem == w.joined }) {

@@ -338,8 +338,10 @@ func sampleOf(fits []float64, kin [][]int, correct []bool, copies int, part uint
 		return calSample{}, false
 	}
 	sm := calSample{fit: fits[best], kinFit: -1, right: correct[best], copies: copies, part: part}
-	for _, k := range kinOf(kin, best) {
-		sm.kinFit = max(sm.kinFit, fits[k])
+	if kin != nil { // nil: no candidate has kin (rerank.Group.Kin)
+		for _, k := range kin[best] {
+			sm.kinFit = max(sm.kinFit, fits[k])
+		}
 	}
 	return sm, true
 }
@@ -359,14 +361,6 @@ func fitCalibration(samples []calSample, keep func(calSample) bool) (*calibrate.
 		}
 	}
 	return calibrate.Fit(scores, labels)
-}
-
-// kinOf is candidate i's kin (rerank.Group.Kin may be nil: none).
-func kinOf(kin [][]int, i int) []int {
-	if i < len(kin) {
-		return kin[i]
-	}
-	return nil
 }
 
 // minKinTops is how many held-out tasks whose best candidate has a
