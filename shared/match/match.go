@@ -235,6 +235,9 @@ type Matcher struct {
 	// a name, tells twins from alternatives.
 	alts  map[int][]int
 	kinds *agentKinds
+	// lines numbers each doc's line of services (see serviceLines); nil
+	// unless the catalog numbers two lines or more.
+	lines []int32
 	// untrusted lists the docs whose card text is not trusted (see
 	// ref.distrust), in doc order: few, so the filters skip them without
 	// reading every ref.
@@ -347,6 +350,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	}
 	docs := m.docs(extra)
 	m.alts, m.kinds = alternativesOf(m.refs, docs)
+	m.lines = serviceLines(m.refs)
 	// The word cache and the catch-all check only read the docs' words,
 	// which the index build leaves alone (the docs are analyzed): they
 	// are made beside the build, which cannot keep both cores busy all
@@ -946,7 +950,7 @@ func (m *Matcher) kin(res *index.Result) [][]int {
 		for j := i + 1; j < len(cs); j++ {
 			a, b := cs[i].Entry, cs[j].Entry
 			if a == nil || b == nil || a.AgentID == b.AgentID || !m.sibling(cs[i].Doc, cs[j].Doc, a, b) ||
-				m.alikeKind(cs[i].Doc, cs[j].Doc) != decide.AlikeTwin ||
+				!kinKind(m.alikeKind(cs[i].Doc, cs[j].Doc)) ||
 				sharedExamples(m.refs[cs[i].Doc].skill.Examples, m.refs[cs[j].Doc].skill.Examples) {
 				continue
 			}
@@ -958,6 +962,16 @@ func (m *Matcher) kin(res *index.Result) [][]int {
 		}
 	}
 	return kin
+}
+
+// kinKind says whether skills related as alike can be kin: twins, and
+// one skill offered by two lines of services. The latter are the same
+// job too, which the reranker does not weigh as rivals; which line the
+// caller means is the decider's question (decide.AlikeOtherLine). Weighed
+// as rivals, sgd's four "Find Movies" scored apart, and 54 of the
+// questions between two lines went back to delegations, 26 of them wrong.
+func kinKind(a decide.Alike) bool {
+	return a == decide.AlikeTwin || a == decide.AlikeOtherLine
 }
 
 // lookAlikeDepth is how far down the ranking a twin of the best candidate
@@ -993,11 +1007,17 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 			continue
 		}
 		alike := m.alikeKind(out[0].Doc, out[i].Doc)
-		if alike == decide.AlikeTwin && i >= lookAlikeDepth {
+		near := alike == decide.AlikeTwin || alike == decide.AlikeOtherLine
+		if near && i >= lookAlikeDepth {
+			continue
+		}
+		if alike == decide.AlikeOtherLine && !sameName(top, e) && !sameSkill(top, e) {
+			// Only one skill offered by two lines makes the caller choose:
+			// a play of songs and one of movies share a job's words.
 			continue
 		}
 		if !lookAlikeJob(top, e, alike) {
-			if alike == decide.AlikeTwin {
+			if near {
 				continue
 			}
 			if terms == nil {
@@ -1126,17 +1146,16 @@ func splitApart(a, b *index.Doc) bool {
 // doc a if it did a's job.
 func (m *Matcher) alikeKind(a, b int) decide.Alike {
 	switch {
-	case m.kinds == nil:
-		// One data handling and no two agents of one name.
-		return decide.AlikeTwin
-	case m.kinds.name[a] == m.kinds.name[b]:
+	case m.kinds != nil && m.kinds.name[a] == m.kinds.name[b]:
 		// Another agent under the same name doing the same job: a copied
 		// card, not a twin.
 		return decide.AlikeImpostor
-	case m.kinds.class[a] == m.kinds.class[b]:
-		return decide.AlikeTwin
-	default:
+	case m.kinds != nil && m.kinds.class[a] != m.kinds.class[b]:
 		return decide.AlikeDiffers
+	case m.lines != nil && m.lines[a] >= 0 && m.lines[b] >= 0 && m.lines[a] != m.lines[b]:
+		return decide.AlikeOtherLine
+	default:
+		return decide.AlikeTwin
 	}
 }
 
@@ -1167,7 +1186,7 @@ func sameJob(a, b *index.Doc) bool {
 // keep sameJob's: a looser twin came before a sibling in the decider's
 // order and stopped the pooling (sgd lost 2 right delegations, sgd-x1 1).
 func lookAlikeJob(a, b *index.Doc, alike decide.Alike) bool {
-	return sameJob(a, b) || alike != decide.AlikeTwin && (halfOfEach(a.TagTerms, b.TagTerms) || thirdOfEach(statedTerms(a), statedTerms(b)))
+	return sameJob(a, b) || (alike == decide.AlikeDiffers || alike == decide.AlikeImpostor) && (halfOfEach(a.TagTerms, b.TagTerms) || thirdOfEach(statedTerms(a), statedTerms(b)))
 }
 
 // thirdOfEach says whether two sorted term sets share a third or more of

@@ -89,6 +89,11 @@ const (
 	// for an impostor, instead of the copy taking the task silently by
 	// winning a tie.
 	AlikeCopy Alike = "copy"
+	// AlikeOtherLine offers the best one's job from another line of the
+	// catalog's numbered services ("Find Movies" of Movies 1 and 2 beside
+	// Media 1 and 2's): another kind of service, which the request does
+	// not choose, so the caller is asked.
+	AlikeOtherLine Alike = "other line"
 )
 
 // Decision is the decider's answer for one task.
@@ -199,6 +204,13 @@ func (p Policy) Decide(opts []Option) Decision {
 			d.Question = fmt.Sprintf("Two agents (%s and %s) offer %s, one copied from the other: which one do you mean?",
 				agentLabel(top), agentLabel(alike), label(top))
 			d.Reason = fmt.Sprintf("%s and %s offer the same skill with the same examples: one copies the other's card", top.Key, alike.Key)
+			return d
+		case rel.Alike == AlikeOtherLine:
+			d.Action = Clarify
+			d.Candidates = []Option{top, alike}
+			d.Question = fmt.Sprintf("Do you want %s (%s) or %s (%s)? Both offer it as different services.",
+				label(top), agentLabel(top), label(alike), agentLabel(alike))
+			d.Reason = fmt.Sprintf("%s and %s do the same job for different lines of services", top.Key, alike.Key)
 			return d
 		case rel.Alike == AlikeTwin && d.Probability >= p.Threshold:
 			d.Action = Delegate

@@ -165,6 +165,14 @@ func TestDecideLookAlikes(t *testing.T) {
 			Clarify, "", nil, []string{"b/x", "a/x"}},
 		{"a copy, best too weak to ask about", []Option{opt("a/x", 0.2), alike(opt("b/x", 0.02), "a/x", AlikeCopy)},
 			Abstain, "", nil, nil},
+		{"another line of services asks, however confident the best one", []Option{opt("a/x", 0.95), alike(opt("b/x", 0.3), "a/x", AlikeOtherLine)},
+			Clarify, "", nil, []string{"a/x", "b/x"}},
+		{"another line of services is never pooled", []Option{opt("a/x", 0.6), sib(alike(opt("b/x", 0.5), "a/x", AlikeOtherLine))},
+			Clarify, "", nil, []string{"a/x", "b/x"}},
+		{"a sibling before another line delegates", []Option{opt("a/x", 0.6), sib(alike(opt("b/x", 0.5), "a/x", AlikeTwin)), alike(opt("c/x", 0.3), "a/x", AlikeOtherLine)},
+			Delegate, "a/x", []string{"b/x", "c/x"}, nil},
+		{"another line, best too weak to ask about", []Option{opt("a/x", 0.2), alike(opt("b/x", 0.02), "a/x", AlikeOtherLine)},
+			Abstain, "", nil, nil},
 		{"look-alike of another skill is ignored", []Option{opt("a/x", 0.9), alike(opt("b/x", 0.3), "c/z", AlikeDiffers)},
 			Delegate, "a/x", []string{"b/x"}, nil},
 		{"same agent is not a look-alike", []Option{opt("a/x", 0.9), alike(opt("a/y", 0.3), "a/x", AlikeDiffers)},
@@ -189,7 +197,7 @@ func TestDecideLookAlikes(t *testing.T) {
 		if tc.asks != nil {
 			if len(d.Candidates) != 2 || d.Candidates[0].Key != tc.asks[0] || d.Candidates[1].Key != tc.asks[1] ||
 				!(strings.Contains(d.Question, "handle your data differently") || strings.Contains(d.Question, "call themselves") ||
-					strings.Contains(d.Question, "copied from the other")) {
+					strings.Contains(d.Question, "copied from the other") || strings.Contains(d.Question, "different services")) {
 				t.Errorf("%s: asks about %+v: %q", tc.name, d.Candidates, d.Question)
 			}
 		}

@@ -1,0 +1,65 @@
+package match
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+)
+
+func TestLineKey(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"Media 2", "media"},
+		{"Banks 11", "banks"},
+		{"Sheet Converter 4", "sheet converter"},
+		{"RentalCars-2", "rentalcars"},
+		{"TableScout", ""},       // not numbered: no line
+		{"LabelKit for DPD", ""}, // one carrier's kit is no number
+		{"2", ""},                // nothing but the number
+		{"", ""},
+		{"Web3 Wallet", ""}, // a number inside a word is no number
+		{"Web3 Wallet 2", "web3 wallet"},
+	}
+	for _, tt := range tests {
+		if got := lineKey(tt.name); got != tt.want {
+			t.Errorf("lineKey(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestServiceLines(t *testing.T) {
+	refsOf := func(agents ...string) []ref {
+		var refs []ref
+		for n, name := range agents {
+			a := &catalog.Agent{Card: &card.Card{Name: name}}
+			// Two skills an agent: a line numbers docs, not agents.
+			refs = append(refs, ref{agent: a, agentN: int32(n)}, ref{agent: a, agentN: int32(n)})
+		}
+		return refs
+	}
+	tests := []struct {
+		name   string
+		agents []string
+		want   []int32 // per agent; nil: no lines
+	}{
+		{"two lines", []string{"Media 1", "Media 2", "Movies 1", "Movies 2"}, []int32{0, 0, 1, 1}},
+		{"two lines and agents in none", []string{"Media 1", "TableScout", "Movies 1", "Media 2", "Movies 2", "Weather 1"},
+			[]int32{0, -1, 1, 0, 1, -1}},
+		{"one line", []string{"Media 1", "Media 2", "Movies 1"}, nil},
+		{"numbered alone", []string{"Media 1", "Movies 1", "Weather 1"}, nil},
+		{"not numbered", []string{"DineFinder", "TableScout", "Media", "Media"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := serviceLines(refsOf(tt.agents...))
+			var want []int32
+			for _, l := range tt.want {
+				want = append(want, l, l)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("lines %v, want %v", got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,100 @@
+package match_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+)
+
+// filmDesk is two lines of numbered services that all find films: a
+// streaming line and a cinema line, every card written apart. Renamed,
+// the same four agents are four services of no line.
+func filmDesk(names [4]string) []agentSpec {
+	film := func(desc string) skillSpec {
+		return skillSpec{ID: "find-films", Name: "Find Films", Desc: desc, Tags: []string{"genre", "find"}}
+	}
+	return []agentSpec{
+		{ID: "stream-1", Name: names[0], Desc: "Films to stream at home.", Skills: []skillSpec{
+			film("Look up films by genre or director"),
+			{ID: "watch-film", Name: "Watch Film", Desc: "Start streaming a chosen film", Tags: []string{"title", "play"}}}},
+		{ID: "stream-2", Name: names[1], Desc: "Rent films online at low prices.", Skills: []skillSpec{
+			film("Search the rental library for films by genre, director or cast"),
+			{ID: "rent-film", Name: "Rent Film", Desc: "Rent a chosen film for two days", Tags: []string{"title", "rent"}}}},
+		{ID: "cinema-1", Name: names[2], Desc: "Showtimes and tickets at local cinemas.", Skills: []skillSpec{
+			film("Find films showing near you by genre"),
+			{ID: "buy-tickets", Name: "Buy Tickets", Desc: "Buy tickets for a screening", Tags: []string{"title", "seats"}},
+			{ID: "watch-trailer", Name: "Watch Trailer", Desc: "Play the trailer of a film showing soon", Tags: []string{"title", "play"}}}},
+		{ID: "cinema-2", Name: names[3], Desc: "Reviews and facts about every film ever made.", Skills: []skillSpec{
+			film("Browse films by genre, director and cast")}},
+	}
+}
+
+// One skill offered by two lines of a catalog's numbered services is a
+// question, not a pick: which kind of service the request means only the
+// caller can say. Without the numbers the same cards are twins, delegated
+// with a fallback as before.
+func TestLinesOfServicesAsk(t *testing.T) {
+	const text = "find me a thriller directed by Christopher Nolan"
+	t.Run("two lines", func(t *testing.T) {
+		m := newMatcher(t, buildCatalog(t, append(travelDesk(), filmDesk([4]string{"Stream 1", "Stream 2", "Cinema 1", "Cinema 2"})...)...))
+		res := mustMatch(t, m, textTask("l", text))
+		d := res.Decision
+		if d.Action != decide.Clarify || len(d.Candidates) != 2 {
+			t.Fatalf("decision %s (%s), want a question between two lines", d.Action, d.Reason)
+		}
+		a, b := d.Candidates[0], d.Candidates[1]
+		if a.SkillID != "find-films" || b.SkillID != "find-films" || lineOf(a.AgentID) == lineOf(b.AgentID) {
+			t.Errorf("asks between %s and %s, want one film search of each line", a.Key, b.Key)
+		}
+		if !strings.Contains(d.Reason, "different lines") {
+			t.Errorf("reason %q does not say why", d.Reason)
+		}
+	})
+	t.Run("no lines", func(t *testing.T) {
+		m := newMatcher(t, buildCatalog(t, append(travelDesk(), filmDesk([4]string{"StreamHouse", "RentAFilm", "CinemaNow", "FilmFacts"})...)...))
+		res := mustMatch(t, m, textTask("l", text))
+		for _, r := range res.Ranked {
+			if r.Alike == decide.AlikeOtherLine {
+				t.Errorf("%s marked as another line of %s in a catalog of none", r.Entry.Key, r.AlikeOf)
+			}
+		}
+		if d := res.Decision; d.Action != decide.Delegate || d.Chosen.SkillID != "find-films" ||
+			len(d.Fallbacks) == 0 || d.Fallbacks[0].SkillID != "find-films" {
+			t.Errorf("decision %s (%s), want a film search delegated with another as fallback", d.Action, d.Reason)
+		}
+	})
+	// Only one skill offered by two lines is asked about: watching a film
+	// and watching its trailer are tagged alike, but are not one skill.
+	t.Run("another job of another line", func(t *testing.T) {
+		m := newMatcher(t, buildCatalog(t, append(travelDesk(), filmDesk([4]string{"Stream 1", "Stream 2", "Cinema 1", "Cinema 2"})...)...))
+		res := mustMatch(t, m, textTask("l", "play the trailer of Dune"))
+		if d := res.Decision; d.Action == decide.Clarify && strings.Contains(d.Reason, "different lines") {
+			t.Errorf("asks %q (%s) about a job one line alone offers", d.Question, d.Reason)
+		}
+	})
+}
+
+func lineOf(agentID string) string { return strings.TrimRight(agentID, "-0123456789") }
+
+// Two lines' film searches are still one skill: kin, which the listwise
+// layer does not weigh as rivals (see the decider for which line).
+func TestLinesAreKin(t *testing.T) {
+	cs, kin := shortlistKin(t, filmDesk([4]string{"Stream 1", "Stream 2", "Cinema 1", "Cinema 2"}), "find me a thriller directed by Christopher Nolan")
+	pairs := 0
+	for i := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			if cs[i].Entry.SkillID != "find-films" || cs[j].Entry.SkillID != "find-films" || lineOf(cs[i].Entry.AgentID) == lineOf(cs[j].Entry.AgentID) {
+				continue
+			}
+			pairs++
+			if kin == nil || !slices.Contains(kin[i], j) {
+				t.Errorf("%s and %s are not kin", cs[i].Entry.Key, cs[j].Entry.Key)
+			}
+		}
+	}
+	if pairs != 4 {
+		t.Fatalf("%d pairs of film searches across lines shortlisted, want 4", pairs)
+	}
+}
