@@ -8,39 +8,34 @@ import (
 )
 
 // serviceLines numbers, per doc, the line of services its agent belongs
-// to: agents whose names differ only by their numbers ("Media 1" and
-// "Media 2", "Sheet Converter 4" and "Sheet Converter 6") are one line, -1
-// for an agent in none. nil unless the catalog has two lines or more: only
-// then can two lines offer one skill (see Matcher.alikeKind).
+// to: a numbered agent name without its numbers ("Media 1" and "Media 2"
+// are the line "media", "Movies 3" alone the line "movies"), -1 for an
+// agent not numbered. nil unless the catalog names two lines or more:
+// only then can two lines offer one skill (see Matcher.alikeKind).
 //
 // A catalog that numbers its services says which of them are one kind of
-// service. sgd's two media services (a streaming shop and a rental shop)
-// and its two movie services (a cinema and a film database) all "Find
-// Movies", each card describing a search by genre, director or actors;
-// sgd labels a media task delegated to either media service right and
-// one delegated to a movie service wrong, and nothing but the lines tells
-// them apart. Pooled as siblings, a movie database's requests went to the
-// rental shop at 0.74-0.92 (97 of the built-in model's 309 wrong sgd dev
-// delegations).
+// service, even where it holds one of a kind. sgd's two media services (a
+// streaming shop and a rental shop) and its two movie services (a cinema
+// and a film database) all "Find Movies", each card describing a search
+// by genre, director or actors; sgd labels a media task delegated to
+// either media service right and one delegated to a movie service wrong,
+// and nothing but the lines tells them apart. Pooled as siblings, a movie
+// database's requests went to the rental shop at 0.74-0.92 (97 of the
+// built-in model's 309 wrong sgd dev delegations).
 func serviceLines(refs []ref) []int32 {
 	keys := make([]string, 0, 8) // per agent (ref.agentN)
-	agents := map[string]int{}   // line key → agents bearing it
 	for i := range refs {
 		if i > 0 && refs[i].agentN == refs[i-1].agentN {
 			continue
 		}
-		k := lineKey(refs[i].agent.Card.Name)
 		for int(refs[i].agentN) >= len(keys) {
 			keys = append(keys, "")
 		}
-		keys[refs[i].agentN] = k
-		if k != "" {
-			agents[k]++
-		}
+		keys[refs[i].agentN] = lineKey(refs[i].agent.Card.Name)
 	}
 	ids := map[string]int32{}
 	for _, k := range keys {
-		if _, ok := ids[k]; !ok && k != "" && agents[k] >= 2 {
+		if _, ok := ids[k]; !ok && k != "" {
 			ids[k] = int32(len(ids))
 		}
 	}

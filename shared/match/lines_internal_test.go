@@ -44,10 +44,11 @@ func TestServiceLines(t *testing.T) {
 		want   []int32 // per agent; nil: no lines
 	}{
 		{"two lines", []string{"Media 1", "Media 2", "Movies 1", "Movies 2"}, []int32{0, 0, 1, 1}},
-		{"two lines and agents in none", []string{"Media 1", "TableScout", "Movies 1", "Media 2", "Movies 2", "Weather 1"},
-			[]int32{0, -1, 1, 0, 1, -1}},
-		{"one line", []string{"Media 1", "Media 2", "Movies 1"}, nil},
-		{"numbered alone", []string{"Media 1", "Movies 1", "Weather 1"}, nil},
+		{"lines and agents in none", []string{"Media 1", "TableScout", "Movies 1", "Media 2", "Movies 2", "Weather 1"},
+			[]int32{0, -1, 1, 0, 1, 2}},
+		{"a line of one", []string{"Media 1", "Media 2", "Movies 3"}, []int32{0, 0, 1}},
+		{"every line of one", []string{"Media 1", "Movies 1", "Weather 1"}, []int32{0, 1, 2}},
+		{"one line", []string{"Media 1", "TableScout", "Media 2"}, nil},
 		{"not numbered", []string{"DineFinder", "TableScout", "Media", "Media"}, nil},
 	}
 	for _, tt := range tests {

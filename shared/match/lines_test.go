@@ -52,6 +52,16 @@ func TestLinesOfServicesAsk(t *testing.T) {
 			t.Errorf("reason %q does not say why", d.Reason)
 		}
 	})
+	// A numbered name says its line even where the catalog holds one
+	// service of it.
+	t.Run("one service of each line", func(t *testing.T) {
+		desk := filmDesk([4]string{"Stream 1", "Stream 2", "Cinema 1", "Cinema 2"})
+		m := newMatcher(t, buildCatalog(t, append(travelDesk(), desk[1], desk[3])...))
+		d := mustMatch(t, m, textTask("l", text)).Decision
+		if d.Action != decide.Clarify || !strings.Contains(d.Reason, "different lines") {
+			t.Errorf("decision %s (%s), want a question between the two lines", d.Action, d.Reason)
+		}
+	})
 	t.Run("no lines", func(t *testing.T) {
 		m := newMatcher(t, buildCatalog(t, append(travelDesk(), filmDesk([4]string{"StreamHouse", "RentAFilm", "CinemaNow", "FilmFacts"})...)...))
 		res := mustMatch(t, m, textTask("l", text))
