@@ -148,7 +148,7 @@ func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Rank
 		return out
 	}
 	for _, r := range out[1:] {
-		if r.AlikeOf == top.Entry.Key && r.Alike != decide.AlikeTwin {
+		if r.AlikeOf == top.Entry.Key && (r.Alike == decide.AlikeDiffers || r.Alike == decide.AlikeImpostor || r.Alike == decide.AlikeCopy) {
 			return out
 		}
 	}

@@ -23,15 +23,12 @@ import (
 // database's requests went to the rental shop at 0.74-0.92 (97 of the
 // built-in model's 309 wrong sgd dev delegations).
 func serviceLines(refs []ref) []int32 {
-	keys := make([]string, 0, 8) // per agent (ref.agentN)
+	var keys []string // per agent, at its ref.agentN
 	for i := range refs {
 		if i > 0 && refs[i].agentN == refs[i-1].agentN {
 			continue
 		}
-		for int(refs[i].agentN) >= len(keys) {
-			keys = append(keys, "")
-		}
-		keys[refs[i].agentN] = lineKey(refs[i].agent.Card.Name)
+		keys = append(keys, lineKey(refs[i].agent.Card.Name)) // agentN counts from 0, one per agent
 	}
 	ids := map[string]int32{}
 	for _, k := range keys {

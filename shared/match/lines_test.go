@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 )
 
@@ -107,4 +108,52 @@ func TestLinesAreKin(t *testing.T) {
 	if pairs != 4 {
 		t.Fatalf("%d pairs of film searches across lines shortlisted, want 4", pairs)
 	}
+}
+
+// A card pasted under a numbered name of its own is a copy, asked about
+// as one, not another line's service; and a service of another line that
+// handles data differently is asked about for that.
+func TestLinesKeepCopiesAndDataHandling(t *testing.T) {
+	desk := filmDesk([4]string{"Stream 1", "Stream 2", "Cinema 1", "Cinema 2"})
+	examples := []string{"any good sci-fi films by Denis Villeneuve", "horror films with Toni Collette"}
+	desk[0].Skills = slices.Clone(desk[0].Skills)
+	desk[0].Skills[0].Examples = examples
+	paste := agentSpec{ID: "paste-1", Name: "Paste 1", Desc: "Films, fast.", Skills: []skillSpec{
+		{ID: "find-films", Name: "Find Films", Desc: "Finds films by genre, director or cast for you", Tags: []string{"films"}, Examples: examples}}}
+	other := agentSpec{ID: "paste-2", Name: "Paste 2", Desc: "Weather, fast.", Skills: []skillSpec{
+		{ID: "forecast", Name: "Forecast", Desc: "Tomorrow's weather in a city", Tags: []string{"weather"}}}}
+	t.Run("a copy", func(t *testing.T) {
+		m := newMatcher(t, buildCatalog(t, append(travelDesk(), append(desk, paste, other)...)...))
+		res := mustMatch(t, m, textTask("l", examples[0]))
+		pair := map[string]bool{"stream-1/find-films": true, "paste-1/find-films": true}
+		if !pair[res.Ranked[0].Entry.Key] {
+			t.Fatalf("best match %s, want the film search or its paste", res.Ranked[0].Entry.Key)
+		}
+		found := false
+		for _, r := range res.Ranked[1:] {
+			if pair[r.Entry.Key] && r.AlikeOf == res.Ranked[0].Entry.Key {
+				found = true
+				if r.Alike != decide.AlikeCopy {
+					t.Errorf("%s marked %q beside %s, want a copy", r.Entry.Key, r.Alike, r.AlikeOf)
+				}
+			}
+		}
+		if !found {
+			t.Fatal("the paste is not marked beside its original: the test checks nothing")
+		}
+	})
+	t.Run("other data handling", func(t *testing.T) {
+		external := slices.Clone(desk)
+		external[3].Status = catalog.Status{External: true}
+		m := newMatcher(t, buildCatalog(t, append(travelDesk(), external...)...))
+		res := mustMatch(t, m, textTask("l", "find me a thriller directed by Christopher Nolan"))
+		for _, r := range res.Ranked[1:] {
+			if r.Entry.Key == "cinema-2/find-films" && r.AlikeOf != "" && r.Alike != decide.AlikeDiffers {
+				t.Errorf("the external film search marked %q beside %s, want differs", r.Alike, r.AlikeOf)
+			}
+		}
+		if d := res.Decision; d.Action != decide.Clarify {
+			t.Errorf("decision %s (%s), want a question", d.Action, d.Reason)
+		}
+	})
 }

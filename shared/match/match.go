@@ -936,7 +936,8 @@ func (m *Matcher) RerankInput(req *extract.Requirement, sl *Shortlist) *rerank.I
 
 // kin lists, for each shortlisted skill, the others that are the same
 // skill of another agent (see rerank.Input.Kin): the same name under the
-// same data handling, written apart (sibling, and examples not copied).
+// same data handling, written apart (sibling, and examples not copied),
+// in one line of services or two (kinKind).
 // The relation is read pair by pair: a copy is no kin of its original
 // even when both are kin of an honest third. nil when there are none, as
 // in most catalogs.
@@ -982,7 +983,9 @@ const lookAlikeDepth = 5
 // markLookAlikes marks the skills of other agents that do the best
 // candidate's job: the same tags, name or description words
 // (lookAlikeJob). Their agents' data handling (clearance, internal or
-// external) tells twins from alternatives the caller must choose between. Twins (fallbacks) are
+// external) tells twins from alternatives the caller must choose between,
+// and their agents' lines (serviceLines) tell a twin from the same skill
+// of another kind of service. Twins (fallbacks) and other lines are
 // looked for near the top; an alternative that handles the data
 // differently, or a copy under the same agent name, anywhere in the
 // shortlist: the reranker scores rivals of the best one near zero
@@ -1028,12 +1031,13 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 			}
 		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
-		if alike != decide.AlikeTwin {
+		if alike != decide.AlikeTwin && alike != decide.AlikeOtherLine {
 			continue
 		}
 		// Examples written apart are what a pasted card cannot fake
-		// without them being copies: a copy is asked about, and only
-		// skills written apart pool as siblings.
+		// without them being copies: a copy is asked about as one (a
+		// numbered agent name makes no paste another line's service), and
+		// only skills written apart pool as siblings.
 		if topExamples == nil {
 			topExamples = exampleSet(m.refs[out[0].Doc].skill.Examples)
 		}
@@ -1041,7 +1045,7 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 		if shared && sameName(top, e) {
 			out[i].Alike = decide.AlikeCopy
 		}
-		out[i].Sibling = !shared && m.sibling(out[0].Doc, out[i].Doc, top, e)
+		out[i].Sibling = alike == decide.AlikeTwin && !shared && m.sibling(out[0].Doc, out[i].Doc, top, e)
 	}
 }
 

@@ -43,8 +43,8 @@ type Option struct {
 	Reason    string  `json:"reason,omitempty"`
 	// AlikeOf is the key of the skill of another agent this one does the
 	// same job as (set by the ranker for the best candidate's look-alikes),
-	// and Alike says how: the same data handling (a twin, a fallback) or
-	// another (the caller must choose).
+	// and Alike says how: the same data handling and line of services (a
+	// twin, a fallback), or another (the caller must choose).
 	AlikeOf string `json:"alikeOf,omitempty"`
 	Alike   Alike  `json:"alike,omitempty"`
 	// Sibling says a twin is the same skill as the one it looks like under
@@ -93,7 +93,7 @@ const (
 	// catalog's numbered services ("Find Movies" of Movies 1 and 2 beside
 	// Media 1 and 2's): another kind of service, which the request does
 	// not choose, so the caller is asked.
-	AlikeOtherLine Alike = "other line"
+	AlikeOtherLine Alike = "other-line"
 )
 
 // Decision is the decider's answer for one task.
@@ -216,7 +216,12 @@ func (p Policy) Decide(opts []Option) Decision {
 			d.Action = Delegate
 			chosen := top
 			d.Chosen = &chosen
-			rest := append(append([]Option(nil), opts[1:j]...), opts[j+1:]...)
+			var rest []Option // the other options but another line's: the caller did not choose that service
+			for k, o := range opts[1:] {
+				if k+1 != j && !(o.Alike == AlikeOtherLine && o.AlikeOf == top.Key) {
+					rest = append(rest, o)
+				}
+			}
 			d.Fallbacks = append([]Option{alike}, p.fallbacks(rest)...)
 			if len(d.Fallbacks) > max(p.MaxFallbacks, 1) {
 				d.Fallbacks = d.Fallbacks[:max(p.MaxFallbacks, 1)]
