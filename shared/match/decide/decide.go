@@ -185,33 +185,25 @@ func (p Policy) Decide(opts []Option) Decision {
 		alike := opts[j]
 		switch {
 		case rel.Alike == AlikeDiffers:
-			d.Action = Clarify
-			d.Candidates = []Option{top, alike}
-			d.Question = fmt.Sprintf("Do you want %s (%s) or %s (%s)? They do the same job but handle your data differently.",
-				label(top), agentLabel(top), label(alike), agentLabel(alike))
-			d.Reason = fmt.Sprintf("%s and %s do the same job under different data handling", top.Key, alike.Key)
-			return d
+			return ask(d, top, alike,
+				fmt.Sprintf("Do you want %s (%s) or %s (%s)? They do the same job but handle your data differently.",
+					label(top), agentLabel(top), label(alike), agentLabel(alike)),
+				fmt.Sprintf("%s and %s do the same job under different data handling", top.Key, alike.Key))
 		case rel.Alike == AlikeImpostor:
-			d.Action = Clarify
-			d.Candidates = []Option{top, alike}
-			d.Question = fmt.Sprintf("Two agents (%s and %s) call themselves %s and offer %s: which one do you mean?",
-				top.AgentID, alike.AgentID, agentLabel(top), label(top))
-			d.Reason = fmt.Sprintf("%s and %s do the same job under the same agent name: one copies the other's card", top.Key, alike.Key)
-			return d
+			return ask(d, top, alike,
+				fmt.Sprintf("Two agents (%s and %s) call themselves %s and offer %s: which one do you mean?",
+					top.AgentID, alike.AgentID, agentLabel(top), label(top)),
+				fmt.Sprintf("%s and %s do the same job under the same agent name: one copies the other's card", top.Key, alike.Key))
 		case rel.Alike == AlikeCopy:
-			d.Action = Clarify
-			d.Candidates = []Option{top, alike}
-			d.Question = fmt.Sprintf("Two agents (%s and %s) offer %s, one copied from the other: which one do you mean?",
-				agentLabel(top), agentLabel(alike), label(top))
-			d.Reason = fmt.Sprintf("%s and %s offer the same skill with the same examples: one copies the other's card", top.Key, alike.Key)
-			return d
+			return ask(d, top, alike,
+				fmt.Sprintf("Two agents (%s and %s) offer %s, one copied from the other: which one do you mean?",
+					agentLabel(top), agentLabel(alike), label(top)),
+				fmt.Sprintf("%s and %s offer the same skill with the same examples: one copies the other's card", top.Key, alike.Key))
 		case rel.Alike == AlikeOtherLine:
-			d.Action = Clarify
-			d.Candidates = []Option{top, alike}
-			d.Question = fmt.Sprintf("Do you want %s (%s) or %s (%s)? Both offer it as different services.",
-				label(top), agentLabel(top), label(alike), agentLabel(alike))
-			d.Reason = fmt.Sprintf("%s and %s do the same job for different lines of services", top.Key, alike.Key)
-			return d
+			return ask(d, top, alike,
+				fmt.Sprintf("Do you want %s (%s) or %s (%s)? Both offer it as different services.",
+					label(top), agentLabel(top), label(alike), agentLabel(alike)),
+				fmt.Sprintf("%s and %s do the same job for different lines of services", top.Key, alike.Key))
 		case rel.Alike == AlikeTwin && d.Probability >= p.Threshold:
 			d.Action = Delegate
 			chosen := top
@@ -266,6 +258,15 @@ func (p Policy) Decide(opts []Option) Decision {
 			d.Reason = fmt.Sprintf("best match %s at %.2f is too close to %s at %.2f", top.Key, top.Prob, second.Key, second.Prob)
 		}
 	}
+	return d
+}
+
+// ask turns d into a question between the best option and its
+// look-alike.
+func ask(d Decision, top, alike Option, question, reason string) Decision {
+	d.Action = Clarify
+	d.Candidates = []Option{top, alike}
+	d.Question, d.Reason = question, reason
 	return d
 }
 
