@@ -6,6 +6,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
 func TestLineKey(t *testing.T) {
@@ -62,5 +63,30 @@ func TestServiceLines(t *testing.T) {
 				t.Errorf("lines %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// Of two lines, one skill is one name, or one id under names that end in
+// the same word: the thing the skill works on, not how it goes about it.
+func TestOneSkill(t *testing.T) {
+	doc := func(id, name string) *index.Doc { return analyzed(index.Doc{SkillID: id, Name: name}) }
+	tests := []struct {
+		a, b *index.Doc
+		want bool
+	}{
+		{doc("findmovies", "Find Movies"), doc("findmovies", "Find Movies"), true},
+		{doc("findmovies", "Get Movies"), doc("findmovies", "Find New Movies"), true},
+		{doc("findmovies", "Search Movies"), doc("FindMovies", "Filter Movie"), true},
+		{doc("book", "Book Flight"), doc("book", "Book Hotel"), false},
+		{doc("search", "Search Flights"), doc("search", "Search Hotels"), false},
+		{doc("findmovies", "Get Movies"), doc("findfilms", "Get Movies"), true}, // one name
+		{doc("findmovies", "Get Movies"), doc("findfilms", "Search Movies"), false},
+		{doc("", "Get Movies"), doc("", "Search Movies"), false},
+		{doc("x", "The"), doc("x", "A"), false}, // names of stopwords end in nothing
+	}
+	for _, tt := range tests {
+		if got := oneSkill(tt.a, tt.b); got != tt.want {
+			t.Errorf("oneSkill(%s %q, %s %q) = %v, want %v", tt.a.SkillID, tt.a.Name, tt.b.SkillID, tt.b.Name, got, tt.want)
+		}
 	}
 }

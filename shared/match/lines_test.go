@@ -63,6 +63,20 @@ func TestLinesOfServicesAsk(t *testing.T) {
 			t.Errorf("decision %s (%s), want a question between the two lines", d.Action, d.Reason)
 		}
 	})
+	// Each card may word the skill's name its own way: one id, and names
+	// that end in the thing searched.
+	t.Run("names worded apart", func(t *testing.T) {
+		desk := filmDesk([4]string{"Stream 1", "Stream 2", "Cinema 1", "Cinema 2"})
+		for i, name := range map[int]string{0: "Look Up Films", 3: "Browse Films"} {
+			desk[i].Skills = slices.Clone(desk[i].Skills)
+			desk[i].Skills[0].Name = name
+		}
+		m := newMatcher(t, buildCatalog(t, append(travelDesk(), desk[0], desk[3])...))
+		d := mustMatch(t, m, textTask("l", text)).Decision
+		if d.Action != decide.Clarify || !strings.Contains(d.Reason, "different lines") {
+			t.Errorf("decision %s (%s), want a question between the two lines", d.Action, d.Reason)
+		}
+	})
 	t.Run("no lines", func(t *testing.T) {
 		m := newMatcher(t, buildCatalog(t, append(travelDesk(), filmDesk([4]string{"StreamHouse", "RentAFilm", "CinemaNow", "FilmFacts"})...)...))
 		res := mustMatch(t, m, textTask("l", text))
