@@ -50,22 +50,25 @@ func serviceLines(refs []ref) []int32 {
 	return lines
 }
 
-// lineKey is an agent name's words without its numbers ("Media 2" →
-// "media"; "Web3" is a word, not a number), or "" when the name holds no
-// number or nothing else: an agent not numbered is in no line, and agents
-// of one name are impostors (see Matcher.alikeKind), not a line.
+// lineKey is an agent name's words without the numbers that end it
+// ("Media 2" → "media", "Translator 2.0" → "translator"), or "" when no
+// number ends it or nothing else is left: an agent not numbered is in no
+// line, and agents of one name are impostors (see Matcher.alikeKind), not
+// a line. A number inside a name is part of it ("GPT-4 Translator",
+// "Formula 1 Stats", "Web3 Wallet").
 func lineKey(name string) string {
-	var kept []string
-	numbered := false
-	for _, w := range analyze.Words(name) {
-		if !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) {
-			numbered = true
-			continue
-		}
-		kept = append(kept, w)
+	ws := analyze.Words(name)
+	n := len(ws)
+	for n > 0 && isNumber(ws[n-1]) {
+		n--
 	}
-	if !numbered || len(kept) == 0 {
+	if n == len(ws) || n == 0 {
 		return ""
 	}
-	return strings.Join(kept, " ")
+	return strings.Join(ws[:n], " ")
+}
+
+// isNumber says whether word w is all digits.
+func isNumber(w string) bool {
+	return w != "" && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsDigit(r) })
 }

@@ -21,6 +21,11 @@ func TestLineKey(t *testing.T) {
 		{"", ""},
 		{"Web3 Wallet", ""}, // a number inside a word is no number
 		{"Web3 Wallet 2", "web3 wallet"},
+		{"Translator 2.0", "translator"},
+		{"GPT-4 Translator", ""}, // a number inside a name is part of it
+		{"Formula 1 Stats", ""},
+		{"24/7 Support", ""},
+		{"Claude 3.5 Sonnet", ""},
 	}
 	for _, tt := range tests {
 		if got := lineKey(tt.name); got != tt.want {
@@ -83,6 +88,14 @@ func TestOneSkill(t *testing.T) {
 		{doc("findmovies", "Get Movies"), doc("findfilms", "Search Movies"), false},
 		{doc("", "Get Movies"), doc("", "Search Movies"), false},
 		{doc("x", "The"), doc("x", "A"), false}, // names of stopwords end in nothing
+		// An id of one word names no thing: other jobs.
+		{doc("search", "Flight Search"), doc("search", "Hotel Search"), false},
+		{doc("booking", "Flight Booking"), doc("booking", "Hotel Booking"), false},
+		{doc("image", "Generate Image"), doc("image", "Edit Image"), false},
+		{doc("translate", "Translate Text"), doc("translate", "Summarize Text"), false},
+		{doc("find_movies", "Search Movies"), doc("find_movies", "Filter Movie"), true},
+		{doc("searchflights", "Search Cheap Flights 24 7"), doc("searchflights", "Find Flights"), true}, // numbers end nothing
+		{doc("search", "Search Cheap Flights 24 7"), doc("search", "Search Luxury Hotels 24 7"), false},
 	}
 	for _, tt := range tests {
 		if got := oneSkill(tt.a, tt.b); got != tt.want {

@@ -90,6 +90,29 @@ func TestLinesOfServicesAsk(t *testing.T) {
 			t.Errorf("decision %s (%s), want a film search delegated with another as fallback", d.Action, d.Reason)
 		}
 	})
+	// One generic id under names that end alike is no skill of two
+	// lines: a flight search and a hotel search, both "search".
+	t.Run("one generic id", func(t *testing.T) {
+		air := agentSpec{ID: "air-1", Name: "Air 1", Desc: "Cheap flights everywhere.", Skills: []skillSpec{
+			{ID: "search", Name: "Flight Search", Desc: "Search flights between two cities on a date", Tags: []string{"origin", "destination", "date"}}}}
+		stays := agentSpec{ID: "stays-1", Name: "Stays 1", Desc: "Rooms for every budget.", Skills: []skillSpec{
+			{ID: "search", Name: "Hotel Search", Desc: "Search hotels in a city for given nights", Tags: []string{"city", "nights"}}}}
+		m := newMatcher(t, buildCatalog(t, append(travelDesk(), air, stays)...))
+		res := mustMatch(t, m, textTask("l", "find me a flight from Boston to Denver on Friday"))
+		if res.Ranked[0].Entry.Key != "air-1/search" {
+			t.Fatalf("best match %s, want the flight search", res.Ranked[0].Entry.Key)
+		}
+		near := false
+		for i, r := range res.Ranked {
+			near = near || i < 5 && r.Entry.Key == "stays-1/search"
+			if r.Alike == decide.AlikeOtherLine {
+				t.Errorf("%s marked another line's %s", r.Entry.Key, r.AlikeOf)
+			}
+		}
+		if !near {
+			t.Fatal("the hotel search is not among the top five: the test checks nothing")
+		}
+	})
 	// Only one skill offered by two lines is asked about: watching a film
 	// and watching its trailer are tagged alike, but are not one skill.
 	t.Run("another job of another line", func(t *testing.T) {

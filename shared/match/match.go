@@ -1042,7 +1042,7 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 			topExamples = exampleSet(m.refs[out[0].Doc].skill.Examples)
 		}
 		shared := sharesHalf(topExamples, exampleSet(m.refs[out[i].Doc].skill.Examples))
-		if shared && sameName(top, e) {
+		if shared && (sameName(top, e) || alike == decide.AlikeOtherLine) {
 			out[i].Alike = decide.AlikeCopy
 		}
 		out[i].Sibling = alike == decide.AlikeTwin && !shared && m.sibling(out[0].Doc, out[i].Doc, top, e)
@@ -1050,13 +1050,15 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 }
 
 // oneSkill says whether skills a and b, of two lines of services, are
-// one skill: one name (sameName, sameSkill), or one skill id and names
-// ending in the same word, the thing the skill works on. sgd-x1 words its
-// two lines' film searches "Get Movies", "Search Movies", "Filter Movies"
-// and "Find New Movies", all findmovies, and a film database's requests
-// went to a rental shop at its own probability (23 wrong delegations
-// and 14 right ones became questions; precision 0.876 → 0.884). "Book
-// Flight" and "Book Hotel" under one id "book" end apart.
+// one skill: one name (sameName, sameSkill), or one skill id that names
+// the thing the skill works on and names that end in that word. sgd-x1
+// words its two lines' film searches "Get Movies", "Search Movies",
+// "Filter Movies" and "Find New Movies", all findmovies, and a film
+// database's requests went to a rental shop at its own probability (23
+// wrong delegations and 14 right ones became questions; precision 0.876
+// → 0.884). An id of one word says nothing of the thing: "Flight Search"
+// and "Hotel Search" under "search", "Flight Booking" and "Hotel Booking"
+// under "booking", are other jobs.
 func oneSkill(a, b *index.Doc) bool {
 	if sameName(a, b) || sameSkill(a, b) {
 		return true
@@ -1064,19 +1066,33 @@ func oneSkill(a, b *index.Doc) bool {
 	if a.SkillID == "" || !strings.EqualFold(a.SkillID, b.SkillID) {
 		return false
 	}
-	last := lastTerm(a.Name)
-	return last != "" && last == lastTerm(b.Name)
+	wa, ta := finalWord(a.Name)
+	wb, tb := finalWord(b.Name)
+	return ta != "" && ta == tb && (idNamesMore(a.SkillID, wa) || idNamesMore(a.SkillID, wb))
 }
 
-// lastTerm is the term of a name's last word that is not a stopword.
-func lastTerm(name string) string {
+// finalWord is a name's last word that is neither a stopword nor a
+// number, and its term.
+func finalWord(name string) (word, term string) {
 	ws := analyze.Words(name)
 	for i := len(ws) - 1; i >= 0; i-- {
-		if !analyze.IsStopword(ws[i]) {
-			return analyze.Stem(ws[i])
+		if !analyze.IsStopword(ws[i]) && !isNumber(ws[i]) {
+			return ws[i], analyze.Stem(ws[i])
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// idNamesMore says whether a skill id spells word and three letters or
+// more besides ("findmovies", "find_movies" for "movies"): the id names
+// the thing the skill works on and what it does with it.
+func idNamesMore(id, word string) bool {
+	var letters strings.Builder
+	for _, w := range analyze.Words(id) {
+		letters.WriteString(w)
+	}
+	flat := letters.String()
+	return strings.Contains(flat, word) && len(flat)-len(word) >= 3
 }
 
 // copiedDesc is the share of description terms two skills have in common

@@ -195,13 +195,28 @@ func TestDecideLookAlikes(t *testing.T) {
 			t.Errorf("%s: fallbacks %v, want %v", tc.name, fb, tc.fallbacks)
 		}
 		if tc.asks != nil {
-			if len(d.Candidates) != 2 || d.Candidates[0].Key != tc.asks[0] || d.Candidates[1].Key != tc.asks[1] ||
-				!(strings.Contains(d.Question, "handle your data differently") || strings.Contains(d.Question, "call themselves") ||
-					strings.Contains(d.Question, "copied from the other") || strings.Contains(d.Question, "different services")) {
+			if len(d.Candidates) != 2 || d.Candidates[0].Key != tc.asks[0] || d.Candidates[1].Key != tc.asks[1] {
 				t.Errorf("%s: asks about %+v: %q", tc.name, d.Candidates, d.Question)
+				continue
+			}
+			// Each kind of look-alike is asked about in its own words.
+			rel := d.Candidates[1].Alike
+			if d.Candidates[0].AlikeOf != "" {
+				rel = d.Candidates[0].Alike
+			}
+			if phrase := askedAs[rel]; phrase == "" || !strings.Contains(d.Question, phrase) {
+				t.Errorf("%s: a %q look-alike asked as %q, want it to say %q", tc.name, rel, d.Question, phrase)
 			}
 		}
 	}
+}
+
+// askedAs is what the question about each kind of look-alike says.
+var askedAs = map[Alike]string{
+	AlikeDiffers:   "handle your data differently",
+	AlikeImpostor:  "call themselves",
+	AlikeCopy:      "copied from the other",
+	AlikeOtherLine: "different services",
 }
 
 // A pooled delegation reports the pooled probability and says why.
