@@ -688,7 +688,7 @@ func (m *Matcher) withHistorySkills(ctx context.Context, req *extract.Requiremen
 // within the embedder's time budget.
 func (m *Matcher) embedQuery(ctx context.Context, req *extract.Requirement, q string) ([]float32, error) {
 	if local, ok := m.emb.(vector.Local); ok {
-		return local.EmbedText(q), nil
+		return local.EmbedText(denseText(q)), nil
 	}
 	if m.cfg.embedBudget > 0 {
 		var cancel context.CancelFunc

@@ -1,0 +1,19 @@
+package match
+
+import "testing"
+
+func TestDenseText(t *testing.T) {
+	tests := []struct{ q, want string }{
+		{"Hi, can you help me find some attractions?", "help me some attractions"},
+		{"Could you please search for a flight to Denver", "for a flight to denver"},
+		{"book a table for two", "book a table for two"}, // nothing to drop: the text as it was
+		{"can you find it?", "it"},
+		{"Can you?", "Can you?"}, // nothing else left: the text as it was
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := denseText(tt.q); got != tt.want {
+			t.Errorf("denseText(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
