@@ -1,15 +1,18 @@
 package match
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 )
 
 // framing are the words that say something is asked, not what: greetings
-// and thanks, the addressee and the modal verbs that ask ("hi, can you
-// help me find some attractions?"). With the verbs of seeking
-// (seekVerbs) they are most of a short request, and in a GloVe average
+// and thanks, the addressee, the modal verbs that ask ("hi, can you help
+// me find some attractions?") and the verb forms of seeking. Those are
+// listed form by form, not matched by stem as seekVerbs are: "location"
+// and "findings" stem with "locate" and "find" but are what is asked
+// about. Together they are most of a short request, and in a GloVe average
 // they outweigh its one or two content words: sgd-x1's attraction card
 // ("View Attractions: Show a list of attractions in the city") stood 0.40
 // from that request, a hotel search ("Search for, learn about, and book
@@ -18,21 +21,30 @@ import (
 var framing = map[string]bool{
 	"hi": true, "hello": true, "hey": true, "please": true, "thanks": true, "thank": true,
 	"can": true, "could": true, "would": true, "you": true,
+	"find": true, "finds": true, "finding": true,
+	"search": true, "searches": true, "searching": true,
+	"look": true, "looks": true, "looking": true, "looked": true, "lookup": true,
+	"locate": true, "locates": true, "locating": true,
+	"seek": true, "seeks": true, "seeking": true,
+	"see": true, "sees": true, "seeing": true,
 }
 
-// denseText is the text the built-in word vectors embed for a request:
-// q without its framing words and verbs of seeking, or q itself when
-// nothing else is left ("can you help?"). A remote embedder reads the
+// denseText is the text an in-process embedder (vector.Local: the
+// built-in word vectors) embeds for a request: q without its framing
+// words, or q itself when only stopwords would be left ("can you help?",
+// "can you find it?"). Card examples keep their framing: they are
+// embedded once per card version, and an example is a request a card's
+// author wrote, usually without a greeting. A remote embedder reads the
 // whole request: a sentence model weighs its framing itself.
 func denseText(q string) string {
 	ws := analyze.Words(q)
 	kept := make([]string, 0, len(ws))
 	for _, w := range ws {
-		if !framing[w] && !seekVerbs[analyze.Stem(w)] {
+		if !framing[w] {
 			kept = append(kept, w)
 		}
 	}
-	if len(kept) == 0 || len(kept) == len(ws) {
+	if len(kept) == len(ws) || !slices.ContainsFunc(kept, func(w string) bool { return !analyze.IsStopword(w) }) {
 		return q
 	}
 	return strings.Join(kept, " ")
