@@ -96,6 +96,26 @@ func TestTopicMoveNamedDomain(t *testing.T) {
 	}
 }
 
+// A domain the request names weighs as much as a job word of the best
+// skill: "reserve a seat on the bus" names Reserve Car's job and the
+// bus line's domain, and goes to the bus line, whose skills' names hold
+// no "reserve". Without the domain counted it went to the cars at 0.54.
+func TestTopicMoveNamedDomainAgainstJobWord(t *testing.T) {
+	buses := agentSpec{ID: "buses", Name: "Bus Line", Desc: "Intercity bus travel.",
+		Skills: []skillSpec{
+			{ID: "find-bus", Name: "Find Bus", Desc: "Find a bus journey for a given pair of cities", Tags: []string{"from location", "to location", "leaving date"}},
+			{ID: "buy-bus-ticket", Name: "Buy Bus Ticket", Desc: "Buy tickets for a bus journey", Tags: []string{"from location", "to location", "leaving date", "leaving time"}}}}
+	cars := agentSpec{ID: "wheels", Name: "Wheels Rental", Desc: "Car rental in many cities.",
+		Skills: []skillSpec{
+			{ID: "get-cars", Name: "Get Cars Available", Desc: "Search for available rental cars by city and date", Tags: []string{"pickup city", "pickup date"}},
+			{ID: "reserve-car", Name: "Reserve Car", Desc: "Reserve car rental for given dates and location", Tags: []string{"pickup location", "pickup date"}}}}
+	m := newMatcher(t, buildCatalog(t, append(travelDesk(), buses, cars)...))
+	res := mustMatch(t, m, textTask("c", "I need to reserve a seat on the bus to Vegas."))
+	if got := res.Ranked[0].Entry.AgentID; got != "buses" {
+		t.Errorf("best %s (p %.2f), want a skill of the bus line", res.Ranked[0].Entry.Key, res.Ranked[0].Prob)
+	}
+}
+
 // An agent name that names the domains of other agents names none: with
 // such a name ("Hotel Restaurant Movie Event Song Flight Cab Desk") a
 // front desk's weak skill was moved up for a hotel reservation and
