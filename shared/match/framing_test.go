@@ -1,7 +1,13 @@
 package match_test
 
 import (
+	"slices"
+	"sync"
 	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // A short request's framing ("hi, can you help me find …") does not carry
@@ -29,5 +35,61 @@ func TestFramingDoesNotCarryTheRequest(t *testing.T) {
 	}
 	if sight <= hotel {
 		t.Errorf("meaning similarity: attractions %.2f, hotels %.2f; want the attractions nearer", sight, hotel)
+	}
+}
+
+// recordingEmbedder is the built-in embedder noting each text embedded
+// one at a time: the requests, once the index is built.
+type recordingEmbedder struct {
+	vector.Local
+	mu    sync.Mutex
+	texts []string
+}
+
+func (r *recordingEmbedder) EmbedText(text string) []float32 {
+	r.mu.Lock()
+	r.texts = append(r.texts, text)
+	r.mu.Unlock()
+	return r.Local.EmbedText(text)
+}
+
+// A request is compared like with like: to description-only cards
+// without its framing, to cards whose skills have examples (requests as
+// their authors wrote them, framing and all) whole.
+func TestFramingKeptWhereCardsHaveExamples(t *testing.T) {
+	const request = "Hi, can you please find me some attractions?"
+	bare := []agentSpec{
+		{ID: "sights", Name: "Sights", Desc: "Places of interest.", Skills: []skillSpec{
+			{ID: "view-attractions", Name: "View Attractions", Desc: "Show a list of attractions in the city"}}},
+		{ID: "stays", Name: "Stays", Desc: "Hotels for every budget.", Skills: []skillSpec{
+			{ID: "search-hotels", Name: "Search Hotels", Desc: "Search for and book hotels"}}},
+	}
+	withExamples := []agentSpec{
+		{ID: "sights", Name: "Sights", Desc: "Places of interest.", Skills: []skillSpec{
+			{ID: "view-attractions", Name: "View Attractions", Desc: "Show a list of attractions in the city",
+				Examples: []string{"can you show me what to see in Rome?", "hi, any museums worth a visit in Oslo?"}}}},
+		{ID: "stays", Name: "Stays", Desc: "Hotels for every budget.", Skills: []skillSpec{
+			{ID: "search-hotels", Name: "Search Hotels", Desc: "Search for and book hotels",
+				Examples: []string{"could you find me a hotel in Paris?"}}}},
+	}
+	for _, tt := range []struct {
+		name  string
+		specs []agentSpec
+		want  string
+	}{
+		{"description-only cards", bare, "me some attractions"},
+		{"cards with examples", withExamples, request},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recordingEmbedder{Local: embed.Default()}
+			m := newMatcher(t, buildCatalog(t, tt.specs...), match.WithEmbedder(rec))
+			rec.mu.Lock()
+			rec.texts = nil
+			rec.mu.Unlock()
+			mustMatch(t, m, textTask("w", request))
+			if !slices.Contains(rec.texts, tt.want) {
+				t.Errorf("embedded %q, want %q among them", rec.texts, tt.want)
+			}
+		})
 	}
 }

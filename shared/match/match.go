@@ -242,6 +242,9 @@ type Matcher struct {
 	// ref.distrust), in doc order: few, so the filters skip them without
 	// reading every ref.
 	untrusted []int
+	// wholeRequests: most trusted skills have examples, so the built-in
+	// vectors embed a request whole, as its examples are (see denseText).
+	wholeRequests bool
 	// domains is the catalog's domain terms (see domainTerms), and
 	// domainAgents how many agents hold each (see domainReach), made for
 	// the first task with two or more candidates (topicMove).
@@ -368,11 +371,18 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
 	}
+	withEx, trusted := 0, 0
 	for d := range m.refs {
 		if m.refs[d].distrust != "" {
 			m.untrusted = append(m.untrusted, d)
+			continue
+		}
+		trusted++
+		if len(docs[d].Examples) > 0 {
+			withEx++
 		}
 	}
+	m.wholeRequests = trusted > 0 && 2*withEx >= trusted
 	m.idx = idx
 	m.signs = sync.OnceValue(m.agentSigns)
 	m.domainAgents = sync.OnceValue(func() map[string]int {
@@ -688,6 +698,9 @@ func (m *Matcher) withHistorySkills(ctx context.Context, req *extract.Requiremen
 // within the embedder's time budget.
 func (m *Matcher) embedQuery(ctx context.Context, req *extract.Requirement, q string) ([]float32, error) {
 	if local, ok := m.emb.(vector.Local); ok {
+		if m.wholeRequests {
+			return local.EmbedText(q), nil
+		}
 		return local.EmbedText(denseText(q)), nil
 	}
 	if m.cfg.embedBudget > 0 {
