@@ -21,21 +21,21 @@ import (
 var framing = map[string]bool{
 	"hi": true, "hello": true, "hey": true, "please": true, "thanks": true, "thank": true,
 	"can": true, "could": true, "would": true, "you": true,
-	"find": true, "finds": true, "finding": true,
-	"search": true, "searches": true, "searching": true,
+	"find": true, "finds": true, "finding": true, "found": true,
+	"search": true, "searches": true, "searching": true, "searched": true,
 	"look": true, "looks": true, "looking": true, "looked": true, "lookup": true,
-	"locate": true, "locates": true, "locating": true,
-	"seek": true, "seeks": true, "seeking": true,
-	"see": true, "sees": true, "seeing": true,
+	"locate": true, "locates": true, "locating": true, "located": true,
+	"seek": true, "seeks": true, "seeking": true, "sought": true,
+	"see": true, "sees": true, "seeing": true, "saw": true, "seen": true,
 }
 
 // denseText is the text an in-process embedder (vector.Local: the
 // built-in word vectors) embeds for a request to a catalog of
 // description-only cards: q without its framing words, or q itself when
-// only stopwords would be left ("can you help?", "can you find it?"). A
+// only stopwords would be left ("can you do it?", "can you find it?"). A
 // request is compared like with like: a description has no framing, but
 // a card example is a request as written, framing and all, so where most
-// skills have examples the request is embedded whole (Matcher.
+// agents give examples the request is embedded whole (Matcher.
 // wholeRequests). Stripped there too, clinc150 fitted on its own
 // training texts as examples refused 86 of its 100 no-match requests
 // rather than 90; stripping the examples as well cost hostile cases

@@ -6,8 +6,11 @@ func TestDenseText(t *testing.T) {
 	tests := []struct{ q, want string }{
 		{"Hi, can you help me find some attractions?", "help me some attractions"},
 		{"Could you please search for a flight to Denver", "for a flight to denver"},
-		{"book a table for two", "book a table for two"},   // nothing to drop: the text as it was
-		{"can you find it?", "can you find it?"},           // only a stopword left
+		{"book a table for two", "book a table for two"}, // nothing to drop: the text as it was
+		{"can you find it?", "can you find it?"},         // only a stopword left
+		{"can you do it?", "can you do it?"},
+		{"can you help?", "help"},
+		{"have you found one located downtown", "have one downtown"},
 		{"what location is this", "what location is this"}, // a noun, not the verb "locate"
 		{"could you look up my findings", "up my findings"},
 		{"I am looking for a lookup of flights", "i am for a of flights"},

@@ -72,6 +72,14 @@ func TestFramingKeptWhereCardsHaveExamples(t *testing.T) {
 			{ID: "search-hotels", Name: "Search Hotels", Desc: "Search for and book hotels",
 				Examples: []string{"could you find me a hotel in Paris?"}}}},
 	}
+	// One agent listing many skills with examples does not choose for a
+	// catalog of description-only agents.
+	var many []skillSpec
+	for _, city := range []string{"rome", "oslo", "lima", "kyiv", "pune"} {
+		many = append(many, skillSpec{ID: "tour-" + city, Name: "Tour " + city, Desc: "Guided tours in " + city,
+			Examples: []string{"can you book me a tour of " + city + "?"}})
+	}
+	flooded := append(append([]agentSpec(nil), bare...), agentSpec{ID: "tours", Name: "Tours", Desc: "City tours.", Skills: many})
 	for _, tt := range []struct {
 		name  string
 		specs []agentSpec
@@ -79,16 +87,18 @@ func TestFramingKeptWhereCardsHaveExamples(t *testing.T) {
 	}{
 		{"description-only cards", bare, "me some attractions"},
 		{"cards with examples", withExamples, request},
+		{"one agent's many skills with examples", flooded, "me some attractions"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recordingEmbedder{Local: embed.Default()}
-			m := newMatcher(t, buildCatalog(t, tt.specs...), match.WithEmbedder(rec))
+			m := newMatcher(t, buildCatalog(t, tt.specs...), match.WithEmbedder(rec),
+				match.WithWordVectors(embed.Default().(*embed.GloVe)))
 			rec.mu.Lock()
 			rec.texts = nil
 			rec.mu.Unlock()
 			mustMatch(t, m, textTask("w", request))
-			if !slices.Contains(rec.texts, tt.want) {
-				t.Errorf("embedded %q, want %q among them", rec.texts, tt.want)
+			if !slices.Equal(rec.texts, []string{tt.want}) {
+				t.Errorf("embedded %q, want only %q", rec.texts, tt.want)
 			}
 		})
 	}

@@ -242,8 +242,12 @@ type Matcher struct {
 	// ref.distrust), in doc order: few, so the filters skip them without
 	// reading every ref.
 	untrusted []int
-	// wholeRequests: most trusted skills have examples, so the built-in
-	// vectors embed a request whole, as its examples are (see denseText).
+	// wholeRequests: at least half the agents with trusted skills give
+	// examples for at least half of them, so the built-in vectors embed a
+	// request whole, as its examples are (see denseText). Agents, not
+	// skills, are counted so that one agent listing many skills does not
+	// choose for the catalog. Learned examples count: they are requests
+	// as their callers wrote them.
 	wholeRequests bool
 	// domains is the catalog's domain terms (see domainTerms), and
 	// domainAgents how many agents hold each (see domainReach), made for
@@ -371,18 +375,12 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new matcher: build index: %w", err)
 	}
-	withEx, trusted := 0, 0
 	for d := range m.refs {
 		if m.refs[d].distrust != "" {
 			m.untrusted = append(m.untrusted, d)
-			continue
-		}
-		trusted++
-		if len(docs[d].Examples) > 0 {
-			withEx++
 		}
 	}
-	m.wholeRequests = trusted > 0 && 2*withEx >= trusted
+	m.wholeRequests = examplesPrevail(m.refs, docs)
 	m.idx = idx
 	m.signs = sync.OnceValue(m.agentSigns)
 	m.domainAgents = sync.OnceValue(func() map[string]int {
@@ -407,6 +405,35 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		}
 	}
 	return m, nil
+}
+
+// examplesPrevail says whether at least half the agents with trusted
+// skills give examples for at least half of those skills (see
+// Matcher.wholeRequests). refs and docs are parallel, one agent's
+// skills consecutive.
+func examplesPrevail(refs []ref, docs []index.Doc) bool {
+	agents, withEx := 0, 0
+	for lo := 0; lo < len(refs); {
+		hi := lo
+		trusted, ex := 0, 0
+		for ; hi < len(refs) && refs[hi].agentN == refs[lo].agentN; hi++ {
+			if refs[hi].distrust != "" {
+				continue
+			}
+			trusted++
+			if len(docs[hi].Examples) > 0 {
+				ex++
+			}
+		}
+		if trusted > 0 {
+			agents++
+			if 2*ex >= trusted {
+				withEx++
+			}
+		}
+		lo = hi
+	}
+	return agents > 0 && 2*withEx >= agents
 }
 
 // docs lists every skill of the catalog in catalog order.
@@ -694,7 +721,8 @@ func (m *Matcher) withHistorySkills(ctx context.Context, req *extract.Requiremen
 	return u, nil
 }
 
-// embedQuery embeds a query text: in process with a local embedder, else
+// embedQuery embeds a query text: in process with a local embedder
+// (without its framing, see denseText, unless wholeRequests), else whole
 // within the embedder's time budget.
 func (m *Matcher) embedQuery(ctx context.Context, req *extract.Requirement, q string) ([]float32, error) {
 	if local, ok := m.emb.(vector.Local); ok {

@@ -273,7 +273,7 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 	domain, own := m.domains(), m.oneAgent()
 	topic, holds, bestHolds := carriedTerms(req, domain), m.domainHolds, holdsAny
 	about := "the conversation is about " + strings.Join(topic, ", ")
-	domainNamed := 0 // the words naming the domain that this turn wrote
+	domainNamed := 0 // 1 when this turn names the domain itself: a job word for the moved-up skill
 	if len(topic) == 0 {
 		var words []string
 		words, topic = namedTopic(req, domain)
