@@ -409,20 +409,17 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 
 // examplesPrevail says whether at least half the agents with trusted
 // skills give examples for at least half of those skills (see
-// Matcher.wholeRequests). refs and docs are parallel, one agent's
-// skills consecutive.
+// Matcher.wholeRequests). refs and docs are parallel.
 func examplesPrevail(refs []ref, docs []index.Doc) bool {
 	agents, withEx := 0, 0
-	for lo := 0; lo < len(refs); {
-		hi := lo
+	agentSpans(func(i int) *index.Doc { return &docs[i] }, len(docs), func(lo, hi int) {
 		trusted, ex := 0, 0
-		for ; hi < len(refs) && refs[hi].agentN == refs[lo].agentN; hi++ {
-			if refs[hi].distrust != "" {
-				continue
-			}
-			trusted++
-			if len(docs[hi].Examples) > 0 {
-				ex++
+		for d := lo; d < hi; d++ {
+			if refs[d].distrust == "" {
+				trusted++
+				if len(docs[d].Examples) > 0 {
+					ex++
+				}
 			}
 		}
 		if trusted > 0 {
@@ -431,8 +428,7 @@ func examplesPrevail(refs []ref, docs []index.Doc) bool {
 				withEx++
 			}
 		}
-		lo = hi
-	}
+	})
 	return agents > 0 && 2*withEx >= agents
 }
 

@@ -279,9 +279,7 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 		words, topic = namedTopic(req, domain)
 		holds, bestHolds = m.labelHolds, labelHoldsAny
 		about = "the request names " + strings.Join(words, ", ")
-		if len(topic) > 0 {
-			domainNamed = 1
-		}
+		domainNamed = 1 // with no topic named, no move is made below
 	}
 	if len(topic) == 0 || !m.moveReady(scored[0], sl) || holdsAny(scored[0].Entry, topic) {
 		return noMove
