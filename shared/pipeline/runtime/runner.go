@@ -139,9 +139,9 @@ func (run *Running) Name() string { return run.name }
 // holds them because a dependency is unavailable (Stage.Ready).
 func (run *Running) Ready() bool { return run.hold == nil || !run.hold.isHeld() }
 
-// Stop stops consuming and waits for the messages being handled. Messages
-// the workers had buffered but not handled are redelivered after the ack
-// wait.
+// Stop stops consuming and waits for the messages being handled, acking
+// those whose handlers finish. Messages the workers had buffered but not
+// handled are redelivered after the ack wait.
 func (run *Running) Stop() {
 	run.once.Do(func() {
 		run.mu.Lock()
@@ -361,8 +361,10 @@ func (run *Running) publishAndSettle(ctx context.Context, d delivery, confirm bo
 	}
 	if confirm {
 		// Bounded: a lost ack only means a redelivery, which the stream
-		// deduplicates, so do not hold the worker for long.
-		actx, cancel := context.WithTimeout(ctx, run.r.attemptTimeout())
+		// deduplicates, so do not hold the worker for long. Not cancelled
+		// by Stop: the work is done, and Stop waits for it to be acked
+		// rather than have it handled again after a restart.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), run.r.attemptTimeout())
 		err = d.m.DoubleAck(actx)
 		cancel()
 	} else {

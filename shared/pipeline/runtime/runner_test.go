@@ -509,3 +509,38 @@ func TestRunnerCallerInputNamesNoOrigin(t *testing.T) {
 		})
 	}
 }
+
+// A delivery whose handler finishes as the stage stops is acked before
+// Stop returns: its work is done, and an ack given up because the stage's
+// context was cancelled would only have it redelivered and handled again
+// after a restart ("ack failed: context canceled" under load at every
+// shutdown).
+func TestRunnerStopAcksWhatItFinished(t *testing.T) {
+	js, ctx := embedded(t, 20*time.Second)
+	core, logs := observer.New(zapcore.InfoLevel)
+	r := NewRunner(js, quick(zap.New(core)))
+	started := make(chan struct{})
+	run, err := r.Start(ctx, Stage{Name: "s", Stream: streamIn,
+		Handle: func(hctx context.Context, in Msg) (Result, error) {
+			close(started)
+			<-hctx.Done() // still working when Stop comes; done as it does
+			return Result{TaskID: TaskIDOf(in.Data)}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishIn(ctx, t, js, "a")
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the handler never ran")
+	}
+	run.Stop()
+	info := consumerInfo(ctx, t, js, streamIn, "s")
+	if info.NumAckPending != 0 || info.AckFloor.Stream != 1 {
+		t.Errorf("after Stop: %d deliveries pending an ack, ack floor %d; want 0 and 1", info.NumAckPending, info.AckFloor.Stream)
+	}
+	if n := logs.FilterMessage("ack failed").Len(); n != 0 {
+		t.Errorf("%d 'ack failed' lines at Stop, want none", n)
+	}
+}
