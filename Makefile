@@ -48,10 +48,11 @@ test: vet check-modules weaviate-build ## run every test (every module also buil
 bench: ## run the benchmarks (one decision at 1k/10k/100k skills, index build, hot paths)
 	$(GO) test -run '^$$' -bench . -benchmem $(MODULES)
 
-fuzz: ## fuzz the card and task readers for a minute each
+fuzz: ## fuzz the readers of untrusted input (cards, tasks, stage messages, A2A requests, model replies) for a minute each
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/card/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/task/
 	$(GO) test -run '^$$' -fuzz FuzzStringsAt -fuzztime 60s ./shared/pipeline/wire/
+	$(GO) test -run '^$$' -fuzz FuzzScanStageMessages -fuzztime 60s ./shared/pipeline/wire/
 	$(GO) test -run '^$$' -fuzz FuzzTaskOf -fuzztime 60s ./shared/frontdoor/a2aserver/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/match/llmrerank/
 
