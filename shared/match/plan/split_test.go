@@ -2,6 +2,7 @@ package plan
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -31,6 +32,11 @@ func TestSplit(t *testing.T) {
 		{"and joining plural nouns", "compare invoices and receipts for the quarter", []string{"compare invoices and receipts for the quarter"}},
 		{"and before a question word", "tell me the time and what the weather is", []string{"tell me the time and what the weather is"}},
 		{"short sides stay whole", "salt and pepper", []string{"salt and pepper"}},
+		{"letters whose lower case is shorter", "İstanbul İzmir İnegöl hotels please, and then book a flight to Paris next week",
+			[]string{"İstanbul İzmir İnegöl hotels please", "book a flight to Paris next week"}},
+		{"letters whose lower case is longer", "ȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺ check the weather in Oslo. book a flight to Rome",
+			[]string{"ȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺ check the weather in Oslo", "book a flight to Rome"}},
+		{"invalid bytes cut where the cue is", "0 0 0. \xfa\xfa\xfa 0 . 0", []string{"0 0 0", "\xfa\xfa\xfa 0 . 0"}},
 		{"short cue side stays whole", "do it; then stop", []string{"do it; then stop"}},
 		{"and with short right side", "book a flight and hotel", []string{"book a flight and hotel"}},
 		{"verb ending in ss is a command", "summarize the travel policy and process my refund request",
@@ -114,9 +120,14 @@ func FuzzSplit(f *testing.F) {
 			if len(parts) > MaxParts {
 				t.Fatalf("%d parts", len(parts))
 			}
-			for _, p := range parts {
+			for i, p := range parts {
 				if p == "" && len(parts) > 1 {
 					t.Fatalf("empty part in %q", parts)
+				}
+				// A part is the request's own text, cut at cues; only the
+				// tail past MaxParts is joined.
+				if i < MaxParts-1 && !strings.Contains(s, p) {
+					t.Fatalf("part %q is not in %q", p, s)
 				}
 			}
 		}
