@@ -48,13 +48,24 @@ test: vet check-modules weaviate-build ## run every test (every module also buil
 bench: ## run the benchmarks (one decision at 1k/10k/100k skills, index build, hot paths)
 	$(GO) test -run '^$$' -bench . -benchmem $(MODULES)
 
-fuzz: ## fuzz the readers of untrusted input (cards, tasks, stage messages, A2A requests, model replies) for a minute each
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/card/
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/a2a/task/
-	$(GO) test -run '^$$' -fuzz FuzzStringsAt -fuzztime 60s ./shared/pipeline/wire/
-	$(GO) test -run '^$$' -fuzz FuzzScanStageMessages -fuzztime 60s ./shared/pipeline/wire/
-	$(GO) test -run '^$$' -fuzz FuzzTaskOf -fuzztime 60s ./shared/frontdoor/a2aserver/
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./shared/match/llmrerank/
+FUZZTIME ?= 30s
+# Every fuzz test, as package:function: the readers of untrusted input
+# (cards, registries, signatures, tasks, A2A requests, stage messages,
+# model replies) and the text handling that requests and cards reach.
+FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
+	discovery/discover:FuzzNormalizeURL discovery/discover:FuzzParseRegistry \
+	discovery/signature:FuzzCanonicalize discovery/signature:FuzzVerify \
+	frontdoor/a2aserver:FuzzTaskOf match:FuzzMayDirect match:FuzzMayTalkToSelector \
+	match/plan:FuzzSplit match/llmrerank:FuzzParse \
+	pipeline/wire:FuzzStringsAt pipeline/wire:FuzzScanStageMessages pipeline/wire:FuzzScanRetrieval \
+	pipeline/wire:FuzzUnquote pipeline/wire:FuzzDecodeDecision \
+	retrieval/analyze:FuzzWords retrieval/bm25:FuzzIndexedTermsMatchAnalyze
+
+fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 19 tests, about 10 minutes)
+	@set -e; for t in $(FUZZ); do \
+		echo "fuzz $$t"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./shared/$${t%%:*}/; \
+	done
 
 $(MODEL): build
 	$(BIN) fit --set $(GOLDEN)/clinc150 --split train -o $(MODEL)
