@@ -520,9 +520,10 @@ func TestRunnerStopAcksWhatItFinished(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	r := NewRunner(js, quick(zap.New(core)))
 	started := make(chan struct{})
+	var once sync.Once
 	run, err := r.Start(ctx, Stage{Name: "s", Stream: streamIn,
 		Handle: func(hctx context.Context, in Msg) (Result, error) {
-			close(started)
+			once.Do(func() { close(started) })
 			<-hctx.Done() // still working when Stop comes; done as it does
 			return Result{TaskID: TaskIDOf(in.Data)}, nil
 		}})
