@@ -128,7 +128,7 @@ func hashTerms(terms []string) uint64 {
 		for i := 0; i < len(t); i++ {
 			h = (h ^ uint64(t[i])) * 1099511628211
 		}
-		h = (h ^ 0) * 1099511628211
+		h *= 1099511628211 // the separator, byte 0: h ^ 0 is h
 	}
 	return h
 }

@@ -302,14 +302,9 @@ func zscores(dst []float64, cands []index.Candidate, score func(*index.Candidate
 	return standardiseInto(dst, dst)
 }
 
-// standardise returns (v - mean) / sd of each value; all zero for fewer
-// than two values or values that do not vary.
-func standardise(vals []float64) []float64 {
-	return standardiseInto(make([]float64, len(vals)), vals)
-}
-
-// standardiseInto is standardise writing into out (len(vals) long),
-// which may be vals itself.
+// standardiseInto writes (v - mean) / sd of each value into out
+// (len(vals) long, which may be vals itself); all zero for fewer than two
+// values or values that do not vary.
 func standardiseInto(out, vals []float64) []float64 {
 	out = out[:len(vals)]
 	if len(vals) < 2 {

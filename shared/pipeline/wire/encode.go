@@ -262,7 +262,7 @@ func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
 	if err := json.Compact(&compact, raw); err != nil {
 		return nil, err
 	}
-	if bytes.IndexAny(compact.Bytes(), "<>&\u2028\u2029") < 0 {
+	if !bytes.ContainsAny(compact.Bytes(), "<>&\u2028\u2029") {
 		return append(b, compact.Bytes()...), nil
 	}
 	buf := bytes.NewBuffer(b)

@@ -21,9 +21,9 @@ func TestPostRetriesOnlyWhatMayPass(t *testing.T) {
 		wantCalls   int32
 		unavailable bool
 	}{
-		{"503", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "busy", 503) }, 3, true},
-		{"429", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "slow down", 429) }, 3, true},
-		{"401", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "bad key", 401) }, 1, false},
+		{"503", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "busy", http.StatusServiceUnavailable) }, 3, true},
+		{"429", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "slow down", http.StatusTooManyRequests) }, 3, true},
+		{"401", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "bad key", http.StatusUnauthorized) }, 1, false},
 		{"not JSON", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<html>")) }, 1, false},
 		{"too big", func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = w.Write([]byte(`"` + strings.Repeat("x", 2000) + `"`))
