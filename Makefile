@@ -55,13 +55,13 @@ FUZZTIME ?= 30s
 FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
 	discovery/discover:FuzzNormalizeURL discovery/discover:FuzzParseRegistry \
 	discovery/signature:FuzzCanonicalize discovery/signature:FuzzVerify \
-	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzMayDirect match:FuzzMayTalkToSelector \
+	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzCatalogCard match:FuzzMayDirect match:FuzzMayTalkToSelector \
 	match/plan:FuzzSplit match/llmrerank:FuzzParse \
 	pipeline/wire:FuzzStringsAt pipeline/wire:FuzzScanStageMessages pipeline/wire:FuzzScanRetrieval \
 	pipeline/wire:FuzzUnquote pipeline/wire:FuzzDecodeDecision pipeline/wire:FuzzDecoders \
 	retrieval/analyze:FuzzWords retrieval/bm25:FuzzIndexedTermsMatchAnalyze
 
-fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 21 tests, about 11 minutes)
+fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 22 tests, about 12 minutes)
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $$t"; \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./shared/$${t%%:*}/; \
