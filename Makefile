@@ -44,6 +44,10 @@ weaviate-build: ## build the Weaviate server for the integration tests
 test: vet check-modules weaviate-build ## run every test (every module also builds on its own)
 	$(GO) test -count=1 -timeout 20m $$($(GO) list $(MODULES) | grep -v /weaviateindex)
 	$(GO) test -count=1 -timeout 20m ./shared/retrieval/weaviateindex/...
+	# The race detector over the runner, group commit and the matcher's
+	# concurrent use (the whole library passed it on 2026-12-04; the
+	# pipeline package alone takes three minutes under it).
+	$(GO) test -race -count=1 -timeout 20m ./shared/pipeline/runtime/ ./shared/pipeline/batch/ ./shared/match/
 
 bench: ## run the benchmarks (one decision at 1k/10k/100k skills, index build, hot paths)
 	$(GO) test -run '^$$' -bench . -benchmem $(MODULES)
