@@ -9,9 +9,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
-	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
-	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // FuzzMatch sends any request text, with any earlier turns, to the
@@ -23,10 +21,7 @@ import (
 func FuzzMatch(f *testing.F) {
 	cat := exampleCatalog(f)
 	m := newMatcher(f, cat)
-	keys := map[string]bool{}
-	for _, s := range cat.Skills() {
-		keys[s.Key()] = true
-	}
+	keys := skillKeys(cat)
 	for _, seed := range [][2]string{
 		{"convert 100 dollars to euros", ""},
 		{"book a flight to Lisbon on Friday, then rent a car there", "what's the weather in Lisbon"},
@@ -79,14 +74,7 @@ func FuzzCatalogCard(f *testing.F) {
 			agents = append(agents, catalog.Agent{Card: c, Status: catalog.EntryDefault})
 		}
 		cat := catalog.New(agents...)
-		m, err := match.New(cat, match.WithEmbedder(embed.Default()))
-		if err != nil {
-			t.Fatalf("catalog with the fuzzed cards: %v", err)
-		}
-		keys := map[string]bool{}
-		for _, s := range cat.Skills() {
-			keys[s.Key()] = true
-		}
+		m, keys := newMatcher(t, cat), skillKeys(cat)
 		for _, text := range []string{skillDesc, example, skillName + " " + tag, "help me with this"} {
 			res, err := m.Match(context.Background(), &task.Task{ID: "fuzz-1",
 				Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}})
@@ -96,6 +84,15 @@ func FuzzCatalogCard(f *testing.F) {
 			checkDecision(t, res.Decision, keys, text)
 		}
 	})
+}
+
+// skillKeys is the set of the catalog's skill keys.
+func skillKeys(cat *catalog.Catalog) map[string]bool {
+	keys := map[string]bool{}
+	for _, s := range cat.Skills() {
+		keys[s.Key()] = true
+	}
+	return keys
 }
 
 // checkDecision fails t unless d's probabilities are probabilities and

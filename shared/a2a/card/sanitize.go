@@ -394,7 +394,7 @@ func stripTags(s string) (string, bool) {
 	if !strings.ContainsRune(s, '<') {
 		return s, false
 	}
-	lower := asciiLower(s)
+	lower := LowerASCII(s)
 	lastGT := strings.LastIndexByte(s, '>')
 	var b strings.Builder
 	b.Grow(len(s))
@@ -492,7 +492,7 @@ func scanTag(s string, i int) (end int, name string, closing bool, url string, o
 	for k < len(s) && !isTagNameEnd(s[k]) {
 		k++
 	}
-	name = asciiLower(s[start:k])
+	name = LowerASCII(s[start:k])
 	if !closing && strings.HasSuffix(name, ":") && strings.HasPrefix(s[k:], "//") {
 		if e := strings.IndexAny(s[k:], "> \t\n<"); e >= 0 && s[k+e] == '>' {
 			return k + e + 1, "", false, s[start : k+e], true
@@ -549,9 +549,10 @@ var blockTags = map[string]bool{
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
-// asciiLower lower-cases ASCII letters only, so byte offsets stay aligned
-// with the original string.
-func asciiLower(s string) string {
+// LowerASCII lower-cases ASCII letters only, so byte offsets stay aligned
+// with the original string: strings.ToLower may change a text's length
+// ("İ" lowers to one byte, "Ⱥ" to three, an invalid byte to U+FFFD).
+func LowerASCII(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 'A' && c <= 'Z' {
 			b := []byte(s)

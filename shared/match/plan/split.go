@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
 )
 
 // MaxParts bounds how many parts Split returns; a longer request keeps its
@@ -134,7 +136,9 @@ const (
 // enough (loose: shorter sides and delivery verbs pass, see SplitLoose).
 func splitOn(text string, kind cueKind, loose bool) []string {
 	strong := kind == strongCue
-	lower := asciiLower(text)
+	// Cues are ASCII; a lower-cased copy of another length would put the
+	// cuts elsewhere in text (mangled parts, or a panic out of range).
+	lower := card.LowerASCII(text)
 	for from := 0; from < len(lower); {
 		at, cue := nextCue(lower, from, strong)
 		if at < 0 {
@@ -152,22 +156,6 @@ func splitOn(text string, kind cueKind, loose bool) []string {
 		from = at + 1
 	}
 	return []string{trimPart(text)}
-}
-
-// asciiLower lowers text's ASCII letters only, byte for byte, so that a
-// cue found in it is at the same offsets in text. strings.ToLower may
-// change a text's length: "İ" (2 bytes) lowers to "i" (1), "Ⱥ" (2) to
-// "ⱥ" (3), an invalid byte to U+FFFD (3); text cut at the lowered
-// offsets came out mangled ("İstanbul İzmir İnegöl hotels ple", "en book
-// a flight") or out of range, a panic. The cues are ASCII.
-func asciiLower(text string) string {
-	b := []byte(text)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // nextCue finds the earliest cue at or after from.
