@@ -1,0 +1,420 @@
+package match
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// kin lists, for each shortlisted skill, the others that are the same
+// skill of another agent (see rerank.Input.Kin): the same name under the
+// same data handling, written apart (sibling, and examples not copied),
+// in one line of services or two (kinKind).
+// The relation is read pair by pair: a copy is no kin of its original
+// even when both are kin of an honest third. nil when there are none, as
+// in most catalogs.
+func (m *Matcher) kin(res *index.Result) [][]int {
+	if res == nil {
+		return nil
+	}
+	cs := res.Candidates
+	var kin [][]int
+	for i := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			a, b := cs[i].Entry, cs[j].Entry
+			if a == nil || b == nil || a.AgentID == b.AgentID || !m.sibling(cs[i].Doc, cs[j].Doc, a, b) ||
+				!kinKind(m.alikeKind(cs[i].Doc, cs[j].Doc)) ||
+				sharedExamples(m.refs[cs[i].Doc].skill.Examples, m.refs[cs[j].Doc].skill.Examples) {
+				continue
+			}
+			if kin == nil {
+				kin = make([][]int, len(cs))
+			}
+			kin[i] = append(kin[i], j)
+			kin[j] = append(kin[j], i)
+		}
+	}
+	return kin
+}
+
+// kinKind says whether skills related as alike can be kin: twins, and
+// one skill offered by two lines of services. The latter are the same
+// job too, which the reranker does not weigh as rivals; which line the
+// caller means is the decider's question (decide.AlikeOtherLine). Weighed
+// as rivals, sgd's four "Find Movies" scored apart, and 54 of the
+// questions between two lines went back to delegations, 26 of them wrong.
+func kinKind(a decide.Alike) bool {
+	return a == decide.AlikeTwin || a == decide.AlikeOtherLine
+}
+
+// lookAlikeDepth is how far down the ranking a twin of the best candidate
+// is looked for: the listwise layer pushes every rival of the best one
+// down, so a twin's probability says little and its place does.
+const lookAlikeDepth = 5
+
+// markLookAlikes marks the skills of other agents that do the best
+// candidate's job: the same tags, name or description words
+// (lookAlikeJob). Their agents' data handling (clearance, internal or
+// external) tells twins from alternatives the caller must choose between,
+// and their agents' lines (serviceLines) tell a twin from the same skill
+// of another kind of service. Twins (fallbacks) and other lines are
+// looked for near the top; an alternative that handles the data
+// differently, or a copy under the same agent name, anywhere in the
+// shortlist: the reranker scores rivals of the best one near zero
+// whatever their job, so their order says nothing, and a choice the caller
+// must make cannot depend on it.
+func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
+	if len(out) < 2 {
+		return
+	}
+	var terms []string // the request's terms, made for the first alternative
+	top := out[0].Entry
+	depth := lookAlikeDepth
+	if m.kinds != nil {
+		// Only a catalog of mixed data handling, or with two agents of one
+		// name, has look-alikes that are not twins.
+		depth = len(out)
+	}
+	var topExamples [][]string // made for the first twin
+	for i := 1; i < min(len(out), depth); i++ {
+		e := out[i].Entry
+		if e.AgentID == top.AgentID {
+			continue
+		}
+		alike := m.alikeKind(out[0].Doc, out[i].Doc)
+		near := alike == decide.AlikeTwin || alike == decide.AlikeOtherLine
+		if near && i >= lookAlikeDepth {
+			continue
+		}
+		if alike == decide.AlikeOtherLine && !oneSkill(top, e) {
+			// Only one skill offered by two lines makes the caller choose:
+			// a play of songs and one of movies share a job's words.
+			continue
+		}
+		if alike != decide.AlikeOtherLine && !lookAlikeJob(top, e, alike) {
+			if near {
+				continue
+			}
+			if terms == nil {
+				terms = requestTerms(req.Need)
+			}
+			if !servesAlike(terms, top, e) {
+				continue
+			}
+		}
+		out[i].AlikeOf, out[i].Alike = top.Key, alike
+		if alike != decide.AlikeTwin && alike != decide.AlikeOtherLine {
+			continue
+		}
+		// Examples written apart are what a pasted card cannot fake
+		// without them being copies: a copy is asked about as one (a
+		// numbered agent name makes no paste another line's service), and
+		// only skills written apart pool as siblings.
+		if topExamples == nil {
+			topExamples = exampleSet(m.refs[out[0].Doc].skill.Examples)
+		}
+		shared := sharesHalf(topExamples, exampleSet(m.refs[out[i].Doc].skill.Examples))
+		if shared && (sameName(top, e) || alike == decide.AlikeOtherLine) {
+			out[i].Alike = decide.AlikeCopy
+		}
+		out[i].Sibling = alike == decide.AlikeTwin && !shared && m.sibling(out[0].Doc, out[i].Doc, top, e)
+	}
+}
+
+// oneSkill says whether skills a and b, of two lines of services, are
+// one skill: one name (sameName, sameSkill), or one skill id that names
+// the thing the skill works on and names that end in that word. sgd-x1
+// words its two lines' film searches "Get Movies", "Search Movies",
+// "Filter Movies" and "Find New Movies", all findmovies, and a film
+// database's requests went to a rental shop at its own probability (23
+// wrong delegations and 14 right ones became questions; precision 0.876
+// → 0.884). An id of one word says nothing of the thing: "Flight Search"
+// and "Hotel Search" under "search", "Flight Booking" and "Hotel Booking"
+// under "booking", are other jobs.
+func oneSkill(a, b *index.Doc) bool {
+	if sameName(a, b) || sameSkill(a, b) {
+		return true
+	}
+	if a.SkillID == "" || !strings.EqualFold(a.SkillID, b.SkillID) {
+		return false
+	}
+	wa, ta := finalWord(a.Name)
+	wb, tb := finalWord(b.Name)
+	return ta != "" && ta == tb && (idNamesMore(a.SkillID, wa) || idNamesMore(a.SkillID, wb))
+}
+
+// finalWord is a name's last word that is neither a stopword nor a
+// number, and its term.
+func finalWord(name string) (word, term string) {
+	ws := analyze.Words(name)
+	for i := len(ws) - 1; i >= 0; i-- {
+		if !analyze.IsStopword(ws[i]) && !isNumber(ws[i]) {
+			return ws[i], analyze.Stem(ws[i])
+		}
+	}
+	return "", ""
+}
+
+// idNamesMore says whether a skill id spells word and three letters or
+// more besides ("findmovies", "find_movies" for "movies"): the id names
+// the thing the skill works on and what it does with it.
+func idNamesMore(id, word string) bool {
+	var letters strings.Builder
+	for _, w := range analyze.Words(id) {
+		letters.WriteString(w)
+	}
+	flat := letters.String()
+	return strings.Contains(flat, word) && len(flat)-len(word) >= 3
+}
+
+// copiedDesc is the share of description terms two skills have in common
+// from which one reads as a copy of the other.
+const copiedDesc = 0.8
+
+// sibling says whether skill b, of another agent, is the same skill as a
+// under its own wording: the same name, and a description that is not a
+// copy of a's. A copy proves nothing about the job: anyone can paste a
+// card, so only skills written apart pool their probability.
+func sibling(a, b *index.Doc) bool {
+	return (sameName(a, b) || sameSkill(a, b)) && jaccard(a.DescTerms, b.DescTerms) < copiedDesc
+}
+
+// sameSkill says whether two agents list one skill under names reworded
+// apart: the same skill id, and half or more of the name terms shared
+// ("Check Bank Balance" and "Check Account Balance", both checkbalance).
+// A shared id alone says little ("search" of flights and of hotels).
+func sameSkill(a, b *index.Doc) bool {
+	return a.SkillID != "" && strings.EqualFold(a.SkillID, b.SkillID) && jaccard(a.NameTerms, b.NameTerms) >= 0.5
+}
+
+// sharedExamples says whether two skills' card examples are copies: half
+// or more of the shorter list has a copy in the other (copiedExample).
+// Under one skill name it tells a pasted card from twins, whatever the
+// description: two services may share a name and a stock description, but
+// each writes its own examples, and a paste with its description reworded
+// keeps them. Cards without examples are not judged copies, so
+// description-only twins (services written from one template) still
+// delegate with a fallback.
+func sharedExamples(a, b []string) bool { return sharesHalf(exampleSet(a), exampleSet(b)) }
+
+// copiedExample is the share of words two examples have in common (of
+// the words of either) from which one is a copy of the other: a paste
+// reworded by a word or two ("book Mr Silva in with Dr Patel on Monday
+// morning" and "… Patel Monday morning", 0.9) is still a paste. Compared
+// whole, hostile3's clone passed for a twin; with a weather card's
+// examples so reworded, the copy took "is it going to snow in Denver" at
+// 0.91 with the original as its fallback. Examples twins write apart
+// share far fewer words ("book a table for two tonight" and "… for four
+// tonight", 0.71).
+const copiedExample = 0.8
+
+// exampleSet is a skill's examples, each as its sorted distinct words:
+// case, spacing and punctuation ("where is it?" against "Where is it")
+// do not make a paste one's own. An example repeated counts once.
+func exampleSet(xs []string) [][]string {
+	var set [][]string
+	for _, x := range xs {
+		w := wordSet(x)
+		if len(w) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(set, func(o []string) bool { return slices.Equal(o, w) }) {
+			set = append(set, w)
+		}
+	}
+	return set
+}
+
+// sharesHalf says whether half or more of the smaller set of examples
+// have a copy in the other.
+func sharesHalf(sa, sb [][]string) bool {
+	if len(sa) > len(sb) {
+		sa, sb = sb, sa
+	}
+	if len(sa) == 0 {
+		return false
+	}
+	n := 0
+	for _, x := range sa {
+		if slices.ContainsFunc(sb, func(y []string) bool { return jaccard(x, y) >= copiedExample }) {
+			n++
+		}
+	}
+	return 2*n >= len(sa)
+}
+
+// sameName says whether two skills go by one name: the same words, or the
+// same terms once articles and plural endings are set aside ("Find A
+// Restaurant" and "Find Restaurant", "Find Routes" and "Find Route"), or
+// split into words at other places ("Search One Way Flight" and "Search
+// Oneway Flights", "Cut-out" and "Cutout"). Two services rewording one
+// stock card write their names that way.
+func sameName(a, b *index.Doc) bool {
+	name := strings.TrimSpace(a.Name)
+	if name == "" {
+		return false
+	}
+	return strings.EqualFold(name, strings.TrimSpace(b.Name)) ||
+		len(a.NameTerms) > 0 && (slices.Equal(a.NameTerms, b.NameTerms) || splitApart(a, b))
+}
+
+// splitApart says whether two names are one run of terms split into words
+// at different places (index.Doc.JoinedName).
+func splitApart(a, b *index.Doc) bool {
+	return a.JoinedName != "" && a.JoinedName == b.JoinedName
+}
+
+// alikeKind says how skill doc b, of another agent, would relate to skill
+// doc a if it did a's job.
+func (m *Matcher) alikeKind(a, b int) decide.Alike {
+	switch {
+	case m.kinds != nil && m.kinds.name[a] == m.kinds.name[b]:
+		// Another agent under the same name doing the same job: a copied
+		// card, not a twin.
+		return decide.AlikeImpostor
+	case m.kinds != nil && m.kinds.class[a] != m.kinds.class[b]:
+		return decide.AlikeDiffers
+	case m.lines != nil && m.lines[a] >= 0 && m.lines[b] >= 0 && m.lines[a] != m.lines[b]:
+		return decide.AlikeOtherLine
+	default:
+		return decide.AlikeTwin
+	}
+}
+
+// sameJob says whether two skills describe the same job: half or more of
+// their tags, of their name words or of their description words are
+// shared.
+func sameJob(a, b *index.Doc) bool {
+	return jaccard(a.TagTerms, b.TagTerms) >= 0.5 || jaccard(a.NameTerms, b.NameTerms) >= 0.5 ||
+		jaccard(a.DescTerms, b.DescTerms) >= 0.5
+}
+
+// lookAlikeJob says whether skill b of another agent, related to a as
+// alike says, does a's job for the decider's purposes: sameJob, or, for
+// an alternative the caller must choose between (other data handling, a
+// copy under the same agent name), more than half of each one's tag terms
+// are the other's. Picking one of two such skills with confidence is the
+// costly error, so the question is asked on the looser reading. Twins
+// keep sameJob's: a looser twin came before a sibling in the decider's
+// order and stopped the pooling (sgd lost 2 right delegations, sgd-x1 1).
+func lookAlikeJob(a, b *index.Doc, alike decide.Alike) bool {
+	return sameJob(a, b) || (alike == decide.AlikeDiffers || alike == decide.AlikeImpostor) && (halfOfEach(a.TagTerms, b.TagTerms) || thirdOfEach(statedTerms(a), statedTerms(b)))
+}
+
+// thirdOfEach says whether two sorted term sets share a third or more of
+// each, and three terms or more. Over a skill's whole stated job (name,
+// tags and description together) it reads two agents' own wordings of one
+// service: hostile4's in-house and outsourced payables desks share 6 of
+// their 14 terms each, its customer service team and offshore contact
+// centre 7 of 15 and 14, where their tags shared under half. In the four
+// hostile sets, two skills of different data handling that do different
+// jobs share at most 0.21 of the larger set (3 of 14: a supplier-statement
+// check and an outsourced invoice payment).
+func thirdOfEach(a, b []string) bool {
+	both := shared(a, b)
+	return both >= 3 && 3*both >= max(len(a), len(b))
+}
+
+// statedTerms is the sorted set of the terms of skill d's name, tags and
+// description.
+func statedTerms(d *index.Doc) []string {
+	return sortedSet(slices.Concat(d.NameTerms, d.TagTerms, d.DescTerms))
+}
+
+// servesAlike says whether, for a request of these terms, skill b's
+// stated job (name, tags, description) holds every term of the request
+// that skill a's holds, and there are two or more: nothing the request
+// says tells a from b. Two agents describing one service pick their own
+// words, so their tag lists may share too little for lookAlikeJob: an
+// in-house accounts-payable desk and an outsourced one share 3 of 6 and
+// 7 tag terms ("supplier payments", "remittance"), an in-house customer
+// service team and an offshore contact centre 3 of 7 and 6, and "pay the
+// courier firm's October invoices" or "get back to the customers
+// emailing about the delayed pre-orders" went to one of them, the
+// external one as often as not, when only the caller can say which may
+// see the data. Only b holding all of a's terms counts: "translate this
+// pdf document" holds a term ("translate") that a summary of documents
+// lacks, and goes to the translation. Examples are left out: their
+// names and numbers are incidental.
+func servesAlike(terms []string, a, b *index.Doc) bool {
+	n := 0
+	for _, t := range terms {
+		if !statesTerm(a, t) {
+			continue
+		}
+		if !statesTerm(b, t) {
+			return false
+		}
+		n++
+	}
+	return n >= 2
+}
+
+// statesTerm says whether term t is in skill d's stated job: its name,
+// tags or description.
+func statesTerm(d *index.Doc, t string) bool {
+	return has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t)
+}
+
+// requestTerms are the distinct stems of need's words that are not
+// stopwords.
+func requestTerms(need string) []string {
+	terms := []string{}
+	for _, w := range analyze.Words(need) {
+		if analyze.IsStopword(w) {
+			continue
+		}
+		if t := analyze.Stem(w); !slices.Contains(terms, t) {
+			terms = append(terms, t)
+		}
+	}
+	return terms
+}
+
+// halfOfEach says whether the terms two sorted sets share are more than
+// half of each set, and more than one. Tags are a card's own list of what
+// a skill is about, and two agents describing one service pick some words
+// of their own:
+// hostile3's in-house and outside transcription services share 3 of their
+// 5 tag terms each ("transcription", "dictation", "typing" beside "clinic
+// letters" and "medical typing, turnaround"), a Jaccard of 0.43, and
+// were not seen to do one job, so their different data handling was never
+// asked about. Names and descriptions are no lists: two words of a
+// two-word name ("Book a flight", "Book a hotel") say little. One shared
+// term says little too, and half is not most: an in-house "Summarize
+// PDF" (pdf, summary) and an outside "Translate PDF" (pdf, translation)
+// share the document, not the job, and a summary request read as half of
+// each went to a question naming both instead of the summary (0.995).
+func halfOfEach(a, b []string) bool {
+	both := shared(a, b)
+	return both >= 2 && 2*both > max(len(a), len(b))
+}
+
+// shared counts the terms two sorted term sets have in common.
+func shared(a, b []string) int {
+	both := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			both, i, j = both+1, i+1, j+1
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return both
+}
+
+// jaccard of two sorted term sets.
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	both := shared(a, b)
+	return float64(both) / float64(len(a)+len(b)-both)
+}
