@@ -174,22 +174,27 @@ func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Rank
 
 // referents are the words that point at something without naming it: the
 // closed class of pronouns and placeholder nouns ("fix it", "help me with
-// this", "do the thing we talked about", "handle the usual").
+// this", "do the thing we talked about", "handle the usual"), and the
+// nouns of a trouble reported but not named ("we've got a problem with an
+// order" went to a chargeback dispute at 0.96 on its example's "got" and
+// "order").
 var referents = map[string]bool{
 	"it": true, "this": true, "that": true, "these": true, "those": true, "them": true,
 	"something": true, "anything": true, "everything": true, "whatever": true,
 	"thing": true, "stuff": true, "usual": true,
+	"problem": true, "problems": true, "issue": true, "issues": true, "trouble": true,
 }
 
 // asking words say that something is wanted, never what: the closed class
 // of verbs of needing, helping and getting done ("I need help with a work
-// thing", "can you take care of it", "get this done asap"). "want" is not
+// thing", "can you take care of it", "get this done asap", "we've got a
+// problem"). "want" is not
 // one: "I want to hear that again" is a request to repeat. They are not
 // stopwords (BM25 and the vectors keep them), but they are no content of a
 // thin request, and name no skill's job. Nor do the pronouns that ask
 // anyone at all to do it ("can someone look into it").
 var asking = map[string]bool{
-	"need": true, "needs": true, "help": true, "get": true, "make": true,
+	"need": true, "needs": true, "help": true, "get": true, "got": true, "make": true,
 	"done": true, "handle": true, "deal": true, "sort": true, "take": true, "care": true, "asap": true,
 	"someone": true, "somebody": true, "anyone": true, "anybody": true,
 }

@@ -33,6 +33,10 @@ func TestThinRequestNotNamingTheJobIsNotDelegated(t *testing.T) {
 		{"a word only a description holds", textTask("v8", "just fix everything"), true},
 		{"a word of the skill's name", textTask("v9", "review this"), false},
 		{"anyone at all to do it", textTask("v10", "can someone look into it"), true},
+		// "problem" is only in the code review's description, "order" in
+		// the translation's example: a trouble reported, no job named.
+		{"a problem with something no label names", textTask("v11", "we've got a problem with an order"), true},
+		{"a problem with what a label names", textTask("v12", "we've got a problem with the weather"), false},
 		{"an earlier turn says what", withTurn(textTask("v6", "help me with this"), "I have an email to Ana that must go out in German"), false},
 		{"a file says what", withFile(textTask("v7", "help me with this"), "change.diff", "text/x-diff"), false},
 	}

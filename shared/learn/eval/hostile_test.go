@@ -114,7 +114,6 @@ var hostileSets = []hostileSet{
 			"h4-026": "twins whose names, ids and tags differ are not known to do one job, so they split the probability",
 			"h4-028": "twins whose names, ids and tags differ are not known to do one job, so they split the probability",
 			"h4-041": "labelled ambiguous before the first run, but the payout reconciliation's tags say marketplace fees",
-			"h4-073": "two common words (got, order) tie it to a chargeback example; not thin enough for shrinkThin",
 			"h4-085": "review as a meeting, not a product review: one word, but the texts read as similar",
 		},
 	},
