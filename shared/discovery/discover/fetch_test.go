@@ -360,6 +360,9 @@ func TestNormalizeURL(t *testing.T) {
 		"https://a.example/?x=1":    "query",
 		"https://a.example:0":       "port",
 		"https://a.example:99999":   "port",
+		"http://a\x87.example":      "not valid UTF-8",
+		// 816 bytes given; percent-encoded once normalized, each "é" takes 6.
+		"https://" + strings.Repeat("é", 400) + ".example": "once normalized",
 	} {
 		_, err := NormalizeURL(in)
 		if !errors.Is(err, ErrBadURL) || !strings.Contains(err.Error(), want) {

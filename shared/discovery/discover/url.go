@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 )
@@ -63,6 +64,11 @@ func NormalizeURL(raw string) (*url.URL, error) {
 	if u.RawQuery != "" || u.ForceQuery {
 		return nil, fmt.Errorf("%w: %q has a query; give the agent's base URL", ErrBadURL, raw)
 	}
+	if !utf8.ValidString(u.Hostname()) {
+		// strings.ToLower would turn each bad byte into U+FFFD: another
+		// host than the one given.
+		return nil, fmt.Errorf("%w: host is not valid UTF-8", ErrBadURL)
+	}
 	host := strings.ToLower(u.Hostname())
 	port := u.Port()
 	if port != "" {
@@ -86,6 +92,11 @@ func NormalizeURL(raw string) (*url.URL, error) {
 		}
 	}
 	u.Path, u.RawPath = p, ""
+	if n := len(u.String()); n > maxURLLen {
+		// A non-ASCII host is percent-encoded in the URL's text, and
+		// lowering can lengthen it: the key must read back as itself.
+		return nil, fmt.Errorf("%w: longer than %d bytes once normalized (%d)", ErrBadURL, maxURLLen, n)
+	}
 	return u, nil
 }
 
