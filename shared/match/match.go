@@ -115,6 +115,9 @@ var builtinModel = sync.OnceValue(model.Default)
 
 // New builds a matcher (and its index) for the catalog.
 func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
+	if cat == nil {
+		return nil, errors.New("new matcher: nil catalog (catalog.New() makes an empty one)")
+	}
 	cfg := config{policy: decide.DefaultPolicy, shortlist: 20, rrfK: 60, examples: true, log: zap.NewNop()}
 	for _, o := range opts {
 		o(&cfg)

@@ -1157,6 +1157,9 @@ func TestLoadDirSkipsMalformedCard(t *testing.T) {
 // that retrieves, over the same doc numbers, and refuses to shortlist.
 func TestWithoutRetrieval(t *testing.T) {
 	cat := exampleCatalog(t)
+	if m, err := match.New(nil, match.WithEmbedder(embed.Default())); err == nil {
+		t.Fatalf("New without a catalog = %v, want an error", m)
+	}
 	if _, err := match.New(cat); !errors.Is(err, match.ErrNoEmbedder) {
 		t.Fatalf("New without an embedder: %v, want ErrNoEmbedder", err)
 	}
