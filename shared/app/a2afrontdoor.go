@@ -25,6 +25,7 @@ type A2AFlags struct {
 	Listen, URL, Tokens     string
 	TLSCert, TLSKey, Client string
 	Timeout                 time.Duration
+	BodyTimeout             time.Duration
 }
 
 // Register defines the --a2a-* flags; listen is --a2a-listen's default.
@@ -38,6 +39,7 @@ func (a *A2AFlags) Register(fs *flag.FlagSet, listen string) {
 	fs.StringVar(&a.TLSKey, "a2a-tls-key", "", "the key file of --a2a-tls-cert")
 	fs.StringVar(&a.Client, "a2a-client-ca", "", "accept client certificates signed by this CA file (mTLS): the caller is the certificate's common name")
 	fs.DurationVar(&a.Timeout, "a2a-timeout", 15*time.Second, "how long the A2A front door waits for one decision")
+	fs.DurationVar(&a.BodyTimeout, "a2a-body-timeout", 30*time.Second, "how long an A2A client may take to send one request's body before its connection is closed")
 }
 
 // Serve starts the front door on the flags' address, submitting through
@@ -46,7 +48,7 @@ func (a *A2AFlags) Serve(sub *client.Client, obs a2aserver.Observer, log *zap.Lo
 	if a.Listen == "" {
 		return nil, nil
 	}
-	cfg := a2aserver.Config{Submitter: sub, URL: a.URL, Timeout: a.Timeout, Version: semver(Version()), Log: log, Observer: obs}
+	cfg := a2aserver.Config{Submitter: sub, URL: a.URL, Timeout: a.Timeout, BodyTimeout: a.BodyTimeout, Version: semver(Version()), Log: log, Observer: obs}
 	if a.Tokens != "" {
 		t, err := a2aserver.LoadTokens(a.Tokens)
 		if err != nil {

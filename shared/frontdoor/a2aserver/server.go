@@ -82,6 +82,11 @@ type Config struct {
 	ClientCAs *x509.CertPool
 	// Timeout bounds the wait for one decision (default 15 s).
 	Timeout time.Duration
+	// BodyTimeout bounds how long a client may take to send one
+	// request's body (default 30 s): with the decision's Timeout it bounds
+	// a connection's request, so a client that stalls in its body holds
+	// no connection or in-flight slot for ever.
+	BodyTimeout time.Duration
 	// Version is the agent's version on its card.
 	Version string
 	Log     *zap.Logger
@@ -122,6 +127,9 @@ func Listen(addr string, cfg Config) (*Server, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 15 * time.Second
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 30 * time.Second
+	}
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
@@ -154,7 +162,12 @@ func Listen(addr string, cfg Config) (*Server, error) {
 		}
 		ln = tls.NewListener(ln, tc)
 	}
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// The read deadline stays set while the handler waits for the
+	// decision, and net/http cancels a request whose connection read times
+	// out, so it covers the body, the wait and a second for the rest.
+	perRequest := cfg.BodyTimeout + cfg.Timeout + time.Second
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: perRequest, WriteTimeout: perRequest, IdleTimeout: 2 * time.Minute}
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

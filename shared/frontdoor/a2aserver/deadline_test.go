@@ -1,0 +1,45 @@
+package a2aserver
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A client that sends its headers and then stalls in its body does not
+// hold a connection (and, once past authentication, an in-flight slot)
+// for ever: the server gives up on it once the body's time and the
+// decision's are up. (Stalled headers are ReadHeaderTimeout's.)
+func TestStalledClientIsCutOff(t *testing.T) {
+	s, err := Listen("127.0.0.1:0", Config{Submitter: never{t}, Timeout: 100 * time.Millisecond, BodyTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop(t.Context()) })
+	addr := strings.TrimPrefix(s.URL(), "http://")
+	for _, tc := range []struct{ name, sent string }{
+		{"a body cut short", "POST /jsonrpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":"},
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Write([]byte(tc.sent)); err != nil {
+			t.Fatal(err)
+		}
+		// The server answers or closes; a read that times out here means
+		// it still waits on the client.
+		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		start := time.Now()
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Errorf("%s: still open after %v", tc.name, time.Since(start))
+		} else if err == nil {
+			resp.Body.Close()
+		}
+		conn.Close()
+	}
+}
