@@ -2,6 +2,7 @@ package signature
 
 import (
 	"bytes"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -88,4 +89,34 @@ func jwksBytes(ss ...*signer) []byte {
 	}
 	b, _ := json.Marshal(map[string]any{"keys": keys})
 	return b
+}
+
+// FuzzParseJWKS feeds untrusted key sets (fetched from an agent's
+// --trust URL or a file) to ParseJWKS: it must not panic, must fail with
+// ErrJWKS, and every key it keeps must be public and of a kept type.
+func FuzzParseJWKS(f *testing.F) {
+	for _, s := range []string{
+		`{"keys":[]}`, `{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}`,
+		`{"keys":[{"kty":"EC","crv":"P-256","x":"a","y":"b","d":"c"}]}`, `{"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]}`,
+		`{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}`, `{"keys":[{"kty":"EC","crv":"P-256","use":"enc"}]}`, `{"keys":null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ks, err := ParseJWKS(data)
+		if err != nil {
+			if !errors.Is(err, ErrJWKS) {
+				t.Fatalf("error %v does not wrap ErrJWKS", err)
+			}
+			return
+		}
+		for _, k := range ks.Keys {
+			if k.Public == nil {
+				t.Fatalf("kept key %q has no public key", k.ID)
+			}
+			if _, private := k.Public.(interface{ Public() crypto.PublicKey }); private {
+				t.Fatalf("kept key %q is private: %T", k.ID, k.Public)
+			}
+		}
+	})
 }
