@@ -266,6 +266,15 @@ func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
 // no earlier turn whatever a card holds. On SGD dev (history: up to three
 // earlier user turns) the conversation's domain fixed 57 tasks and broke
 // 7; the request's own fixed 116 and broke 4.
+// namedDomainDense is the request's similarity to a skill under which a
+// domain word the request names is meant otherwise and moves nothing up:
+// "Dr Mensah has jury service the week of 10 February - can her lectures
+// move?" named the "service" of an IT Service Desk (0.02), which took the
+// teaching timetable's fit at 1.00. The skills a named domain moved up on
+// sgd and sgd-x1 dev stood at 0.18 or more; the one under 0.2, a wrong
+// move on sgd-x1, no longer happens.
+const namedDomainDense = 0.2
+
 func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored) jobMove {
 	if len(scored) < 2 {
 		return noMove
@@ -296,7 +305,8 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 	named := jobNamedBy(lex, domain, reqWords, scored[0].Entry)
 	for i := 1; i < len(scored); i++ {
 		if !m.moveReady(scored[i], sl) || !holds(scored[i].Doc, topic) ||
-			jobNamedBy(lex, domain, reqWords, scored[i].Entry)+domainNamed < named {
+			jobNamedBy(lex, domain, reqWords, scored[i].Entry)+domainNamed < named ||
+			domainNamed == 1 && scored[i].Dense < namedDomainDense {
 			continue
 		}
 		a, b := &scored[0], &scored[i]

@@ -140,3 +140,29 @@ func TestTopicMoveStuffedAgentName(t *testing.T) {
 		}
 	}
 }
+
+// A domain word the request uses in another sense moves nothing up: the
+// "service" of jury service is no IT Service Desk's, whose skills the
+// request's meaning does not reach (namedDomainDense). Without the floor
+// the service desk took the timetable's fit and was delegated at 1.00.
+func TestTopicMoveNamedDomainMeantOtherwise(t *testing.T) {
+	it := agentSpec{ID: "it-desk", Name: "IT Service Desk", Desc: "Accounts, passwords and software for students and staff.",
+		Skills: []skillSpec{
+			{ID: "account-access", Name: "Account access", Desc: "Creates and unlocks university accounts and resets passwords", Tags: []string{"accounts", "passwords", "login"}},
+			{ID: "software-request", Name: "Software requests", Desc: "Installs or licenses software on university machines", Tags: []string{"software", "licences"}}}}
+	timetable := agentSpec{ID: "timetabling", Name: "Timetabling Unit", Desc: "Builds the teaching and examination timetables.",
+		Skills: []skillSpec{
+			{ID: "teaching-timetable", Name: "Teaching timetable", Desc: "Schedules lectures, seminars and labs into weekly slots, and moves sessions when a lecturer becomes unavailable", Tags: []string{"timetable", "lectures", "seminars"}},
+			{ID: "exam-timetable", Name: "Exam timetable", Desc: "Draws up the timetable for each assessment period so that no student has two papers at once", Tags: []string{"exam timetable", "exam clashes"}}}}
+	// Lectures are the estates office's words too, so no one agent owns
+	// them and they do not keep the timetable first on their own.
+	estates := agentSpec{ID: "estates", Name: "Estates Office", Desc: "Buildings and rooms.",
+		Skills: []skillSpec{
+			{ID: "room-booking", Name: "Room booking", Desc: "Books meeting rooms and lecture theatres for events", Tags: []string{"rooms", "lecture theatres"}},
+			{ID: "repairs", Name: "Building repairs", Desc: "Fixes leaks, heating and lights in university buildings", Tags: []string{"repairs", "heating"}}}}
+	m := newMatcher(t, buildCatalog(t, append(honest(), it, timetable, estates)...))
+	res := mustMatch(t, m, textTask("j", "Dr Mensah has jury service the week of 10 February - can her MAT2201 lectures move to the week after?"))
+	if got := res.Ranked[0].Entry.AgentID; got == "it-desk" {
+		t.Errorf("best %s (p %.2f): a sense of \"service\" the request does not mean moved it up", res.Ranked[0].Entry.Key, res.Ranked[0].Prob)
+	}
+}
