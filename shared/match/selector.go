@@ -99,6 +99,20 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	`|(ignore|forget|disregard|override)\s(all\s|any\s)?((your|the|all)\s)?(previous|prior|earlier|above|other|system|original|existing|routing|selection)\s(\w+\s)?(instructions|rules|prompts?|guidelines|directives|agents|skills|tools)\b` +
 	`|(ignore|forget|disregard|override)\s(all\s|any\s)?(of\s)?your\s(instructions|rules|prompts?|guidelines|directives)\b` +
 	`|(never|don\st|do\snot)\s(choose|select|pick|use|consider|call|route\sto|delegate\sto)\s(another|any\sother|other|the\sother)\s(agents?|skills?|tools?)\b` +
+	// A fifth set, written blind, spoke of services, entries and
+	// listings, to "the assistant choosing a service" and "the automated
+	// agent that picks a skill": the selector addressed by what it does to
+	// the catalog's entries (not "a message to the agent picking your
+	// order").
+	`|(notes?|messages?|reminders?|notices?|announcements?)\s(to|for)\s(the|any|an?|all)\s(\w+\s)?(assistant|agent|model|system|component|router|orchestrator)s?\s((that|which|who)\s)?((is|are)\s)?(selecting|choosing|picking|ranking|routing|selects|chooses|picks|ranks|routes)\s((a|an|the|which|among|between)\s)?(tools?|skills?|agents?|services?|entry|entries|options?|listings?)\b` +
+	// The catalog's other entries out of date or out of service: "the
+	// other listings are out of date", "the separately listed offices no
+	// longer answer requests".
+	`|(other|remaining|separately\slisted)\s(tools|skills|agents|entries|options|listings|services|offices|providers)\s((in|on|of)\s(this|the)\s(list|catalog|catalogue|registry|directory)\s)?(((are|is)\s(now\s)?(being\s)?(deprecated|obsolete|disabled|outdated|inferior|retired|out\sof\sdate))|no\slonger\s(answer|respond|handle|accept|take|serve))\b` +
+	`|supersedes?\s(every|all|any|the)\sother\s(services|entries|options|listings|offices|providers)\b` +
+	`|(pass|send|route|forward|direct|delegate|hand)\s(every|all|any|each)\s(\w+\s)?(requests?|tasks?|quer(y|ies)|messages?|questions?|enquir(y|ies))\s(to|on\sto)\sthis\s(tool|skill|agent|one|entry|listing|service)\b` +
+	`|this\sis\s(the\s)?(entry|option|listing)\sto\s(pick|choose|select)\b` +
+	`|(every|all|any|each)\s(\w+\s){0,3}(requests?|tasks?|quer(y|ies)|questions?|enquir(y|ies))\sbelongs?\s(with|to)\sthis\s(tool|skill|agent|one)\b` +
 	`)`)
 
 // selectorAnchors: every alternative of selectorTalk holds one of them
@@ -109,7 +123,8 @@ var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orc
 	"rank", "rate", "score", "choice", "note", "message", "instruction", "reminder",
 	"select", "choose", "chose", "pick", "prefer", "priorit", "favo", "route", "delegate", "direct", "send", "forward",
 	"use", "call", "invoke", "give", "assign", "set", "report", "return", "output", "best", "right", "correct",
-	"only", "most", "top", "ideal", "ignore", "forget", "disregard", "override", "never", "don", "do")
+	"only", "most", "top", "ideal", "ignore", "forget", "disregard", "override", "never", "don", "do",
+	"notice", "announcement", "longer", "date", "pass", "hand", "belong")
 
 // talksToSelector says whether any of a card's texts (descriptions,
 // names, tags, examples) talks to the selector. name and id are the
@@ -141,7 +156,9 @@ var selectorTriggers = func() map[string]bool {
 		whichever you rank rate score call use invoke choose select pick prefer prioritize prioritise favor favour
 		this it supersede supersedes above over instead rather other remaining only correct route delegate direct
 		send forward best right top most preferred perfect ideal give assign set report return output
-		ignore forget disregard override never don do`) {
+		ignore forget disregard override never don do
+		notes messages reminders notice notices announcement announcements separately pass hand
+		every all any each`) {
 		m[w] = true
 	}
 	return m
