@@ -56,10 +56,10 @@ func requestTermsSorted(text string) []string {
 	return terms
 }
 
-// TestThirdOfEachStatedTerms: two agents' own wordings of one service
-// share a third of each one's stated terms; two jobs of one trade share
+// TestQuarterOfEachStatedTerms: two agents' own wordings of one service
+// share a quarter of each one's stated terms; two jobs of one trade share
 // a few common words.
-func TestThirdOfEachStatedTerms(t *testing.T) {
+func TestQuarterOfEachStatedTerms(t *testing.T) {
 	statement := statedDoc("Supplier statement reconciliation", "supplier statement, reconciliation",
 		"Checks a supplier's statement against the invoices and payments we have on file and lists the differences.")
 	care := statedDoc("Answer customer messages", "customer service, customer emails, order queries, live chat",
@@ -72,13 +72,20 @@ func TestThirdOfEachStatedTerms(t *testing.T) {
 		want bool
 	}{
 		{"payables in-house and outsourced", payables, payflow, true},
+		// 6 of 22 shared: under a third of the larger.
+		{"counselling in-house and outsourced",
+			statedDoc("Counselling appointments", "counselling, student wellbeing, mental health, appointments",
+				"Books a student in for one-to-one counselling with a university counsellor, in person or online; notes stay within the service."),
+			statedDoc("Student counselling sessions", "counselling, student mental health, evening sessions, telephone support",
+				"Short courses of counselling for students of partner institutions by phone or video, with sessions in the evenings and at weekends and a first appointment within two working days."),
+			true},
 		{"customer replies in-house and offshore", care, offshore, true},
 		{"statement check and invoice payment", statement, payflow, false},
 		{"summary and translation of a PDF", summary, translate, false},
 	}
 	for _, tt := range tests {
-		if got := thirdOfEach(statedTerms(tt.a), statedTerms(tt.b)); got != tt.want {
-			t.Errorf("%s: thirdOfEach = %v, want %v", tt.name, got, tt.want)
+		if got := quarterOfEach(statedTerms(tt.a), statedTerms(tt.b)); got != tt.want {
+			t.Errorf("%s: quarterOfEach = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

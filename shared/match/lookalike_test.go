@@ -258,7 +258,7 @@ func TestLookAlikeByTagsOfEach(t *testing.T) {
 		{"half of each, external", []string{"transcription", "dictation", "typing service", "turnaround"}, external, plain, decide.AlikeDiffers},
 		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, plain, ""},
 		// Under half of one's tags, their names and descriptions still
-		// state one job: a third of each one's stated terms (thirdOfEach).
+		// state one job: a quarter of each one's stated terms (quarterOfEach).
 		// Different jobs are kept apart in
 		// TestDifferentJobsOnOneDocumentAreNoAlternatives.
 		{"under half of one, external", []string{"transcription", "audio", "documents", "turnaround", "outsourced"}, external,
