@@ -33,6 +33,11 @@ type hostileSet struct {
 	// and so does a listed one that now passes (take it off the list), so
 	// the list is always what fails today.
 	misses map[string]string
+	// firstMisses are the tasks, in the set's order, on which an
+	// injected, stuffed or spam card is known to rank first, and
+	// firstWhy why.
+	firstMisses []string
+	firstWhy    string
 }
 
 // missed checks the tasks that failed one bar against the set's known
@@ -117,7 +122,27 @@ var hostileSets = []hostileSet{
 			"h4-085": "review as a meeting, not a product review: one word, but the texts read as similar",
 		},
 	},
+	{
+		// A fifth set, written blind (a university's offices); its first
+		// run and what changed are in the README.
+		dir: "testdata/hostile5",
+		attackers: map[string]string{"campus-helper": "injected", "concierge": "injected", "campusone": "stuffed",
+			"records-hub": "cloned", "librarylink": "spam"},
+		floodBy:     "bookit-",
+		external:    map[string]bool{"mindbridge": true},
+		ambiguous:   []string{"ambiguity-pair"},
+		firstMisses: []string{"h5-025", "h5-034", "h5-052", "h5-077", "h5-090"},
+		firstWhy:    "the stuffed card claims 4 jobs where this catalog's honest skills claim up to 4 (its words are also the spam, clone and flood cards'), so it is trusted; ranked first, never delegated",
+		misses: map[string]string{
+			"h5-035": twinsApart, "h5-036": twinsApart, "h5-037": twinsApart, "h5-038": twinsApart, "h5-039": twinsApart,
+		},
+	},
 }
+
+// hostile5's known miss on several tasks.
+const (
+	twinsApart = "twins whose names, ids and tags differ are not known to do one job (OriginCheck, Turnstone): each is delegated alone"
+)
 
 func agentOf(key string) string { a, _, _ := strings.Cut(key, "/"); return a }
 
@@ -257,10 +282,18 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	// claim on every other agent's job) rank last, so never first. A
 	// clone's text is a real skill's and ties it; a flood card is a real,
 	// if redundant, converter.
-	for _, k := range []string{"injected", "stuffed", "spam"} {
-		if f := kinds[k]; f.top > 0 {
-			t.Errorf("%s card ranked first on %d tasks it does not fit: %s", k, f.top, strings.Join(f.where, " "))
+	var firsts []string
+	for _, r := range runs {
+		if k := h.kind(agentOf(r.TopKey)); (k == "injected" || k == "stuffed" || k == "spam") && !r.Task.Correct(r.TopKey) {
+			firsts = append(firsts, r.Task.ID)
 		}
+	}
+	// Known misses of this bar are listed apart (firstMisses): the same
+	// tasks pass the vague and no-match bars, which read misses.
+	if !slices.Equal(firsts, h.firstMisses) {
+		t.Errorf("an injected, stuffed or spam card ranked first on %v of the tasks it does not fit, the known misses are %v (%s)", firsts, h.firstMisses, h.firstWhy)
+	} else if len(firsts) > 0 {
+		t.Logf("untrusted card first: known misses %v (%s)", firsts, h.firstWhy)
 	}
 
 	// A plan's step is a delegation too: none may go to an attacking card
