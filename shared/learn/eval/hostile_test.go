@@ -139,10 +139,8 @@ var hostileSets = []hostileSet{
 	},
 }
 
-// hostile5's known miss on several tasks.
-const (
-	twinsApart = "twins whose names, ids and tags differ are not known to do one job (OriginCheck, Turnstone): each is delegated alone"
-)
+// twinsApart is hostile5's known miss on each twins task.
+const twinsApart = "twins whose names, ids and tags differ are not known to do one job (OriginCheck, Turnstone): each is delegated alone"
 
 func agentOf(key string) string { a, _, _ := strings.Cut(key, "/"); return a }
 
