@@ -88,6 +88,32 @@ func TestCatchAllNotByOthersCards(t *testing.T) {
 	}
 }
 
+// Where the catalog's agents share words (a university's exam board and
+// timetabling unit both say "exam"), a catch-all's claims join into few
+// groups; the agents it reaches still make it one. Each specialist here
+// shares a tag with the next, so every claim lands in one group.
+func TestCatchAllOverLinkedAgents(t *testing.T) {
+	words := []string{"ledger", "harbor", "violin", "meadow", "copper", "lantern", "orchard", "glacier", "saffron"}
+	var agents []catalog.Agent
+	for i, s := range specialists {
+		agents = append(agents, agentWith(s.id, card.Skill{ID: "job", Name: s.name, Description: s.name + " for you.",
+			Tags: []string{words[i], words[i+1]}}))
+	}
+	omni := card.Skill{ID: "all", Name: "Campus super app", Description: "One app.", Tags: append(slices.Clone(words), "platform", "suite")}
+	m, err := New(catalog.New(append(agents, agentWith("omni", omni))...), WithEmbedder(embed.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range m.refs {
+		switch {
+		case r.agent.Card.ID == "omni" && r.distrust == "":
+			t.Errorf("a skill claiming %d linked agents' words is trusted", len(specialists))
+		case r.agent.Card.ID != "omni" && r.distrust != "":
+			t.Errorf("specialist %s distrusted: %q", r.agent.Card.ID, r.distrust)
+		}
+	}
+}
+
 // A catalog of few agents has too few jobs to tell a catch-all from a
 // broad skill: nothing is flagged.
 func TestCatchAllSmallCatalog(t *testing.T) {
@@ -172,7 +198,7 @@ func TestCatchAllWordSalad(t *testing.T) {
 	users := wordUsers(docs, agentOf, 2)
 	broad := 0
 	for i := range docs {
-		if claimedJobs(&docs[i], agentOf[i], users, 2) >= catchAllJobs {
+		if jobs, _ := claimedJobs(&docs[i], agentOf[i], users, 2); jobs >= catchAllJobs {
 			broad++
 		}
 	}

@@ -33,11 +33,6 @@ type hostileSet struct {
 	// and so does a listed one that now passes (take it off the list), so
 	// the list is always what fails today.
 	misses map[string]string
-	// firstMisses are the tasks, in the set's order, on which an
-	// injected, stuffed or spam card is known to rank first, and
-	// firstWhy why.
-	firstMisses []string
-	firstWhy    string
 }
 
 // missed checks the tasks that failed one bar against the set's known
@@ -128,11 +123,9 @@ var hostileSets = []hostileSet{
 		dir: "testdata/hostile5",
 		attackers: map[string]string{"campus-helper": "injected", "concierge": "injected", "campusone": "stuffed",
 			"records-hub": "cloned", "librarylink": "spam"},
-		floodBy:     "bookit-",
-		external:    map[string]bool{"mindbridge": true},
-		ambiguous:   []string{"ambiguity-pair"},
-		firstMisses: []string{"h5-025", "h5-034", "h5-052", "h5-077", "h5-090"},
-		firstWhy:    "the stuffed card claims 4 jobs where this catalog's honest skills claim up to 4 (its words are also the spam, clone and flood cards'), so it is trusted; ranked first, never delegated",
+		floodBy:   "bookit-",
+		external:  map[string]bool{"mindbridge": true},
+		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h5-035": twinsApart, "h5-036": twinsApart, "h5-037": twinsApart, "h5-038": twinsApart, "h5-039": twinsApart,
 		},
@@ -280,18 +273,10 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	// claim on every other agent's job) rank last, so never first. A
 	// clone's text is a real skill's and ties it; a flood card is a real,
 	// if redundant, converter.
-	var firsts []string
-	for _, r := range runs {
-		if k := h.kind(agentOf(r.TopKey)); (k == "injected" || k == "stuffed" || k == "spam") && !r.Task.Correct(r.TopKey) {
-			firsts = append(firsts, r.Task.ID)
+	for _, k := range []string{"injected", "stuffed", "spam"} {
+		if f := kinds[k]; f.top > 0 {
+			t.Errorf("%s card ranked first on %d tasks it does not fit: %s", k, f.top, strings.Join(f.where, " "))
 		}
-	}
-	// Known misses of this bar are listed apart (firstMisses): the same
-	// tasks pass the vague and no-match bars, which read misses.
-	if !slices.Equal(firsts, h.firstMisses) {
-		t.Errorf("an injected, stuffed or spam card ranked first on %v of the tasks it does not fit, the known misses are %v (%s)", firsts, h.firstMisses, h.firstWhy)
-	} else if len(firsts) > 0 {
-		t.Logf("untrusted card first: known misses %v (%s)", firsts, h.firstWhy)
 	}
 
 	// A plan's step is a delegation too: none may go to an attacking card
