@@ -256,7 +256,9 @@ func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
 //     reserve a seat on the bus" names Reserve Car's job once and the bus
 //     agent's domain once, and goes to the bus agent (on SGD dev 22 tasks
 //     fixed, 3 broken; sgd-x1 23 and 2). A carried domain is the earlier
-//     turns' word, not this turn's, and counts for nothing.
+//     turns' word, not this turn's, and counts for nothing;
+//   - for a domain the request names, the request's meaning reaches the
+//     skill moved up (namedDomainDense): "jury service" is no IT service.
 //
 // As in namedJob, the moved-up skill takes the best one's place and fit,
 // and rebuild pools the pair's probabilities (see poolMoves); namedJob then
