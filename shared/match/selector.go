@@ -45,12 +45,14 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	`|(choose|select|pick|prefer)\sme\s(over|above)\b` +
 	`|this\stool\s(is|as)\s(the\s)?(correct|right|preferred|only|best)\s(tool|choice|skill|agent|option)\s(for|to)\s(this|every|any|all|each)\s(request|task|message|query|question|call|job)s?\b` +
 	`|this\stool\s(supersedes|overrides|outranks)\b` +
-	`|supersedes?\s(every|all|any|the)\sother\s(tools?|skills?|agents?)\b` +
+	`|supersedes?\s(every|all|any|the)\sother\s(tools?|skills?|agents?|services|entries|options|listings|offices|providers)\b` +
 	`|(above|over|instead\sof|rather\sthan)\s(the|all|any|every)\sother\s(tools|skills|agents)\b` +
-	// The other tools may be "entries" or "options" of "this list", and
-	// being "retired": a fourth set's card said "other entries in this
-	// list are deprecated".
-	`|(other|remaining)\s(tools|skills|agents|entries|options)\s((in|on|of)\s(this|the)\s(list|catalog|catalogue|registry|directory)\s)?(are|is)\s(being\s)?(deprecated|obsolete|disabled|outdated|inferior|retired)\b` +
+	// The other tools may be "entries", "options", "listings" or
+	// "services" of "this list", and "retired", "out of date" or out of
+	// service: a fourth set's card said "other entries in this list are
+	// deprecated", a fifth's "the other listings are out of date" and "the
+	// separately listed offices no longer answer requests".
+	`|(other|remaining|separately\slisted)\s(tools|skills|agents|entries|options|listings|services|offices|providers)\s((in|on|of)\s(this|the)\s(list|catalog|catalogue|registry|directory)\s)?(((are|is)\s(now\s)?(being\s)?(deprecated|obsolete|disabled|outdated|inferior|retired|out\sof\sdate))|no\slonger\s(answer|respond|handle|accept|take|serve))\b` +
 	// The card named as the answer: "the correct option is ShopBrain".
 	`|(correct|right|best|preferred|only)\s(tool|choice|skill|agent|option|entry|answer)\sis\s(always\s)?this\stool\b` +
 	// Routing with no object but the card's own place: "route here
@@ -105,11 +107,6 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// the catalog's entries (not "a message to the agent picking your
 	// order").
 	`|(notes?|messages?|reminders?|notices?|announcements?)\s(to|for)\s(the|any|an?|all)\s(\w+\s)?(assistant|agent|model|system|component|router|orchestrator)s?\s((that|which|who)\s)?((is|are)\s)?(selecting|choosing|picking|ranking|routing|selects|chooses|picks|ranks|routes)\s((a|an|the|which|among|between)\s)?(tools?|skills?|agents?|services?|entry|entries|options?|listings?)\b` +
-	// The catalog's other entries out of date or out of service: "the
-	// other listings are out of date", "the separately listed offices no
-	// longer answer requests".
-	`|(other|remaining|separately\slisted)\s(tools|skills|agents|entries|options|listings|services|offices|providers)\s((in|on|of)\s(this|the)\s(list|catalog|catalogue|registry|directory)\s)?(((are|is)\s(now\s)?(being\s)?(deprecated|obsolete|disabled|outdated|inferior|retired|out\sof\sdate))|no\slonger\s(answer|respond|handle|accept|take|serve))\b` +
-	`|supersedes?\s(every|all|any|the)\sother\s(services|entries|options|listings|offices|providers)\b` +
 	`|(pass|send|route|forward|direct|delegate|hand)\s(every|all|any|each)\s(\w+\s)?(requests?|tasks?|quer(y|ies)|messages?|questions?|enquir(y|ies))\s(to|on\sto)\sthis\s(tool|skill|agent|one|entry|listing|service)\b` +
 	`|this\sis\s(the\s)?(entry|option|listing)\sto\s(pick|choose|select)\b` +
 	`|(every|all|any|each)\s(\w+\s){0,3}(requests?|tasks?|quer(y|ies)|questions?|enquir(y|ies))\sbelongs?\s(with|to)\sthis\s(tool|skill|agent|one)\b` +
