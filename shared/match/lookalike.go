@@ -96,6 +96,10 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 			continue
 		}
 		if alike != decide.AlikeOtherLine && !lookAlikeJob(top, e, alike) {
+			if alike == decide.AlikeTwin && m.standsIn(out[0].Doc, out[i].Doc) {
+				out[i].AlikeOf, out[i].Alike = top.Key, decide.AlikeStandIn
+				continue
+			}
 			if near {
 				continue
 			}
@@ -321,6 +325,27 @@ func lookAlikeJob(a, b *index.Doc, alike decide.Alike) bool {
 func quarterOfEach(a, b []string) bool {
 	both := shared(a, b)
 	return both >= 3 && 4*both >= max(len(a), len(b))
+}
+
+// standsIn says whether skill doc b, of another agent under the same data
+// handling, is another vendor's offer of skill doc a's job: both agents
+// offer that one skill, the two state it in words of their own sharing a
+// quarter of each one's name, tag and description terms (quarterOfEach),
+// and b copies not half of a's examples (a pasted card is no fallback to
+// count on). hostile4's two packshot services ("Background removal",
+// "Packshot cut-out") and hostile5's two plagiarism checkers ("Similarity
+// report", "Source-match scan") share no name, id or tag, and a quarter
+// to a third of their terms. Among agents of many skills such an overlap
+// joins neighbouring jobs of different businesses: in clinc150 a clock
+// and a travel agent's time zone lookup, a lost card and lost luggage
+// (188 of its 2,132 dev delegations would have named such a fallback).
+func (m *Matcher) standsIn(a, b int) bool {
+	ra, rb := &m.refs[a], &m.refs[b]
+	if len(ra.agent.Card.Skills) != 1 || len(rb.agent.Card.Skills) != 1 {
+		return false
+	}
+	return quarterOfEach(statedTerms(m.idx.Doc(a)), statedTerms(m.idx.Doc(b))) &&
+		!sharedExamples(ra.skill.Examples, rb.skill.Examples)
 }
 
 // statedTerms is the sorted set of the terms of skill d's name, tags and

@@ -256,7 +256,9 @@ func TestLookAlikeByTagsOfEach(t *testing.T) {
 		want decide.Alike
 	}{
 		{"half of each, external", []string{"transcription", "dictation", "typing service", "turnaround"}, external, plain, decide.AlikeDiffers},
-		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, plain, ""},
+		// The looser reading makes no twin: under the same handling the
+		// two one-skill vendors only stand in for each other as fallbacks.
+		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, plain, decide.AlikeStandIn},
 		// Under half of one's tags, their names and descriptions still
 		// state one job: a quarter of each one's stated terms (quarterOfEach).
 		// Different jobs are kept apart in
@@ -316,5 +318,40 @@ func TestDifferentJobsOnOneDocumentAreNoAlternatives(t *testing.T) {
 	res := mustMatch(t, m, tk)
 	if res.Decision.Action != decide.Delegate || res.Decision.Chosen.Key != "doc-digest/summarize-pdf" {
 		t.Errorf("summary request: %s %v (%s), want doc-digest/summarize-pdf delegated", res.Decision.Action, rankedKeys(res), res.Decision.Reason)
+	}
+}
+
+// A one-skill vendor that states Atlas Weather's job in words of its own
+// (no name, id or tag in common) is the first fallback of a delegation to
+// Atlas Weather, however low the reranker puts it; the same skill beside
+// another one on its agent's card is no stand-in: among agents of many
+// skills a quarter of shared terms also joins neighbouring jobs.
+func TestStandInIsFirstFallback(t *testing.T) {
+	outlook := skillSpec{ID: "outlook", Name: "Sky outlook",
+		Desc: "Tells cities what the sky will bring: rain, snow, wind and storms, hour by hour.",
+		Tags: []string{"meteorology", "storm warnings", "temperature"}}
+	pollen := skillSpec{ID: "pollen", Name: "Pollen count",
+		Desc: "Reports pollen levels and allergy risk for grass, trees and weeds.",
+		Tags: []string{"pollen", "allergy"}}
+	tests := []struct {
+		name   string
+		skills []skillSpec
+		want   bool
+	}{
+		{"one-skill vendor", []skillSpec{outlook}, true},
+		{"vendor of two skills", []skillSpec{outlook, pollen}, false},
+	}
+	for _, tc := range tests {
+		vendor := agentSpec{ID: "skycast", Name: "Skycast", Desc: "Meteorology for apps.", Skills: tc.skills}
+		m := newMatcher(t, buildCatalog(t, append(honest(), vendor)...))
+		res := mustMatch(t, m, textTask("w", "will it rain in Lisbon this weekend?"))
+		d := res.Decision
+		if d.Action != decide.Delegate || d.Chosen.Key != "atlas-weather/forecast" {
+			t.Fatalf("%s: %s %+v, want a delegation to atlas-weather/forecast (%s); the test checks nothing", tc.name, d.Action, d.Chosen, d.Reason)
+		}
+		first := len(d.Fallbacks) > 0 && d.Fallbacks[0].Key == "skycast/outlook"
+		if first != tc.want {
+			t.Errorf("%s: fallbacks %+v: skycast/outlook first %v, want %v", tc.name, d.Fallbacks, first, tc.want)
+		}
 	}
 }

@@ -109,10 +109,9 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"payflow": true, "helpshore": true},
 		ambiguous: []string{"payables", "support"},
 		misses: map[string]string{
-			"h4-024": "twins whose names, ids and tags differ are not known to do one job, so they split the probability",
-			"h4-025": "twins whose names, ids and tags differ are not known to do one job, so they split the probability",
-			"h4-026": "twins whose names, ids and tags differ are not known to do one job, so they split the probability",
-			"h4-028": "twins whose names, ids and tags differ are not known to do one job, so they split the probability",
+			"h4-024": "twins whose names, ids and tags differ stand in as fallbacks but do not pool: each one's share of the probability is under the bar",
+			"h4-025": "twins whose names, ids and tags differ stand in as fallbacks but do not pool: each one's share of the probability is under the bar",
+			"h4-028": "twins whose names, ids and tags differ stand in as fallbacks but do not pool: each one's share of the probability is under the bar",
 			"h4-041": "labelled ambiguous before the first run, but the payout reconciliation's tags say marketplace fees",
 			"h4-085": "review as a meeting, not a product review: one word, but the texts read as similar",
 		},
@@ -126,14 +125,8 @@ var hostileSets = []hostileSet{
 		floodBy:   "bookit-",
 		external:  map[string]bool{"mindbridge": true},
 		ambiguous: []string{"ambiguity-pair"},
-		misses: map[string]string{
-			"h5-035": twinsApart, "h5-036": twinsApart, "h5-037": twinsApart, "h5-038": twinsApart, "h5-039": twinsApart,
-		},
 	},
 }
-
-// twinsApart is hostile5's known miss on each twins task.
-const twinsApart = "twins whose names, ids and tags differ are not known to do one job (OriginCheck, Turnstone): each is delegated alone"
 
 func agentOf(key string) string { a, _, _ := strings.Cut(key, "/"); return a }
 
