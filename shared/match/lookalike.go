@@ -97,7 +97,7 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 		}
 		if alike != decide.AlikeOtherLine && !lookAlikeJob(top, e, alike) {
 			if alike == decide.AlikeTwin && m.standsIn(out[0].Doc, out[i].Doc) {
-				out[i].AlikeOf, out[i].Alike = top.Key, decide.AlikeStandIn
+				out[i].AlikeOf, out[i].Alike, out[i].Sibling = top.Key, decide.AlikeTwin, true
 				continue
 			}
 			if near {
@@ -331,14 +331,17 @@ func quarterOfEach(a, b []string) bool {
 // handling, is another vendor's offer of skill doc a's job: both agents
 // offer that one skill, the two state it in words of their own sharing a
 // quarter of each one's name, tag and description terms (quarterOfEach),
-// and b copies not half of a's examples (a pasted card is no fallback to
-// count on). hostile4's two packshot services ("Background removal",
-// "Packshot cut-out") and hostile5's two plagiarism checkers ("Similarity
-// report", "Source-match scan") share no name, id or tag, and a quarter
-// to a third of their terms. Among agents of many skills such an overlap
-// joins neighbouring jobs of different businesses: in clinc150 a clock
-// and a travel agent's time zone lookup, a lost card and lost luggage
-// (188 of its 2,132 dev delegations would have named such a fallback).
+// and b copies not half of a's examples (a pasted card is no twin to
+// count on). Such a pair are siblings: the reranker splits the
+// probability that the job is theirs, and either will do. hostile4's two
+// packshot services ("Background removal", "Packshot cut-out") and
+// hostile5's two plagiarism checkers ("Similarity report", "Source-match
+// scan") share no name, id or tag, and a quarter to a third of their
+// terms. Among agents of many skills such an overlap joins neighbouring
+// jobs of different businesses: in clinc150 a clock and a travel agent's
+// time zone lookup, a lost card and lost luggage (188 of its 2,132 dev
+// delegations would have named such a fallback, and pooling their
+// probability delegated different intents).
 func (m *Matcher) standsIn(a, b int) bool {
 	ra, rb := &m.refs[a], &m.refs[b]
 	if len(ra.agent.Card.Skills) != 1 || len(rb.agent.Card.Skills) != 1 {

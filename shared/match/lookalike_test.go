@@ -256,9 +256,9 @@ func TestLookAlikeByTagsOfEach(t *testing.T) {
 		want decide.Alike
 	}{
 		{"half of each, external", []string{"transcription", "dictation", "typing service", "turnaround"}, external, plain, decide.AlikeDiffers},
-		// The looser reading makes no twin: under the same handling the
-		// two one-skill vendors only stand in for each other as fallbacks.
-		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, plain, decide.AlikeStandIn},
+		// Under the same handling the two one-skill vendors are twins
+		// (standsIn), by a quarter of their stated terms.
+		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, plain, decide.AlikeTwin},
 		// Under half of one's tags, their names and descriptions still
 		// state one job: a quarter of each one's stated terms (quarterOfEach).
 		// Different jobs are kept apart in
@@ -322,11 +322,12 @@ func TestDifferentJobsOnOneDocumentAreNoAlternatives(t *testing.T) {
 }
 
 // A one-skill vendor that states Atlas Weather's job in words of its own
-// (no name, id or tag in common) is the first fallback of a delegation to
-// Atlas Weather, however low the reranker puts it; the same skill beside
-// another one on its agent's card is no stand-in: among agents of many
+// (no name, id or tag in common) is its sibling: the first fallback of a
+// delegation to Atlas Weather, however low the reranker puts it, and the
+// two pool the probability that the job is theirs. The same skill beside
+// another one on its agent's card is neither: among agents of many
 // skills a quarter of shared terms also joins neighbouring jobs.
-func TestStandInIsFirstFallback(t *testing.T) {
+func TestOneSkillVendorsOfOneJobAreSiblings(t *testing.T) {
 	outlook := skillSpec{ID: "outlook", Name: "Sky outlook",
 		Desc: "Tells cities what the sky will bring: rain, snow, wind and storms, hour by hour.",
 		Tags: []string{"meteorology", "storm warnings", "temperature"}}
@@ -352,6 +353,10 @@ func TestStandInIsFirstFallback(t *testing.T) {
 		first := len(d.Fallbacks) > 0 && d.Fallbacks[0].Key == "skycast/outlook"
 		if first != tc.want {
 			t.Errorf("%s: fallbacks %+v: skycast/outlook first %v, want %v", tc.name, d.Fallbacks, first, tc.want)
+		}
+		if pooled := d.Probability > res.Ranked[0].Prob; pooled != tc.want {
+			t.Errorf("%s: decision probability %.3f beside the best one's %.3f: pooled %v, want %v (%s)",
+				tc.name, d.Probability, res.Ranked[0].Prob, pooled, tc.want, d.Reason)
 		}
 	}
 }

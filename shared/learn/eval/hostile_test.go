@@ -109,9 +109,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"payflow": true, "helpshore": true},
 		ambiguous: []string{"payables", "support"},
 		misses: map[string]string{
-			"h4-024": "twins whose names, ids and tags differ stand in as fallbacks but do not pool: each one's share of the probability is under the bar",
-			"h4-025": "twins whose names, ids and tags differ stand in as fallbacks but do not pool: each one's share of the probability is under the bar",
-			"h4-028": "twins whose names, ids and tags differ stand in as fallbacks but do not pool: each one's share of the probability is under the bar",
+			"h4-024": "\"clutter\" and \"toaster shots\" read as neither twin's words: 0.22, pooled with its twin 0.32",
 			"h4-041": "labelled ambiguous before the first run, but the payout reconciliation's tags say marketplace fees",
 			"h4-085": "review as a meeting, not a product review: one word, but the texts read as similar",
 		},

@@ -4,7 +4,6 @@ package decide
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 )
 
@@ -95,13 +94,6 @@ const (
 	// Media 1 and 2's): another kind of service, which the request does
 	// not choose, so the caller is asked.
 	AlikeOtherLine Alike = "other-line"
-	// AlikeStandIn does the best one's job in words of its own under the
-	// same data handling: a quarter of their stated terms shared, where a
-	// twin shares half of its tags, name or description. Words shared
-	// that loosely also join neighbouring jobs (a clock and a time zone
-	// lookup), so a stand-in is never a reason to delegate a close call:
-	// it only goes first among the fallbacks of a delegation made anyway.
-	AlikeStandIn Alike = "stand-in"
 )
 
 // Decision is the decider's answer for one task.
@@ -245,7 +237,7 @@ func (p Policy) Decide(opts []Option) Decision {
 		}
 		chosen := top
 		d.Chosen = &chosen
-		d.Fallbacks = p.fallbacksWithStandIn(opts)
+		d.Fallbacks = p.fallbacks(opts[1:])
 		if close {
 			d.Reason = fmt.Sprintf("best match %s at %.2f; runner-up %s is the same agent", top.Key, top.Prob, second.Key)
 		} else {
@@ -315,48 +307,20 @@ func (p Policy) Pooled(opts []Option) (float64, bool) {
 // the best one, 0 for none, and the option that carries the relation. The
 // ranker marks the look-alikes of its best candidate; when a near-tie
 // break or a degraded best one's demotion put one of them first, the
-// relation is read the other way round. Stand-ins are left out: they
-// decide nothing (standIn finds them).
+// relation is read the other way round.
 func lookAlike(opts []Option) (int, Option) {
-	return related(opts, func(a Alike) bool { return a != AlikeStandIn })
-}
-
-// standIn is the position of the first stand-in of the best option, 0
-// for none.
-func standIn(opts []Option) int {
-	j, _ := related(opts, func(a Alike) bool { return a == AlikeStandIn })
-	return j
-}
-
-// related is the position of the first option related to the best one
-// by a kind keep accepts, and the option that carries the relation.
-func related(opts []Option, keep func(Alike) bool) (int, Option) {
 	for j := 1; j < len(opts); j++ {
 		if opts[j].AgentID == opts[0].AgentID {
 			continue
 		}
 		switch {
-		case opts[j].AlikeOf != "" && opts[j].AlikeOf == opts[0].Key && keep(opts[j].Alike):
+		case opts[j].AlikeOf != "" && opts[j].AlikeOf == opts[0].Key:
 			return j, opts[j]
-		case opts[0].AlikeOf != "" && opts[0].AlikeOf == opts[j].Key && keep(opts[0].Alike):
+		case opts[0].AlikeOf != "" && opts[0].AlikeOf == opts[j].Key:
 			return j, opts[0]
 		}
 	}
 	return 0, Option{}
-}
-
-// fallbacksWithStandIn is the fallbacks of a delegation to the best of
-// opts: its stand-in first when it has a healthy one, however low its
-// probability (the reranker pushes every rival of the best one down, a
-// skill doing the same job too), then the plausible others.
-func (p Policy) fallbacksWithStandIn(opts []Option) []Option {
-	j := standIn(opts)
-	if j == 0 || opts[j].Demoted {
-		return p.fallbacks(opts[1:])
-	}
-	rest := slices.Concat(opts[1:j], opts[j+1:])
-	out := append([]Option{opts[j]}, p.fallbacks(rest)...)
-	return out[:min(len(out), max(p.MaxFallbacks, 1))]
 }
 
 // fallbacks keeps up to MaxFallbacks plausible options, degraded last.
