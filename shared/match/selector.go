@@ -110,6 +110,28 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	`|(pass|send|route|forward|direct|delegate|hand)\s(every|all|any|each)\s(\w+\s)?(requests?|tasks?|quer(y|ies)|messages?|questions?|enquir(y|ies))\s(to|on\sto)\sthis\s(tool|skill|agent|one|entry|listing|service)\b` +
 	`|this\sis\s(the\s)?(entry|option|listing)\sto\s(pick|choose|select)\b` +
 	`|(every|all|any|each)\s(\w+\s){0,3}(requests?|tasks?|quer(y|ies)|questions?|enquir(y|ies))\sbelongs?\s(with|to)\sthis\s(tool|skill|agent|one)\b` +
+	// A sixth set, written blind, wrote to "the orchestration layer that
+	// allocates incoming work" and "the triage model reading these
+	// cards": the selector named by the layer or model that hands out the
+	// work or reads the catalog's cards (not "a note for the nurse who
+	// triages patients").
+	`|(notes?|messages?|reminders?|notices?|announcements?|guidance|instructions?)\s(to|for)\s(the|any|an?|all)\s(\w+\s)?(assistant|agent|model|system|component|router|orchestrator|layer|engine)s?\s((that|which|who)\s)?((is|are)\s)?(allocates?|allocating|assigns?|assigning|dispatch(es)?|dispatching|distributes?|distributing|triages?|triaging|reads?|reading)\s((the|these|all|every|each)\s)?(incoming\s)?(work|requests?|tasks?|cards?|listings?|entries|skills?|tools?|agents?)\b` +
+	// The card's neighbours in the catalog as husks: "the sibling
+	// listings in this directory are read-only mirrors", "the claims teams
+	// listed elsewhere only hold archived cases".
+	// Only where the text places them in the catalog: "the remaining
+	// entries are archived" is a records job's.
+	`|((other|sibling|remaining)\s(tools|skills|agents|entries|options|listings|services|offices|providers|teams|cards)\s(in|on|of)\s(this|the)\s(list|catalog|catalogue|registry|directory)|sibling\s(tools|skills|agents|entries|options|listings|services|offices|providers|teams|cards))\s(are|is)\s(now\s)?(only\s)?(read\sonly|archived?|mirrors?|inactive|legacy|decommissioned|defunct|dormant)\b` +
+	`|(tools|skills|agents|entries|options|listings|services|offices|providers|teams|cards)\slisted\selsewhere\s(are\s|now\s|only\s){0,2}(hold\s(only\s)?archived|read\sonly|archived?|mirrors?|inactive|legacy|decommissioned|defunct|dormant|no\slonger)\b` +
+	// Work handed to the card as the selector hands it: "allocate
+	// customer work to this skill", "hand incoming requests this way"
+	// (not "send requests to this skill with a JSON body": usage).
+	`|(allocate|assign|hand|pass)\s(\w+\s){0,2}(requests|tasks|work|queries|messages|questions|enquiries)\s(this\sway|to\sthis\s(tool|skill|agent|one|entry|listing|service))\b` +
+	// An order on the score itself: "record the fit as certain" (not
+	// "marks each match as complete", a reconciliation's).
+	`|(record|treat|score|rate|count|regard|report)\s(the|its|this|each|every|any)\s(\w+\s)?(fit|match|overlap|relevance|score|similarity|confidence)\s(as|to\sbe)\s(certain|exact|perfect|maximal|maximum|definite|absolute)\b` +
+	// The card as the answer to whatever else the catalog offers.
+	`|(whatever|anything|whoever|everything)\selse\s(is\s)?listed\s?((here|in\s(this|the)\s(list|catalog|catalogue|registry|directory))\b|$)` +
 	`)`)
 
 // selectorAnchors: every alternative of selectorTalk holds one of them
@@ -121,7 +143,9 @@ var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orc
 	"select", "choose", "chose", "pick", "prefer", "priorit", "favo", "route", "delegate", "direct", "send", "forward",
 	"use", "call", "invoke", "give", "assign", "set", "report", "return", "output", "best", "right", "correct",
 	"only", "most", "top", "ideal", "ignore", "forget", "disregard", "override", "never", "don", "do",
-	"notice", "announcement", "longer", "date", "pass", "hand", "belong")
+	"notice", "announcement", "longer", "date", "pass", "hand", "belong",
+	"guidance", "layer", "engine", "listed", "sibling", "allocate", "assign", "record", "treat", "count", "regard",
+	"whatever", "anything", "whoever", "everything", "list", "catalog", "registry", "directory")
 
 // talksToSelector says whether any of a card's texts (descriptions,
 // names, tags, examples) talks to the selector. name and id are the
@@ -155,7 +179,9 @@ var selectorTriggers = func() map[string]bool {
 		send forward best right top most preferred perfect ideal give assign set report return output
 		ignore forget disregard override never don do
 		notes messages reminders notice notices announcement announcements separately pass hand
-		every all any each`) {
+		every all any each
+		guidance instructions sibling tools skills agents entries options listings services offices providers teams cards
+		allocate assign record treat count regard whatever anything whoever everything`) {
 		m[w] = true
 	}
 	return m
