@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
@@ -122,10 +123,11 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 			topExamples = exampleSet(m.refs[out[0].Doc].skill.Examples)
 		}
 		shared := sharesHalf(topExamples, exampleSet(m.refs[out[i].Doc].skill.Examples))
-		if shared && (sameName(top, e) || alike == decide.AlikeOtherLine) {
+		pasted := rewordedPaste(m.refs[out[0].Doc].skill, m.refs[out[i].Doc].skill)
+		if shared && (sameName(top, e) || alike == decide.AlikeOtherLine) || pasted {
 			out[i].Alike = decide.AlikeCopy
 		}
-		out[i].Sibling = alike == decide.AlikeTwin && !shared && m.sibling(out[0].Doc, out[i].Doc, top, e)
+		out[i].Sibling = alike == decide.AlikeTwin && !shared && !pasted && m.sibling(out[0].Doc, out[i].Doc, top, e)
 	}
 }
 
@@ -204,6 +206,64 @@ func sameSkill(a, b *index.Doc) bool {
 // description-only twins (services written from one template) still
 // delegate with a fallback.
 func sharedExamples(a, b []string) bool { return sharesHalf(exampleSet(a), exampleSet(b)) }
+
+// pastedSkeleton is the share of a text's words, in their order, that a
+// reworded paste keeps (wordsInOrder).
+const pastedSkeleton = 0.8
+
+// rewordedPaste says whether skill b is a's card pasted and reworded a
+// word here and there: its description and one of its examples each keep
+// pastedSkeleton or more of a's words in a's order. Swapping words
+// ("switching" for "moving", "discount" for "bonus", "customer" for
+// "policyholder") defeats every comparison of word sets, but leaves the
+// sentences' run: a sixth set's clone kept 0.83 of the description and
+// 0.82 of the example, the earlier sets' clones 0.86-1.00 of both. Two
+// services written apart share a stock description at most (hostile's two
+// restaurant finders, 1.00) or an example's form (a2a-samples' two
+// calendars, 1.00 of one example and 0.54 of the description), not both.
+// Cards without examples are never judged pasted: sgd's services written
+// from one template are siblings.
+func rewordedPaste(a, b *card.Skill) bool {
+	if len(a.Examples) == 0 || len(b.Examples) == 0 || wordsInOrder(a.Description, b.Description) < pastedSkeleton {
+		return false
+	}
+	for _, x := range a.Examples {
+		for _, y := range b.Examples {
+			if wordsInOrder(x, y) >= pastedSkeleton {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxSkeletonWords bounds the texts wordsInOrder compares: card text is
+// untrusted, and the comparison costs the product of the two lengths.
+const maxSkeletonWords = 200
+
+// wordsInOrder is the length of the longest run of words a and b share in
+// the same order (not necessarily adjacent), over the longer one's word
+// count: 1 for one text, near 0 for texts apart. Each text is read up to
+// maxSkeletonWords.
+func wordsInOrder(a, b string) float64 {
+	wa, wb := analyze.Words(a), analyze.Words(b)
+	wa, wb = wa[:min(len(wa), maxSkeletonWords)], wb[:min(len(wb), maxSkeletonWords)]
+	if len(wa) == 0 || len(wb) == 0 {
+		return 0
+	}
+	prev, cur := make([]int, len(wb)+1), make([]int, len(wb)+1)
+	for _, x := range wa {
+		for j, y := range wb {
+			if x == y {
+				cur[j+1] = prev[j] + 1
+			} else {
+				cur[j+1] = max(prev[j+1], cur[j])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return float64(prev[len(wb)]) / float64(max(len(wa), len(wb)))
+}
 
 // copiedExample is the share of words two examples have in common (of
 // the words of either) from which one is a copy of the other: a paste

@@ -1,9 +1,11 @@
 package match
 
 import (
+	"math"
 	"slices"
 	"testing"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -86,6 +88,55 @@ func TestQuarterOfEachStatedTerms(t *testing.T) {
 	for _, tt := range tests {
 		if got := quarterOfEach(statedTerms(tt.a), statedTerms(tt.b)); got != tt.want {
 			t.Errorf("%s: quarterOfEach = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestRewordedPaste(t *testing.T) {
+	const desc = "Writes a letter confirming how many years of claim-free driving a customer has earned on a motor policy, to take to a new insurer when they switch."
+	const reworded = "Produces a letter confirming how many years of claim-free driving a policyholder has built up on a motor policy, to take to a new insurer when they move."
+	const own = "Certifies your no-claims history for another insurer, by email within a day."
+	skill := func(desc string, examples ...string) *card.Skill {
+		return &card.Skill{Description: desc, Examples: examples}
+	}
+	tests := []struct {
+		name string
+		a, b *card.Skill
+		want bool
+	}{
+		{"description and example reworded a word or two",
+			skill(desc, "I'm switching insurer, please send my no claims letter"),
+			skill(reworded, "I'm moving insurer, please send my no claims bonus letter"), true},
+		{"a stock description, examples written apart",
+			skill(desc, "I'm switching insurer, please send my no claims letter"),
+			skill(reworded, "need proof of five claim-free years for Aviva"), false},
+		{"an example's form, descriptions written apart",
+			skill(desc, "I'm switching insurer, please send my no claims letter"),
+			skill(own, "I'm moving insurer, please send my no claims bonus letter"), false},
+		// Services written from one template, without examples, are
+		// siblings, not pastes.
+		{"no examples", skill(desc), skill(reworded), false},
+	}
+	for _, tt := range tests {
+		if got := rewordedPaste(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: rewordedPaste = %v, want %v (description %.2f)", tt.name, got, tt.want, wordsInOrder(tt.a.Description, tt.b.Description))
+		}
+	}
+}
+
+func TestWordsInOrder(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want float64
+	}{
+		{"book a table for two", "Book a table, for two!", 1},
+		{"book a table for two", "for two book a table", 0.6},
+		{"book a table", "", 0},
+		{"a b c d", "a x c y", 0.5},
+	}
+	for _, tt := range tests {
+		if got := wordsInOrder(tt.a, tt.b); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("wordsInOrder(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }

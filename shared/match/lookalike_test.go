@@ -300,6 +300,20 @@ func TestRewordedCopyNeverTakesATask(t *testing.T) {
 		"wind forecast for the coast on Sunday")
 }
 
+// TestRenamedRewordedCopyNeverTakesATask: a paste whose skill name,
+// description and examples are each reworded by a word or two, under an
+// agent name of its own, is still a copy (rewordedPaste): no word set
+// compared whole finds it, the words' order does.
+func TestRenamedRewordedCopyNeverTakesATask(t *testing.T) {
+	c := weatherTwin("a-weather", catalog.EntryDefault)
+	c.Skills[0].Name = "Weather outlook"
+	c.Skills[0].Desc = "Gives hourly and ten day weather outlooks for every city: rain, snow, wind, temperature and storm alerts."
+	c.Skills[0].Examples = []string{"will it rain in Bergen tomorrow", "weekend weather outlook for Madrid", "how gusty will it be in Chicago on Friday"}
+	m := newMatcher(t, buildCatalog(t, append(honest(), c)...))
+	copyNeverTakes(t, m, "a-weather", "will it rain in Lisbon this weekend?", "is it going to snow in Denver",
+		"wind forecast for the coast on Sunday")
+}
+
 // TestDifferentJobsOnOneDocumentAreNoAlternatives: an in-house summary
 // and an external translation of PDFs share one tag term of two ("pdf");
 // a summary request goes to the summary, not to a question naming both
