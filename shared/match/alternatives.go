@@ -177,12 +177,25 @@ func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Rank
 // this", "do the thing we talked about", "handle the usual"), and the
 // nouns of a trouble reported but not named ("we've got a problem with an
 // order" went to a chargeback dispute at 0.96 on its example's "got" and
-// "order").
+// "order"), and of a file sent without a word of what to do with it
+// ("could you take a look at the attached?" went to a site inspection
+// at 0.81: a PDF many agents take says nothing of the job).
 var referents = map[string]bool{
 	"it": true, "this": true, "that": true, "these": true, "those": true, "them": true,
 	"something": true, "anything": true, "everything": true, "whatever": true,
 	"thing": true, "stuff": true, "usual": true,
-	"problem": true, "problems": true, "issue": true, "issues": true, "trouble": true,
+	"problem": true, "problems": true, "issue": true, "issues": true, "trouble": true, "mess": true, "wrong": true,
+	"attached": true, "attachment": true, "enclosed": true,
+}
+
+// recalls place a request in time or in an earlier conversation without
+// saying what it asks: "fix the problem we discussed", "prepare
+// everything for tomorrow" (delegated to a code review at 0.99 and to a
+// weather forecast at 0.81 on a word of their examples). Like asking
+// words they are no content of a thin request and name no skill's job.
+var recalls = map[string]bool{
+	"discussed": true, "mentioned": true, "talked": true, "agreed": true,
+	"today": true, "tomorrow": true, "tonight": true, "yesterday": true, "now": true, "later": true, "soon": true,
 }
 
 // asking words say that something is wanted, never what: the closed class
@@ -197,12 +210,13 @@ var asking = map[string]bool{
 	"need": true, "needs": true, "help": true, "get": true, "got": true, "make": true,
 	"done": true, "handle": true, "deal": true, "sort": true, "take": true, "care": true, "asap": true,
 	"someone": true, "somebody": true, "anyone": true, "anybody": true,
+	"ideas": true, "look": true, "chance": true, "needful": true,
 }
 
 // markUnnamed marks the candidates Unnamed when the request is thin — it
-// points at something ("it", "this") that no earlier turn or attached
-// file supplies, and beside that holds at most one content word (asking
-// words are none) — and none
+// points at something ("it", "this", "the attached") that no earlier turn
+// supplies, nor a file only one agent takes, and beside that holds at
+// most one content word (asking words are none) — and none
 // of its words is part of the candidate's stated job (its name, tags or
 // description). "repeat that" names a repeat skill's job; "fix it" says
 // nothing of a pull-request review's, though a review example mentions a
@@ -217,7 +231,7 @@ var asking = map[string]bool{
 // thin requests across the golden and hostile sets were right 7 times in
 // 39 at a mean of 0.42. As with a thin link, the order stays.
 func markUnnamed(req *extract.Requirement, out []Ranked) {
-	if len(out) == 0 || req == nil || len(req.History) > 0 || len(req.InputTypes) > 0 {
+	if len(out) == 0 || req == nil || len(req.History) > 0 || len(req.InputTypes) > 0 && oneAgent(out) {
 		return
 	}
 	words := analyze.Words(req.Need)
@@ -226,7 +240,7 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 		switch {
 		case referents[w]:
 			pointers++
-		case !analyze.IsStopword(w) && !asking[w]:
+		case !analyze.IsStopword(w) && !asking[w] && !recalls[w]:
 			content++
 		}
 	}
@@ -257,7 +271,7 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 // report at 0.92 and to a code review at 0.99.
 func namesJob(words []string, d *index.Doc) bool {
 	for _, w := range words {
-		if referents[w] || asking[w] {
+		if referents[w] || asking[w] || recalls[w] {
 			continue
 		}
 		if slices.ContainsFunc(d.Tags, func(t string) bool { return strings.EqualFold(strings.TrimSpace(t), w) }) {
@@ -272,6 +286,12 @@ func namesJob(words []string, d *index.Doc) bool {
 		}
 	}
 	return false
+}
+
+// oneAgent says whether every candidate is one agent's: a file only that
+// agent takes says what a thin request is about.
+func oneAgent(out []Ranked) bool {
+	return !slices.ContainsFunc(out, func(r Ranked) bool { return r.Entry.AgentID != out[0].Entry.AgentID })
 }
 
 // has reports whether the sorted set holds t.

@@ -39,6 +39,10 @@ func TestThinRequestNotNamingTheJobIsNotDelegated(t *testing.T) {
 		{"a problem with what a label names", textTask("v12", "we've got a problem with the weather"), false},
 		{"an earlier turn says what", withTurn(textTask("v6", "help me with this"), "I have an email to Ana that must go out in German"), false},
 		{"a file says what", withFile(textTask("v7", "help me with this"), "change.diff", "text/x-diff"), false},
+		// A file several agents take says what the request points at, not
+		// what to do with it.
+		{"a file of many uses", withFile(textTask("v13", "could you take a look at the attached?"), "report.pdf", "application/pdf"), true},
+		{"a file of many uses, the job named", withFile(textTask("v14", "summarise the attached"), "report.pdf", "application/pdf"), false},
 	}
 	for _, tc := range tests {
 		res := mustMatch(t, m, tc.task)
