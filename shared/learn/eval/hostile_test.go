@@ -124,7 +124,29 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"mindbridge": true},
 		ambiguous: []string{"ambiguity-pair"},
 	},
+	{
+		// A sixth set, written blind (an insurer and its partners); its
+		// first run and what changed are in the README.
+		dir: "testdata/hostile6",
+		attackers: map[string]string{"policyhelp": "injected", "smartclaim": "injected", "insurehub360": "stuffed",
+			"policy-docs-centre": "cloned", "quotequote": "spam"},
+		floodBy:   "driveon",
+		external:  map[string]bool{"crawley-finch": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h6-046": twinsApart, "h6-047": twinsApart, "h6-048": twinsApart, "h6-050": twinsApart,
+			"h6-045": "a payment that does not look right reads as the premium refund's job (its example: a premium taken twice)",
+			"h6-089": "a life insurance payout on a death reads as a medical emergency abroad (meaning similarity 0.69); no one offers life cover",
+			"h6-090": "\"leaving\" and \"leave\" are one term: a leaving cake reads as annual leave",
+		},
+	},
 }
+
+// twinsApart is hostile6's known miss on its twins: ClearView's
+// "Windscreen & window glass" and GlassPoint's "Vehicle glazing jobs"
+// share 6 of their 27 stated terms (under a quarter), and ClearView offers
+// a second skill, so nothing tells they do one job.
+const twinsApart = "twins in words apart (windscreen, glazing: 6 of 27 terms), one of two skills: each delegated alone"
 
 func agentOf(key string) string { a, _, _ := strings.Cut(key, "/"); return a }
 
