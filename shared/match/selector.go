@@ -145,7 +145,9 @@ var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orc
 	"only", "most", "top", "ideal", "ignore", "forget", "disregard", "override", "never", "don", "do",
 	"notice", "announcement", "longer", "date", "pass", "hand", "belong",
 	"guidance", "layer", "engine", "listed", "sibling", "allocate", "assign", "record", "treat", "count", "regard",
-	"whatever", "anything", "whoever", "everything", "list", "catalog", "registry", "directory")
+	"whatever", "anything", "whoever", "everything", "list", "catalog", "registry", "directory",
+	// ordersBySignals needs the catalog: its words.
+	"entr", "other")
 
 // talksToSelector says whether any of a card's texts (descriptions,
 // names, tags, examples) talks to the selector. name and id are the
@@ -159,7 +161,7 @@ func talksToSelector(name, id string, texts ...string) bool {
 		if selves == nil {
 			selves = selfNames(name, id)
 		}
-		if matchesAtATrigger(selfAsTool(text, words(text), selves)) {
+		if matchesAtATrigger(selfAsTool(text, words(text), selves)) || ordersBySignals(text, selves) {
 			return true
 		}
 	}

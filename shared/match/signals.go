@@ -1,0 +1,112 @@
+package match
+
+import (
+	"strings"
+)
+
+// A card's orders to the selector have been worded anew by every hostile
+// set written blind, and each wording needed its own alternative in
+// selectorTalk. What they share is what they speak of: in one sentence,
+// most of the five things an order over the catalog needs — the catalog
+// ("the other listings", "this directory"), the act of selecting
+// ("route", "allocate", "rank", "triage"), the card itself ("this skill",
+// its own name), a claim over all the rest ("always", "supersedes",
+// "archived", "every request") and a machine reader ("the AI", "the
+// model", "the orchestration layer"). ordersBySignals asks for four of
+// the five, the catalog among them: six of the ten injected cards of the
+// six sets hold such a sentence (the other four give their orders without
+// naming the catalog, and selectorTalk reads them), and no honest card of
+// the ten catalogs does. A job description speaks of its job, not of the
+// catalog's other entries; a router's own description ("AcmeRouter routes
+// every request to the best AI model") holds four families but not the
+// catalog, and stays trusted. It backs up selectorTalk, which still names
+// each known wording, for wordings no set has shown yet.
+
+// ordersBySignalsAt is how many of the five families one sentence must
+// hold.
+const ordersBySignalsAt = 4
+
+// signalFamily is one of the five things an order to the selector speaks
+// of.
+type signalFamily uint8
+
+const (
+	familyCatalog signalFamily = 1 << iota
+	familySelecting
+	familySelf
+	familyOverAll
+	familyReader
+)
+
+var (
+	catalogWords = fieldSet("listing listings listed entry entries catalog catalogue directory registry")
+	// otherNouns follow "other" as the catalog's other entries.
+	otherNouns      = fieldSet("agents tools skills services teams offices providers options listings entries cards")
+	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat"}
+	selfNouns       = fieldSet("skill tool agent entry listing service card one")
+	overAllWords    = fieldSet("supersede supersedes override overrides obsolete deprecated retired archived mirror mirrors outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority")
+	readerWords     = fieldSet("ai llm llms model models assistant router routers orchestrator orchestration layer engine automated bot")
+	requestNouns    = fieldSet("request requests task tasks query queries")
+)
+
+func fieldSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// ordersBySignals says whether a sentence of text holds ordersBySignalsAt
+// of the families, the catalog among them. selves are the card's own
+// names (selfNames).
+func ordersBySignals(text string, selves []self) bool {
+	for _, sentence := range strings.FieldsFunc(text, func(r rune) bool {
+		return r == '.' || r == '!' || r == '?' || r == ';' || r == '\n'
+	}) {
+		f := signalFamilies(selfAsTool(sentence, words(sentence), selves))
+		if f&familyCatalog != 0 && bitsSet(f) >= ordersBySignalsAt {
+			return true
+		}
+	}
+	return false
+}
+
+// signalFamilies are the families t (as words and selfAsTool give a
+// sentence) speaks of.
+func signalFamilies(t string) signalFamily {
+	ws := strings.Fields(t)
+	var f signalFamily
+	for i, w := range ws {
+		next := ""
+		if i+1 < len(ws) {
+			next = ws[i+1]
+		}
+		switch {
+		case catalogWords[w], w == "other" && otherNouns[next]:
+			f |= familyCatalog
+		case w == "this" && selfNouns[next]:
+			f |= familySelf
+		case overAllWords[w], w == "no" && next == "longer", w == "out" && next == "of" && i+2 < len(ws) && ws[i+2] == "date",
+			(w == "every" || w == "all" || w == "any") && requestNouns[next]:
+			f |= familyOverAll
+		case readerWords[w]:
+			f |= familyReader
+		}
+		for _, p := range selectingStarts {
+			if strings.HasPrefix(w, p) {
+				f |= familySelecting
+				break
+			}
+		}
+	}
+	return f
+}
+
+func bitsSet(f signalFamily) int {
+	n := 0
+	for ; f != 0; f &= f - 1 {
+		n++
+	}
+	return n
+}
