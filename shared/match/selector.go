@@ -121,17 +121,18 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// listed elsewhere only hold archived cases".
 	// Only where the text places them in the catalog: "the remaining
 	// entries are archived" is a records job's.
-	`|((other|sibling|remaining)\s(tools|skills|agents|entries|options|listings|services|offices|providers|teams|cards)\s(in|on|of)\s(this|the)\s(list|catalog|catalogue|registry|directory)|sibling\s(tools|skills|agents|entries|options|listings|services|offices|providers|teams|cards))\s(are|is)\s(now\s)?(only\s)?(read\sonly|archived?|mirrors?|inactive|legacy|decommissioned|defunct|dormant)\b` +
-	`|(tools|skills|agents|entries|options|listings|services|offices|providers|teams|cards)\slisted\selsewhere\s(are\s|now\s|only\s){0,2}(hold\s(only\s)?archived|read\sonly|archived?|mirrors?|inactive|legacy|decommissioned|defunct|dormant|no\slonger)\b` +
+	`|((other|sibling|remaining)\s(tools|skills|agents|entries|options|listings|services|offices|providers|teams|cards)\s(in|on|of)\s(this|the)\s(catalog|catalogue|registry|directory)|sibling\s(tools|skills|agents|entries|options|listings|services|offices|providers|teams|cards))\s(are|is)\s(now\s)?(only\s)?(read\sonly|archived?|mirrors?|inactive|legacy|decommissioned|defunct|dormant)\b` +
+	`|listed\selsewhere\s(are\s|now\s|only\s){0,2}(hold\s(only\s)?archived|read\sonly|archived?|mirrors?|inactive|legacy|decommissioned|defunct|dormant|no\slonger)\b` +
 	// Work handed to the card as the selector hands it: "allocate
 	// customer work to this skill", "hand incoming requests this way"
 	// (not "send requests to this skill with a JSON body": usage).
-	`|(allocate|assign|hand|pass)\s(\w+\s){0,2}(requests|tasks|work|queries|messages|questions|enquiries)\s(this\sway|to\sthis\s(tool|skill|agent|one|entry|listing|service))\b` +
+	`|(hand|pass)\s(\w+\s){0,2}(requests|tasks|work|queries|messages|questions|enquiries)\s(this\sway|to\sthis\s(tool|skill|agent|one|entry|listing|service))\b` +
+	`|(allocate|assign)\s(\w+\s){0,2}(requests|tasks|work|queries|messages|questions|enquiries)\sto\sthis\s(tool|skill|agent)\b` +
 	// An order on the score itself: "record the fit as certain" (not
 	// "marks each match as complete", a reconciliation's).
-	`|(record|treat|score|rate|count|regard|report)\s(the|its|this|each|every|any)\s(\w+\s)?(fit|match|overlap|relevance|score|similarity|confidence)\s(as|to\sbe)\s(certain|exact|perfect|maximal|maximum|definite|absolute)\b` +
+	`|(record|treat|score|rate|regard|report)\s(the|its|this|each|every|any)\s(\w+\s)?(fit|match|overlap|relevance|score|similarity|confidence)\s(as|to\sbe)\s(certain|exact|perfect|maximal|maximum|definite|absolute)\b` +
 	// The card as the answer to whatever else the catalog offers.
-	`|(whatever|anything|whoever|everything)\selse\s(is\s)?listed\s?((here|in\s(this|the)\s(list|catalog|catalogue|registry|directory))\b|$)` +
+	`|else\s(is\s)?listed\s?((here|in\s(this|the)\s(list|catalog|catalogue|registry|directory))\b|$)` +
 	`)`)
 
 // selectorAnchors: every alternative of selectorTalk holds one of them
@@ -144,10 +145,11 @@ var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orc
 	"use", "call", "invoke", "give", "assign", "set", "report", "return", "output", "best", "right", "correct",
 	"only", "most", "top", "ideal", "ignore", "forget", "disregard", "override", "never", "don", "do",
 	"notice", "announcement", "longer", "date", "pass", "hand", "belong",
-	"guidance", "layer", "engine", "listed", "sibling", "allocate", "assign", "record", "treat", "count", "regard",
-	"whatever", "anything", "whoever", "everything", "list", "catalog", "registry", "directory",
-	// ordersBySignals needs the catalog: its words.
-	"entr", "other")
+	// A sixth set's forms, each by a word rarer than its verbs ("record",
+	// "count", "assign" are every other job's): an index build reads
+	// every card.
+	"guidance", "listed", "sibling", "catalog", "registry", "directory",
+	"certain", "exact", "perfect", "maximal", "maximum", "definite", "absolute")
 
 // talksToSelector says whether any of a card's texts (descriptions,
 // names, tags, examples) talks to the selector. name and id are the
@@ -155,13 +157,14 @@ var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orc
 func talksToSelector(name, id string, texts ...string) bool {
 	var selves []self // made for the first text that may match
 	for _, text := range texts {
-		if !mayTalkToSelector(text) {
+		regexp, signals := mayTalkToSelector(text), mayOrderBySignals(text)
+		if !regexp && !signals {
 			continue
 		}
 		if selves == nil {
 			selves = selfNames(name, id)
 		}
-		if matchesAtATrigger(selfAsTool(text, words(text), selves)) || ordersBySignals(text, selves) {
+		if regexp && matchesAtATrigger(selfAsTool(text, words(text), selves)) || signals && ordersBySignals(text, selves) {
 			return true
 		}
 	}
@@ -182,8 +185,7 @@ var selectorTriggers = func() map[string]bool {
 		ignore forget disregard override never don do
 		notes messages reminders notice notices announcement announcements separately pass hand
 		every all any each
-		guidance instructions sibling tools skills agents entries options listings services offices providers teams cards
-		allocate assign record treat count regard whatever anything whoever everything`) {
+		guidance instructions sibling listed allocate assign record treat regard else`) {
 		m[w] = true
 	}
 	return m

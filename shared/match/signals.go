@@ -57,6 +57,21 @@ func fieldSet(s string) map[string]bool {
 	return m
 }
 
+// catalogAnchors start the words of the catalog family, actAnchors those
+// of selecting and of a machine reader. Four families with the catalog
+// among them hold one of the two others (the card itself and a claim over
+// the rest make three), so text without both kinds of anchor holds no
+// order ordersBySignals reads, and is not split nor normalised: an index
+// build reads every card.
+var (
+	catalogAnchors = newAnchors("list", "entr", "catalog", "registry", "directory", "other")
+	actAnchors     = newAnchors("rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag",
+		"dispatch", "delegat", "orchestrat", "ai", "llm", "model", "assistant", "layer", "engine", "automated", "bot")
+)
+
+// mayOrderBySignals is a necessary condition for ordersBySignals on text.
+func mayOrderBySignals(text string) bool { return catalogAnchors.in(text, true) && actAnchors.in(text, true) }
+
 // ordersBySignals says whether a sentence of text holds ordersBySignalsAt
 // of the families, the catalog among them. selves are the card's own
 // names (selfNames).
