@@ -70,7 +70,9 @@ var (
 )
 
 // mayOrderBySignals is a necessary condition for ordersBySignals on text.
-func mayOrderBySignals(text string) bool { return catalogAnchors.in(text, true) && actAnchors.in(text, true) }
+func mayOrderBySignals(text string) bool {
+	return catalogAnchors.in(text, true) && actAnchors.in(text, true)
+}
 
 // ordersBySignals says whether a sentence of text holds ordersBySignalsAt
 // of the families, the catalog among them. selves are the card's own
