@@ -116,6 +116,11 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// work or reads the catalog's cards (not "a note for the nurse who
 	// triages patients").
 	`|(notes?|messages?|reminders?|notices?|announcements?|guidance|instructions?)\s(to|for)\s(the|any|an?|all)\s(\w+\s)?(assistant|agent|model|system|component|router|orchestrator|layer|engine)s?\s((that|which|who)\s)?((is|are)\s)?(allocates?|allocating|assigns?|assigning|dispatch(es)?|dispatching|distributes?|distributing|triages?|triaging|reads?|reading)\s((the|these|all|every|each)\s)?(incoming\s)?(work|requests?|tasks?|cards?|listings?|entries|skills?|tools?|agents?)\b` +
+	// A seventh set's "routing audit key, for the component that ranks
+	// skills": whatever names it, the component is the selector when the
+	// skills, tools or agents are what it ranks or picks (not "the engine
+	// that ranks candidates' CVs").
+	`|(assistant|agent|model|system|component|router|orchestrator|layer|engine)s?\s(that|which|who)\s((is|are)\s)?(selecting|choosing|picking|ranking|routing|scoring|selects|chooses|picks|ranks|routes|scores)\s((the|a|an|which|among|between|its)\s)?(tools?|skills?|agents?)\b` +
 	// The card's neighbours in the catalog as husks: "the sibling
 	// listings in this directory are read-only mirrors", "the claims teams
 	// listed elsewhere only hold archived cases".
@@ -185,7 +190,8 @@ var selectorTriggers = func() map[string]bool {
 		ignore forget disregard override never don do
 		notes messages reminders notice notices announcement announcements separately pass hand
 		every all any each
-		guidance instructions sibling listed allocate assign record treat regard else`) {
+		guidance instructions sibling listed allocate assign record treat regard else
+		component system layer engine`) {
 		m[w] = true
 	}
 	return m
@@ -215,9 +221,16 @@ func matchesAtATrigger(t string) bool {
 // Non-ASCII text is left to the regexp.
 func mayTalkToSelector(text string) bool { return selectorAnchors.in(text, true) }
 
+// isASCIIAlnum says whether c is an ASCII letter or digit. Digits are
+// checked before case folding: folding maps control bytes 0x10-0x19 onto
+// '0'-'9', and a word after one was read as no word's start (a fuzz
+// finding).
 func isASCIIAlnum(c byte) bool {
+	if c >= '0' && c <= '9' {
+		return true
+	}
 	c |= 0x20
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+	return c >= 'a' && c <= 'z'
 }
 
 // words is text lower-cased with its words (letters and digits) joined

@@ -42,10 +42,10 @@ var (
 	catalogWords = fieldSet("listing listings listed entry entries catalog catalogue directory registry")
 	// otherNouns follow "other" as the catalog's other entries.
 	otherNouns      = fieldSet("agents tools skills services teams offices providers options listings entries cards")
-	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat"}
+	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat", "misrout"}
 	selfNouns       = fieldSet("skill tool agent entry listing service card one")
 	overAllWords    = fieldSet("supersede supersedes override overrides obsolete deprecated retired archived mirror mirrors outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority")
-	readerWords     = fieldSet("ai llm llms model models assistant router routers orchestrator orchestration layer engine automated bot")
+	readerWords     = fieldSet("ai llm llms model models assistant router routers orchestrator orchestration layer engine component automated bot")
 	requestNouns    = fieldSet("request requests task tasks query queries")
 )
 
@@ -66,7 +66,7 @@ func fieldSet(s string) map[string]bool {
 var (
 	catalogAnchors = newAnchors("list", "entr", "catalog", "registry", "directory", "other")
 	actAnchors     = newAnchors("rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag",
-		"dispatch", "delegat", "orchestrat", "ai", "llm", "model", "assistant", "layer", "engine", "automated", "bot")
+		"dispatch", "delegat", "orchestrat", "misrout", "ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot")
 )
 
 // mayOrderBySignals is a necessary condition for ordersBySignals on text.
