@@ -166,3 +166,27 @@ func TestTopicMoveNamedDomainMeantOtherwise(t *testing.T) {
 		t.Errorf("best %s (p %.2f): a sense of \"service\" the request does not mean moved it up", res.Ranked[0].Entry.Key, res.Ranked[0].Prob)
 	}
 }
+
+// TestTopicMoveOrgNounIsNoDomain: a word for a kind of organisation in an
+// agent's name ("Deal Desk") is no domain the request names: "it fell off
+// the desk" moved the deal desk's discount approval up to a laptop
+// repair's fit (a seventh set, written blind).
+func TestTopicMoveOrgNounIsNoDomain(t *testing.T) {
+	deals := agentSpec{ID: "deal-desk", Name: "Deal Desk", Desc: "Commercial approvals for the sales team.",
+		Skills: []skillSpec{
+			{ID: "discount-approval", Name: "Discount approval", Desc: "Approves discounts over 15% on new deals and renewals", Tags: []string{"discounts", "deals"}},
+			{ID: "quote", Name: "Quote", Desc: "Builds a priced quote for a deal", Tags: []string{"quotes", "pricing"}}}}
+	it := agentSpec{ID: "it-helpdesk", Name: "IT Helpdesk", Desc: "Laptops, accounts and software.",
+		Skills: []skillSpec{
+			{ID: "laptop-request", Name: "Laptops & hardware", Desc: "Orders, repairs and replaces laptops, monitors and other hardware", Tags: []string{"laptop", "hardware", "repair"}},
+			{ID: "password", Name: "Password reset", Desc: "Resets passwords and single sign-on", Tags: []string{"password", "sso"}}}}
+	// Laptops are a second agent's words too, so no one agent owns them
+	// and they do not keep the helpdesk first on their own.
+	kit := agentSpec{ID: "kitbag", Name: "Kitbag", Desc: "Laptops for new starters.",
+		Skills: []skillSpec{{ID: "starter-laptop", Name: "Starter laptop", Desc: "Ships a configured laptop to a new starter's home", Tags: []string{"laptop", "new starters"}}}}
+	m := newMatcher(t, buildCatalog(t, append(honest(), deals, it, kit)...))
+	res := mustMatch(t, m, textTask("d", "the screen on my laptop cracked when it fell off the desk - I need it fixed or swapped"))
+	if got := res.Ranked[0].Entry.AgentID; got == "deal-desk" {
+		t.Errorf("best %s (p %.2f, %s): the desk it fell off named the Deal Desk's domain", res.Ranked[0].Entry.Key, res.Ranked[0].Prob, res.Ranked[0].Reason)
+	}
+}
