@@ -374,3 +374,39 @@ func TestOneSkillVendorsOfOneJobAreSiblings(t *testing.T) {
 		}
 	}
 }
+
+// TestOneSkillVendorsAlikeInMeaning: two one-skill vendors whose stated
+// jobs share few words (under a quarter of their terms) but read alike
+// to the embedder (statedAlike) are siblings too; by meaning alone, a
+// vendor of another job is not.
+func TestOneSkillVendorsAlikeInMeaning(t *testing.T) {
+	upkeep := agentSpec{ID: "upkeep", Name: "Upkeep", Desc: "Keeps your repositories' packages current.",
+		Skills: []skillSpec{{ID: "upgrade-prs", Name: "Automated upgrade pull requests",
+			Desc: "Scans lockfiles for npm, pip and Maven and opens grouped pull requests that move packages to newer releases, with changelog notes.",
+			Tags: []string{"dependencies", "package upgrades", "lockfile"}}}}
+	refresh := agentSpec{ID: "versionwise", Name: "VersionWise", Desc: "Library currency for engineering teams.",
+		Skills: []skillSpec{{ID: "library-refresh", Name: "Library refresh",
+			Desc: "Brings a codebase's third-party packages and libraries up to date: picks a safe newer version, edits the manifests, runs the tests and raises a merge request.",
+			Tags: []string{"library versions", "framework upgrade", "outdated packages"}}}}
+	m := newMatcher(t, buildCatalog(t, append(honest(), upkeep, refresh)...))
+	res := mustMatch(t, m, textTask("u", "open pull requests upgrading the outdated npm packages in the web repo"))
+	var other *match.Ranked
+	for i := range res.Ranked[1:] {
+		if r := &res.Ranked[i+1]; r.Entry.Key == "versionwise/library-refresh" {
+			other = r
+		}
+	}
+	if res.Ranked[0].Entry.Key != "upkeep/upgrade-prs" || other == nil {
+		t.Fatalf("ranked %v, want upkeep first and versionwise after; the test checks nothing", rankedKeys(res))
+	}
+	if other.Alike != decide.AlikeTwin || !other.Sibling {
+		t.Errorf("versionwise: alike %q sibling %v, want a sibling twin", other.Alike, other.Sibling)
+	}
+	// The weather forecast of a one-skill vendor is no sibling of a
+	// translation's, whatever the embedder says of two short texts.
+	for _, r := range res.Ranked[1:] {
+		if r.Sibling && r.Entry.Key != "versionwise/library-refresh" {
+			t.Errorf("%s is marked a sibling of %s", r.Entry.Key, res.Ranked[0].Entry.Key)
+		}
+	}
+}

@@ -39,6 +39,10 @@ type Matcher struct {
 	// plan is the catalog's filter fields interned for the hard filters.
 	plan *filter.Plan
 	refs []ref // doc i of the index is refs[i]
+	// stated holds, for each skill that is its agent's only one, its
+	// stated job embedded (statedVectors), nil for the others: two
+	// one-skill vendors that read alike are siblings (standsIn).
+	stated [][]float32
 	idx  index.Index
 	emb  vector.Embedder
 	rr   rerank.Reranker
@@ -200,6 +204,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		beside.Go(func() { m.cfg.words = rerank.NewWordCache(cfg.words, docs) })
 	}
 	beside.Go(func() { markCatchAll(m.refs, docs) })
+	beside.Go(func() { m.stated = statedVectors(m.refs, cfg.embedder) })
 	if usesFeature(cfg.model.Reranker.Features, classFeatures...) && !cfg.noSearch {
 		beside.Go(func() { m.classes = exampleClasses(m.refs, docs) })
 	}
