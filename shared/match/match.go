@@ -303,6 +303,12 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 	}
 	index.AnalyzeAll(docs, runtime.GOMAXPROCS(0))
 	markDistrusted(m.refs, runtime.GOMAXPROCS(0))
+	// A card its own text gives away (orders, spam, any task) stays out of
+	// the BM25 statistics; a catch-all is judged against the whole
+	// catalog beside the index build, too late for them.
+	for i := range docs {
+		docs[i].Untrusted = m.refs[i].distrust != ""
+	}
 	return docs
 }
 

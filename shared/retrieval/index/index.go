@@ -27,6 +27,13 @@ type Doc struct {
 	// Examples are the card's examples plus any extra examples a fitted
 	// model supplies for this skill.
 	Examples []string
+	// Untrusted leaves the doc out of the BM25 statistics (document
+	// frequencies, the average length): a card the matcher does not trust
+	// is never a candidate, and its words must not move the scores of
+	// those that are (a spam card's "deploy deploy deploy" halved the
+	// word's weight for the real deploy skill beside it).
+	Untrusted bool
+
 	// InputModes and OutputModes are the skill's effective media types
 	// (the reranker rewards an exact format match over a wildcard).
 	InputModes  []string

@@ -48,6 +48,9 @@ func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (S
 		var fields []bm25.Field
 		for i := range docs {
 			d := &docs[i]
+			if d.Untrusted {
+				continue
+			}
 			fields = append(fields[:0], bm25.Field{Text: d.Name, Weight: w.Name})
 			for _, t := range d.Tags {
 				fields = append(fields, bm25.Field{Text: t, Weight: w.Tags})
@@ -62,6 +65,9 @@ func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (S
 	})
 	wg.Go(func() {
 		for i := range docs {
+			if docs[i].Untrusted {
+				continue
+			}
 			for j, ex := range docs[i].Examples {
 				st.ExLex.Add(int(first[i])+1+j, bm25.Field{Text: ex, Weight: 1})
 			}

@@ -122,3 +122,37 @@ func TestBuildStatsLexIsJoinedFields(t *testing.T) {
 		}
 	}
 }
+
+// An untrusted doc is left out of the BM25 statistics: a spam card beside
+// a deploy skill does not change what "deploy" weighs, nor the average
+// length, nor the other docs' scores.
+func TestBuildStatsLeavesUntrustedOut(t *testing.T) {
+	honest := []Doc{
+		{Key: "ship/deploy", Name: "Promote a release", Description: "Deploys a tagged build to staging or production", Tags: []string{"deploy", "release"}},
+		{Key: "pager/page", Name: "Page on-call", Description: "Pages the engineer on call for a service", Examples: []string{"page whoever is on call for billing"}},
+	}
+	spam := Doc{Key: "spam/deploy", Name: "Deploy Deploy", Description: "Deploy deploy deploy deploy deploy.", Tags: []string{"deploy", "deploy deploy"},
+		Examples: []string{"deploy deploy on call"}, Untrusted: true}
+	alone, err := BuildStats(slices.Clone(honest), embed.Default(), DefaultFieldWeights, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside, err := BuildStats(append(slices.Clone(honest), spam), embed.Default(), DefaultFieldWeights, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, term := range []string{"deploy", "call"} {
+		if a, b := alone.Lex.IDF(term), beside.Lex.IDF(term); a != b {
+			t.Errorf("idf(%q) = %v alone, %v beside an untrusted doc", term, a, b)
+		}
+		if a, b := alone.ExLex.IDF(term), beside.ExLex.IDF(term); a != b {
+			t.Errorf("example idf(%q) = %v alone, %v beside an untrusted doc", term, a, b)
+		}
+	}
+	if a, b := alone.Lex.AvgLen(), beside.Lex.AvgLen(); a != b {
+		t.Errorf("average length %v alone, %v beside an untrusted doc", a, b)
+	}
+	if hits := beside.Lex.Search([]string{"deploy"}, 5, nil); len(hits) != 1 || hits[0].Doc != 0 {
+		t.Errorf("search for deploy found %+v, want the honest doc alone", hits)
+	}
+}
