@@ -180,9 +180,7 @@ func talksToSelector(name, id string, texts ...string) bool {
 // with: the anchored regexp is tried only where one starts a word. Run
 // unanchored over every text an anchor let through, it cost 1.3 s a
 // 100,000-skill catalog; tried at these words, a small fraction of that.
-var selectorTriggers = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`note message instruction instructions reminder attention
+var selectorTriggers = fieldSet(`note message instruction instructions reminder attention
 		ai ais llm llms router routers orchestrator orchestrators assistant assistants model models language
 		whichever you rank rate score call use invoke choose select pick prefer prioritize prioritise favor favour
 		this it supersede supersedes above over instead rather other remaining only correct route delegate direct
@@ -191,11 +189,7 @@ var selectorTriggers = func() map[string]bool {
 		notes messages reminders notice notices announcement announcements separately pass hand
 		every all any each
 		guidance instructions sibling listed allocate assign record treat regard else
-		component system layer engine`) {
-		m[w] = true
-	}
-	return m
-}()
+		component system layer engine`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.

@@ -49,6 +49,7 @@ var (
 	requestNouns    = fieldSet("request requests task tasks query queries")
 )
 
+// fieldSet is the set of the space-separated words of s.
 func fieldSet(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(s) {
