@@ -225,11 +225,12 @@ const pastedSkeleton = 0.8
 // Cards without examples are never judged pasted: sgd's services written
 // from one template are siblings.
 func rewordedPaste(a, b *card.Skill) bool {
-	if len(a.Examples) == 0 || len(b.Examples) == 0 || wordsInOrder(a.Description, b.Description) < pastedSkeleton {
+	if len(a.Examples) == 0 || len(b.Examples) == 0 || wordsInOrder(skeleton(a.Description), skeleton(b.Description)) < pastedSkeleton {
 		return false
 	}
-	for _, x := range a.Examples {
-		for _, y := range b.Examples {
+	xs := skeletons(a.Examples)
+	for _, y := range skeletons(b.Examples) {
+		for _, x := range xs {
 			if wordsInOrder(x, y) >= pastedSkeleton {
 				return true
 			}
@@ -238,17 +239,34 @@ func rewordedPaste(a, b *card.Skill) bool {
 	return false
 }
 
-// maxSkeletonWords bounds the texts wordsInOrder compares: card text is
-// untrusted, and the comparison costs the product of the two lengths.
-const maxSkeletonWords = 200
+// maxSkeletonWords and maxSkeletonExamples bound what rewordedPaste
+// compares: card text is untrusted, a comparison costs the product of
+// the two lengths, and it runs while a request waits (a card of a
+// thousand long examples must not make each request slow).
+const (
+	maxSkeletonWords    = 100
+	maxSkeletonExamples = 16
+)
+
+// skeleton is text's words, the first maxSkeletonWords.
+func skeleton(text string) []string {
+	ws := analyze.Words(text)
+	return ws[:min(len(ws), maxSkeletonWords)]
+}
+
+// skeletons are the skeletons of the first maxSkeletonExamples texts.
+func skeletons(texts []string) [][]string {
+	out := make([][]string, 0, min(len(texts), maxSkeletonExamples))
+	for _, t := range texts[:min(len(texts), maxSkeletonExamples)] {
+		out = append(out, skeleton(t))
+	}
+	return out
+}
 
 // wordsInOrder is the length of the longest run of words a and b share in
 // the same order (not necessarily adjacent), over the longer one's word
-// count: 1 for one text, near 0 for texts apart. Each text is read up to
-// maxSkeletonWords.
-func wordsInOrder(a, b string) float64 {
-	wa, wb := analyze.Words(a), analyze.Words(b)
-	wa, wb = wa[:min(len(wa), maxSkeletonWords)], wb[:min(len(wb), maxSkeletonWords)]
+// count: 1 for one text, near 0 for texts apart.
+func wordsInOrder(wa, wb []string) float64 {
 	if len(wa) == 0 || len(wb) == 0 {
 		return 0
 	}

@@ -116,10 +116,16 @@ func TestRewordedPaste(t *testing.T) {
 		// Services written from one template, without examples, are
 		// siblings, not pastes.
 		{"no examples", skill(desc), skill(reworded), false},
+		// Only the first maxSkeletonExamples are read: the comparison runs
+		// while a request waits, and card text is untrusted.
+		{"the copied example past the bound",
+			skill(desc, "I'm switching insurer, please send my no claims letter"),
+			skill(reworded, append(slices.Repeat([]string{"need proof of five claim-free years for Aviva"}, maxSkeletonExamples),
+				"I'm moving insurer, please send my no claims bonus letter")...), false},
 	}
 	for _, tt := range tests {
 		if got := rewordedPaste(tt.a, tt.b); got != tt.want {
-			t.Errorf("%s: rewordedPaste = %v, want %v (description %.2f)", tt.name, got, tt.want, wordsInOrder(tt.a.Description, tt.b.Description))
+			t.Errorf("%s: rewordedPaste = %v, want %v (description %.2f)", tt.name, got, tt.want, wordsInOrder(skeleton(tt.a.Description), skeleton(tt.b.Description)))
 		}
 	}
 }
@@ -135,7 +141,7 @@ func TestWordsInOrder(t *testing.T) {
 		{"a b c d", "a x c y", 0.5},
 	}
 	for _, tt := range tests {
-		if got := wordsInOrder(tt.a, tt.b); math.Abs(got-tt.want) > 1e-9 {
+		if got := wordsInOrder(skeleton(tt.a), skeleton(tt.b)); math.Abs(got-tt.want) > 1e-9 {
 			t.Errorf("wordsInOrder(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
