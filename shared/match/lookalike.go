@@ -409,9 +409,9 @@ func quarterOfEach(a, b []string) bool {
 // standsIn says whether skill doc b, of another agent under the same data
 // handling, is another vendor's offer of skill doc a's job: both agents
 // offer that one skill, the two state it in words of their own sharing a
-// quarter of each one's name, tag and description terms (quarterOfEach),
-// and b copies not half of a's examples (a pasted card is no twin to
-// count on). Such a pair are siblings: the reranker splits the
+// quarter of each one's name, tag and description terms (quarterOfEach)
+// or reading alike (statedAlike), and b copies not half of a's examples
+// (a pasted card is no twin to count on). Such a pair are siblings: the reranker splits the
 // probability that the job is theirs, and either will do. hostile4's two
 // packshot services ("Background removal", "Packshot cut-out") and
 // hostile5's two plagiarism checkers ("Similarity report", "Source-match
