@@ -55,7 +55,10 @@ func kinKind(a decide.Alike) bool {
 
 // lookAlikeDepth is how far down the ranking a twin of the best candidate
 // is looked for: the listwise layer pushes every rival of the best one
-// down, so a twin's probability says little and its place does.
+// down, so a twin's probability says little and its place does. A
+// one-skill vendor's twin (standsIn) is looked for in the whole
+// shortlist: its card says more than its place (hostile7's dependency
+// upgraders stood first and seventh).
 const lookAlikeDepth = 5
 
 // markLookAlikes marks the skills of other agents that do the best
@@ -76,9 +79,11 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 	var terms []string // the request's terms, made for the first alternative
 	top := out[0].Entry
 	depth := lookAlikeDepth
-	if m.kinds != nil {
+	soleSkill := len(m.refs[out[0].Doc].agent.Card.Skills) == 1
+	if m.kinds != nil || soleSkill {
 		// Only a catalog of mixed data handling, or with two agents of one
-		// name, has look-alikes that are not twins.
+		// name, has look-alikes that are not twins; a one-skill vendor's
+		// twin (standsIn) is looked for as far down.
 		depth = len(out)
 	}
 	var topExamples [][]string // made for the first twin
@@ -89,7 +94,7 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 		}
 		alike := m.alikeKind(out[0].Doc, out[i].Doc)
 		near := alike == decide.AlikeTwin || alike == decide.AlikeOtherLine
-		if near && i >= lookAlikeDepth {
+		if near && i >= lookAlikeDepth && !(soleSkill && alike == decide.AlikeTwin && m.standsIn(out[0].Doc, out[i].Doc)) {
 			continue
 		}
 		if alike == decide.AlikeOtherLine && !oneSkill(top, e) {

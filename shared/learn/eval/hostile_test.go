@@ -144,7 +144,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h7-035": supportApart, "h7-036": supportApart, "h7-037": supportApart, "h7-038": supportApart,
 			"h7-039": supportApart, "h7-040": supportApart, "h7-041": supportApart,
-			"h7-046": "the other twin is not among the five best, where twins are looked for",
 			"h7-049": "a framework upgrade with its tests reads as the flaky-test fixer's job (0.98)",
 			"h7-050": "the twins pool to 0.68, under the bar, and the close call is a question",
 		},
