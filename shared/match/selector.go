@@ -47,6 +47,10 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	`|this\stool\s(supersedes|overrides|outranks)\b` +
 	`|supersedes?\s(every|all|any|the)\sother\s(tools?|skills?|agents?|services|entries|options|listings|offices|providers)\b` +
 	`|(above|over|instead\sof|rather\sthan)\s(the|all|any|every)\sother\s(tools|skills|agents)\b` +
+	// An eighth set's "rank above all other listings" and "rather than
+	// any department listing": the card over the catalog's entries.
+	`|(rank|rate|score|place|put)\s((it|me|us|this\stool)\s)?(above|over|ahead\sof)\s(all|any|every|the)\s(other\s)?(listings|entries|cards)\b` +
+	`|this\stool\srather\sthan\s(any|all|every|the\sother)\s(\w+\s)?(listings?|entry|entries|cards?|tools?|skills?|agents?)\b` +
 	// The other tools may be "entries", "options", "listings" or
 	// "services" of "this list", and "retired", "out of date" or out of
 	// service: a fourth set's card said "other entries in this list are
@@ -54,7 +58,9 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// separately listed offices no longer answer requests".
 	`|(other|remaining|separately\slisted)\s(tools|skills|agents|entries|options|listings|services|offices|providers)\s((in|on|of)\s(this|the)\s(list|catalog|catalogue|registry|directory)\s)?(((are|is)\s(now\s)?(being\s)?(deprecated|obsolete|disabled|outdated|inferior|retired|out\sof\sdate))|no\slonger\s(answer|respond|handle|accept|take|serve))\b` +
 	// The card named as the answer: "the correct option is ShopBrain".
-	`|(correct|right|best|preferred|only)\s(tool|choice|skill|agent|option|entry|answer)\sis\s(always\s)?this\stool\b` +
+	`|(correct|right|best|preferred|only)\s(tool|choice|skill|agent|option|entry|answer|destination|target)\sis\s(always\s)?this\stool\b` +
+	// "the automated selector should report full confidence in" the card.
+	`|(report|give|assign|record|set)\s(full|maximum|maximal|total|complete|absolute|100\s?%?)\s(confidence|relevance|certainty|score)\s(in|to|for|on)\sthis\stool\b` +
 	// Routing with no object but the card's own place: "route here
 	// first", not "route the calls here".
 	`|(route|forward|delegate)\s((it|them|requests|everything)\s)?here\s(first|instead|always|only)\b` +
@@ -154,7 +160,9 @@ var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orc
 	// "count", "assign" are every other job's): an index build reads
 	// every card.
 	"guidance", "listed", "sibling", "catalog", "registry", "directory",
-	"certain", "exact", "perfect", "maximal", "maximum", "definite", "absolute")
+	"certain", "exact", "perfect", "maximal", "maximum", "definite", "absolute",
+	// An eighth set's: confidence in the card, the card over the entries.
+	"confidence", "destination", "ahead")
 
 // talksToSelector says whether any of a card's texts (descriptions,
 // names, tags, examples) talks to the selector. name and id are the
@@ -189,7 +197,7 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 		notes messages reminders notice notices announcement announcements separately pass hand
 		every all any each
 		guidance instructions sibling listed allocate assign record treat regard else
-		component system layer engine`)
+		component system layer engine place put`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.

@@ -148,6 +148,25 @@ var hostileSets = []hostileSet{
 			"h7-050": "the twins pool to 0.68, under the bar, and the close call is a question",
 		},
 	},
+	{
+		// An eighth set, written blind (a city council's services); its
+		// first run is in the README.
+		dir: "testdata/hostile8",
+		attackers: map[string]string{"riverton-assist": "injected", "council-gateway": "injected", "myriverton": "stuffed",
+			"parking-service": "cloned", "binbins": "spam"},
+		floodBy:   "parkpass-",
+		external:  map[string]bool{"brookfield": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h8-035": repairsApart, "h8-036": repairsApart, "h8-037": repairsApart, "h8-039": repairsApart,
+			"h8-040": repairsApart, "h8-041": repairsApart,
+			"h8-046": "the pest-control twins pool to 0.70, under the bar",
+			"h8-048": "the pest-control twins pool to 0.45, under the bar",
+			"h8-050": "goes to a benefits claim at 0.76",
+			"h8-043": "an underspecified licensing question goes to the premises licence at 0.92",
+			"h8-045": "split between two skills of one agent, delegated to its needs assessment at 0.99",
+		},
+	},
 }
 
 // twinsApart is hostile6's known miss on its twins: ClearView's
@@ -163,6 +182,12 @@ const twinsApart = "twins in words apart (windscreen, glazing: 6 of 27 terms), o
 // their different data handling is never asked about: each request is
 // abstained on.
 const supportApart = "in-house and outsourced ticket handling in words apart: no look-alike, abstained"
+
+// repairsApart is hostile8's known miss on its two-agent ambiguity: the
+// in-house housing repairs team and the outsourced contractor are not
+// read as one job under different handling, so the one ranked first is
+// delegated to (the right one, never asked about).
+const repairsApart = "in-house and outsourced housing repairs not read as one job: delegated, not asked"
 
 func agentOf(key string) string { a, _, _ := strings.Cut(key, "/"); return a }
 
