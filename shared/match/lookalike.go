@@ -94,7 +94,12 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 		}
 		alike := m.alikeKind(out[0].Doc, out[i].Doc)
 		near := alike == decide.AlikeTwin || alike == decide.AlikeOtherLine
-		if near && i >= lookAlikeDepth && !(soleSkill && alike == decide.AlikeTwin && m.standsIn(out[0].Doc, out[i].Doc)) {
+		// Two one-skill vendors of one job (standsIn) are looked for down
+		// the whole shortlist; those the job test misses are twins read
+		// loosely, siblings, and go through the copy checks below like any
+		// twin (a reworded paste is a copy, not a sibling).
+		vendor := soleSkill && alike == decide.AlikeTwin && m.standsIn(out[0].Doc, out[i].Doc)
+		if near && i >= lookAlikeDepth && !vendor {
 			continue
 		}
 		if alike == decide.AlikeOtherLine && !oneSkill(top, e) {
@@ -102,19 +107,20 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 			// a play of songs and one of movies share a job's words.
 			continue
 		}
+		loose := false // a twin by standsIn alone: a sibling
 		if alike != decide.AlikeOtherLine && !lookAlikeJob(top, e, alike) {
-			if alike == decide.AlikeTwin && m.standsIn(out[0].Doc, out[i].Doc) {
-				out[i].AlikeOf, out[i].Alike, out[i].Sibling = top.Key, decide.AlikeTwin, true
+			switch {
+			case vendor:
+				loose = true
+			case near:
 				continue
-			}
-			if near {
-				continue
-			}
-			if terms == nil {
-				terms = requestTerms(req.Need)
-			}
-			if !servesAlike(terms, top, e) {
-				continue
+			default:
+				if terms == nil {
+					terms = requestTerms(req.Need)
+				}
+				if !servesAlike(terms, top, e) {
+					continue
+				}
 			}
 		}
 		out[i].AlikeOf, out[i].Alike = top.Key, alike
@@ -133,7 +139,7 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 		if shared && (sameName(top, e) || alike == decide.AlikeOtherLine) || pasted {
 			out[i].Alike = decide.AlikeCopy
 		}
-		out[i].Sibling = alike == decide.AlikeTwin && !shared && !pasted && m.sibling(out[0].Doc, out[i].Doc, top, e)
+		out[i].Sibling = alike == decide.AlikeTwin && !shared && !pasted && (loose || m.sibling(out[0].Doc, out[i].Doc, top, e))
 	}
 }
 
@@ -428,11 +434,11 @@ func quarterOfEach(a, b []string) bool {
 // probability delegated different intents).
 func (m *Matcher) standsIn(a, b int) bool {
 	ra, rb := &m.refs[a], &m.refs[b]
-	if len(ra.agent.Card.Skills) != 1 || len(rb.agent.Card.Skills) != 1 ||
-		sharedExamples(ra.skill.Examples, rb.skill.Examples) {
+	if len(ra.agent.Card.Skills) != 1 || len(rb.agent.Card.Skills) != 1 {
 		return false
 	}
-	return quarterOfEach(statedTerms(m.idx.Doc(a)), statedTerms(m.idx.Doc(b))) || m.statedAlike(a, b)
+	return (quarterOfEach(statedTerms(m.idx.Doc(a)), statedTerms(m.idx.Doc(b))) || m.statedAlike(a, b)) &&
+		!sharedExamples(ra.skill.Examples, rb.skill.Examples)
 }
 
 // statedAlikeAt is the similarity of two skills' stated jobs (name,

@@ -410,3 +410,24 @@ func TestOneSkillVendorsAlikeInMeaning(t *testing.T) {
 		}
 	}
 }
+
+// TestOneSkillPasteIsACopy: a one-skill card pasted from another and
+// reworded in a few content words keeps too few of them to be one job by
+// the word tests, but a quarter of its terms make the two one-skill
+// vendors twins (standsIn); the paste must still be read as one
+// (rewordedPaste), asked about, never pooled as a sibling.
+func TestOneSkillPasteIsACopy(t *testing.T) {
+	hourly := agentSpec{ID: "hourcast", Name: "Hourcast", Desc: "Weather by the hour.",
+		Skills: []skillSpec{{ID: "hours", Name: "Hour by hour",
+			Desc:     "Tells you what the weather will be like in the city of your choice, hour by hour, for the next ten days.",
+			Tags:     []string{"hourly weather"},
+			Examples: []string{"what is the weather going to be like in Porto at noon"}}}}
+	paste := agentSpec{ID: "a-sky", Name: "Skyline", Desc: "Outlooks for towns.",
+		Skills: []skillSpec{{ID: "outlook", Name: "Sky outlook",
+			Desc:     "Tells you what the sky will be like in the town of your pick, hour by hour, for the next ten nights.",
+			Tags:     []string{"outlooks"},
+			Examples: []string{"what is the sky going to be like in Porto at midnight"}}}}
+	m := newMatcher(t, buildCatalog(t, append(honest()[1:], hourly, paste)...))
+	copyNeverTakes(t, m, "a-sky", "what will the weather be like in the city hour by hour tomorrow",
+		"hour by hour weather for the next ten days in my town")
+}
