@@ -2,6 +2,7 @@ package match
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode"
 )
@@ -210,11 +211,130 @@ func matchesAtATrigger(t string) bool {
 		if end <= 0 || !selectorTriggers[t[i:i+end]] {
 			continue
 		}
-		if selectorTalk.MatchString(t[i:]) {
+		if re := selectorTalkFrom[t[i]]; re != nil && re.MatchString(t[i:]) {
 			return true
 		}
 	}
 	return false
+}
+
+// selectorTalkFrom holds, for each byte, selectorTalk cut down to the
+// alternatives whose matches can start with it (nil for none): the whole
+// regexp, tried at every trigger word, was most of the trust checks' time
+// in an index build, nearly all of it spent starting the alternatives a
+// word's first letter rules out.
+var selectorTalkFrom = byFirstByte(selectorTalk)
+
+// byFirstByte splits an anchored regexp of the form ^(a|b|…) by the first
+// byte each alternative's match can start with. Alternatives whose first
+// byte it cannot tell go into every part.
+func byFirstByte(re *regexp.Regexp) (out [256]*regexp.Regexp) {
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		panic(err)
+	}
+	alts := topAlternatives(tree)
+	var parts [256][]string
+	for _, alt := range alts {
+		first, empty := firstBytes(alt)
+		for c := range 256 {
+			if first[c] || empty {
+				parts[c] = append(parts[c], alt.String())
+			}
+		}
+	}
+	for c, p := range parts {
+		if len(p) > 0 {
+			out[c] = regexp.MustCompile(`^(?:` + strings.Join(p, "|") + `)`)
+		}
+	}
+	return out
+}
+
+// topAlternatives are the alternatives of ^(a|b|…) (the parser may have
+// merged common prefixes, which is no matter: each is still one).
+func topAlternatives(tree *syntax.Regexp) []*syntax.Regexp {
+	if tree.Op != syntax.OpConcat || len(tree.Sub) != 2 || tree.Sub[0].Op != syntax.OpBeginText {
+		panic("byFirstByte: the regexp is not ^(…)")
+	}
+	body := tree.Sub[1]
+	for body.Op == syntax.OpCapture {
+		body = body.Sub[0]
+	}
+	if body.Op != syntax.OpAlternate {
+		return []*syntax.Regexp{body}
+	}
+	return body.Sub
+}
+
+// firstBytes is the set of bytes a match of re can start with, and
+// whether re can match the empty string (then what follows it can start
+// the match too). It errs toward more bytes: zero-width assertions are
+// passed through, and anything it does not read takes every byte.
+func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
+	all := func() (s [256]bool) {
+		for c := range s {
+			s[c] = true
+		}
+		return s
+	}
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return set, false
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return set, true
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return set, true
+		}
+		r := re.Rune[0]
+		if r >= 0x80 || re.Flags&syntax.FoldCase != 0 {
+			return all(), false
+		}
+		set[r] = true
+		return set, false
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if hi >= 0x80 {
+				return all(), false
+			}
+			for r := lo; r <= hi; r++ {
+				set[r] = true
+			}
+		}
+		return set, false
+	case syntax.OpCapture, syntax.OpPlus:
+		return firstBytes(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		set, _ = firstBytes(re.Sub[0])
+		return set, true
+	case syntax.OpRepeat:
+		set, nullable = firstBytes(re.Sub[0])
+		return set, nullable || re.Min == 0
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			s, n := firstBytes(sub)
+			for c := range s {
+				set[c] = set[c] || s[c]
+			}
+			if !n {
+				return set, false
+			}
+		}
+		return set, true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			s, n := firstBytes(sub)
+			for c := range s {
+				set[c] = set[c] || s[c]
+			}
+			nullable = nullable || n
+		}
+		return set, nullable
+	}
+	return all(), true
 }
 
 // mayTalkToSelector is a necessary condition for selectorTalk on text:

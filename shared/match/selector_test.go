@@ -1,6 +1,9 @@
 package match
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -270,8 +273,13 @@ func FuzzMayTalkToSelector(f *testing.F) {
 		if ordersBySignals(text, nil) && !mayOrderBySignals(text) {
 			t.Errorf("mayOrderBySignals(%q) = false, but ordersBySignals finds an order", text)
 		}
-		if matchesAtATrigger(selfAsTool(text, words(text), nil)) && !mayTalkToSelector(text) {
+		w := selfAsTool(text, words(text), nil)
+		got := matchesAtATrigger(w)
+		if got && !mayTalkToSelector(text) {
 			t.Fatalf("mayTalkToSelector(%q) = false, but the regexp matches", text)
+		}
+		if want := wholeAtATrigger(w); got != want {
+			t.Fatalf("%q: the regexp cut down by first byte says %v, the whole one %v", w, got, want)
 		}
 	})
 }
@@ -298,4 +306,59 @@ func TestTriggersCoverSelectorTalk(t *testing.T) {
 			t.Errorf("%q: at a trigger %v, anywhere %v", text, got, want)
 		}
 	}
+}
+
+// TestSelectorTalkFromIsSelectorTalk: the regexp cut down by a word's
+// first byte answers as the whole regexp does at every trigger word of
+// every card and task text of the hostile sets and of this file's cases.
+func TestSelectorTalkFromIsSelectorTalk(t *testing.T) {
+	var texts []string
+	err := filepath.WalkDir("../learn/eval/testdata", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		texts = append(texts, strings.Split(string(b), "\n")...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) < 1000 {
+		t.Fatalf("read %d lines of test data; want the hostile sets", len(texts))
+	}
+	matched := 0
+	for _, text := range texts {
+		w := selfAsTool(text, words(text), selfNames("Triage Prime", "triage-prime"))
+		for i := 1; i < len(w); i++ {
+			if w[i-1] != ' ' {
+				continue
+			}
+			want := selectorTalk.MatchString(w[i:])
+			re := selectorTalkFrom[w[i]]
+			if got := re != nil && re.MatchString(w[i:]); got != want {
+				t.Errorf("%q at %d: cut down %v, whole %v", w, i, got, want)
+			}
+			if want {
+				matched++
+			}
+		}
+	}
+	if matched < 10 {
+		t.Errorf("the whole regexp matched at %d words; the hostile sets hold more orders than that", matched)
+	}
+}
+
+// wholeAtATrigger is matchesAtATrigger with the whole selectorTalk.
+func wholeAtATrigger(t string) bool {
+	for i := 1; i < len(t); i++ {
+		end := strings.IndexByte(t[i:], ' ')
+		if t[i-1] == ' ' && end > 0 && selectorTriggers[t[i:i+end]] && selectorTalk.MatchString(t[i:]) {
+			return true
+		}
+	}
+	return false
 }
