@@ -60,13 +60,13 @@ FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
 	a2a/endpoint:FuzzCheckURL a2a/mediatype:FuzzNormalize \
 	discovery/discover:FuzzNormalizeURL discovery/discover:FuzzParseRegistry \
 	discovery/signature:FuzzCanonicalize discovery/signature:FuzzVerify discovery/signature:FuzzParseJWKS \
-	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzCatalogCard match:FuzzMayDirect match:FuzzMayTalkToSelector \
+	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzCatalogCard match:FuzzMayDirect match:FuzzMayTalkToSelector match:FuzzAnchorsIn \
 	match/plan:FuzzSplit match/llmrerank:FuzzParse \
 	pipeline/wire:FuzzStringsAt pipeline/wire:FuzzScanStageMessages pipeline/wire:FuzzScanRetrieval \
 	pipeline/wire:FuzzUnquote pipeline/wire:FuzzDecodeDecision pipeline/wire:FuzzDecoders \
 	retrieval/analyze:FuzzWords retrieval/bm25:FuzzIndexedTermsMatchAnalyze
 
-fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 25 tests, about 13 minutes)
+fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 26 tests, about 13 minutes)
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $$t"; \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./shared/$${t%%:*}/; \

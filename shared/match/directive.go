@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 )
 
@@ -67,15 +68,32 @@ func mayDirect(text string) bool {
 var directiveAnchors = newAnchors("ignore", "disregard", "forget", "always", "must", "choose", "select", "pick",
 	"report", "outrank", "consider", "route")
 
-// anchors are words of two letters or more, lower-case, by first letter:
+// anchors are words of two letters or more, lower-case ASCII letters:
 // whether a text holds one is a byte scan that spares most card texts a
-// costlier check (see mayDirectASCII, mayClaim, mayTalkToSelector).
-type anchors [256][]string
+// costlier check (see mayDirectASCII, mayClaim, mayTalkToSelector). Every
+// card text of an index build is scanned, so a place is ruled out by one
+// lookup of its first three letters before any anchor is compared (by
+// the first two, "tool" let a third of a catalog's words through).
+type anchors struct {
+	byFirst [26][]string
+	two     [26 * 26]bool                // the anchors of two letters
+	three   [(26*26*26 + 63) / 64]uint64 // the first three letters of the longer ones
+}
 
 func newAnchors(words ...string) *anchors {
 	var t anchors
 	for _, w := range words {
-		t[w[0]] = append(t[w[0]], w)
+		if len(w) < 2 || strings.ToLower(w) != w || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+			panic("anchors: " + w + " is not a lower-case word of two letters or more")
+		}
+		t.byFirst[w[0]-'a'] = append(t.byFirst[w[0]-'a'], w)
+		k := int(w[0]-'a')*26 + int(w[1]-'a')
+		if len(w) == 2 {
+			t.two[k] = true
+			continue
+		}
+		k = k*26 + int(w[2]-'a')
+		t.three[k>>6] |= 1 << (k & 63)
 	}
 	return &t
 }
@@ -89,19 +107,65 @@ func (t *anchors) in(text string, wordStart bool) bool {
 		if c >= 0x80 {
 			return true
 		}
-		if wordStart && i > 0 && isASCIIAlnum(text[i-1]) {
-			continue
-		}
-		for _, a := range t[c|0x20] {
-			// The second letter first: most words that start like an
-			// anchor go no further.
-			if len(text)-i >= len(a) && text[i+1]|0x20 == a[1] && strings.EqualFold(text[i:i+len(a)], a) {
+		if k, ok := letterPair(text, i); ok {
+			if t.two[k] {
 				return true
+			}
+			if l, ok := letterAt(text, i+2); ok {
+				if k = k*26 + l; t.three[k>>6]&(1<<(k&63)) != 0 && t.startsWith(text[i:]) {
+					return true
+				}
+			}
+		}
+		if wordStart && asciiAlnum[c] {
+			// The rest of the word starts no anchor; a non-ASCII byte
+			// ends the run and is seen next.
+			for i+1 < len(text) && asciiAlnum[text[i+1]] {
+				i++
 			}
 		}
 	}
 	return false
 }
+
+// letterAt is the letter at text[i] as 0-25, in either case.
+func letterAt(text string, i int) (int, bool) {
+	if i >= len(text) {
+		return 0, false
+	}
+	l := (text[i] | 0x20) - 'a' // wraps past 25 for any other byte
+	return int(l), l < 26
+}
+
+// letterPair numbers the letters at text[i] and text[i+1] as 0-675.
+func letterPair(text string, i int) (int, bool) {
+	a, ok := letterAt(text, i)
+	if !ok {
+		return 0, false
+	}
+	b, ok := letterAt(text, i+1)
+	return a*26 + b, ok
+}
+
+// startsWith says whether text, which starts with a letter, starts with
+// one of the anchors in any case.
+func (t *anchors) startsWith(text string) bool {
+	for _, a := range t.byFirst[(text[0]|0x20)-'a'] {
+		if len(text) >= len(a) && strings.EqualFold(text[:len(a)], a) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiAlnum holds isASCIIAlnum for every byte: anchors.in asks it of
+// every byte of every card text.
+var asciiAlnum = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isASCIIAlnum(byte(c))
+	}
+	return t
+}()
 
 // mayDirectASCII is false for ASCII text that holds no anchor in any
 // case: at 100,000 skills normalising every text for mayDirect was a
@@ -121,14 +185,11 @@ const (
 	repetitiveWords    = 64
 )
 
-// isRepetitive says whether a skill's name and description are keyword
-// spam: long enough to judge, and few distinct words. It runs for every
-// skill of every index build, so it neither allocates for a usual card
+// repetitive says whether a skill's name and description, of these
+// words, are keyword spam: long enough to judge, and few distinct words.
+// It runs for every skill of every index build, so it neither allocates
 // nor hashes.
-func isRepetitive(name, description string) bool {
-	var buf [repetitiveWords]string
-	words := analyze.AppendWords(buf[:0], name)
-	words = analyze.AppendWords(words, description)
+func repetitive(words []string) bool {
 	words = words[:min(len(words), repetitiveWords)]
 	n := len(words)
 	if n < repetitiveMinWords {
@@ -146,6 +207,16 @@ func isRepetitive(name, description string) bool {
 	return true
 }
 
+// isKeywordSpam says whether a skill's text is keyword spam either way
+// (repetitive, dominated), its words split once for both: every skill of
+// every index build is asked.
+func isKeywordSpam(s *card.Skill) bool {
+	var buf [repetitiveWords]string
+	words := analyze.AppendWords(buf[:0], s.Name)
+	words = analyze.AppendWords(words, s.Description)
+	return repetitive(words) || dominated(appendFieldWords(words, s.Tags, s.Examples), s.Name, s.Description, s.Tags, s.Examples)
+}
+
 // A card most of whose words are one word repeats it to win retrieval,
 // wherever the repetition sits: hostile3's spam card kept its name and
 // description short ("Supplies", "Supplies for wards. Supplies for
@@ -158,22 +229,26 @@ func isRepetitive(name, description string) bool {
 // most 24%).
 const dominatedMinWords = 16
 
-// isDominated says whether more than half of a skill's words (name,
-// description, tags, examples; at least dominatedMinWords of them) are
-// one word, and some field repeats it. Like isRepetitive it neither allocates for a usual card nor
-// hashes: a majority vote finds the only word that can be more than half.
-func isDominated(name, description string, tags, examples []string) bool {
-	var buf [repetitiveWords]string
-	words := analyze.AppendWords(buf[:0], name)
-	words = analyze.AppendWords(words, description)
+// appendFieldWords appends the words of the tags, then the examples, to
+// words until it holds repetitiveWords.
+func appendFieldWords(words []string, tags, examples []string) []string {
 	for _, fields := range [][]string{tags, examples} {
 		for _, f := range fields {
 			if len(words) >= repetitiveWords {
-				break
+				return words
 			}
 			words = analyze.AppendWords(words, f)
 		}
 	}
+	return words
+}
+
+// dominated says whether more than half of a skill's words (name,
+// description, tags, examples; at least dominatedMinWords of them) are
+// one word, and some field repeats it. Like repetitive it neither
+// allocates for a usual card nor hashes: a majority vote finds the only
+// word that can be more than half.
+func dominated(words []string, name, description string, tags, examples []string) bool {
 	words = words[:min(len(words), repetitiveWords)]
 	if len(words) < dominatedMinWords {
 		return false
@@ -406,10 +481,11 @@ func claimVerb(w string) bool {
 }
 
 // mayClaim is a necessary condition for claimsIn on ASCII text: every
-// claim holds one of claimAnchors, in any case ("all" covers "all tasks"
-// and "all in one" whatever separates its words). Most cards hold none,
+// claim holds one of claimAnchors at the start of a word, in any case
+// ("all" covers "all tasks" and "all in one" whatever separates its
+// words; claimsIn reads whole words). Most cards hold none,
 // and one pass over the bytes is a fraction of the words' cost.
-func mayClaim(text string) bool { return claimAnchors.in(text, false) }
+func mayClaim(text string) bool { return claimAnchors.in(text, true) }
 
 // claimAnchors are the runs mayClaim looks for.
 var claimAnchors = newAnchors("any", "every", "whatever", "purpose", "all", "only")

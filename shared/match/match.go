@@ -314,20 +314,27 @@ func (m *Matcher) docs(extra map[string][]string) []index.Doc {
 
 // markDistrusted sets each ref's distrust on workers goroutines: the
 // checks read only their own card and were a tenth of an index build run
-// one after another.
+// one after another. An agent's own name and description are read once
+// for all its skills (refs of one agent are consecutive).
 func markDistrusted(refs []ref, workers int) {
 	workers = max(1, min(workers, len(refs)/256))
 	step := (len(refs) + workers - 1) / workers
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			var agent *card.Card
+			var agentOrders, agentMayDirect bool
 			for i := w * step; i < min((w+1)*step, len(refs)); i++ {
 				a, s := refs[i].agent.Card, refs[i].skill
+				if a != agent {
+					agent = a
+					agentOrders = talksToSelector(a.Name, a.ID, a.Name, a.Description)
+					agentMayDirect = mayDirectASCII(a.Name) || mayDirectASCII(a.Description)
+				}
 				switch {
-				case isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")),
-					talksToSelector(a.Name, a.ID, cardTexts(a, s)...):
+				case agentOrders, givesOrders(a, s, agentMayDirect):
 					refs[i].distrust = "card text gives the matcher orders; not trusted. "
-				case isRepetitive(s.Name, s.Description), isDominated(s.Name, s.Description, s.Tags, s.Examples):
+				case isKeywordSpam(s):
 					refs[i].distrust = "card text repeats its words (keyword spam); not trusted. "
 				case claimsAnyTask(s.Name, s.Description, s.Tags):
 					refs[i].distrust = "card claims any task (catch-all); not trusted. "
@@ -338,13 +345,20 @@ func markDistrusted(refs []ref, workers int) {
 	wg.Wait()
 }
 
-// cardTexts are the texts of a skill's card that talksToSelector reads,
-// each apart: orders hide in tags and examples as well as descriptions.
-func cardTexts(a *card.Card, s *card.Skill) []string {
-	texts := make([]string, 0, 4+len(s.Tags)+len(s.Examples))
-	texts = append(texts, a.Name, a.Description, s.Name, s.Description)
+// givesOrders says whether skill s's card text gives the matcher orders
+// (isDirective over the agent's and the skill's texts; talksToSelector
+// over the skill's), agentMayDirect saying whether the agent's name or
+// description holds one of the directive regexp's anchors.
+func givesOrders(a *card.Card, s *card.Skill, agentMayDirect bool) bool {
+	if agentMayDirect || mayDirectASCII(s.Name) || mayDirectASCII(s.Description) || slices.ContainsFunc(s.Tags, mayDirectASCII) {
+		if isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")) {
+			return true
+		}
+	}
+	texts := make([]string, 0, 2+len(s.Tags)+len(s.Examples))
+	texts = append(texts, s.Name, s.Description)
 	texts = append(texts, s.Tags...)
-	return append(texts, s.Examples...)
+	return talksToSelector(a.Name, a.ID, append(texts, s.Examples...)...)
 }
 
 // Catalog returns the catalog the matcher was built for.
