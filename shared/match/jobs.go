@@ -158,7 +158,7 @@ func jobLean(lex rerank.Lexicon, domain map[string]bool, words []string, a, b *i
 		names := func(job []nameWord) bool {
 			for _, j := range job {
 				if j.stem == st || slices.Contains(rel, j.stem) || slices.Contains(j.rel, st) ||
-					(seekVerbs[j.stem] && seekVerbs[st]) {
+					sameJobVerb(j.stem, st) {
 					return true
 				}
 			}
@@ -223,10 +223,24 @@ var lightVerbs = map[string]bool{"get": true, "make": true, "take": true, "have"
 // sibling and 2 to a wrong one ("find a song" to "Lookup Song" rather
 // than "Play Song"). "See" names the same job ("See Available Cars"); not
 // "show", as often a noun ("two seats for the late show") as a verb.
-var seekVerbs = func() map[string]bool {
-	out := map[string]bool{}
-	for _, w := range []string{"find", "search", "lookup", "look", "locate", "seek", "see"} {
+var seekVerbs = stems("find", "search", "lookup", "look", "locate", "seek", "see")
+
+// acquireVerbs are the verbs of securing something for the caller, as
+// stems. WordNet relates "book" to "reserve" but neither to "buy", and
+// an agent names one job "Buy Bus Ticket" where another says "Reserve
+// Hotel": a caller who says "reserve the bus" asks for the ticket.
+var acquireVerbs = stems("buy", "purchase", "book", "reserve")
+
+// sameJobVerb says whether two stems are verbs of one job: both of
+// looking for something or both of securing it.
+func sameJobVerb(a, b string) bool {
+	return seekVerbs[a] && seekVerbs[b] || acquireVerbs[a] && acquireVerbs[b]
+}
+
+func stems(words ...string) map[string]bool {
+	out := make(map[string]bool, len(words))
+	for _, w := range words {
 		out[analyze.Stem(w)] = true
 	}
 	return out
-}()
+}

@@ -26,6 +26,8 @@ func TestJobLean(t *testing.T) {
 		{AgentID: "inn", AgentName: "Inn", Name: "Hotel Listings", Description: "Hotel listings by city"},
 		{AgentID: "wheels", AgentName: "Wheels", Name: "See Available Cars", Description: "Show a list of rental cars for your dates"},
 		{AgentID: "wheels", AgentName: "Wheels", Name: "Reserve Car Rental", Description: "Confirm a car rental for given dates"},
+		{AgentID: "coach", AgentName: "Coach", Name: "Find Bus", Description: "Find a bus journey for a pair of cities"},
+		{AgentID: "coach", AgentName: "Coach", Name: "Buy Bus Ticket", Description: "Buy tickets for a bus journey"},
 	}
 	index.AnalyzeAll(docs, 1)
 	// "search" lists "seek"; "seek" lists nothing: the relation is read
@@ -53,6 +55,11 @@ func TestJobLean(t *testing.T) {
 		{"finding names a job to see", "I would like help finding a rental car.", nil, &docs[5], &docs[4], 1},
 		// "Show" is a noun as often as a verb: "seats for the late show".
 		{"a show names no job", "Two cars for the late show.", nil, &docs[5], &docs[4], 0},
+		// "Buy Bus Ticket" against "Find Bus": reserving the bus is buying
+		// its ticket, whatever WordNet says of "reserve" and "buy".
+		{"reserving names a job to buy", "Sounds good. Reserve that bus.", nil, &docs[6], &docs[7], 1},
+		{"purchasing names a job to buy", "I'd like to purchase seats on it.", nil, &docs[6], &docs[7], 1},
+		{"finding still names the search", "Find me a bus to Fresno.", nil, &docs[7], &docs[6], 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -530,7 +530,7 @@ func jobNamedBy(lex rerank.Lexicon, domain map[string]bool, words []requestWord,
 			continue
 		}
 		for _, j := range names {
-			if j.stem == w.stem || slices.Contains(w.rel, j.stem) || slices.Contains(j.rel, w.stem) || (seekVerbs[j.stem] && seekVerbs[w.stem]) {
+			if j.stem == w.stem || slices.Contains(w.rel, j.stem) || slices.Contains(j.rel, w.stem) || sameJobVerb(j.stem, w.stem) {
 				n++
 				break
 			}
