@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -361,4 +363,46 @@ func wholeAtATrigger(t string) bool {
 		}
 	}
 	return false
+}
+
+func TestFirstBytes(t *testing.T) {
+	tests := []struct {
+		re       string
+		want     string // the bytes, in order
+		nullable bool
+	}{
+		{`note\s`, "n", false},
+		{`(rank|rate|score)\s`, "rs", false},
+		{`(\w+\s)?this`, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz", false},
+		{`\bit\b`, "i", false},
+		{`(a|b)?`, "ab", true},
+		{`x{0,2}y`, "xy", false},
+		{`$`, "", true},
+	}
+	for _, tt := range tests {
+		tree, err := syntax.Parse(tt.re, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, nullable := firstBytes(tree)
+		var got []byte
+		for c, in := range set {
+			if in {
+				got = append(got, byte(c))
+			}
+		}
+		if want := sortedBytes(tt.want); string(got) != want || nullable != tt.nullable {
+			t.Errorf("firstBytes(%s) = %q, %v; want %q, %v", tt.re, got, nullable, want, tt.nullable)
+		}
+	}
+	tree, _ := syntax.Parse(`[^a]`, syntax.Perl)
+	if set, _ := firstBytes(tree); !set['b'] || !set[0xff] {
+		t.Error("a class reaching past ASCII must take every byte")
+	}
+}
+
+func sortedBytes(s string) string {
+	b := []byte(s)
+	slices.Sort(b)
+	return string(slices.Compact(b))
 }
