@@ -161,7 +161,7 @@ func (m *Matcher) askPart(whole decide.Decision, parts []PartDecision) *decide.D
 		return nil
 	}
 	for _, pd := range parts {
-		if pd.Decision.Action != decide.Clarify || pd.Decision.Probability < m.policy.Threshold ||
+		if pd.Decision.Action != decide.Clarify || jobConfidence(&pd.Decision) < m.policy.Threshold ||
 			coversPart(whole.Chosen.Key, pd, m.policy.Threshold) {
 			continue
 		}
@@ -170,6 +170,17 @@ func (m *Matcher) askPart(whole decide.Decision, parts []PartDecision) *decide.D
 		return &d
 	}
 	return nil
+}
+
+// jobConfidence is how sure a question is of the job it asks about: the
+// probability it reports, or its best candidate's own where that is more
+// (a question between one job's two lines of services reports the best
+// one's share of the pair, decide.Policy.Reported).
+func jobConfidence(d *decide.Decision) float64 {
+	if len(d.Candidates) > 0 {
+		return max(d.Probability, d.Candidates[0].Prob)
+	}
+	return d.Probability
 }
 
 // matchPart shortlists, ranks and decides one part of a request with the

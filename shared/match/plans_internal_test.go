@@ -69,6 +69,13 @@ func TestCapSteps(t *testing.T) {
 	}
 }
 
+// reported is pd with the probability its decision reports set apart
+// from its best candidate's own.
+func reported(pd PartDecision, prob float64) PartDecision {
+	pd.Decision.Probability = prob
+	return pd
+}
+
 // clarified is a part torn between two agents' skills at prob and second.
 func clarified(part string, a string, prob float64, b string, second float64) PartDecision {
 	x, y := opt(a, prob), opt(b, second)
@@ -89,6 +96,8 @@ func TestAskPart(t *testing.T) {
 	}{
 		{"a confident part torn between two agents is asked about",
 			whole, []PartDecision{clarified("screen the resumes", "hr/screen", 0.9, "recruiter/screen", 0.1), delegated("ledger/expense", 0.92)}, decide.Clarify},
+		{"a confident part between two lines of services is asked about, whatever share it reports",
+			whole, []PartDecision{reported(clarified("find a film", "media/find-movies", 0.9, "movies/find-movies", 0.85), 0.48), delegated("ledger/expense", 0.92)}, decide.Clarify},
 		{"a part torn between two weak matches changes nothing",
 			whole, []PartDecision{clarified("thanks for the tickets", "events/buy", 0.4, "movies/buy", 0.35), delegated("ledger/expense", 0.92)}, ""},
 		{"a part the whole's skill does is no question",

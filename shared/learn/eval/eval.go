@@ -70,7 +70,7 @@ type Outcome struct {
 	Reason   string  // the decision's reason
 	Chosen   string  // delegated skill key
 	TopKey   string  // top-ranked skill key
-	Prob     float64 // calibrated probability of the top candidate, or its pair's with its sibling (decide.Policy.Pooled)
+	Prob     float64 // the probability the decision reports for the top candidate (decide.Policy.Reported)
 	TopScore float64 // reranker fit of the top candidate
 	// Lead says whether the top candidate passes the margin rule (it leads
 	// the runner-up by the margin, or the runner-up is the same agent), so
@@ -137,9 +137,11 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 	if len(res.Ranked) > 0 {
 		opts := match.Options(res.Ranked)
 		policy.Order(opts)
-		o.TopKey, o.Prob, o.TopScore = opts[0].Key, opts[0].Prob, opts[0].Score
-		o.Lead = len(opts) < 2 || opts[0].Prob-opts[1].Prob >= policy.Margin || opts[1].AgentID == opts[0].AgentID
-		if p, ok := policy.Pooled(opts); ok {
+		o.TopKey, o.Prob, o.TopScore = opts[0].Key, policy.Reported(opts), opts[0].Score
+		// A question between look-alikes is asked at any threshold.
+		o.Lead = !policy.AsksLookAlikes(opts) &&
+			(len(opts) < 2 || opts[0].Prob-opts[1].Prob >= policy.Margin || opts[1].AgentID == opts[0].AgentID)
+		if _, ok := policy.Pooled(opts); ok {
 			// The best skill and its sibling pool their probability
 			// (decide), which the decision reports and the calibration
 			// figures read. From the clarify floor up the decider weighs
@@ -150,7 +152,6 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 			} else {
 				o.Weighed = opts[0].Prob
 			}
-			o.Prob = p
 		}
 	}
 	if res.Decision.Chosen != nil {

@@ -165,11 +165,7 @@ func (p Policy) Decide(opts []Option) Decision {
 		return Decision{Action: Abstain, Reason: "no skill passes constraints"}
 	}
 	top := opts[0]
-	d := Decision{Probability: top.Prob}
-	if pooled, ok := p.Pooled(opts); ok {
-		// Whatever the action, the chance that the job is the pair's.
-		d.Probability = pooled
-	}
+	d := Decision{Probability: p.Reported(opts)}
 	if top.Unnamed {
 		d.Action = Abstain
 		d.Reason = fmt.Sprintf("the request does not say what it is about (best match %s at %.2f): name the task and what it applies to", top.Key, top.Prob)
@@ -268,6 +264,60 @@ func ask(d Decision, top, alike Option, question, reason string) Decision {
 	d.Candidates = []Option{top, alike}
 	d.Question, d.Reason = question, reason
 	return d
+}
+
+// Reported is the probability a decision on options ordered best first
+// reports: the pair's when the best one has a sibling (Pooled), whatever
+// the action; the best one's share of its pair's when the decision asks
+// which of two lines of services the caller means (shareOfPair); else the
+// best one's own.
+func (p Policy) Reported(opts []Option) float64 {
+	if pooled, ok := p.Pooled(opts); ok {
+		return pooled
+	}
+	if j, rel := lookAlike(opts); j > 0 && rel.Alike == AlikeOtherLine && p.AsksLookAlikes(opts) {
+		return shareOfPair(opts[0], opts[j])
+	}
+	return opts[0].Prob
+}
+
+// AsksLookAlikes says whether Decide asks the caller between the best of
+// opts and a look-alike of another agent, at any threshold: different
+// data handling, a copied card or name, or another line of services,
+// whenever the best one reaches ClarifyFloor. A threshold sweep must not
+// replay such a task as a delegation.
+func (p Policy) AsksLookAlikes(opts []Option) bool {
+	if len(opts) == 0 || opts[0].Unnamed || opts[0].Prob < p.ClarifyFloor {
+		return false
+	}
+	switch j, rel := lookAlike(opts); {
+	case j == 0:
+		return false
+	default:
+		switch rel.Alike {
+		case AlikeDiffers, AlikeImpostor, AlikeCopy, AlikeOtherLine:
+			return true
+		}
+		return false
+	}
+}
+
+// shareOfPair is the best one's probability when it and a look-alike do
+// one job for different lines of services and the request does not say
+// which: the chance the job is the pair's (pooled as for siblings) split
+// between them in proportion to their own. Each alone was scored for the
+// job, not for the line.
+func shareOfPair(top, alike Option) float64 {
+	if top.Prob+alike.Prob <= 0 {
+		return top.Prob
+	}
+	pair := 1 - (1-top.Prob)*(1-alike.Prob)
+	if top.PairCalibrated {
+		// Calibrated where a same-named skill counted as right, each
+		// already holds the pair's probability.
+		pair = top.Prob
+	}
+	return pair * top.Prob / (top.Prob + alike.Prob)
 }
 
 // Pooled is, for options ordered best first, the probability that a

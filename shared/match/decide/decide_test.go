@@ -298,3 +298,60 @@ func TestPooledSiblingsCalibrated(t *testing.T) {
 		t.Errorf("reason %q reports a pooled probability", d.Reason)
 	}
 }
+
+// Reported is what a decision reports for its best option: a sibling
+// pair's pooled probability, the best one's share of a pair of two lines
+// of services, else the best one's own.
+func TestReported(t *testing.T) {
+	p := DefaultPolicy
+	paired := func(o Option) Option { o.PairCalibrated = true; return o }
+	tests := []struct {
+		name string
+		opts []Option
+		want float64
+	}{
+		{"alone", []Option{opt("a/x", 0.9)}, 0.9},
+		{"a sibling pools", []Option{opt("a/x", 0.57), sib(alike(opt("b/x", 0.47), "a/x", AlikeTwin))}, 1 - 0.43*0.53},
+		{"another line: a share of the pair", []Option{opt("a/x", 0.6), alike(opt("b/x", 0.4), "a/x", AlikeOtherLine)}, (1 - 0.4*0.6) * 0.6},
+		{"another line, even pair: about half", []Option{opt("a/x", 0.7), alike(opt("b/x", 0.7), "a/x", AlikeOtherLine)}, (1 - 0.3*0.3) / 2},
+		{"another line, calibrated as a pair", []Option{paired(opt("a/x", 0.9)), paired(alike(opt("b/x", 0.9), "a/x", AlikeOtherLine))}, 0.45},
+		{"another line, under the clarify floor: no question, its own", []Option{opt("a/x", 0.3), alike(opt("b/x", 0.3), "a/x", AlikeOtherLine)}, 0.3},
+		{"a different handling keeps the best one's own", []Option{opt("a/x", 0.6), alike(opt("b/x", 0.5), "a/x", AlikeDiffers)}, 0.6},
+		{"an unnamed best one keeps its own", []Option{unnamed(opt("a/x", 0.6)), alike(opt("b/x", 0.5), "a/x", AlikeOtherLine)}, 0.6},
+	}
+	for _, tt := range tests {
+		if got := p.Reported(tt.opts); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: Reported = %v, want %v", tt.name, got, tt.want)
+		}
+		if d := p.Decide(tt.opts); math.Abs(d.Probability-tt.want) > 1e-12 {
+			t.Errorf("%s: Decide reports %v, want %v", tt.name, d.Probability, tt.want)
+		}
+	}
+	// The share is only what is reported: the question is asked as before.
+	if d := p.Decide([]Option{opt("a/x", 0.95), alike(opt("b/x", 0.9), "a/x", AlikeOtherLine)}); d.Action != Clarify || len(d.Candidates) != 2 || d.Candidates[0].Prob != 0.95 {
+		t.Errorf("decision %+v, want the question with the best one's own probability on its candidate", d)
+	}
+}
+
+// AsksLookAlikes holds exactly where Decide asks between look-alikes.
+func TestAsksLookAlikes(t *testing.T) {
+	p := DefaultPolicy
+	for _, opts := range [][]Option{
+		{opt("a/x", 0.9)},
+		{opt("a/x", 0.95), alike(opt("b/x", 0.3), "a/x", AlikeOtherLine)},
+		{opt("a/x", 0.2), alike(opt("b/x", 0.02), "a/x", AlikeOtherLine)},
+		{opt("a/x", 0.95), opt("c/z", 0.1), alike(opt("b/x", 0.02), "a/x", AlikeDiffers)},
+		{opt("a/x", 0.99), alike(opt("b/x", 0.9), "a/x", AlikeCopy)},
+		{opt("a/x", 0.95), alike(opt("b/x", 0.02), "a/x", AlikeImpostor)},
+		{opt("a/x", 0.9), alike(opt("b/x", 0.3), "a/x", AlikeTwin)},
+		{opt("a/x", 0.6), sib(alike(opt("b/x", 0.5), "a/x", AlikeTwin))},
+		{unnamed(opt("a/x", 0.9)), alike(opt("b/x", 0.3), "a/x", AlikeDiffers)},
+		{opt("a/x", 0.9), alike(opt("b/x", 0.3), "c/z", AlikeDiffers)},
+	} {
+		d := p.Decide(opts)
+		asked := d.Action == Clarify && len(d.Candidates) == 2 && d.Candidates[1].AlikeOf != "" || d.Action == Clarify && d.Candidates[0].AlikeOf != ""
+		if got := p.AsksLookAlikes(opts); got != asked {
+			t.Errorf("%s vs %v: AsksLookAlikes = %v, Decide %s (%s)", opts[0].Key, opts[1:], got, d.Action, d.Reason)
+		}
+	}
+}
