@@ -107,8 +107,8 @@ type ref struct {
 	skill  *card.Skill
 	// distrust says why the skill's card text is not trusted with a task
 	// ("" when it is): it gives the matcher orders (isDirective,
-	// talksToSelector), repeats its words to game retrieval (isRepetitive,
-	// isDominated), claims any task (claimsAnyTask) or claims the jobs of
+	// talksToSelector), repeats its words to game retrieval
+	// (isKeywordSpam), claims any task (claimsAnyTask) or claims the jobs of
 	// many other agents (markCatchAll).
 	distrust string
 }
