@@ -94,6 +94,9 @@ type Matcher struct {
 	// oneAgent is the catalog's one-agent terms (see oneAgentTerms),
 	// made, like domains, for the first task with two or more candidates.
 	oneAgent func() map[string]bool
+	// labelForms says, per agent and term of its labels, which forms
+	// write it (see labelFormsOf), made like domains.
+	labelForms func() map[string]map[string]formKinds
 	// signs is, per agent, what oneKind compares, made for the first
 	// pair of skills that may be from one template.
 	signs func() []agentSign
@@ -234,6 +237,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	m.forms = sync.OnceValue(func() *cardForms {
 		return newCardForms(m.jobLexicon, idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
 	})
+	m.labelForms = sync.OnceValue(func() map[string]map[string]formKinds { return labelFormsOf(idx.Doc, idx.Len()) })
 	m.oneAgent = sync.OnceValue(func() map[string]bool {
 		return oneAgentTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
 	})

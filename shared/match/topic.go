@@ -300,12 +300,12 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 	domain, own := m.domains(), m.oneAgent()
 	topic, holds, bestHolds := carriedTerms(req, domain), m.domainHolds, holdsAny
 	about := "the conversation is about " + strings.Join(topic, ", ")
-	domainNamed := 0 // 1 when this turn names the domain itself: a job word for the moved-up skill
+	domainNamed := 0        // 1 when this turn names the domain itself: a job word for the moved-up skill
+	var topicWords []string // the words that name it, as the request wrote them
 	if len(topic) == 0 {
-		var words []string
-		words, topic = namedTopic(req, domain)
+		topicWords, topic = namedTopic(req, domain)
 		holds, bestHolds = m.labelHolds, labelHoldsAny
-		about = "the request names " + strings.Join(words, ", ")
+		about = "the request names " + strings.Join(topicWords, ", ")
 		domainNamed = 1 // with no topic named, no move is made below
 	}
 	if len(topic) == 0 || !m.moveReady(scored[0], sl) || holdsAny(scored[0].Entry, topic) {
@@ -322,7 +322,7 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 	reqWords := requestWordsOf(lex, domain, words)
 	named := jobNamedBy(lex, domain, reqWords, scored[0].Entry)
 	for i := 1; i < len(scored); i++ {
-		if !m.moveReady(scored[i], sl) || !holds(scored[i].Doc, topic) ||
+		if !m.moveReady(scored[i], sl) || !holds(scored[i].Doc, m.inAgentsForms(scored[i].Doc, topicWords, topic)) ||
 			jobNamedBy(lex, domain, reqWords, scored[i].Entry)+domainNamed < named ||
 			domainNamed == 1 && scored[i].Dense < namedDomainDense {
 			continue
@@ -334,6 +334,64 @@ func (m *Matcher) topicMove(req *extract.Requirement, sl *Shortlist, scored []re
 		return jobMove{up: a.Doc, down: b.Doc}
 	}
 	return noMove
+}
+
+// formKinds says which forms of a term an agent's labels write: a form in
+// -ing ("Housing", "Parking", "Planning"), one without.
+type formKinds uint8
+
+const (
+	formIng formKinds = 1 << iota
+	formPlain
+)
+
+// formOf is the kind of word w's form.
+func formOf(w string) formKinds {
+	if len(w) > 5 && strings.HasSuffix(w, "ing") {
+		return formIng
+	}
+	return formPlain
+}
+
+// labelFormsOf is, per agent, for every term of its name and its skills'
+// names and tags, the kinds of the forms that write it.
+func labelFormsOf(docs func(i int) *index.Doc, n int) map[string]map[string]formKinds {
+	out := map[string]map[string]formKinds{}
+	for i := range n {
+		d := docs(i)
+		forms := out[d.AgentID]
+		if forms == nil {
+			forms = map[string]formKinds{}
+			out[d.AgentID] = forms
+		}
+		for _, text := range append([]string{d.AgentName, d.Name}, d.Tags...) {
+			for _, w := range analyze.Words(text) {
+				forms[analyze.Stem(w)] |= formOf(w)
+			}
+		}
+	}
+	return out
+}
+
+// inAgentsForms keeps the domain terms a request names (words, as it
+// wrote them) that doc d's agent's labels write in the same form: a stem
+// joins "house" and "Housing", "park" and "Parking", but a house crawling
+// with fleas is no housing benefit's and a park no parking permit's. A
+// term the labels do not hold, or hold only joined from two words, is
+// kept: holds decides on it.
+func (m *Matcher) inAgentsForms(d int, words, terms []string) []string {
+	if words == nil {
+		return terms // a conversation's domain: its words are earlier turns'
+	}
+	forms := m.labelForms()[m.idx.Doc(d).AgentID]
+	kept := terms[:0:0]
+	for i, t := range terms {
+		if f, ok := forms[t]; ok && f&formOf(words[i]) == 0 {
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return kept
 }
 
 // namedTopic are the domain words the request's own turn names, as the

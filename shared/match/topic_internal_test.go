@@ -261,3 +261,38 @@ func TestNamedTopic(t *testing.T) {
 		}
 	}
 }
+
+// A domain word names an agent's domain only in a form its labels write:
+// "house" is no "Housing", "park" no "Parking"; a plural is the same form.
+func TestInAgentsForms(t *testing.T) {
+	docs := []index.Doc{
+		{AgentID: "benefits", AgentName: "Housing Benefit", Name: "New claim", Tags: []string{"housing benefit"}},
+		{AgentID: "pests", AgentName: "Pest Control", Name: "House call-out", Tags: []string{"houses", "parking"}},
+	}
+	index.AnalyzeAll(docs, 1)
+	m := &Matcher{idx: index.Docs(docs)}
+	m.labelForms = func() map[string]map[string]formKinds { return labelFormsOf(m.idx.Doc, m.idx.Len()) }
+	hous, park := analyze.Stem("house"), analyze.Stem("park")
+	tests := []struct {
+		doc   int
+		words []string
+		want  []string
+	}{
+		{0, []string{"house"}, nil},
+		{0, []string{"housing"}, []string{hous}},
+		{1, []string{"house"}, []string{hous}},
+		{1, []string{"houses"}, []string{hous}},
+		{1, []string{"park"}, nil},
+		{0, []string{"park"}, []string{park}}, // not in its labels: holds decides
+		{0, nil, []string{hous}},              // a conversation's domain: kept
+	}
+	for _, tt := range tests {
+		terms := []string{hous}
+		if len(tt.words) > 0 && tt.words[0] == "park" {
+			terms = []string{park}
+		}
+		if got := m.inAgentsForms(tt.doc, tt.words, terms); !slices.Equal(got, tt.want) {
+			t.Errorf("doc %d, %v: %v, want %v", tt.doc, tt.words, got, tt.want)
+		}
+	}
+}
