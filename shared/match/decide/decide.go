@@ -290,16 +290,15 @@ func (p Policy) AsksLookAlikes(opts []Option) bool {
 	if len(opts) == 0 || opts[0].Unnamed || opts[0].Prob < p.ClarifyFloor {
 		return false
 	}
-	switch j, rel := lookAlike(opts); {
-	case j == 0:
-		return false
-	default:
-		switch rel.Alike {
-		case AlikeDiffers, AlikeImpostor, AlikeCopy, AlikeOtherLine:
-			return true
-		}
+	j, rel := lookAlike(opts)
+	if j == 0 {
 		return false
 	}
+	switch rel.Alike {
+	case AlikeDiffers, AlikeImpostor, AlikeCopy, AlikeOtherLine:
+		return true
+	}
+	return false
 }
 
 // shareOfPair is the best one's probability when it and a look-alike do
