@@ -231,7 +231,7 @@ var asking = map[string]bool{
 // thin requests across the golden and hostile sets were right 7 times in
 // 39 at a mean of 0.42. As with a thin link, the order stays.
 func markUnnamed(req *extract.Requirement, out []Ranked) {
-	if len(out) == 0 || req == nil || len(req.History) > 0 || len(req.InputTypes) > 0 && oneAgent(out) {
+	if len(out) == 0 || req == nil || len(req.History) > 0 || len(req.InputTypes) > 0 && allOneAgent(out) {
 		return
 	}
 	words := analyze.Words(req.Need)
@@ -288,9 +288,9 @@ func namesJob(words []string, d *index.Doc) bool {
 	return false
 }
 
-// oneAgent says whether every candidate is one agent's: a file only that
-// agent takes says what a thin request is about.
-func oneAgent(out []Ranked) bool {
+// allOneAgent says whether every candidate is one agent's: a file only
+// that agent takes says what a thin request is about.
+func allOneAgent(out []Ranked) bool {
 	return !slices.ContainsFunc(out, func(r Ranked) bool { return r.Entry.AgentID != out[0].Entry.AgentID })
 }
 

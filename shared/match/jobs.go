@@ -237,6 +237,7 @@ func sameJobVerb(a, b string) bool {
 	return seekVerbs[a] && seekVerbs[b] || acquireVerbs[a] && acquireVerbs[b]
 }
 
+// stems is the set of the words' stems.
 func stems(words ...string) map[string]bool {
 	out := make(map[string]bool, len(words))
 	for _, w := range words {

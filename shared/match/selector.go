@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -211,7 +212,7 @@ func matchesAtATrigger(t string) bool {
 		if end <= 0 || !selectorTriggers[t[i:i+end]] {
 			continue
 		}
-		if re := selectorTalkFrom[t[i]]; re != nil && re.MatchString(t[i:]) {
+		if re := selectorTalkFrom()[t[i]]; re != nil && re.MatchString(t[i:]) {
 			return true
 		}
 	}
@@ -222,8 +223,13 @@ func matchesAtATrigger(t string) bool {
 // alternatives whose matches can start with it (nil for none): the whole
 // regexp, tried at every trigger word, was a third of the trust checks'
 // time in an index build, most of it spent starting the alternatives a
-// word's first letter rules out (cut down, a quarter of that).
-var selectorTalkFrom = byFirstByte(selectorTalk)
+// word's first letter rules out (cut down, a quarter of that). Made for
+// the first card text that may talk to the selector, not at start-up:
+// compiling the parts takes about 13 ms, which every command would pay.
+var selectorTalkFrom = sync.OnceValue(func() *[256]*regexp.Regexp {
+	parts := byFirstByte(selectorTalk)
+	return &parts
+})
 
 // byFirstByte splits an anchored regexp of the form ^(a|b|…) by the first
 // byte each alternative's match can start with. Alternatives whose first
@@ -316,9 +322,7 @@ func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
 	case syntax.OpConcat:
 		for _, sub := range re.Sub {
 			s, n := firstBytes(sub)
-			for c := range s {
-				set[c] = set[c] || s[c]
-			}
+			orBytes(&set, &s)
 			if !n {
 				return set, false
 			}
@@ -327,14 +331,19 @@ func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
 	case syntax.OpAlternate:
 		for _, sub := range re.Sub {
 			s, n := firstBytes(sub)
-			for c := range s {
-				set[c] = set[c] || s[c]
-			}
+			orBytes(&set, &s)
 			nullable = nullable || n
 		}
 		return set, nullable
 	}
 	return all(), true
+}
+
+// orBytes adds the bytes of src to dst.
+func orBytes(dst, src *[256]bool) {
+	for c, in := range src {
+		dst[c] = dst[c] || in
+	}
 }
 
 // mayTalkToSelector is a necessary condition for selectorTalk on text:

@@ -340,7 +340,7 @@ func TestSelectorTalkFromIsSelectorTalk(t *testing.T) {
 				continue
 			}
 			want := selectorTalk.MatchString(w[i:])
-			re := selectorTalkFrom[w[i]]
+			re := selectorTalkFrom()[w[i]]
 			if got := re != nil && re.MatchString(w[i:]); got != want {
 				t.Errorf("%q at %d: cut down %v, whole %v", w, i, got, want)
 			}

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -43,10 +44,13 @@ var (
 	// otherNouns follow "other" as the catalog's other entries.
 	otherNouns      = fieldSet("agents tools skills services teams offices providers options listings entries cards")
 	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat", "misrout"}
-	selfNouns       = fieldSet("skill tool agent entry listing service card one")
-	overAllWords    = fieldSet("supersede supersedes override overrides obsolete deprecated retired archived mirror mirrors outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority")
-	readerWords     = fieldSet("ai llm llms model models assistant router routers orchestrator orchestration layer engine component automated bot")
-	requestNouns    = fieldSet("request requests task tasks query queries")
+	// readerStarts, with "rout" and "orchestrat" of selectingStarts, start
+	// every word of a machine reader (readerWords).
+	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot"}
+	selfNouns    = fieldSet("skill tool agent entry listing service card one")
+	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired archived mirror mirrors outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority")
+	readerWords  = fieldSet("ai llm llms model models assistant router routers orchestrator orchestration layer engine component automated bot")
+	requestNouns = fieldSet("request requests task tasks query queries")
 )
 
 // fieldSet is the set of the space-separated words of s.
@@ -66,8 +70,7 @@ func fieldSet(s string) map[string]bool {
 // build reads every card.
 var (
 	catalogAnchors = newAnchors("list", "entr", "catalog", "registry", "directory", "other")
-	actAnchors     = newAnchors("rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag",
-		"dispatch", "delegat", "orchestrat", "misrout", "ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot")
+	actAnchors     = newAnchors(slices.Concat(selectingStarts, readerStarts)...)
 )
 
 // mayOrderBySignals is a necessary condition for ordersBySignals on text.

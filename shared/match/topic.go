@@ -85,13 +85,7 @@ func domainReach(docs func(i int) *index.Doc, n int, skip func(doc int) bool) ma
 // seventh set, written blind). Words whose term is another word's are
 // left out: "department" is "depart" (departing buses), "unit" is
 // "united".
-var orgNouns = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields("desk team office centre center hub group partners solutions agency bureau labs") {
-		m[analyze.Stem(w)] = true
-	}
-	return m
-}()
+var orgNouns = stems(strings.Fields("desk team office centre center hub group partners solutions agency bureau labs")...)
 
 // agentSpans calls f with each agent's docs lo..hi-1: the matcher numbers
 // one agent's skills consecutively.
