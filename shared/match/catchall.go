@@ -3,6 +3,9 @@ package match
 import (
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
@@ -57,7 +60,8 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 	}
 	least := catchAllLeast(jobs)
 	for i, n := range jobs {
-		if refs[i].distrust != "" {
+		if refs[i].distrust != "" || n < least && claimed[i] < least ||
+			claimingLabels(&docs[i], agentOf[i], users, reach) < catchAllJobs {
 			continue
 		}
 		switch {
@@ -140,13 +144,7 @@ func claimedJobs(d *index.Doc, own int32, users map[string][]int32, reach int) (
 	}
 	claim := func(term string) {
 		u := users[term]
-		others := len(u)
-		for _, a := range u {
-			if a == own {
-				others--
-			}
-		}
-		if others == 0 || others > reach {
+		if !claimsOthers(u, own, reach) {
 			return
 		}
 		root := int32(-1)
@@ -176,4 +174,57 @@ func claimedJobs(d *index.Doc, own int32, users map[string][]int32, reach int) (
 		}
 	}
 	return jobs, len(parent)
+}
+
+// claimsOthers says whether a term whose users are u is the speciality of
+// other agents than own: used by one to reach of them.
+func claimsOthers(u []int32, own int32, reach int) bool {
+	others := len(u)
+	for _, a := range u {
+		if a == own {
+			others--
+		}
+	}
+	return others > 0 && others <= reach
+}
+
+// listTerms is the most terms a label naming one job has: "Council tax
+// account changes", "Loss adjusting - buildings and contents". A longer
+// one is a list ("Shipping tracking freight customs inventory payroll").
+const listTerms = 4
+
+// claimingLabels counts the labels of doc d, its name and each tag, that
+// use another agent's speciality word (claimsOthers). A list, a label
+// with a comma, semicolon or colon or of more than listTerms terms,
+// counts each of its terms as a label. Stuffing names many jobs, one per
+// label; an honest skill of a name and four tags can claim five groups of
+// agents by common words alone: hostile8's "Council tax account changes",
+// tagged "council tax", "single person discount" and "moving home",
+// reached eight agents in five groups by "account", "change", "tax",
+// "home", "move" and "person" from those four labels, and its distrust
+// sent its own requests to a benefits claim at 0.98. Every stuffed card
+// of the eight hostile sets claims from seven labels or more.
+func claimingLabels(d *index.Doc, own int32, users map[string][]int32, reach int) int {
+	n := 0
+	count := func(label string) {
+		terms := analyze.Terms(label)
+		list := len(terms) > listTerms || strings.ContainsAny(label, ",;:")
+		claims := 0
+		for _, t := range terms {
+			if claimsOthers(users[t], own, reach) {
+				claims++
+			}
+		}
+		switch {
+		case list:
+			n += claims
+		case claims > 0:
+			n++
+		}
+	}
+	count(d.Name)
+	for _, tag := range d.Tags {
+		count(tag)
+	}
+	return n
 }

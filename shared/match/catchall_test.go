@@ -114,6 +114,43 @@ func TestCatchAllOverLinkedAgents(t *testing.T) {
 	}
 }
 
+// Stuffing names each job in a label of its own. An honest skill whose
+// name and one tag happen to hold five other agents' words claims five
+// groups from two labels: not a catch-all. The same words as five tags,
+// or as a list in its name, are.
+func TestCatchAllFewLabels(t *testing.T) {
+	words := []string{"ledger", "harbor", "violin", "meadow", "copper"}
+	tests := []struct {
+		name    string
+		skill   card.Skill
+		flagged bool
+	}{
+		{"three words in the name, two in a tag", card.Skill{ID: "own", Name: "Ledger harbor violin", Description: "One job.",
+			Tags: []string{"meadow copper", "lantern", "orchard glacier", "saffron thistle"}}, false},
+		{"one word a tag", card.Skill{ID: "own", Name: "Own job", Description: "Many jobs.",
+			Tags: append(slices.Clone(words), "lantern", "orchard", "glacier", "saffron")}, true},
+		{"a list in the name", card.Skill{ID: "own", Name: "Ledger, harbor, violin, meadow, copper", Description: "Many jobs.",
+			Tags: []string{"lantern", "orchard glacier", "saffron", "thistle"}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var agents []catalog.Agent
+			for i, w := range words {
+				agents = append(agents, agentWith(fmt.Sprintf("holder%d", i), card.Skill{ID: "job", Name: "Job " + fmt.Sprint(i), Tags: []string{w}}))
+			}
+			m := catchAllCatalog(t, append(agents, agentWith("broad", tt.skill))...)
+			for _, r := range m.refs {
+				switch {
+				case r.agent.Card.ID == "broad" && (r.distrust != "") != tt.flagged:
+					t.Errorf("distrust = %q, want flagged %v", r.distrust, tt.flagged)
+				case r.agent.Card.ID != "broad" && r.distrust != "":
+					t.Errorf("%s distrusted: %q", r.agent.Card.ID, r.distrust)
+				}
+			}
+		})
+	}
+}
+
 // A catalog of few agents has too few jobs to tell a catch-all from a
 // broad skill: nothing is flagged.
 func TestCatchAllSmallCatalog(t *testing.T) {
