@@ -58,10 +58,10 @@ func requestTermsSorted(text string) []string {
 	return terms
 }
 
-// TestQuarterOfEachStatedTerms: two agents' own wordings of one service
-// share a quarter of each one's stated terms; two jobs of one trade share
-// a few common words.
-func TestQuarterOfEachStatedTerms(t *testing.T) {
+// TestStatesOneJob: two agents' own wordings of one service share a
+// quarter of each one's stated terms and two tag terms; two jobs of one
+// trade share a few common words, or more of them but not their tags.
+func TestStatesOneJob(t *testing.T) {
 	statement := statedDoc("Supplier statement reconciliation", "supplier statement, reconciliation",
 		"Checks a supplier's statement against the invoices and payments we have on file and lists the differences.")
 	care := statedDoc("Answer customer messages", "customer service, customer emails, order queries, live chat",
@@ -84,13 +84,31 @@ func TestQuarterOfEachStatedTerms(t *testing.T) {
 		{"customer replies in-house and offshore", care, offshore, true},
 		{"statement check and invoice payment", statement, payflow, false},
 		{"summary and translation of a PDF", summary, translate, false},
+		// 8 of 31 stated terms, one tag term.
+		{"home insurance quote and an outside loss adjuster", homeQuote, lossAdjuster, false},
+		{"untagged wordings of one service",
+			statedDoc("Supplier payment run", "", "Pays approved supplier invoices by bank transfer and sends remittance advice."),
+			statedDoc("Invoice payments", "", "Pays your suppliers' invoices from a client account and emails each remittance."),
+			true},
 	}
 	for _, tt := range tests {
-		if got := quarterOfEach(statedTerms(tt.a), statedTerms(tt.b)); got != tt.want {
-			t.Errorf("%s: quarterOfEach = %v, want %v", tt.name, got, tt.want)
+		if got := statesOneJob(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: statesOneJob = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+	if !quarterOfEach(statedTerms(homeQuote), statedTerms(lossAdjuster)) {
+		t.Error("the quote and the loss adjuster no longer share a quarter of their stated terms: the row tests nothing")
+	}
 }
+
+// A home insurance quote and an outside loss adjuster: neighbouring jobs
+// of one trade.
+var (
+	homeQuote = statedDoc("Home insurance quote", "home insurance, buildings, contents, tenants, quote",
+		"Buildings and contents quotes: the property's type, age and bedrooms, the rebuild cost, the value of the contents and any claims or flooding in the past five years.")
+	lossAdjuster = statedDoc("Loss adjusting - buildings and contents", "loss adjuster, property damage, flood claims, home claims",
+		"Visits damaged homes for the insurer, inspects the damage, agrees the scope of works and reports on the cost of the loss and the reserve.")
+)
 
 func TestRewordedPaste(t *testing.T) {
 	const desc = "Writes a letter confirming how many years of claim-free driving a customer has earned on a motor policy, to take to a new insurer when they switch."

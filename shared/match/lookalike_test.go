@@ -260,11 +260,16 @@ func TestLookAlikeByTagsOfEach(t *testing.T) {
 		// (standsIn), by a quarter of their stated terms.
 		{"half of each, same handling", []string{"transcription", "dictation", "typing service", "turnaround"}, catalog.EntryDefault, plain, decide.AlikeTwin},
 		// Under half of one's tags, their names and descriptions still
-		// state one job: a quarter of each one's stated terms (quarterOfEach).
-		// Different jobs are kept apart in
+		// state one job: a quarter of each one's stated terms and two tag
+		// terms (statesOneJob). Different jobs are kept apart in
 		// TestDifferentJobsOnOneDocumentAreNoAlternatives.
-		{"under half of one, external", []string{"transcription", "audio", "documents", "turnaround", "outsourced"}, external,
+		{"under half of one, external", []string{"transcription", "dictation", "audio", "documents", "turnaround", "outsourced"}, external,
 			"type up the office letters from Tuesday's dictation", decide.AlikeDiffers},
+		// One tag term in common reads as a neighbouring job of one trade
+		// (statesOneJob): this question is lost, the price of not asking
+		// between an insurer's home quote and an outside loss adjuster.
+		{"one tag term, external", []string{"transcription", "audio", "documents", "turnaround", "outsourced"}, external,
+			"type up the office letters from Tuesday's dictation", ""},
 	}
 	for _, tc := range tests {
 		m := newMatcher(t, buildCatalog(t, append(honest(), inHouse, outside(tc.tags, tc.st))...))
