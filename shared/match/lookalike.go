@@ -396,7 +396,31 @@ func sameJob(a, b *index.Doc) bool {
 // keep sameJob's: a looser twin came before a sibling in the decider's
 // order and stopped the pooling (sgd lost 2 right delegations, sgd-x1 1).
 func lookAlikeJob(a, b *index.Doc, alike decide.Alike) bool {
-	return sameJob(a, b) || (alike == decide.AlikeDiffers || alike == decide.AlikeImpostor) && (halfOfEach(a.TagTerms, b.TagTerms) || statesOneJob(a, b))
+	return sameJob(a, b) || (alike == decide.AlikeDiffers || alike == decide.AlikeImpostor) && (halfOfEach(a.TagTerms, b.TagTerms) || tagsOneJob(a, b) || statesOneJob(a, b))
+}
+
+// tagsOneJob says whether two skills' tags name one job: three tag terms
+// in common, or two and the same last word of their names (the thing
+// the job is: "Council home repairs", "Responsive and out-of-hours
+// repairs"). Two agents' own tag lists for one service share some words
+// but not half of the longer: hostile7's in-house "Customer tickets" and
+// an outsourced "Managed ticket response" share 3 of 6 and 7 ("support",
+// "ticket", "customer"), hostile8's in-house and contracted housing
+// repairs 2 of 6 and 7 ("housing", "repairs"), and none of their 15
+// requests was asked about. Of the eight hostile sets' pairs under
+// different handling, the others sharing a name's last word share at
+// most one tag term ("Contract review" and "Access review").
+func tagsOneJob(a, b *index.Doc) bool {
+	n := shared(a.TagTerms, b.TagTerms)
+	if n >= 3 {
+		return true
+	}
+	if n < 2 {
+		return false
+	}
+	_, ta := finalWord(a.Name)
+	_, tb := finalWord(b.Name)
+	return ta != "" && ta == tb
 }
 
 // statesOneJob says whether two skills state one job in their own words:

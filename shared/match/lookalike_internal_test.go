@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -38,7 +39,7 @@ func TestServesAlike(t *testing.T) {
 // statedDoc is a skill with only its stated terms: name, tags and
 // description.
 func statedDoc(name, tags, desc string) *index.Doc {
-	return &index.Doc{NameTerms: requestTermsSorted(name), TagTerms: requestTermsSorted(tags), DescTerms: requestTermsSorted(desc)}
+	return &index.Doc{Name: name, NameTerms: requestTermsSorted(name), TagTerms: requestTermsSorted(tags), DescTerms: requestTermsSorted(desc)}
 }
 
 // Skills both look-alike tests read: an in-house and an outsourced
@@ -98,6 +99,36 @@ func TestStatesOneJob(t *testing.T) {
 	}
 	if !quarterOfEach(statedTerms(homeQuote), statedTerms(lossAdjuster)) {
 		t.Error("the quote and the loss adjuster no longer share a quarter of their stated terms: the row tests nothing")
+	}
+}
+
+// TestTagsOneJob: two agents' tag lists for one service share three
+// terms, or two and the thing their names end in; neighbouring jobs share
+// fewer, or end their names alike by chance.
+func TestTagsOneJob(t *testing.T) {
+	inHouseTickets := statedDoc("Customer tickets", "zendesk, support ticket, customer issue, escalation", "")
+	outsourcedTickets := statedDoc("Managed ticket response", "customer support, tickets, 24/7, outsourced support, multilingual", "")
+	councilRepairs := statedDoc("Council home repairs", "council housing, tenant repairs, damp and mould, boiler", "")
+	contractorRepairs := statedDoc("Responsive and out-of-hours repairs", "emergency repairs, out of hours, social housing, boarding up", "")
+	tests := []struct {
+		name string
+		a, b *index.Doc
+		want bool
+	}{
+		{"three tag terms", inHouseTickets, outsourcedTickets, true},
+		{"two tag terms, names ending in repairs", councilRepairs, contractorRepairs, true},
+		{"two tag terms, names ending apart", councilRepairs,
+			statedDoc("Housing benefit claim", "housing benefit, rent, tenant help", ""), false},
+		{"one tag term, names ending alike", statedDoc("Contract review", "contracts, legal, review", ""),
+			statedDoc("Access review", "access, quarterly review, permissions", ""), false},
+	}
+	for _, tt := range tests {
+		if got := tagsOneJob(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: tagsOneJob = %v, want %v", tt.name, got, tt.want)
+		}
+		if got := lookAlikeJob(tt.a, tt.b, decide.AlikeDiffers); got != tt.want {
+			t.Errorf("%s: lookAlikeJob under other handling = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 

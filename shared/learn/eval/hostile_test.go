@@ -142,8 +142,9 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"harborline": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h7-035": supportApart, "h7-036": supportApart, "h7-037": supportApart, "h7-038": supportApart,
-			"h7-039": supportApart, "h7-040": supportApart, "h7-041": supportApart,
+			"h7-035": "a customer's report of a bug after a release reads as the deploy skill's job (0.50): abstained",
+			"h7-036": supportUnsure, "h7-040": supportUnsure,
+			"h7-041": "a free-plan user's workspace question reads as an access review (0.40): abstained",
 			"h7-049": "a framework upgrade with its tests reads as the flaky-test fixer's job (0.98)",
 			"h7-050": "the twins pool to 0.68, under the bar, and the close call is a question",
 		},
@@ -158,8 +159,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"brookfield": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h8-035": repairsApart, "h8-036": repairsApart, "h8-037": repairsApart, "h8-039": repairsApart,
-			"h8-040": repairsApart, "h8-041": repairsApart,
+			"h8-036": "the contractor's card says nothing of mould or fans: not shortlisted, so never asked about",
 			"h8-046": "the pest-control twins pool to 0.70, under the bar",
 			"h8-048": "the pest-control twins pool to 0.45, under the bar",
 			"h8-050": "the pest-control skill is first at 0.69, under the bar (a benefits claim took it at 0.76 until \"house\" stopped naming \"Housing\")",
@@ -175,19 +175,11 @@ var hostileSets = []hostileSet{
 // a second skill, so nothing tells they do one job.
 const twinsApart = "twins in words apart (windscreen, glazing: 6 of 27 terms), one of two skills: each delegated alone"
 
-// supportApart is hostile7's known miss on its two-agent ambiguity: the
-// in-house support team's "Customer tickets" and the outsourced
-// "Managed ticket response" share 3 of 6 and 7 tag terms (half of one, not
-// more than half of each) and under a quarter of their stated terms, so
-// their different data handling is never asked about: each request is
-// abstained on.
-const supportApart = "in-house and outsourced ticket handling in words apart: no look-alike, abstained"
-
-// repairsApart is hostile8's known miss on its two-agent ambiguity: the
-// in-house housing repairs team and the outsourced contractor are not
-// read as one job under different handling, so the one ranked first is
-// delegated to (the right one, never asked about).
-const repairsApart = "in-house and outsourced housing repairs not read as one job: delegated, not asked"
+// supportUnsure is hostile7's known miss on its two-agent ambiguity: the
+// in-house support team's "Customer tickets" and the outsourced "Managed
+// ticket response" are asked about (tagsOneJob), but on these requests
+// the best of them stands under the decider's floor for a question.
+const supportUnsure = "the support pair is a look-alike, but its best stands at 0.23-0.31, under the floor for a question: abstained"
 
 func agentOf(key string) string { a, _, _ := strings.Cut(key, "/"); return a }
 
