@@ -31,6 +31,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	folds := fs.Int("folds", 5, "cross-fitting folds when --examples is on")
 	l2 := fs.Float64("l2", 1, "ridge penalty on the reranker's standardised weights")
 	noMatch := fs.Float64("no-match-weight", 10, "weight of a task no skill should take in the reranker's loss (training sets hold few of them;\na delegation that should have been an abstention is the costliest mistake)")
+	cardExamples := fs.Int("card-examples", 0, "also fit each set whose cards give more examples than this a skill with each cut to its first N\n(cards written by hand give one or two; 0: not)")
 	bare := fs.Bool("bare-too", false, "also fit each set whose cards give examples with those examples removed\n(the description-only regime most catalogs are in)")
 	few := fs.Int("few-texts", 0, "also fit each set with at most this many of its training texts a skill indexed as examples\n(cross-fitted): weights for catalogs whose cards give a handful of examples (0: not)")
 	both := fs.Bool("both-text-regimes", false, "fit each set both with its training texts indexed as extra examples (cross-fitted)\nand without, whatever --examples keeps: weights for catalogs with many examples and with none")
@@ -76,7 +77,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch, Embedder: emb,
-		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, BothTextRegimes: *both, FewTexts: *few, Dialogues: *dialogues}
+		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, CardExamples: *cardExamples, BothTextRegimes: *both, FewTexts: *few, Dialogues: *dialogues}
 	if !*quiet {
 		p := newProgress(stderr, "fit")
 		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }

@@ -48,6 +48,11 @@ type Config struct {
 	// with those examples removed, so the model learns the
 	// description-only regime most catalogs are in, beside the other.
 	BareToo bool
+	// CardExamples, when above 0, also fits each set whose cards give
+	// more examples than that a skill with each skill's cut to its first
+	// CardExamples: cards written by hand give one or two, and one
+	// example's vector makes a poor prototype of a skill.
+	CardExamples int
 	// BothTextRegimes fits each set both with its training texts indexed
 	// as extra examples (cross-fitted) and without, whatever Examples says
 	// the model keeps: the weights then know catalogs with many examples
@@ -96,11 +101,14 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		cfg.Embedder = embed.Default()
 	}
 	given := len(sets)
-	if cfg.BareToo {
+	if cfg.BareToo || cfg.CardExamples > 0 {
 		sets = append([]*golden.Set(nil), sets...)
-		for _, s := range sets {
-			if s.HasExamples() {
+		for _, s := range sets[:given] {
+			if cfg.BareToo && s.HasExamples() {
 				sets = append(sets, s.WithoutExamples())
+			}
+			if cfg.CardExamples > 0 && s.MostExamples() > cfg.CardExamples {
+				sets = append(sets, s.WithExamplesCut(cfg.CardExamples))
 			}
 		}
 	}

@@ -138,7 +138,7 @@ func TestFitSets(t *testing.T) {
 }
 
 // Regimes: every set fitted with and without its training texts as
-// examples, and its cards description-only too; the model keeps texts only
+// examples, and its cards description-only or cut to one example too; the model keeps texts only
 // when Examples says so, and still matches.
 func TestFitRegimes(t *testing.T) {
 	set := loadSet(t)
@@ -157,6 +157,9 @@ func TestFitRegimes(t *testing.T) {
 		{"both, keeping texts", Config{BothTextRegimes: true, Examples: true}, 2, true},
 		{"every regime", Config{BareToo: true, BothTextRegimes: true}, 4, false},
 		{"few texts too", Config{BothTextRegimes: true, FewTexts: 2}, 3, false},
+		{"one card example too", Config{CardExamples: 1}, 2, false},
+		{"no card gives more: no copy", Config{CardExamples: set.MostExamples()}, 1, false},
+		{"bare and one card example too", Config{BareToo: true, CardExamples: 1}, 3, false},
 	}
 	for _, tc := range tests {
 		tc.cfg.Split, tc.cfg.Folds = "train", 3

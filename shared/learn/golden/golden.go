@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
@@ -198,19 +199,42 @@ func parseTask(raw []byte) (Task, error) {
 // WithoutExamples returns a copy of the set whose cards have no examples:
 // the description-only regime most catalogs are in. The tasks are shared;
 // the original set is not changed.
-func (s *Set) WithoutExamples() *Set {
+func (s *Set) WithoutExamples() *Set { return s.WithExamplesCut(0) }
+
+// WithExamplesCut is the set with each card skill's examples cut to its
+// first n: the regime of cards written by hand, which give one example or
+// two where clinc150's give five.
+func (s *Set) WithExamplesCut(n int) *Set {
 	agents := make([]catalog.Agent, len(s.Catalog.Agents))
 	for i, a := range s.Catalog.Agents {
 		c := *a.Card
 		c.Skills = append([]card.Skill(nil), a.Card.Skills...)
 		for j := range c.Skills {
-			c.Skills[j].Examples = nil
+			c.Skills[j].Examples = slices.Clip(c.Skills[j].Examples[:min(n, len(c.Skills[j].Examples))])
+			if n == 0 {
+				c.Skills[j].Examples = nil
+			}
 		}
 		agents[i] = catalog.Agent{Card: &c, Status: a.Status}
 	}
 	cat := *s.Catalog
 	cat.Agents = agents
-	return &Set{Dir: s.Dir + " (no card examples)", Catalog: &cat, Tasks: s.Tasks, CardErrors: s.CardErrors}
+	dir := s.Dir + " (no card examples)"
+	if n > 0 {
+		dir = fmt.Sprintf("%s (at most %d card examples)", s.Dir, n)
+	}
+	return &Set{Dir: dir, Catalog: &cat, Tasks: s.Tasks, CardErrors: s.CardErrors}
+}
+
+// MostExamples is the most examples a card skill of the set gives.
+func (s *Set) MostExamples() int {
+	most := 0
+	for _, a := range s.Catalog.Agents {
+		for _, sk := range a.Card.Skills {
+			most = max(most, len(sk.Examples))
+		}
+	}
+	return most
 }
 
 // HasExamples reports whether any card of the set gives examples.

@@ -127,3 +127,34 @@ func TestWithoutExamples(t *testing.T) {
 		t.Error("the copy should say it is one in its Dir")
 	}
 }
+
+// A copy cut to one example a skill keeps each skill's first and leaves
+// the set alone.
+func TestWithExamplesCut(t *testing.T) {
+	s, err := Load("../eval/testdata/hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := s.MostExamples()
+	if most < 2 {
+		t.Fatalf("the hostile set's cards give at most %d examples a skill: the test needs two", most)
+	}
+	cut := s.WithExamplesCut(1)
+	if got := cut.MostExamples(); got != 1 {
+		t.Errorf("the copy gives up to %d examples a skill, want 1", got)
+	}
+	if s.MostExamples() != most {
+		t.Error("the original lost examples")
+	}
+	for i, a := range cut.Catalog.Agents {
+		for j, sk := range a.Card.Skills {
+			orig := s.Catalog.Agents[i].Card.Skills[j].Examples
+			if len(orig) > 0 && (len(sk.Examples) != 1 || sk.Examples[0] != orig[0]) {
+				t.Errorf("%s/%s: examples %q, want its first of %q", a.Card.ID, sk.ID, sk.Examples, orig)
+			}
+		}
+	}
+	if cut.Dir == s.Dir {
+		t.Error("the copy should say it is one in its Dir")
+	}
+}
