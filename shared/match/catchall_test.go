@@ -41,6 +41,20 @@ func agentWith(id string, skills ...card.Skill) catalog.Agent {
 		Status: catalog.DefaultStatus}
 }
 
+// wantFlagged fails unless agent id's skills are distrusted as flagged
+// says and every other agent's are trusted.
+func wantFlagged(t *testing.T, m *Matcher, id string, flagged bool) {
+	t.Helper()
+	for _, r := range m.refs {
+		switch {
+		case r.agent.Card.ID == id && (r.distrust != "") != flagged:
+			t.Errorf("distrust = %q, want flagged %v", r.distrust, flagged)
+		case r.agent.Card.ID != id && r.distrust != "":
+			t.Errorf("%s distrusted: %q", r.agent.Card.ID, r.distrust)
+		}
+	}
+}
+
 func TestCatchAll(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -59,15 +73,7 @@ func TestCatchAll(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := catchAllCatalog(t, agentWith("omni", tt.skill))
-			for _, r := range m.refs {
-				switch {
-				case r.agent.Card.ID == "omni" && (r.distrust != "") != tt.flagged:
-					t.Errorf("distrust = %q, want flagged %v", r.distrust, tt.flagged)
-				case r.agent.Card.ID != "omni" && r.distrust != "":
-					t.Errorf("specialist %s distrusted: %q", r.agent.Card.ID, r.distrust)
-				}
-			}
+			wantFlagged(t, catchAllCatalog(t, agentWith("omni", tt.skill)), "omni", tt.flagged)
 		})
 	}
 }
@@ -138,15 +144,7 @@ func TestCatchAllFewLabels(t *testing.T) {
 			for i, w := range words {
 				agents = append(agents, agentWith(fmt.Sprintf("holder%d", i), card.Skill{ID: "job", Name: "Job " + fmt.Sprint(i), Tags: []string{w}}))
 			}
-			m := catchAllCatalog(t, append(agents, agentWith("broad", tt.skill))...)
-			for _, r := range m.refs {
-				switch {
-				case r.agent.Card.ID == "broad" && (r.distrust != "") != tt.flagged:
-					t.Errorf("distrust = %q, want flagged %v", r.distrust, tt.flagged)
-				case r.agent.Card.ID != "broad" && r.distrust != "":
-					t.Errorf("%s distrusted: %q", r.agent.Card.ID, r.distrust)
-				}
-			}
+			wantFlagged(t, catchAllCatalog(t, append(agents, agentWith("broad", tt.skill))...), "broad", tt.flagged)
 		})
 	}
 }
