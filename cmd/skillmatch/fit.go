@@ -48,6 +48,9 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *few < 0 {
 		return fmt.Errorf("%w: --few-texts must be 0 or more", errUsage)
 	}
+	if *cardExamples < 0 {
+		return fmt.Errorf("%w: --card-examples must be 0 or more", errUsage)
+	}
 	if *noMatch <= 0 {
 		return fmt.Errorf("%w: --no-match-weight must be above 0", errUsage)
 	}

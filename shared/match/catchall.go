@@ -61,7 +61,7 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 	least := catchAllLeast(jobs)
 	for i, n := range jobs {
 		if refs[i].distrust != "" || n < least && claimed[i] < least ||
-			claimingLabels(&docs[i], agentOf[i], users, reach) < catchAllJobs {
+			n < least+fewLabelsSlack && claimed[i] < 2*least && claimingLabels(&docs[i], agentOf[i], users, reach) < catchAllJobs {
 			continue
 		}
 		switch {
@@ -187,6 +187,13 @@ func claimsOthers(u []int32, own int32, reach int) bool {
 	}
 	return others > 0 && others <= reach
 }
+
+// fewLabelsSlack is how many groups past the bar a skill of few claiming
+// labels may reach and stay trusted: a label of listTerms words holds as
+// many claims, so four labels could hide sixteen; beyond a couple more
+// groups, or twice the bar's agents, it is stuffing however it is packed.
+// hostile8's honest council tax skill reaches 5 groups and 8 agents.
+const fewLabelsSlack = 2
 
 // listTerms is the most terms a label naming one job has: "Council tax
 // account changes", "Loss adjusting - buildings and contents". A longer

@@ -125,7 +125,7 @@ func TestCatchAllOverLinkedAgents(t *testing.T) {
 // groups from two labels: not a catch-all. The same words as five tags,
 // or as a list in its name, are.
 func TestCatchAllFewLabels(t *testing.T) {
-	words := []string{"ledger", "harbor", "violin", "meadow", "copper"}
+	words := []string{"ledger", "harbor", "violin", "meadow", "copper", "quartz", "willow", "falcon"}
 	tests := []struct {
 		name    string
 		skill   card.Skill
@@ -137,6 +137,10 @@ func TestCatchAllFewLabels(t *testing.T) {
 			Tags: append(slices.Clone(words), "lantern", "orchard", "glacier", "saffron")}, true},
 		{"a list in the name", card.Skill{ID: "own", Name: "Ledger, harbor, violin, meadow, copper", Description: "Many jobs.",
 			Tags: []string{"lantern", "orchard glacier", "saffron", "thistle"}}, true},
+		// Four words a label, every word another agent's: the claims
+		// outgrow the few labels' allowance.
+		{"many claims packed in few labels", card.Skill{ID: "own", Name: "Ledger harbor violin meadow", Description: "Many jobs.",
+			Tags: []string{"copper quartz willow falcon", "ember", "tundra"}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
