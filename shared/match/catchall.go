@@ -61,7 +61,7 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 	least := catchAllLeast(jobs)
 	for i, n := range jobs {
 		if refs[i].distrust != "" || n < least && claimed[i] < least ||
-			n < least+fewLabelsSlack && claimed[i] < 2*least && claimingLabels(&docs[i], agentOf[i], users, reach) < catchAllJobs {
+			fewLabelsExcuse(n, claimed[i], least) && claimingLabels(&docs[i], agentOf[i], users, reach) < catchAllJobs {
 			continue
 		}
 		switch {
@@ -194,6 +194,13 @@ func claimsOthers(u []int32, own int32, reach int) bool {
 // groups, or twice the bar's agents, it is stuffing however it is packed.
 // hostile8's honest council tax skill reaches 5 groups and 8 agents.
 const fewLabelsSlack = 2
+
+// fewLabelsExcuse says whether a skill claiming jobs groups and agents
+// other agents, over a catch-all's least, may still be excused for
+// claiming from few labels (claimingLabels).
+func fewLabelsExcuse(jobs, agents, least int) bool {
+	return jobs < least+fewLabelsSlack && agents < 2*least
+}
 
 // listTerms is the most terms a label naming one job has: "Council tax
 // account changes", "Loss adjusting - buildings and contents". A longer

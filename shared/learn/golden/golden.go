@@ -211,9 +211,6 @@ func (s *Set) WithExamplesCut(n int) *Set {
 		c.Skills = append([]card.Skill(nil), a.Card.Skills...)
 		for j := range c.Skills {
 			c.Skills[j].Examples = slices.Clip(c.Skills[j].Examples[:min(n, len(c.Skills[j].Examples))])
-			if n == 0 {
-				c.Skills[j].Examples = nil
-			}
 		}
 		agents[i] = catalog.Agent{Card: &c, Status: a.Status}
 	}
@@ -238,13 +235,4 @@ func (s *Set) MostExamples() int {
 }
 
 // HasExamples reports whether any card of the set gives examples.
-func (s *Set) HasExamples() bool {
-	for _, a := range s.Catalog.Agents {
-		for _, sk := range a.Card.Skills {
-			if len(sk.Examples) > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (s *Set) HasExamples() bool { return s.MostExamples() > 0 }
