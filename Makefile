@@ -60,7 +60,7 @@ FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
 	a2a/endpoint:FuzzCheckURL a2a/mediatype:FuzzNormalize \
 	discovery/discover:FuzzNormalizeURL discovery/discover:FuzzParseRegistry \
 	discovery/signature:FuzzCanonicalize discovery/signature:FuzzVerify discovery/signature:FuzzParseJWKS \
-	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzCatalogCard match:FuzzMayDirect match:FuzzMayTalkToSelector match:FuzzAnchorsIn \
+	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzCatalogCard match/cardtrust:FuzzMayDirect match/cardtrust:FuzzMayTalkToSelector match/cardtrust:FuzzAnchorsIn \
 	match/plan:FuzzSplit match/llmrerank:FuzzParse \
 	pipeline/wire:FuzzStringsAt pipeline/wire:FuzzScanStageMessages pipeline/wire:FuzzScanRetrieval \
 	pipeline/wire:FuzzUnquote pipeline/wire:FuzzDecodeDecision pipeline/wire:FuzzDecoders \

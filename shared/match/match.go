@@ -19,6 +19,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/calibrate"
+	"github.com/skillmatch/skillmatch/shared/match/cardtrust"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 	"github.com/skillmatch/skillmatch/shared/match/filter"
@@ -109,10 +110,8 @@ type ref struct {
 	agentN int32
 	skill  *card.Skill
 	// distrust says why the skill's card text is not trusted with a task
-	// ("" when it is): it gives the matcher orders (isDirective,
-	// talksToSelector), repeats its words to game retrieval
-	// (isKeywordSpam), claims any task (claimsAnyTask) or claims the jobs of
-	// many other agents (markCatchAll).
+	// ("" when it is): its own card's text gives it away (cardtrust), or
+	// it claims the jobs of many other agents (markCatchAll).
 	distrust string
 }
 
@@ -327,42 +326,18 @@ func markDistrusted(refs []ref, workers int) {
 	for w := range workers {
 		wg.Go(func() {
 			var agent *card.Card
-			var agentOrders, agentMayDirect bool
+			var read cardtrust.Agent
 			for i := w * step; i < min((w+1)*step, len(refs)); i++ {
-				a, s := refs[i].agent.Card, refs[i].skill
-				if a != agent {
-					agent = a
-					agentOrders = talksToSelector(a.Name, a.ID, a.Name, a.Description)
-					agentMayDirect = mayDirectASCII(a.Name) || mayDirectASCII(a.Description)
+				if a := refs[i].agent.Card; a != agent {
+					agent, read = a, cardtrust.ReadAgent(a)
 				}
-				switch {
-				case agentOrders, givesOrders(a, s, agentMayDirect):
-					refs[i].distrust = "card text gives the matcher orders; not trusted. "
-				case isKeywordSpam(s):
-					refs[i].distrust = "card text repeats its words (keyword spam); not trusted. "
-				case claimsAnyTask(s.Name, s.Description, s.Tags):
-					refs[i].distrust = "card claims any task (catch-all); not trusted. "
+				if v := read.Skill(refs[i].skill); v != cardtrust.Trusted {
+					refs[i].distrust = v.String() + "; not trusted. "
 				}
 			}
 		})
 	}
 	wg.Wait()
-}
-
-// givesOrders says whether skill s's card text gives the matcher orders
-// (isDirective over the agent's and the skill's texts; talksToSelector
-// over the skill's), agentMayDirect saying whether the agent's name or
-// description holds one of the directive regexp's anchors.
-func givesOrders(a *card.Card, s *card.Skill, agentMayDirect bool) bool {
-	if agentMayDirect || mayDirectASCII(s.Name) || mayDirectASCII(s.Description) || slices.ContainsFunc(s.Tags, mayDirectASCII) {
-		if isDirective(a.Name, a.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")) {
-			return true
-		}
-	}
-	texts := make([]string, 0, 2+len(s.Tags)+len(s.Examples))
-	texts = append(texts, s.Name, s.Description)
-	texts = append(texts, s.Tags...)
-	return talksToSelector(a.Name, a.ID, append(texts, s.Examples...)...)
 }
 
 // Catalog returns the catalog the matcher was built for.

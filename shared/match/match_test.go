@@ -1222,7 +1222,7 @@ func quietInjectors() []agentSpec {
 
 // TestQuietInjectionNotTrusted: a card that talks to the selector in its
 // tags, examples or agent description is left out like one that says
-// "ignore previous instructions" (without talksToSelector both were
+// "ignore previous instructions" (without cardtrust reading the selector talk both were
 // trusted, and a third hostile set's two such cards took 4 tasks).
 func TestQuietInjectionNotTrusted(t *testing.T) {
 	for _, adv := range quietInjectors() {

@@ -1,4 +1,4 @@
-package match
+package cardtrust
 
 import (
 	"io/fs"
@@ -315,7 +315,7 @@ func TestTriggersCoverSelectorTalk(t *testing.T) {
 // every card and task text of the hostile sets and of this file's cases.
 func TestSelectorTalkFromIsSelectorTalk(t *testing.T) {
 	var texts []string
-	err := filepath.WalkDir("../learn/eval/testdata", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir("../../learn/eval/testdata", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
