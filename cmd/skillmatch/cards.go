@@ -16,6 +16,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/grants"
 	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/discovery/refresh"
+	"github.com/skillmatch/skillmatch/shared/match/cardtrust"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
@@ -81,10 +82,13 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"                   its reason and the others are still added; the exit code is then 1.\n"+
 			"                   With --trust-keys, --unsigned or --bad-signature each card's signatures\n"+
 			"                   are checked: a card the policy refuses is refused, the verdict of the\n"+
-			"                   others is kept with the card.\n"+
+			"                   others is kept with the card. A skill whose own card text gives the\n"+
+			"                   matcher orders, repeats its words or claims any task is added with a\n"+
+			"                   warning: no task will go to it.\n"+
 			"  remove ID...     removes agents; they are never chosen again.\n"+
 			"  list             lists the agents in the bucket with health, clearance and signature\n"+
-			"                   verdict; --as CALLER shows the catalog as that caller sees it under\n"+
+			"                   verdict (--json: each skill, with why its card text is not trusted);\n"+
+			"                   --as CALLER shows the catalog as that caller sees it under\n"+
 			"                   --grants: only the skills granted to it, each card reduced.\n"+
 			"  discover URL...  fetches agents' cards from their well-known URLs (see cards discover --help).\n"+
 			"  refresh          keeps the bucket in step with a registry of agents (see cards refresh --help).", stderr)
@@ -174,9 +178,11 @@ func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, 
 			case changed:
 				fmt.Fprintf(stdout, "added %s (revision %d%s)\n", f.ID, rev, verdict)
 				added++
+				warnUntrusted(f, stderr)
 			default:
 				fmt.Fprintf(stdout, "unchanged %s (revision %d%s)\n", f.ID, rev, verdict)
 				added++
+				warnUntrusted(f, stderr)
 			}
 		}
 	}
@@ -184,6 +190,21 @@ func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, 
 		return fmt.Errorf("%d card(s) refused, %d added", refused, added)
 	}
 	return nil
+}
+
+// warnUntrusted tells the operator which skills of an added card its own
+// text gives away (cardtrust): they stay in the catalog, and the matcher
+// never trusts them with a task.
+func warnUntrusted(f pipeline.CardFile, stderr io.Writer) {
+	c, err := card.Parse(f.ID, f.Data)
+	if err != nil {
+		return // ReadCards parsed it already; nothing new to say
+	}
+	for i, v := range cardtrust.Card(c) {
+		if v != cardtrust.Trusted {
+			fmt.Fprintf(stderr, "warning: %s: %s; no task will go to this skill\n", card.Key(c.ID, c.Skills[i].ID), v)
+		}
+	}
 }
 
 // listing is `cards list --json`: one document for the whole listing.
@@ -208,6 +229,9 @@ type listingAgent struct {
 type listingSkill struct {
 	Key  string `json:"key"`
 	Name string `json:"name"`
+	// Untrusted says why the card's own text keeps the skill from every
+	// task (cardtrust); empty when it does not.
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 func newListing(cat *catalog.Catalog, rev uint64, errs []error) *listing {
@@ -220,8 +244,13 @@ func newListing(cat *catalog.Catalog, rev uint64, errs []error) *listing {
 
 func (l *listing) add(a catalog.Agent) {
 	la := listingAgent{ID: a.Card.ID, Name: a.Card.Name, Status: a.Status, Skills: []listingSkill{}}
-	for _, s := range a.Card.Skills {
-		la.Skills = append(la.Skills, listingSkill{card.Key(a.Card.ID, s.ID), s.Name})
+	verdicts := cardtrust.Card(a.Card)
+	for i, s := range a.Card.Skills {
+		ls := listingSkill{Key: card.Key(a.Card.ID, s.ID), Name: s.Name}
+		if verdicts[i] != cardtrust.Trusted {
+			ls.Untrusted = verdicts[i].String()
+		}
+		la.Skills = append(la.Skills, ls)
 	}
 	l.Agents = append(l.Agents, la)
 }

@@ -94,3 +94,14 @@ func (a Agent) givesOrders(s *card.Skill) bool {
 	texts = append(texts, s.Tags...)
 	return talksToSelector(c.Name, c.ID, append(texts, s.Examples...)...)
 }
+
+// Card is the verdict on each skill of card c, in the card's order: what
+// an operator adding the card should hear before a task is ever matched.
+func Card(c *card.Card) []Verdict {
+	a := ReadAgent(c)
+	out := make([]Verdict, len(c.Skills))
+	for i := range c.Skills {
+		out[i] = a.Skill(&c.Skills[i])
+	}
+	return out
+}
