@@ -213,6 +213,12 @@ func TestConsoleInBrowser(t *testing.T) {
 				t.Errorf("the hostile card's text %q is not shown as text:\n%s", want, evil)
 			}
 		}
+		if !strings.Contains(evil, "not trusted — card claims any task") {
+			t.Errorf("the hostile card's skill is not marked as not trusted:\n%s", evil)
+		}
+		if strings.Contains(text("#agent-world-info"), "not trusted") {
+			t.Errorf("an honest agent is marked as not trusted")
+		}
 		if pwned := evalString(`String(window.__pwned)`); pwned != "undefined" {
 			t.Errorf("a script of the card ran: window.__pwned = %s", pwned)
 		}

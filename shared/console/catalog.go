@@ -14,6 +14,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
+	"github.com/skillmatch/skillmatch/shared/match/cardtrust"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
@@ -48,6 +49,9 @@ type SkillRow struct {
 	// Excluded is the hard filters' reason for the "why excluded" view,
 	// "" when the skill passes them.
 	Excluded string
+	// Untrusted is why the card's own text keeps the skill from every
+	// task (cardtrust), "" when it does not.
+	Untrusted string
 }
 
 // entry is a catalog bucket value as read.
@@ -125,10 +129,14 @@ func agentRows(entries []entry) ([]AgentRow, *catalog.Catalog) {
 		if strings.TrimSpace(raw.Description) != c.Description {
 			row.RawDescription = clipText(raw.Description, 2000)
 		}
+		verdicts := cardtrust.Card(c)
 		for i := range c.Skills {
 			sk := &c.Skills[i]
 			sr := SkillRow{Key: card.Key(c.ID, sk.ID), ID: sk.ID, Name: sk.Name, Description: sk.Description, Tags: sk.Tags,
 				In: c.EffectiveInputModes(sk), Out: c.EffectiveOutputModes(sk), Granted: true}
+			if verdicts[i] != cardtrust.Trusted {
+				sr.Untrusted = verdicts[i].String()
+			}
 			if r := rawSkill[sk.ID]; strings.TrimSpace(r) != sk.Description {
 				sr.RawDescription = clipText(r, 2000)
 			}
