@@ -220,6 +220,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 			m.untrusted = append(m.untrusted, d)
 		}
 	}
+	m.logUntrusted()
 	m.wholeRequests = examplesPrevail(m.refs, docs)
 	m.idx = idx
 	m.signs = sync.OnceValue(m.agentSigns)
@@ -338,6 +339,25 @@ func markDistrusted(refs []ref, workers int) {
 		})
 	}
 	wg.Wait()
+}
+
+// maxUntrustedLogged is how many untrusted skills a build names in its
+// log, one line each; the rest are counted in one more.
+const maxUntrustedLogged = 20
+
+// logUntrusted tells the operator, once per build, which skills no task
+// will go to because their card text is not trusted, and why: a hostile
+// card is news, and --explain shows it only for the tasks it is asked of.
+func (m *Matcher) logUntrusted() {
+	for i, d := range m.untrusted {
+		if i == maxUntrustedLogged {
+			m.log.Warn("more skills not trusted with any task", zap.Int("count", len(m.untrusted)-i))
+			return
+		}
+		r := m.refs[d]
+		m.log.Warn("skill not trusted with any task", zap.String("skill", card.Key(r.agent.Card.ID, r.skill.ID)),
+			zap.String("reason", strings.TrimSuffix(r.distrust, "; not trusted. ")))
+	}
 }
 
 // Catalog returns the catalog the matcher was built for.
