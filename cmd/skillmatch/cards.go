@@ -87,7 +87,7 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"                   warning: no task will go to it.\n"+
 			"  remove ID...     removes agents; they are never chosen again.\n"+
 			"  list             lists the agents in the bucket with health, clearance and signature\n"+
-			"                   verdict (--json: each skill, with why its card text is not trusted);\n"+
+			"                   verdict, and each skill whose card text is not trusted, with why;\n"+
 			"                   --as CALLER shows the catalog as that caller sees it under\n"+
 			"                   --grants: only the skills granted to it, each card reduced.\n"+
 			"  discover URL...  fetches agents' cards from their well-known URLs (see cards discover --help).\n"+
@@ -269,6 +269,11 @@ func cardsList(ctx context.Context, kv jetstream.KeyValue, asJSON *jsonFlag, std
 	}
 	for _, a := range cat.Agents {
 		printAgent(stdout, a)
+		for i, v := range cardtrust.Card(a.Card) {
+			if v != cardtrust.Trusted {
+				fmt.Fprintf(stdout, "    %s  not trusted: %s\n", card.Key(a.Card.ID, a.Card.Skills[i].ID), v)
+			}
+		}
 	}
 	for _, e := range errs {
 		fmt.Fprintf(stdout, "skipped: %v\n", e)

@@ -115,6 +115,11 @@ func TestCardsAddWarnsOfUntrustedSkills(t *testing.T) {
 	if !strings.Contains(stderr, "warning: pushy/anything: card text gives the matcher orders") || strings.Contains(stderr, "pushy/forecast") {
 		t.Errorf("add: want a warning for pushy/anything alone, got:\n%s", stderr)
 	}
+	code, stdout, stderr = runCmd(t, "cards", "list", "--nats", url)
+	if code != 0 || !strings.Contains(stdout, "pushy/anything  not trusted: card text gives the matcher orders") ||
+		strings.Contains(stdout, "pushy/forecast") {
+		t.Errorf("list: exit %d, want pushy/anything alone marked not trusted:\n%s\n%s", code, stdout, stderr)
+	}
 	code, stdout, stderr = runCmd(t, "cards", "list", "--json", "--nats", url)
 	if code != 0 {
 		t.Fatalf("list: exit %d\n%s", code, stderr)
