@@ -314,8 +314,13 @@ func cardsListAs(ctx context.Context, kv jetstream.KeyValue, caller, grantsFile 
 	}
 	for _, a := range seen.Agents {
 		printAgent(stdout, a)
-		for _, s := range a.Card.Skills {
-			fmt.Fprintf(stdout, "    %s  %s\n", card.Key(a.Card.ID, s.ID), s.Name)
+		verdicts := cardtrust.Card(a.Card)
+		for i, s := range a.Card.Skills {
+			note := ""
+			if verdicts[i] != cardtrust.Trusted {
+				note = "  not trusted: " + verdicts[i].String()
+			}
+			fmt.Fprintf(stdout, "    %s  %s%s\n", card.Key(a.Card.ID, s.ID), s.Name, note)
 		}
 	}
 	fmt.Fprintf(stdout, "as %q: %d of %d agents, %d of %d skills, bucket revision %d\n",

@@ -120,6 +120,11 @@ func TestCardsAddWarnsOfUntrustedSkills(t *testing.T) {
 		strings.Contains(stdout, "pushy/forecast") {
 		t.Errorf("list: exit %d, want pushy/anything alone marked not trusted:\n%s\n%s", code, stdout, stderr)
 	}
+	code, stdout, stderr = runCmd(t, "cards", "list", "--as", "alice", "--nats", url)
+	if code != 0 || !strings.Contains(stdout, "pushy/anything  Router  not trusted: card text gives the matcher orders") ||
+		strings.Contains(stdout, "Forecast  not trusted") {
+		t.Errorf("list --as: exit %d, want pushy/anything alone marked not trusted:\n%s\n%s", code, stdout, stderr)
+	}
 	code, stdout, stderr = runCmd(t, "cards", "list", "--json", "--nats", url)
 	if code != 0 {
 		t.Fatalf("list: exit %d\n%s", code, stderr)
