@@ -1,4 +1,4 @@
-package match_test
+package match
 
 import (
 	"fmt"
@@ -9,29 +9,22 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
-	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
 // A build names each skill its card text keeps from every task, with the
 // reason, and only those; past a cap it counts the rest.
 func TestNewLogsUntrustedSkills(t *testing.T) {
-	honest := func(id string) catalog.Agent {
-		return catalog.Agent{Card: &card.Card{ID: id, Name: "Weather " + id, Description: "Forecasts.",
-			Skills: []card.Skill{{ID: "forecast", Name: "Forecast", Description: "Tomorrow's weather for a city."}}}}
-	}
 	spam := func(id string) catalog.Agent {
-		a := honest(id)
+		a := weatherAgent(id)
 		a.Card.Skills[0].Description = strings.Repeat("weather ", 20)
 		return a
 	}
 	for _, tt := range []struct {
-		name              string
-		spammers, honests int
-		wantNamed         int
-		wantMore          int
+		name                string
+		spammers, honests   int
+		wantNamed, wantMore int
 	}{
 		{"none", 0, 5, 0, 0},
 		{"two", 2, 5, 2, 0},
@@ -39,13 +32,13 @@ func TestNewLogsUntrustedSkills(t *testing.T) {
 	} {
 		var agents []catalog.Agent
 		for i := range tt.honests {
-			agents = append(agents, honest(fmt.Sprintf("honest-%d", i)))
+			agents = append(agents, weatherAgent(fmt.Sprintf("honest-%d", i)))
 		}
 		for i := range tt.spammers {
 			agents = append(agents, spam(fmt.Sprintf("spam-%02d", i)))
 		}
 		core, logs := observer.New(zapcore.InfoLevel)
-		if _, err := match.New(catalog.New(agents...), match.WithEmbedder(embed.Default()), match.WithLogger(zap.New(core))); err != nil {
+		if _, err := New(catalog.New(agents...), WithEmbedder(embed.Default()), WithLogger(zap.New(core))); err != nil {
 			t.Fatal(err)
 		}
 		named := logs.FilterMessage("skill not trusted with any task").All()
