@@ -196,13 +196,12 @@ func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, 
 // text gives away (cardtrust): they stay in the catalog, and the matcher
 // never trusts them with a task.
 func warnUntrusted(f pipeline.CardFile, stderr io.Writer) {
-	c, err := card.Parse(f.ID, f.Data)
-	if err != nil {
-		return // ReadCards parsed it already; nothing new to say
+	if f.Card == nil {
+		return
 	}
-	for i, v := range cardtrust.Card(c) {
-		if v != cardtrust.Trusted {
-			fmt.Fprintf(stderr, "warning: %s: %s; no task will go to this skill\n", card.Key(c.ID, c.Skills[i].ID), v)
+	for i, why := range cardtrust.Reasons(f.Card) {
+		if why != "" {
+			fmt.Fprintf(stderr, "warning: %s: %s; no task will go to this skill\n", card.Key(f.Card.ID, f.Card.Skills[i].ID), why)
 		}
 	}
 }
@@ -244,13 +243,9 @@ func newListing(cat *catalog.Catalog, rev uint64, errs []error) *listing {
 
 func (l *listing) add(a catalog.Agent) {
 	la := listingAgent{ID: a.Card.ID, Name: a.Card.Name, Status: a.Status, Skills: []listingSkill{}}
-	verdicts := cardtrust.Card(a.Card)
+	untrusted := cardtrust.Reasons(a.Card)
 	for i, s := range a.Card.Skills {
-		ls := listingSkill{Key: card.Key(a.Card.ID, s.ID), Name: s.Name}
-		if verdicts[i] != cardtrust.Trusted {
-			ls.Untrusted = verdicts[i].String()
-		}
-		la.Skills = append(la.Skills, ls)
+		la.Skills = append(la.Skills, listingSkill{Key: card.Key(a.Card.ID, s.ID), Name: s.Name, Untrusted: untrusted[i]})
 	}
 	l.Agents = append(l.Agents, la)
 }
@@ -269,9 +264,9 @@ func cardsList(ctx context.Context, kv jetstream.KeyValue, asJSON *jsonFlag, std
 	}
 	for _, a := range cat.Agents {
 		printAgent(stdout, a)
-		for i, v := range cardtrust.Card(a.Card) {
-			if v != cardtrust.Trusted {
-				fmt.Fprintf(stdout, "    %s  not trusted: %s\n", card.Key(a.Card.ID, a.Card.Skills[i].ID), v)
+		for i, why := range cardtrust.Reasons(a.Card) {
+			if why != "" {
+				fmt.Fprintf(stdout, "    %s  not trusted: %s\n", card.Key(a.Card.ID, a.Card.Skills[i].ID), why)
 			}
 		}
 	}
@@ -314,11 +309,11 @@ func cardsListAs(ctx context.Context, kv jetstream.KeyValue, caller, grantsFile 
 	}
 	for _, a := range seen.Agents {
 		printAgent(stdout, a)
-		verdicts := cardtrust.Card(a.Card)
+		untrusted := cardtrust.Reasons(a.Card)
 		for i, s := range a.Card.Skills {
 			note := ""
-			if verdicts[i] != cardtrust.Trusted {
-				note = "  not trusted: " + verdicts[i].String()
+			if untrusted[i] != "" {
+				note = "  not trusted: " + untrusted[i]
 			}
 			fmt.Fprintf(stdout, "    %s  %s%s\n", card.Key(a.Card.ID, s.ID), s.Name, note)
 		}

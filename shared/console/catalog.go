@@ -129,14 +129,11 @@ func agentRows(entries []entry) ([]AgentRow, *catalog.Catalog) {
 		if strings.TrimSpace(raw.Description) != c.Description {
 			row.RawDescription = clipText(raw.Description, 2000)
 		}
-		verdicts := cardtrust.Card(c)
+		untrusted := cardtrust.Reasons(c)
 		for i := range c.Skills {
 			sk := &c.Skills[i]
 			sr := SkillRow{Key: card.Key(c.ID, sk.ID), ID: sk.ID, Name: sk.Name, Description: sk.Description, Tags: sk.Tags,
-				In: c.EffectiveInputModes(sk), Out: c.EffectiveOutputModes(sk), Granted: true}
-			if verdicts[i] != cardtrust.Trusted {
-				sr.Untrusted = verdicts[i].String()
-			}
+				In: c.EffectiveInputModes(sk), Out: c.EffectiveOutputModes(sk), Granted: true, Untrusted: untrusted[i]}
 			if r := rawSkill[sk.ID]; strings.TrimSpace(r) != sk.Description {
 				sr.RawDescription = clipText(r, 2000)
 			}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
-
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 

@@ -63,11 +63,13 @@ func CatalogKV(ctx context.Context, js jetstream.JetStream, bucket string) (jets
 }
 
 // CardFile is one card to put in the catalog: its agent id, its JSON as
-// given, and the registry's status when one was given.
+// given, the card as card.Parse read it, and the registry's status when
+// one was given.
 type CardFile struct {
 	ID     string
 	Path   string
 	Data   []byte
+	Card   *card.Card
 	Status *catalog.Status
 }
 
@@ -89,7 +91,7 @@ func ReadCards(path string) ([]CardFile, []error) {
 		if err != nil {
 			return nil, []error{err}
 		}
-		return []CardFile{{ID: c.ID, Path: path, Data: data}}, nil
+		return []CardFile{{ID: c.ID, Path: path, Data: data, Card: c}}, nil
 	}
 	cat, errs := catalog.LoadDir(path)
 	cardDir := filepath.Join(path, "cards")
@@ -105,7 +107,7 @@ func ReadCards(path string) ([]CardFile, []error) {
 			continue
 		}
 		st := a.Status
-		out = append(out, CardFile{ID: a.Card.ID, Path: p, Data: data, Status: &st})
+		out = append(out, CardFile{ID: a.Card.ID, Path: p, Data: data, Card: a.Card, Status: &st})
 	}
 	return out, errs
 }

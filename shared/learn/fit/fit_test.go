@@ -138,8 +138,8 @@ func TestFitSets(t *testing.T) {
 }
 
 // Regimes: every set fitted with and without its training texts as
-// examples, and its cards description-only or cut to one example too; the model keeps texts only
-// when Examples says so, and still matches.
+// examples, and its cards description-only or cut to one example too;
+// the model keeps texts only when Examples says so, and still matches.
 func TestFitRegimes(t *testing.T) {
 	set := loadSet(t)
 	if !set.HasExamples() {

@@ -105,3 +105,16 @@ func Card(c *card.Card) []Verdict {
 	}
 	return out
 }
+
+// Reasons is, for each skill of card c in the card's order, why its own
+// text keeps it from every task (Verdict.String), "" for a trusted one:
+// what a listing shows beside each skill.
+func Reasons(c *card.Card) []string {
+	out := make([]string, len(c.Skills))
+	for i, v := range Card(c) {
+		if v != Trusted {
+			out[i] = v.String()
+		}
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package cardtrust
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -86,7 +87,7 @@ func ordersBySignals(text string, selves []self) bool {
 		return r == '.' || r == '!' || r == '?' || r == ';' || r == '\n'
 	}) {
 		f := signalFamilies(selfAsTool(sentence, words(sentence), selves))
-		if f&familyCatalog != 0 && bitsSet(f) >= ordersBySignalsAt {
+		if f&familyCatalog != 0 && bits.OnesCount8(uint8(f)) >= ordersBySignalsAt {
 			return true
 		}
 	}
@@ -122,12 +123,4 @@ func signalFamilies(t string) signalFamily {
 		}
 	}
 	return f
-}
-
-func bitsSet(f signalFamily) int {
-	n := 0
-	for ; f != 0; f &= f - 1 {
-		n++
-	}
-	return n
 }
