@@ -179,3 +179,55 @@ func shortlistKin(t *testing.T, agents []agentSpec, text string) ([]index.Candid
 	}
 	return sl.Retrieval.Candidates, m.RerankInput(&req, sl).Kin
 }
+
+// Two one-skill vendors of one job (standsIn) are kin whatever their
+// names: weighed as rivals, the second's probability fell to the floor
+// and the pair pooled under the bar where either would do. A reworded
+// paste is no kin, and neither is a vendor of other jobs besides.
+func TestKinOneSkillVendors(t *testing.T) {
+	vendor := func(id, name, desc string, tags []string, examples ...string) agentSpec {
+		return agentSpec{ID: id, Name: name, Desc: "Home maintenance in the city.",
+			Skills: []skillSpec{{ID: "visit", Name: name, Desc: desc, Tags: tags, Examples: examples}}}
+	}
+	gutters := vendor("clearflow", "Gutter clearing",
+		"Clears blocked gutters and downpipes on houses, removes moss and leaves, checks for leaks.",
+		[]string{"gutters", "downpipes", "moss"}, "the gutters at the back are blocked with moss")
+	roofline := vendor("rainline", "Roofline maintenance visit",
+		"We visit homes to clear gutters and downpipes of leaves and moss and report any leaks.",
+		[]string{"roofline", "gutters", "maintenance"})
+	paste := vendor("gutterpros", "Gutter service",
+		"Clears blocked gutters and downpipes on homes, removes moss and leaves, checks for leaks.",
+		[]string{"gutters", "downpipes"}, "the gutters at the back are clogged with moss")
+	broad := roofline
+	broad.Skills = append(slices.Clone(broad.Skills), skillSpec{ID: "windows", Name: "Window cleaning",
+		Desc: "Cleans windows, frames and sills inside and out.", Tags: []string{"windows"}})
+	tests := []struct {
+		name   string
+		agents []agentSpec
+		kin    bool
+	}{
+		{"two vendors in their own words", []agentSpec{gutters, roofline}, true},
+		{"a reworded paste", []agentSpec{gutters, paste}, false},
+		{"a vendor of other jobs besides", []agentSpec{gutters, broad}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, kin := shortlistKin(t, tt.agents, "the gutters are overflowing with leaves, can someone clear them out")
+			a, b := -1, -1
+			for i, c := range cs {
+				switch c.Entry.Key {
+				case tt.agents[0].ID + "/visit":
+					a = i
+				case tt.agents[1].ID + "/visit":
+					b = i
+				}
+			}
+			if a < 0 || b < 0 {
+				t.Fatal("the two vendors are not both shortlisted: the test checks nothing")
+			}
+			if got := kin != nil && slices.Contains(kin[a], b); got != tt.kin {
+				t.Errorf("kin: %v, want %v", got, tt.kin)
+			}
+		})
+	}
+}

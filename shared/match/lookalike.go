@@ -15,7 +15,8 @@ import (
 // kin lists, for each shortlisted skill, the others that are the same
 // skill of another agent (see rerank.Input.Kin): the same name under the
 // same data handling, written apart (sibling, and examples not copied),
-// in one line of services or two (kinKind).
+// in one line of services or two (kinKind); or two one-skill vendors
+// stating one job in words of their own (standsIn, and no reworded paste).
 // The relation is read pair by pair: a copy is no kin of its original
 // even when both are kin of an honest third. nil when there are none, as
 // in most catalogs.
@@ -24,13 +25,18 @@ func (m *Matcher) kin(res *index.Result) [][]int {
 		return nil
 	}
 	cs := res.Candidates
+	stated := make([][]string, len(cs)) // a one-skill agent's stated terms, made when first compared
+	terms := func(i int) []string {
+		if stated[i] == nil {
+			stated[i] = statedTerms(cs[i].Entry)
+		}
+		return stated[i]
+	}
 	var kin [][]int
 	for i := range cs {
 		for j := i + 1; j < len(cs); j++ {
 			a, b := cs[i].Entry, cs[j].Entry
-			if a == nil || b == nil || a.AgentID == b.AgentID || !m.sibling(cs[i].Doc, cs[j].Doc, a, b) ||
-				!kinKind(m.alikeKind(cs[i].Doc, cs[j].Doc)) ||
-				sharedExamples(m.refs[cs[i].Doc].skill.Examples, m.refs[cs[j].Doc].skill.Examples) {
+			if a == nil || b == nil || a.AgentID == b.AgentID || !m.kinPair(cs[i].Doc, cs[j].Doc, a, b, terms, i, j) {
 				continue
 			}
 			if kin == nil {
@@ -41,6 +47,22 @@ func (m *Matcher) kin(res *index.Result) [][]int {
 		}
 	}
 	return kin
+}
+
+// kinPair says whether docs da and db, shortlisted i and j, are kin (see
+// kin). Two one-skill vendors of one job are kin whatever their names:
+// weighed as rivals, the listwise layer pushed the second one's
+// probability to its floor, and the pair pooled under the bar (hostile8's
+// two pest controllers, "wasps' nests" in one card and "a wasp nest" in
+// the other, at 0.66 and 0.12), where either one would do.
+func (m *Matcher) kinPair(da, db int, a, b *index.Doc, terms func(int) []string, i, j int) bool {
+	ra, rb := &m.refs[da], &m.refs[db]
+	alike := m.alikeKind(da, db)
+	if m.sibling(da, db, a, b) && kinKind(alike) {
+		return !sharedExamples(ra.skill.Examples, rb.skill.Examples)
+	}
+	return alike == decide.AlikeTwin && len(ra.agent.Card.Skills) == 1 && len(rb.agent.Card.Skills) == 1 &&
+		m.vendorsOfOneJob(da, db, terms(i), terms(j)) && !rewordedPaste(ra.skill, rb.skill)
 }
 
 // kinKind says whether skills related as alike can be kin: twins, and
@@ -475,12 +497,17 @@ func quarterOfEach(a, b []string) bool {
 // delegations would have named such a fallback, and pooling their
 // probability delegated different intents).
 func (m *Matcher) standsIn(a, b int) bool {
-	ra, rb := &m.refs[a], &m.refs[b]
-	if len(ra.agent.Card.Skills) != 1 || len(rb.agent.Card.Skills) != 1 {
+	if len(m.refs[a].agent.Card.Skills) != 1 || len(m.refs[b].agent.Card.Skills) != 1 {
 		return false
 	}
-	return (quarterOfEach(statedTerms(m.idx.Doc(a)), statedTerms(m.idx.Doc(b))) || m.statedAlike(a, b)) &&
-		!sharedExamples(ra.skill.Examples, rb.skill.Examples)
+	return m.vendorsOfOneJob(a, b, statedTerms(m.idx.Doc(a)), statedTerms(m.idx.Doc(b)))
+}
+
+// vendorsOfOneJob is standsIn for two one-skill agents' docs a and b,
+// their stated terms given.
+func (m *Matcher) vendorsOfOneJob(a, b int, ta, tb []string) bool {
+	return (quarterOfEach(ta, tb) || m.statedAlike(a, b)) &&
+		!sharedExamples(m.refs[a].skill.Examples, m.refs[b].skill.Examples)
 }
 
 // statedAlikeAt is the similarity of two skills' stated jobs (name,

@@ -146,7 +146,6 @@ var hostileSets = []hostileSet{
 			"h7-036": supportUnsure, "h7-040": supportUnsure,
 			"h7-041": "a free-plan user's workspace question reads as an access review (0.40): abstained",
 			"h7-049": "a framework upgrade with its tests reads as the flaky-test fixer's job (0.98)",
-			"h7-050": "the twins pool to 0.68, under the bar, and the close call is a question",
 		},
 	},
 	{
@@ -160,9 +159,7 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h8-036": "the contractor's card says nothing of mould or fans: not shortlisted, so never asked about",
-			"h8-046": "the pest-control twins pool to 0.70, under the bar",
-			"h8-048": "the pest-control twins pool to 0.45, under the bar",
-			"h8-050": "the pest-control skill is first at 0.69, under the bar (a benefits claim took it at 0.76 until \"house\" stopped naming \"Housing\")",
+			"h8-048": "the pest-control twins pool to 0.51, under the bar: a question between them",
 			"h8-043": "an underspecified licensing question goes to the premises licence at 0.92",
 			"h8-045": "split between two skills of one agent, delegated to its needs assessment at 0.99",
 		},
