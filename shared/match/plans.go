@@ -106,14 +106,18 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 		return nil
 	}
 	var steps []decide.Step
+	var stepOf []decide.Decision // the decision each step was made from
 	for _, pd := range parts {
 		if pd.Decision.Action != decide.Delegate || pd.Decision.Chosen == nil {
 			continue // a part no skill takes confidently is dropped
 		}
 		merged := false
 		for i := range steps {
-			if steps[i].Chosen.Key == pd.Decision.Chosen.Key {
-				// One skill doing several parts is one step.
+			if delegatesTo(pd.Decision, steps[i].Chosen.Key) || delegatesTo(stepOf[i], pd.Decision.Chosen.Key) {
+				// One skill doing several parts is one step, and so are
+				// twins doing them: two ride services' "getride" for
+				// "get me a cab there" and "I need a luxury ride" are one
+				// ride.
 				steps[i].Part += "; " + pd.Part
 				steps[i].Probability = min(steps[i].Probability, pd.Decision.Probability)
 				merged = true
@@ -122,6 +126,7 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 		}
 		if !merged {
 			steps = append(steps, decide.Step{Part: pd.Part, Chosen: *pd.Decision.Chosen, Probability: pd.Decision.Probability})
+			stepOf = append(stepOf, pd.Decision)
 		}
 	}
 	if len(steps) < 2 {

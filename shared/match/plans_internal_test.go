@@ -159,3 +159,39 @@ func TestPlanLoose(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanMergesTwins: parts delegated to twins of one job, one of them
+// the other's first fallback, are one step, as parts of one skill are:
+// "could you get me a cab there? I need a luxury ride" is one ride, not a
+// ride from each of two services.
+func TestPlanMergesTwins(t *testing.T) {
+	m := &Matcher{cfg: config{planSteps: 3}, policy: decide.DefaultPolicy}
+	abstained := decide.Decision{Action: decide.Abstain}
+	tests := []struct {
+		name  string
+		parts []PartDecision
+		steps []string // nil: no plan
+	}{
+		{"the second part to the first's twin", []PartDecision{agentPart("rides-1/getride", 0.9, false), twinOf("rides-2/getride", 0.7, "rides-1/getride", 0.3)}, nil},
+		{"the first part to the second's twin", []PartDecision{twinOf("rides-2/getride", 0.7, "rides-1/getride", 0.3), agentPart("rides-1/getride", 0.9, false)}, nil},
+		{"twins beside another job", []PartDecision{agentPart("rides-1/getride", 0.9, false), twinOf("rides-2/getride", 0.7, "rides-1/getride", 0.3),
+			agentPart("hotels/book", 0.8, false)}, []string{"rides-1/getride", "hotels/book"}},
+		{"a fallback that is no twin is another step", []PartDecision{agentPart("rides-1/getride", 0.9, false), {Decision: decide.Decision{Action: decide.Delegate,
+			Chosen: &decide.Option{Key: "hotels/book", Prob: 0.9}, Fallbacks: []decide.Option{opt("rides-1/getride", 0.3)}, Probability: 0.9}}},
+			[]string{"rides-1/getride", "hotels/book"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := m.Plan(abstained, tt.parts)
+			var steps []string
+			if got != nil && got.Action == decide.Plan {
+				for _, s := range got.Steps {
+					steps = append(steps, s.Chosen.Key)
+				}
+			}
+			if !reflect.DeepEqual(steps, tt.steps) {
+				t.Errorf("plan steps %v, want %v (decision %+v)", steps, tt.steps, got)
+			}
+		})
+	}
+}
