@@ -57,7 +57,7 @@ FUZZTIME ?= 30s
 # (cards, registries, signatures, tasks, A2A requests, stage messages,
 # model replies) and the text handling that requests and cards reach.
 FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
-	a2a/endpoint:FuzzCheckURL a2a/mediatype:FuzzNormalize \
+	a2a/endpoint:FuzzCheckURL a2a/mediatype:FuzzNormalize match/extract:FuzzAsked \
 	discovery/discover:FuzzNormalizeURL discovery/discover:FuzzParseRegistry \
 	discovery/signature:FuzzCanonicalize discovery/signature:FuzzVerify discovery/signature:FuzzParseJWKS \
 	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzCatalogCard match/cardtrust:FuzzMayDirect match/cardtrust:FuzzMayTalkToSelector match/cardtrust:FuzzAnchorsIn \
@@ -66,7 +66,7 @@ FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
 	pipeline/wire:FuzzUnquote pipeline/wire:FuzzDecodeDecision pipeline/wire:FuzzDecoders \
 	retrieval/analyze:FuzzWords retrieval/bm25:FuzzIndexedTermsMatchAnalyze
 
-fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 26 tests, about 13 minutes)
+fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 27 tests, about 14 minutes)
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $$t"; \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./shared/$${t%%:*}/; \

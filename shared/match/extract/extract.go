@@ -47,7 +47,7 @@ func FromTask(t *task.Task) Requirement {
 	// the need stays in the user's words, and structured payloads would
 	// pull retrieval toward whichever skill mentions their field names.
 	text := messageText(&t.Message)
-	r.Need = Clean(text, DefaultMaxNeed)
+	r.Need = Asked(Clean(text, DefaultMaxNeed))
 	r.InputTypes = inputTypes(t.Message.Parts)
 
 	var toks []token

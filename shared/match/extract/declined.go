@@ -1,0 +1,113 @@
+package extract
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Asked is text (cleaned, as Clean leaves it) without its sentences that
+// only turn something down: "No, I don't want to reserve right now. I need
+// to look for a round trip flight" asks for the flight, and its first
+// sentence's "reserve" took the request to a flight booking, or made a
+// plan of the booking and the search. A sentence that declines and then
+// asks ("I don't want to book yet, just find me flights") is kept, and so
+// is the whole text when every sentence declines: what it turns down is
+// all there is to match.
+func Asked(text string) string {
+	sentences := splitSentences(text)
+	if len(sentences) < 2 {
+		return text
+	}
+	kept := slices.DeleteFunc(slices.Clone(sentences), declined)
+	if len(kept) == 0 || len(kept) == len(sentences) {
+		return text
+	}
+	return strings.Join(kept, " ")
+}
+
+// splitSentences cuts text after each ".", "!" or "?" that a space
+// follows, keeping the marks.
+func splitSentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i+1 < len(text); i++ {
+		if c := text[i]; (c == '.' || c == '!' || c == '?') && text[i+1] == ' ' {
+			if s := strings.TrimSpace(text[start : i+1]); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// declinings open a clause that turns down something to do, naming it:
+// "I don't want to reserve right now". Those that turn down a thing ("I
+// don't want subtitles") state what is wanted of the job, and the bare
+// ones ("Not right now", "Maybe later") name no other job and tell the
+// conversation's reader that an offer was turned down: both stay.
+var declinings = [][]string{
+	{"i", "do", "not", "want", "to"}, {"i", "don't", "want", "to"}, {"i", "dont", "want", "to"},
+	{"i", "do", "not", "wish", "to"}, {"i", "don't", "wish", "to"}, {"i", "dont", "wish", "to"},
+	{"i", "would", "rather", "not"}, {"i'd", "rather", "not"},
+}
+
+// interjections may open a declining sentence ("No, ...", "Well, ...").
+var interjections = map[string]bool{"no": true, "nah": true, "nope": true, "well": true, "ok": true,
+	"okay": true, "actually": true, "sorry": true, "hmm": true, "oh": true, "alright": true}
+
+// asides carry nothing asked for: a clause of them after a declining one
+// ("No, I don't want to rent it now, actually") adds no request.
+var asides = map[string]bool{"actually": true, "thanks": true, "thank": true, "you": true, "though": true,
+	"anyway": true, "now": true, "right": true, "yet": true, "just": true, "for": true, "the": true,
+	"moment": true, "at": true, "this": true, "time": true, "please": true, "really": true, "sorry": true}
+
+// declined says whether a sentence only turns something down: its first
+// clause that is not an interjection opens with a declining, and each
+// clause after it declines too or is asides only.
+func declined(sentence string) bool {
+	clauses := strings.FieldsFunc(sentence, func(r rune) bool { return r == ',' || r == ';' })
+	first := true
+	for _, c := range clauses {
+		w := clauseWords(c)
+		switch {
+		case len(w) == 0:
+		case first:
+			for len(w) > 0 && !opensDeclining(w) && interjections[w[0]] {
+				w = w[1:]
+			}
+			if len(w) > 0 && !opensDeclining(w) {
+				return false
+			}
+			first = len(w) == 0
+		case !opensDeclining(w) && slices.ContainsFunc(w, func(s string) bool { return !asides[s] }):
+			return false
+		}
+	}
+	return !first
+}
+
+// clauseWords are a clause's words in lower case, without punctuation
+// around them, curly apostrophes read as straight ones.
+func clauseWords(clause string) []string {
+	var out []string
+	for _, f := range strings.Fields(strings.ToLower(strings.ReplaceAll(clause, "’", "'"))) {
+		if w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// opensDeclining says whether words start with a declining of something
+// to do: one of a state ("I don't want to be tired and driving") says
+// what the caller wants of the job.
+func opensDeclining(words []string) bool {
+	return slices.ContainsFunc(declinings, func(d []string) bool {
+		return len(words) > len(d) && slices.Equal(words[:len(d)], d) && words[len(d)] != "be"
+	})
+}

@@ -1,0 +1,72 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
+)
+
+func TestAsked(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"a declined job before the request", "No, I don't want to reserve right now. I need to look for a round trip flight.",
+			"I need to look for a round trip flight."},
+		{"declined with an aside after it", "No, I don't want to rent it now, actually. Can I search for some songs?",
+			"Can I search for some songs?"},
+		{"declined in other words", "I do not wish to book right now. Could you find a bus for four people?",
+			"Could you find a bus for four people?"},
+		{"curly apostrophe", "I’d rather not buy it yet. What is playing tonight?", "What is playing tonight?"},
+		{"a declining that asks in the same sentence stays", "I don't want to book yet, just find me flights. I have two bags.",
+			"I don't want to book yet, just find me flights. I have two bags."},
+		{"a declined thing is part of the job", "I'd like to rent Dogman. I don't want any subtitles.",
+			"I'd like to rent Dogman. I don't want any subtitles."},
+		{"a declined state is part of the job", "I need a hotel there. I don't want to be tired and driving.",
+			"I need a hotel there. I don't want to be tired and driving."},
+		{"a bare no names no job", "Not right now. How much do I have in my account?", "Not right now. How much do I have in my account?"},
+		{"every sentence declines", "I don't want to pay. I don't want to wait.", "I don't want to pay. I don't want to wait."},
+		{"one sentence", "I don't want to transfer money", "I don't want to transfer money"},
+		{"declined in the middle", "Find me a hotel. I don't want to rent a car. Book a table too.", "Find me a hotel. Book a table too."},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Asked(tt.in); got != tt.want {
+				t.Errorf("Asked(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// The requirement's need is what the task asks: a sentence that only
+// turns a job down is not matched.
+func TestFromTaskLeavesOutDeclinedJobs(t *testing.T) {
+	tk := &task.Task{ID: "t1", Message: task.Message{Role: "user", Parts: []task.Part{{
+		Text: "No, I do not want to make a reservation. I would like to find a round trip flight."}}}}
+	if got, want := FromTask(tk).Need, "I would like to find a round trip flight."; got != want {
+		t.Errorf("Need = %q, want %q", got, want)
+	}
+}
+
+// Asked reads untrusted text: it never panics and returns the text or
+// some of its sentences, in order.
+func FuzzAsked(f *testing.F) {
+	for _, s := range []string{"No, I don't want to reserve. Find a flight.", "I'd rather not. ", ". . .", "i don't want to\xff. x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Asked(s)
+		if got == s {
+			return
+		}
+		rest := s
+		for _, sentence := range splitSentences(got) {
+			i := strings.Index(rest, sentence)
+			if i < 0 {
+				t.Fatalf("Asked(%q) = %q: %q is not a later sentence of the text", s, got, sentence)
+			}
+			rest = rest[i+len(sentence):]
+		}
+	})
+}
