@@ -56,9 +56,11 @@ var declinings = [][]string{
 	{"i", "would", "rather", "not"}, {"i'd", "rather", "not"},
 }
 
-// interjections may open a declining sentence ("No, ...", "Well, ...").
+// interjections may open a declining or acknowledging sentence ("No,
+// ...", "Yeah, that sounds good").
 var interjections = map[string]bool{"no": true, "nah": true, "nope": true, "well": true, "ok": true,
-	"okay": true, "actually": true, "sorry": true, "hmm": true, "oh": true, "alright": true}
+	"okay": true, "actually": true, "sorry": true, "hmm": true, "oh": true, "alright": true,
+	"yes": true, "yeah": true, "yep": true, "yup": true, "sure": true, "wow": true}
 
 // asides carry nothing asked for: a clause of them after a declining one
 // ("No, I don't want to rent it now, actually") adds no request.
@@ -66,10 +68,14 @@ var asides = map[string]bool{"actually": true, "thanks": true, "thank": true, "y
 	"anyway": true, "now": true, "right": true, "yet": true, "just": true, "for": true, "the": true,
 	"moment": true, "at": true, "this": true, "time": true, "please": true, "really": true, "sorry": true}
 
-// declined says whether a sentence only turns something down: its first
-// clause that is not an interjection opens with a declining, and each
-// clause after it declines too or is asides only.
-func declined(sentence string) bool {
+// declined says whether a sentence only turns something to do down
+// (onlyOpening).
+func declined(sentence string) bool { return onlyOpening(sentence, opensDeclining) }
+
+// onlyOpening says whether sentence says only what opens says: its first
+// clause that is not an interjection opens so, and each clause after it
+// opens so too or is asides only.
+func onlyOpening(sentence string, opens func([]string) bool) bool {
 	clauses := strings.FieldsFunc(sentence, func(r rune) bool { return r == ',' || r == ';' })
 	first := true
 	for _, c := range clauses {
@@ -77,18 +83,37 @@ func declined(sentence string) bool {
 		switch {
 		case len(w) == 0:
 		case first:
-			for len(w) > 0 && !opensDeclining(w) && interjections[w[0]] {
+			for len(w) > 0 && !opens(w) && interjections[w[0]] {
 				w = w[1:]
 			}
-			if len(w) > 0 && !opensDeclining(w) {
+			if len(w) > 0 && !opens(w) {
 				return false
 			}
 			first = len(w) == 0
-		case !opensDeclining(w) && slices.ContainsFunc(w, func(s string) bool { return !asides[s] }):
+		case !opens(w) && slices.ContainsFunc(w, func(s string) bool { return !asides[s] }):
 			return false
 		}
 	}
 	return !first
+}
+
+// acknowledgings open a clause that answers what was offered before,
+// asking for nothing: "That sounds like a nice hotel", "Sounds good to
+// me", "Thank you very much".
+var acknowledgings = [][]string{
+	{"sounds"}, {"that", "sounds"}, {"this", "sounds"}, {"it", "sounds"}, {"that", "works"},
+	{"that", "will", "work"}, {"that", "would", "work"}, {"that", "should", "work"},
+	{"that's", "fine"}, {"that's", "good"}, {"that's", "great"}, {"that's", "perfect"},
+	{"that", "is", "fine"}, {"that", "is", "good"}, {"that", "is", "great"}, {"that", "is", "perfect"},
+	{"thank", "you"}, {"thanks"}, {"you've", "been"}, {"you", "have", "been"},
+}
+
+// Acknowledges says whether a sentence only answers what was offered
+// before ("Yeah, that sounds awesome"; acknowledgings): no part of a
+// plan, whatever skill its words name ("sounds" names a music player's).
+// One that goes on to ask ("Sounds good, book it") does not.
+func Acknowledges(sentence string) bool {
+	return onlyOpening(sentence, func(w []string) bool { return opens(w, acknowledgings) })
 }
 
 // clauseWords are a clause's words in lower case, without punctuation
@@ -109,5 +134,12 @@ func clauseWords(clause string) []string {
 func opensDeclining(words []string) bool {
 	return slices.ContainsFunc(declinings, func(d []string) bool {
 		return len(words) > len(d) && slices.Equal(words[:len(d)], d) && words[len(d)] != "be"
+	})
+}
+
+// opens says whether words start with one of openings.
+func opens(words []string, openings [][]string) bool {
+	return slices.ContainsFunc(openings, func(o []string) bool {
+		return len(words) >= len(o) && slices.Equal(words[:len(o)], o)
 	})
 }

@@ -70,3 +70,28 @@ func FuzzAsked(f *testing.F) {
 		}
 	})
 }
+
+func TestAcknowledges(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"That sounds like a nice hotel.", true},
+		{"Yeah, that sounds awesome.", true},
+		{"Sounds good to me.", true},
+		{"Wow, sounds perfect.", true},
+		{"Thank you very much.", true},
+		{"You've been very helpful.", true},
+		{"Okay, that works, thanks.", true},
+		{"Sounds good, book it for tonight.", false},
+		{"Sounds good, but I changed my mind.", false},
+		{"Play something that sounds like jazz.", false},
+		{"Great.", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := Acknowledges(tt.in); got != tt.want {
+			t.Errorf("Acknowledges(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
 )
 
 // MaxParts bounds how many parts Split returns; a longer request keeps its
@@ -95,7 +96,8 @@ func toCallerWord(w string) bool {
 
 // Split returns the parts of a request, in order: one part (the trimmed
 // text) when it has no explicit conjunction between two clauses each of
-// at least minWords words.
+// at least minWords words. A part that only acknowledges what was offered
+// before (extract.Acknowledges) is left out unless every part does.
 func Split(text string) []string { return split(text, false) }
 
 // SplitLoose is Split that also takes a plain " and " as a cue between
@@ -117,6 +119,9 @@ func split(text string, loose bool) []string {
 	var out []string
 	for _, p := range parts {
 		out = append(out, splitOn(p, andCue, loose)...)
+	}
+	if asked := slices.DeleteFunc(slices.Clone(out), extract.Acknowledges); len(asked) > 0 {
+		out = asked
 	}
 	if len(out) > MaxParts {
 		out = append(out[:MaxParts-1], strings.Join(out[MaxParts-1:], " and "))

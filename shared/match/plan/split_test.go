@@ -38,6 +38,14 @@ func TestSplit(t *testing.T) {
 			[]string{"ȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺ check the weather in Oslo", "book a flight to Rome"}},
 		{"invalid bytes cut where the cue is", "0 0 0. \xfa\xfa\xfa 0 . 0", []string{"0 0 0", "\xfa\xfa\xfa 0 . 0"}},
 		{"short cue side stays whole", "do it; then stop", []string{"do it; then stop"}},
+		// An acknowledgement asks for nothing: "sounds" named a music
+		// player's skill and made a plan of it.
+		{"an acknowledgement is no part", "Yeah, that sounds awesome. Can you check my bank account balance first?",
+			[]string{"Can you check my bank account balance first?"}},
+		{"an acknowledgement that goes on to ask is a part", "Sounds good, book the table. Then find a taxi for four people",
+			[]string{"Sounds good, book the table", "find a taxi for four people"}},
+		{"acknowledgements only", "That sounds like a nice hotel. Thank you very much for the help",
+			[]string{"That sounds like a nice hotel", "Thank you very much for the help"}},
 		{"and with short right side", "book a flight and hotel", []string{"book a flight and hotel"}},
 		{"verb ending in ss is a command", "summarize the travel policy and process my refund request",
 			[]string{"summarize the travel policy", "process my refund request"}},
