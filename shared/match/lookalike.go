@@ -25,18 +25,11 @@ func (m *Matcher) kin(res *index.Result) [][]int {
 		return nil
 	}
 	cs := res.Candidates
-	stated := make([][]string, len(cs)) // a one-skill agent's stated terms, made when first compared
-	terms := func(i int) []string {
-		if stated[i] == nil {
-			stated[i] = statedTerms(cs[i].Entry)
-		}
-		return stated[i]
-	}
+	pairs := kinPairs{m: m, cs: cs, stated: make([][]string, len(cs))}
 	var kin [][]int
 	for i := range cs {
 		for j := i + 1; j < len(cs); j++ {
-			a, b := cs[i].Entry, cs[j].Entry
-			if a == nil || b == nil || a.AgentID == b.AgentID || !m.kinPair(cs[i].Doc, cs[j].Doc, a, b, terms, i, j) {
+			if !pairs.kin(i, j) {
 				continue
 			}
 			if kin == nil {
@@ -49,20 +42,40 @@ func (m *Matcher) kin(res *index.Result) [][]int {
 	return kin
 }
 
-// kinPair says whether docs da and db, shortlisted i and j, are kin (see
-// kin). Two one-skill vendors of one job are kin whatever their names:
-// weighed as rivals, the listwise layer pushed the second one's
+// kinPairs reads the pairs of one shortlist for kin.
+type kinPairs struct {
+	m      *Matcher
+	cs     []index.Candidate
+	stated [][]string // a one-skill agent's stated terms, made when first compared
+}
+
+// kin says whether shortlisted candidates i and j are kin (see
+// Matcher.kin). Two one-skill vendors of one job are kin whatever their
+// names: weighed as rivals, the listwise layer pushed the second one's
 // probability to its floor, and the pair pooled under the bar (hostile8's
 // two pest controllers, "wasps' nests" in one card and "a wasp nest" in
 // the other, at 0.66 and 0.12), where either one would do.
-func (m *Matcher) kinPair(da, db int, a, b *index.Doc, terms func(int) []string, i, j int) bool {
-	ra, rb := &m.refs[da], &m.refs[db]
-	alike := m.alikeKind(da, db)
-	if m.sibling(da, db, a, b) && kinKind(alike) {
+func (p *kinPairs) kin(i, j int) bool {
+	m, ci, cj := p.m, p.cs[i], p.cs[j]
+	a, b := ci.Entry, cj.Entry
+	if a == nil || b == nil || a.AgentID == b.AgentID {
+		return false
+	}
+	ra, rb := &m.refs[ci.Doc], &m.refs[cj.Doc]
+	alike := m.alikeKind(ci.Doc, cj.Doc)
+	if m.sibling(ci.Doc, cj.Doc, a, b) && kinKind(alike) {
 		return !sharedExamples(ra.skill.Examples, rb.skill.Examples)
 	}
 	return alike == decide.AlikeTwin && len(ra.agent.Card.Skills) == 1 && len(rb.agent.Card.Skills) == 1 &&
-		m.vendorsOfOneJob(da, db, terms(i), terms(j)) && !rewordedPaste(ra.skill, rb.skill)
+		m.vendorsOfOneJob(ci.Doc, cj.Doc, p.terms(i), p.terms(j)) && !rewordedPaste(ra.skill, rb.skill)
+}
+
+// terms is candidate i's stated terms.
+func (p *kinPairs) terms(i int) []string {
+	if p.stated[i] == nil {
+		p.stated[i] = statedTerms(p.cs[i].Entry)
+	}
+	return p.stated[i]
 }
 
 // kinKind says whether skills related as alike can be kin: twins, and
