@@ -44,6 +44,8 @@ func TestSplit(t *testing.T) {
 			[]string{"Can you check my bank account balance first?"}},
 		{"an acknowledgement that goes on to ask is a part", "Sounds good, book the table. Then find a taxi for four people",
 			[]string{"Sounds good, book the table", "find a taxi for four people"}},
+		{"a statement of what the caller has is no part", "I need a one way flight. I have 0 bags to check",
+			[]string{"I need a one way flight"}},
 		{"acknowledgements only", "That sounds like a nice hotel. Thank you very much for the help",
 			[]string{"That sounds like a nice hotel", "Thank you very much for the help"}},
 		{"and with short right side", "book a flight and hotel", []string{"book a flight and hotel"}},

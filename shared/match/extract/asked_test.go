@@ -95,3 +95,24 @@ func TestAcknowledges(t *testing.T) {
 		}
 	}
 }
+
+func TestStates(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"I have 0 bags to check.", true},
+		{"I have zero bags that need to be checked.", true},
+		{"I've got a short trip coming up.", true},
+		{"Okay, we have two kids with us.", true},
+		{"I have to renew my passport.", false},
+		{"I've got to cancel the booking.", false},
+		{"I have two bags, please book the flight.", false},
+		{"I need a one way flight.", false},
+	}
+	for _, tt := range tests {
+		if got := States(tt.in); got != tt.want {
+			t.Errorf("States(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

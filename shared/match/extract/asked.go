@@ -137,6 +137,20 @@ func opensDeclining(words []string) bool {
 	})
 }
 
+// States says whether a sentence only states what the caller has ("I have
+// 0 bags to check", "I've got a short trip coming up"): a detail of what
+// is asked, no part of a plan of its own, whatever skill its words name
+// ("check" names a bank balance check). One that says what the caller
+// has to do ("I have to renew my passport") is no statement of a detail.
+func States(sentence string) bool {
+	return onlyOpening(sentence, func(w []string) bool {
+		return opens(w, possessions) && (len(w) < 3 || w[2] != "to" && !(w[1] == "got" && len(w) > 3 && w[3] == "to"))
+	})
+}
+
+// possessions open a statement of what the caller has.
+var possessions = [][]string{{"i", "have"}, {"we", "have"}, {"i've", "got"}, {"we've", "got"}, {"i", "got"}}
+
 // opens says whether words start with one of openings.
 func opens(words []string, openings [][]string) bool {
 	return slices.ContainsFunc(openings, func(o []string) bool {
