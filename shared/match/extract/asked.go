@@ -56,6 +56,25 @@ var declinings = [][]string{
 	{"i", "would", "rather", "not"}, {"i'd", "rather", "not"},
 }
 
+// putOffs turn an offer down without naming anything ("Maybe at a later
+// time", "Not right now"): no task, but the need keeps them (see
+// declinings).
+var putOffs = [][]string{
+	{"not", "now"}, {"not", "right", "now"}, {"not", "yet"}, {"not", "at", "the", "moment"},
+	{"not", "today"}, {"maybe", "later"}, {"maybe", "at", "a", "later"}, {"maybe", "some", "other"},
+	{"perhaps", "later"}, {"perhaps", "at", "a", "later"}, {"maybe", "another"}, {"perhaps", "another"},
+	{"no", "thanks"}, {"no", "thank", "you"}, {"never", "mind"}, {"nevermind"},
+}
+
+// Declines says whether a sentence only turns something down: a job
+// (declined) or an offer, naming nothing ("Maybe at a later time",
+// putOffs). Such a sentence is no part of a plan: "Maybe at a later time.
+// What will the weather be on the 12th?" was a plan of a film's show
+// times and the weather.
+func Declines(sentence string) bool {
+	return declined(sentence) || onlyOpening(sentence, func(w []string) bool { return opens(w, putOffs) })
+}
+
 // interjections may open a declining or acknowledging sentence ("No,
 // ...", "Yeah, that sounds good").
 var interjections = map[string]bool{"no": true, "nah": true, "nope": true, "well": true, "ok": true,
@@ -116,12 +135,12 @@ func Acknowledges(sentence string) bool {
 	return onlyOpening(sentence, func(w []string) bool { return opens(w, acknowledgings) })
 }
 
-// clauseWords are a clause's words in lower case, without punctuation
+// clauseWords are a clause's words and numbers in lower case, without punctuation
 // around them, curly apostrophes read as straight ones.
 func clauseWords(clause string) []string {
 	var out []string
 	for _, f := range strings.Fields(strings.ToLower(strings.ReplaceAll(clause, "’", "'"))) {
-		if w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }); w != "" {
+		if w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' }); w != "" {
 			out = append(out, w)
 		}
 	}
@@ -142,18 +161,53 @@ func opensDeclining(words []string) bool {
 // is asked, no part of a plan of its own, whatever skill its words name
 // ("check" names a bank balance check). One that says what the caller
 // has to do ("I have to renew my passport") is no statement of a detail.
+//
+// So is a count of what is needed ("I need 2 rooms", "I'll need three
+// economy class tickets"): how many of what another sentence asks for,
+// and "rooms" and "tickets" name a booking skill of their own.
 func States(sentence string) bool {
 	return onlyOpening(sentence, func(w []string) bool {
-		return opens(w, possessions) && (len(w) < 3 || w[2] != "to" && !(w[1] == "got" && len(w) > 3 && w[3] == "to"))
+		switch {
+		case opens(w, possessions):
+			return len(w) < 3 || w[2] != "to" && !(w[1] == "got" && len(w) > 3 && w[3] == "to")
+		case opens(w, needs):
+			n := openingLen(w, needs)
+			return len(w) > n && isCount(w[n])
+		}
+		return false
 	})
 }
 
-// possessions open a statement of what the caller has.
-var possessions = [][]string{{"i", "have"}, {"we", "have"}, {"i've", "got"}, {"we've", "got"}, {"i", "got"}}
+// possessions open a statement of what the caller has; needs one of
+// what is needed, which counts it when a number follows.
+var (
+	possessions = [][]string{{"i", "have"}, {"we", "have"}, {"i've", "got"}, {"we've", "got"}, {"i", "got"}}
+	needs       = [][]string{{"i", "need"}, {"we", "need"}, {"i'll", "need"}, {"we'll", "need"}, {"i", "will", "need"}, {"we", "will", "need"}}
+)
+
+// isCount says whether a word is a number: digits, or a number word up
+// to twelve.
+func isCount(w string) bool {
+	if w != "" && strings.Trim(w, "0123456789") == "" {
+		return true
+	}
+	return numberWords[w]
+}
+
+var numberWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
+	"seven": true, "eight": true, "nine": true, "ten": true, "eleven": true, "twelve": true, "zero": true}
 
 // opens says whether words start with one of openings.
-func opens(words []string, openings [][]string) bool {
-	return slices.ContainsFunc(openings, func(o []string) bool {
-		return len(words) >= len(o) && slices.Equal(words[:len(o)], o)
-	})
+func opens(words []string, openings [][]string) bool { return openingLen(words, openings) > 0 }
+
+// openingLen is how many words the longest of openings that words start
+// with has, 0 for none.
+func openingLen(words []string, openings [][]string) int {
+	n := 0
+	for _, o := range openings {
+		if len(words) >= len(o) && slices.Equal(words[:len(o)], o) {
+			n = max(n, len(o))
+		}
+	}
+	return n
 }

@@ -109,10 +109,35 @@ func TestStates(t *testing.T) {
 		{"I've got to cancel the booking.", false},
 		{"I have two bags, please book the flight.", false},
 		{"I need a one way flight.", false},
+		{"I need 2 rooms.", true},
+		{"I'll need three economy class tickets.", true},
+		{"We will need 4 seats, thanks.", true},
+		{"I need bus tickets.", false},
 	}
 	for _, tt := range tests {
 		if got := States(tt.in); got != tt.want {
 			t.Errorf("States(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDeclines(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"Maybe at a later time.", true},
+		{"Perhaps at a later date.", true},
+		{"No, not right now.", true},
+		{"No thanks.", true},
+		{"No, I don't want to reserve right now.", true},
+		{"Not right now, but find me a bus to Denver.", false},
+		{"No, I want the earlier one.", false},
+		{"Not the blue one, the red one.", false},
+	}
+	for _, tt := range tests {
+		if got := Declines(tt.in); got != tt.want {
+			t.Errorf("Declines(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }

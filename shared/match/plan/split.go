@@ -120,7 +120,9 @@ func split(text string, loose bool) []string {
 	for _, p := range parts {
 		out = append(out, splitOn(p, andCue, loose)...)
 	}
-	if asked := slices.DeleteFunc(slices.Clone(out), func(p string) bool { return extract.Acknowledges(p) || extract.States(p) }); len(asked) > 0 {
+	if asked := slices.DeleteFunc(slices.Clone(out), func(p string) bool {
+		return extract.Acknowledges(p) || extract.States(p) || extract.Declines(p)
+	}); len(asked) > 0 {
 		out = asked
 	}
 	if len(out) > MaxParts {
