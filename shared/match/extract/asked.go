@@ -91,10 +91,10 @@ var asides = map[string]bool{"actually": true, "thanks": true, "thank": true, "y
 // (onlyOpening).
 func declined(sentence string) bool { return onlyOpening(sentence, opensDeclining) }
 
-// onlyOpening says whether sentence says only what opens says: its first
-// clause that is not an interjection opens so, and each clause after it
-// opens so too or is asides only.
-func onlyOpening(sentence string, opens func([]string) bool) bool {
+// onlyOpening says whether sentence says only what opener reads: its
+// first clause that is not an interjection opens so, and each clause
+// after it opens so too or is asides only.
+func onlyOpening(sentence string, opener func([]string) bool) bool {
 	clauses := strings.FieldsFunc(sentence, func(r rune) bool { return r == ',' || r == ';' })
 	first := true
 	for _, c := range clauses {
@@ -102,14 +102,14 @@ func onlyOpening(sentence string, opens func([]string) bool) bool {
 		switch {
 		case len(w) == 0:
 		case first:
-			for len(w) > 0 && !opens(w) && interjections[w[0]] {
+			for len(w) > 0 && !opener(w) && interjections[w[0]] {
 				w = w[1:]
 			}
-			if len(w) > 0 && !opens(w) {
+			if len(w) > 0 && !opener(w) {
 				return false
 			}
 			first = len(w) == 0
-		case !opens(w) && slices.ContainsFunc(w, func(s string) bool { return !asides[s] }):
+		case !opener(w) && slices.ContainsFunc(w, func(s string) bool { return !asides[s] }):
 			return false
 		}
 	}
@@ -135,8 +135,8 @@ func Acknowledges(sentence string) bool {
 	return onlyOpening(sentence, func(w []string) bool { return opens(w, acknowledgings) })
 }
 
-// clauseWords are a clause's words and numbers in lower case, without punctuation
-// around them, curly apostrophes read as straight ones.
+// clauseWords are a clause's words and numbers in lower case, without
+// punctuation around them, curly apostrophes read as straight ones.
 func clauseWords(clause string) []string {
 	var out []string
 	for _, f := range strings.Fields(strings.ToLower(strings.ReplaceAll(clause, "’", "'"))) {
@@ -169,7 +169,11 @@ func States(sentence string) bool {
 	return onlyOpening(sentence, func(w []string) bool {
 		switch {
 		case opens(w, possessions):
-			return len(w) < 3 || w[2] != "to" && !(w[1] == "got" && len(w) > 3 && w[3] == "to")
+			n := openingLen(w, possessions)
+			if n < len(w) && w[n] == "got" {
+				n++ // "I have got"
+			}
+			return n >= len(w) || w[n] != "to"
 		case opens(w, needs):
 			n := openingLen(w, needs)
 			return len(w) > n && isCount(w[n])

@@ -107,6 +107,8 @@ func TestStates(t *testing.T) {
 		{"Okay, we have two kids with us.", true},
 		{"I have to renew my passport.", false},
 		{"I've got to cancel the booking.", false},
+		{"I have got to leave early.", false},
+		{"I have got two bags.", true},
 		{"I have two bags, please book the flight.", false},
 		{"I need a one way flight.", false},
 		{"I need 2 rooms.", true},
