@@ -64,22 +64,33 @@ var putOffs = [][]string{
 	{"not", "today"}, {"maybe", "later"}, {"maybe", "at", "a", "later"}, {"maybe", "some", "other"},
 	{"perhaps", "later"}, {"perhaps", "at", "a", "later"}, {"maybe", "another"}, {"perhaps", "another"},
 	{"no", "thanks"}, {"no", "thank", "you"}, {"never", "mind"}, {"nevermind"},
+	{"i", "changed", "my", "mind"}, {"i've", "changed", "my", "mind"},
 }
 
-// Declines says whether a sentence only turns something down: a job
-// (declined) or an offer, naming nothing ("Maybe at a later time",
-// putOffs). Such a sentence is no part of a plan: "Maybe at a later time.
-// What will the weather be on the 12th?" was a plan of a film's show
-// times and the weather.
-func Declines(sentence string) bool {
-	return declined(sentence) || onlyOpening(sentence, func(w []string) bool { return opens(w, putOffs) })
+// AsksNothing says whether a sentence asks for nothing, clause by clause
+// (onlyOpening), so that it is no part of a plan whatever skill its
+// words name:
+//   - it turns something down: a job (declinings) or an offer, naming
+//     nothing (putOffs: "Maybe at a later time. What will the weather be
+//     on the 12th?" was a plan of a film's show times and the weather);
+//   - it answers what was offered before (acknowledgings: "Sounds good to
+//     me", where "sounds" names a music player's skill);
+//   - it states a detail of what another sentence asks (statesDetail: "I
+//     have 0 bags to check", where "check" names a balance check).
+//
+// The clauses may mix them ("Sounds good, but I changed my mind"); one
+// that asks ("Sounds good, book it") keeps the sentence.
+func AsksNothing(sentence string) bool {
+	return onlyOpening(sentence, func(w []string) bool {
+		return opensDeclining(w) || opens(w, putOffs) || opens(w, acknowledgings) || statesDetail(w)
+	})
 }
 
-// interjections may open a declining or acknowledging sentence ("No,
-// ...", "Yeah, that sounds good").
+// interjections may open a clause that asks nothing ("No, ...", "Yeah,
+// that sounds good", "but I changed my mind").
 var interjections = map[string]bool{"no": true, "nah": true, "nope": true, "well": true, "ok": true,
 	"okay": true, "actually": true, "sorry": true, "hmm": true, "oh": true, "alright": true,
-	"yes": true, "yeah": true, "yep": true, "yup": true, "sure": true, "wow": true}
+	"yes": true, "yeah": true, "yep": true, "yup": true, "sure": true, "wow": true, "but": true}
 
 // asides carry nothing asked for: a clause of them after a declining one
 // ("No, I don't want to rent it now, actually") adds no request.
@@ -92,8 +103,8 @@ var asides = map[string]bool{"actually": true, "thanks": true, "thank": true, "y
 func declined(sentence string) bool { return onlyOpening(sentence, opensDeclining) }
 
 // onlyOpening says whether sentence says only what opener reads: its
-// first clause that is not an interjection opens so, and each clause
-// after it opens so too or is asides only.
+// first clause opens so, after any interjections, and each clause after
+// it opens so too (interjections aside) or is asides only.
 func onlyOpening(sentence string, opener func([]string) bool) bool {
 	clauses := strings.FieldsFunc(sentence, func(r rune) bool { return r == ',' || r == ';' })
 	first := true
@@ -102,18 +113,25 @@ func onlyOpening(sentence string, opener func([]string) bool) bool {
 		switch {
 		case len(w) == 0:
 		case first:
-			for len(w) > 0 && !opener(w) && interjections[w[0]] {
-				w = w[1:]
-			}
+			w = skipInterjections(w, opener)
 			if len(w) > 0 && !opener(w) {
 				return false
 			}
 			first = len(w) == 0
-		case !opener(w) && slices.ContainsFunc(w, func(s string) bool { return !asides[s] }):
+		case !opener(skipInterjections(w, opener)) && slices.ContainsFunc(w, func(s string) bool { return !asides[s] }):
 			return false
 		}
 	}
 	return !first
+}
+
+// skipInterjections is words without the interjections that open them,
+// unless opener reads them as they are ("no thanks").
+func skipInterjections(words []string, opener func([]string) bool) []string {
+	for len(words) > 0 && !opener(words) && interjections[words[0]] {
+		words = words[1:]
+	}
+	return words
 }
 
 // acknowledgings open a clause that answers what was offered before,
@@ -125,14 +143,6 @@ var acknowledgings = [][]string{
 	{"that's", "fine"}, {"that's", "good"}, {"that's", "great"}, {"that's", "perfect"},
 	{"that", "is", "fine"}, {"that", "is", "good"}, {"that", "is", "great"}, {"that", "is", "perfect"},
 	{"thank", "you"}, {"thanks"}, {"you've", "been"}, {"you", "have", "been"},
-}
-
-// Acknowledges says whether a sentence only answers what was offered
-// before ("Yeah, that sounds awesome"; acknowledgings): no part of a
-// plan, whatever skill its words name ("sounds" names a music player's).
-// One that goes on to ask ("Sounds good, book it") does not.
-func Acknowledges(sentence string) bool {
-	return onlyOpening(sentence, func(w []string) bool { return opens(w, acknowledgings) })
 }
 
 // clauseWords are a clause's words and numbers in lower case, without
@@ -156,30 +166,25 @@ func opensDeclining(words []string) bool {
 	})
 }
 
-// States says whether a sentence only states what the caller has ("I have
-// 0 bags to check", "I've got a short trip coming up"): a detail of what
-// is asked, no part of a plan of its own, whatever skill its words name
-// ("check" names a bank balance check). One that says what the caller
-// has to do ("I have to renew my passport") is no statement of a detail.
-//
-// So is a count of what is needed ("I need 2 rooms", "I'll need three
-// economy class tickets"): how many of what another sentence asks for,
-// and "rooms" and "tickets" name a booking skill of their own.
-func States(sentence string) bool {
-	return onlyOpening(sentence, func(w []string) bool {
-		switch {
-		case opens(w, possessions):
-			n := openingLen(w, possessions)
-			if n < len(w) && w[n] == "got" {
-				n++ // "I have got"
-			}
-			return n >= len(w) || w[n] != "to"
-		case opens(w, needs):
-			n := openingLen(w, needs)
-			return len(w) > n && isCount(w[n])
+// statesDetail says whether words open a statement of what the caller
+// has ("I have 0 bags to check", "I've got a short trip coming up"), not
+// of what they have to do ("I have to renew my passport"), or a count of
+// what is needed ("I need 2 rooms", "I'll need three economy class
+// tickets": how many of what another sentence asks for, while "rooms"
+// names a booking skill of its own).
+func statesDetail(w []string) bool {
+	switch {
+	case opens(w, possessions):
+		n := openingLen(w, possessions)
+		if n < len(w) && w[n] == "got" {
+			n++ // "I have got"
 		}
-		return false
-	})
+		return n >= len(w) || w[n] != "to"
+	case opens(w, needs):
+		n := openingLen(w, needs)
+		return len(w) > n && isCount(w[n])
+	}
+	return false
 }
 
 // possessions open a statement of what the caller has; needs one of

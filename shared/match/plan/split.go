@@ -96,8 +96,9 @@ func toCallerWord(w string) bool {
 
 // Split returns the parts of a request, in order: one part (the trimmed
 // text) when it has no explicit conjunction between two clauses each of
-// at least minWords words. A part that only acknowledges what was offered
-// before (extract.Acknowledges) is left out unless every part does.
+// at least minWords words. A part that asks for nothing (extract.AsksNothing:
+// an acknowledgement, a put-off, a detail) is left out unless every part
+// does.
 func Split(text string) []string { return split(text, false) }
 
 // SplitLoose is Split that also takes a plain " and " as a cue between
@@ -120,9 +121,7 @@ func split(text string, loose bool) []string {
 	for _, p := range parts {
 		out = append(out, splitOn(p, andCue, loose)...)
 	}
-	if asked := slices.DeleteFunc(slices.Clone(out), func(p string) bool {
-		return extract.Acknowledges(p) || extract.States(p) || extract.Declines(p)
-	}); len(asked) > 0 {
+	if asked := slices.DeleteFunc(slices.Clone(out), extract.AsksNothing); len(asked) > 0 {
 		out = asked
 	}
 	if len(out) > MaxParts {
