@@ -25,7 +25,7 @@ func (m *Matcher) kin(res *index.Result) [][]int {
 		return nil
 	}
 	cs := res.Candidates
-	pairs := kinPairs{m: m, cs: cs, stated: make([][]string, len(cs))}
+	pairs := kinPairs{m: m, cs: cs}
 	var kin [][]int
 	for i := range cs {
 		for j := i + 1; j < len(cs); j++ {
@@ -46,7 +46,7 @@ func (m *Matcher) kin(res *index.Result) [][]int {
 type kinPairs struct {
 	m      *Matcher
 	cs     []index.Candidate
-	stated [][]string // a one-skill agent's stated terms, made when first compared
+	stated [][]string // a one-skill agent's stated terms, made when first compared (nil until then)
 }
 
 // kin says whether shortlisted candidates i and j are kin (see
@@ -72,6 +72,9 @@ func (p *kinPairs) kin(i, j int) bool {
 
 // terms is candidate i's stated terms.
 func (p *kinPairs) terms(i int) []string {
+	if p.stated == nil {
+		p.stated = make([][]string, len(p.cs))
+	}
 	if p.stated[i] == nil {
 		p.stated[i] = statedTerms(p.cs[i].Entry)
 	}

@@ -161,9 +161,8 @@ func clauseWords(clause string) []string {
 // to do: one of a state ("I don't want to be tired and driving") says
 // what the caller wants of the job.
 func opensDeclining(words []string) bool {
-	return slices.ContainsFunc(declinings, func(d []string) bool {
-		return len(words) > len(d) && slices.Equal(words[:len(d)], d) && words[len(d)] != "be"
-	})
+	n := openingLen(words, declinings)
+	return n > 0 && n < len(words) && words[n] != "be"
 }
 
 // statesDetail says whether words open a statement of what the caller
