@@ -76,13 +76,17 @@ var putOffs = [][]string{
 //   - it answers what was offered before (acknowledgings: "Sounds good to
 //     me", where "sounds" names a music player's skill);
 //   - it states a detail of what another sentence asks (statesDetail: "I
-//     have 0 bags to check", where "check" names a balance check).
+//     have 0 bags to check", where "check" names a balance check);
+//   - it tells what the caller is doing or how they are, the occasion of
+//     what another sentence asks (statesCircumstance: "My family and I
+//     are going on vacation and we'll need a rental car" was a plan of a
+//     house search and the car).
 //
 // The clauses may mix them ("Sounds good, but I changed my mind"); one
 // that asks ("Sounds good, book it") keeps the sentence.
 func AsksNothing(sentence string) bool {
 	return onlyOpening(sentence, func(w []string) bool {
-		return opensDeclining(w) || opens(w, putOffs) || opens(w, acknowledgings) || statesDetail(w)
+		return opensDeclining(w) || opens(w, putOffs) || opens(w, acknowledgings) || statesDetail(w) || statesCircumstance(w)
 	})
 }
 
@@ -90,6 +94,7 @@ func AsksNothing(sentence string) bool {
 // that sounds good", "but I changed my mind").
 var interjections = map[string]bool{"no": true, "nah": true, "nope": true, "well": true, "ok": true,
 	"okay": true, "actually": true, "sorry": true, "hmm": true, "oh": true, "alright": true,
+	"hi": true, "hello": true, "hey": true,
 	"yes": true, "yeah": true, "yep": true, "yup": true, "sure": true, "wow": true, "but": true}
 
 // asides carry nothing asked for: a clause of them after a declining one
@@ -192,6 +197,84 @@ var (
 	possessions = [][]string{{"i", "have"}, {"we", "have"}, {"i've", "got"}, {"we've", "got"}, {"i", "got"}}
 	needs       = [][]string{{"i", "need"}, {"we", "need"}, {"i'll", "need"}, {"we'll", "need"}, {"i", "will", "need"}, {"we", "will", "need"}}
 )
+
+// statesCircumstance says whether words open a statement of what the
+// caller is doing or how they are, which asks for nothing itself: "I'm
+// going on a trip", "Hi I'm having guests over to BBQ", "I am tired of
+// cabs and ubers", "My wife and I are visiting Sydney". Only the
+// occasions of an errand count (occasions). A problem is an ask ("I'm
+// locked out", "I'm having trouble with my login"), and so are what
+// opens an ask ("I'm looking for", "I'm going to book", "I'm planning to
+// fly"), and what would be a job of its own in some catalog ("I'm moving
+// house", "I'm taking Friday off", "I'm leaving the company"). The need
+// keeps such sentences (Asked): "I'm hungry. Can you find me a nice Sushi
+// place?" leans on them, and leaving them out of it lost 3 right
+// delegations on sgd's train split.
+func statesCircumstance(w []string) bool {
+	n := subjectLen(w)
+	if n == 0 || n >= len(w) || slices.ContainsFunc(w[n:], func(s string) bool { return asking[s] }) {
+		return false
+	}
+	verb, rest := w[n], w[n+1:]
+	switch {
+	case !occasions[verb]:
+		return false
+	case len(rest) == 0:
+		return true
+	case verb == "going" || verb == "planning":
+		return rest[0] != "to" // "going to book", "planning to fly": an ask
+	case verb == "having":
+		if (rest[0] == "a" || rest[0] == "an" || rest[0] == "some") && len(rest) > 1 {
+			rest = rest[1:]
+		}
+		return !problems[rest[0]] // "having trouble", "having an issue"
+	}
+	return true
+}
+
+// subjectLen is how many words open words as the caller saying what they
+// are or do: "I am", "I'm", "we're", "my family and I are", "me and my
+// wife are"; 0 for none.
+func subjectLen(w []string) int {
+	if n := openingLen(w, beings); n > 0 {
+		return n
+	}
+	// "my family and i are", "our two kids and i are", "me and my wife are"
+	for i := 2; i < min(len(w), 6); i++ {
+		if w[i] != "are" {
+			continue
+		}
+		switch {
+		case (w[0] == "my" || w[0] == "our") && w[i-2] == "and" && w[i-1] == "i":
+			return i + 1
+		case w[0] == "me" && w[1] == "and" && i >= 3:
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// beings open a first-person statement of being or doing.
+var beings = [][]string{{"i", "am"}, {"i'm"}, {"im"}, {"we", "are"}, {"we're"}}
+
+// asking are words that make a clause an ask wherever they stand: "I'm
+// traveling soon and I need to search for a hotel".
+var asking = map[string]bool{"need": true, "want": true, "like": true, "please": true, "can": true,
+	"could": true, "would": true, "will": true, "i'll": true, "we'll": true, "i'd": true, "we'd": true,
+	"help": true, "find": true, "book": true, "search": true, "looking": true, "get": true, "reserve": true}
+
+// occasions are the words after a subject (subjectLen) that tell an
+// occasion or a state, not an errand.
+var occasions = map[string]bool{
+	"going": true, "planning": true, "having": true, "travelling": true, "traveling": true,
+	"visiting": true, "heading": true, "flying": true, "driving": true, "staying": true,
+	"coming": true, "attending": true, "hosting": true, "throwing": true, "celebrating": true,
+	"tired": true, "bored": true, "hungry": true, "thirsty": true,
+}
+
+// problems after "having" make a statement a report of a problem: an ask.
+var problems = map[string]bool{"trouble": true, "problem": true, "problems": true, "issue": true,
+	"issues": true, "difficulty": true, "difficulties": true, "error": true, "errors": true, "no": true}
 
 // isCount says whether a word is a number: digits, or a number word up
 // to twelve.

@@ -115,6 +115,23 @@ func TestAsksNothing(t *testing.T) {
 		{"Not the blue one, the red one.", false},
 		{"Sounds good, but not right now.", true},
 		{"No thanks, but find me a bus to Denver.", false},
+		{"I'm going on a trip.", true},
+		{"My family and I are going on vacation", true},
+		{"Me and my wife are visiting Sydney.", true},
+		{"Hi I'm having guests over to BBQ.", true},
+		{"I am tired of cabs and ubers.", true},
+		{"We're flying to Boston on Friday.", true},
+		{"I'm going to book a flight.", false},
+		{"I'm planning to fly to Denver.", false},
+		{"I'm looking for a restaurant.", false},
+		{"I'm having trouble with my login.", false},
+		{"I'm having an issue with the VPN.", false},
+		{"I'm locked out of my account.", false},
+		{"I'm moving house next month.", false},
+		{"I'm visiting Sydney, and I want to find some attractions.", false},
+		{"I'm hungry, find me a pizza place.", false},
+		{"My card was declined.", false},
+		{"I'm traveling soon and I need to search for a hotel.", false},
 	}
 	for _, tt := range tests {
 		if got := AsksNothing(tt.in); got != tt.want {

@@ -50,6 +50,12 @@ func TestSplit(t *testing.T) {
 			[]string{"I am looking for a three star hotel"}},
 		{"a put-off is no part", "Maybe at a later time. What will the weather be on the 12th of this month",
 			[]string{"What will the weather be on the 12th of this month"}},
+		// The occasion of an errand asks for nothing: "I'm going on a
+		// trip" made a plan of a flight and a house search.
+		{"an occasion is no part", "I'm going on a trip. Can you search for a one-way flight?",
+			[]string{"Can you search for a one-way flight?"}},
+		{"an occasion that goes on to ask is a part", "I'm traveling soon and I need to search for a hotel. Then book a cab",
+			[]string{"I'm traveling soon and I need to search for a hotel", "book a cab"}},
 		{"acknowledgements only", "That sounds like a nice hotel. Thank you very much for the help",
 			[]string{"That sounds like a nice hotel", "Thank you very much for the help"}},
 		{"and with short right side", "book a flight and hotel", []string{"book a flight and hotel"}},
