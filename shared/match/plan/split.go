@@ -52,6 +52,10 @@ var notVerb = map[string]bool{
 	"so": true, "if": true, "to": true, "for": true, "from": true, "with": true, "in": true,
 	"on": true, "at": true, "by": true, "of": true, "or": true, "and": true, "then": true,
 	"other": true, "another": true, "more": true, "less": true, "one": true, "two": true, "three": true,
+	// the rest of a number read out: "seven hundred and fifty bucks"
+	"four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true, "ten": true,
+	"eleven": true, "twelve": true, "twenty": true, "thirty": true, "forty": true, "fifty": true,
+	"sixty": true, "seventy": true, "eighty": true, "ninety": true, "hundred": true, "thousand": true,
 }
 
 // deliveryVerbs say what to do with the result, usually not another task:

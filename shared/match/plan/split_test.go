@@ -52,6 +52,8 @@ func TestSplit(t *testing.T) {
 			[]string{"What will the weather be on the 12th of this month"}},
 		// The occasion of an errand asks for nothing: "I'm going on a
 		// trip" made a plan of a flight and a house search.
+		{"a number read out is one part", "Thanks, please transfer one thousand seven hundred and fifty bucks to a checking account",
+			[]string{"Thanks, please transfer one thousand seven hundred and fifty bucks to a checking account"}},
 		{"an occasion is no part", "I'm going on a trip. Can you search for a one-way flight?",
 			[]string{"Can you search for a one-way flight?"}},
 		{"an occasion that goes on to ask is a part", "I'm traveling soon and I need to search for a hotel. Then book a cab",
