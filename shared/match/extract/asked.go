@@ -26,6 +26,35 @@ func Asked(text string) string {
 	return strings.Join(kept, " ")
 }
 
+// AskedFirst is Asked for the first message of a conversation, which
+// also leaves out the sentences that only reply to an offer (acknowledgings,
+// putOffs): with no earlier turn they answer nothing, and their words
+// ("Sounds good, but I changed my mind. Convert 100 dollars to euros")
+// only pull the request elsewhere. In a conversation they stay: they tell
+// the reader an offer was taken or turned down.
+func AskedFirst(text string) string {
+	sentences := splitSentences(text)
+	if len(sentences) < 2 {
+		return text
+	}
+	kept := slices.DeleteFunc(slices.Clone(sentences), replies)
+	if len(kept) == 0 || len(kept) == len(sentences) {
+		return Asked(text)
+	}
+	return Asked(strings.Join(kept, " "))
+}
+
+// replies says whether a sentence only takes, declines or puts off an
+// offer (onlyOpening). Thanks are no reply: closing a first message, they
+// are manners.
+func replies(sentence string) bool {
+	return onlyOpening(sentence, func(w []string) bool {
+		return opensDeclining(w) || opens(w, putOffs) || opens(w, acknowledgings) && !opens(w, thanks)
+	})
+}
+
+var thanks = [][]string{{"thank", "you"}, {"thanks"}}
+
 // splitSentences cuts text after each ".", "!" or "?" that a space
 // follows, keeping the marks.
 func splitSentences(text string) []string {

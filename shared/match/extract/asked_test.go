@@ -49,6 +49,40 @@ func TestFromTaskLeavesOutDeclinedJobs(t *testing.T) {
 	}
 }
 
+// A first message's replies to an offer answer nothing and are left
+// out; thanks and sentences that go on to ask stay.
+func TestAskedFirst(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Sounds good, but I changed my mind. Convert 100 dollars to euros", "Convert 100 dollars to euros"},
+		{"Not right now. How much do I have in my account?", "How much do I have in my account?"},
+		{"No, I don't want to reserve. Find a flight.", "Find a flight."},
+		{"Could you help me search for a hotel room? Thanks!", "Could you help me search for a hotel room? Thanks!"},
+		{"Sounds good, book it for tonight. Then call a cab.", "Sounds good, book it for tonight. Then call a cab."},
+		{"Sounds good. Maybe later.", "Sounds good. Maybe later."},
+		{"Sounds good.", "Sounds good."},
+	}
+	for _, tt := range tests {
+		if got := AskedFirst(tt.in); got != tt.want {
+			t.Errorf("AskedFirst(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// In a conversation, a reply to the offer before stays in the need: it
+// tells the reader the offer was turned down.
+func TestFromTaskKeepsRepliesInAConversation(t *testing.T) {
+	const text = "Not right now. How much do I have in my account?"
+	first := &task.Task{ID: "t1", Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}}
+	if got, want := FromTask(first).Need, "How much do I have in my account?"; got != want {
+		t.Errorf("first message: Need = %q, want %q", got, want)
+	}
+	later := *first
+	later.History = []task.Message{{Role: "user", Parts: []task.Part{{Text: "Find me a bus to Denver on Friday."}}}}
+	if got := FromTask(&later).Need; got != text {
+		t.Errorf("follow-up: Need = %q, want %q", got, text)
+	}
+}
+
 // Asked reads untrusted text: it never panics and returns the text or
 // some of its sentences, in order.
 func FuzzAsked(f *testing.F) {
@@ -56,17 +90,19 @@ func FuzzAsked(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := Asked(s)
-		if got == s {
-			return
-		}
-		rest := s
-		for _, sentence := range splitSentences(got) {
-			i := strings.Index(rest, sentence)
-			if i < 0 {
-				t.Fatalf("Asked(%q) = %q: %q is not a later sentence of the text", s, got, sentence)
+		for name, asked := range map[string]func(string) string{"Asked": Asked, "AskedFirst": AskedFirst} {
+			got := asked(s)
+			if got == s {
+				continue
 			}
-			rest = rest[i+len(sentence):]
+			rest := s
+			for _, sentence := range splitSentences(got) {
+				i := strings.Index(rest, sentence)
+				if i < 0 {
+					t.Fatalf("%s(%q) = %q: %q is not a later sentence of the text", name, s, got, sentence)
+				}
+				rest = rest[i+len(sentence):]
+			}
 		}
 	})
 }

@@ -47,7 +47,12 @@ func FromTask(t *task.Task) Requirement {
 	// the need stays in the user's words, and structured payloads would
 	// pull retrieval toward whichever skill mentions their field names.
 	text := messageText(&t.Message)
-	r.Need = Asked(Clean(text, DefaultMaxNeed))
+	r.History = history(t.History)
+	if len(r.History) == 0 {
+		r.Need = AskedFirst(Clean(text, DefaultMaxNeed))
+	} else {
+		r.Need = Asked(Clean(text, DefaultMaxNeed))
+	}
 	r.InputTypes = inputTypes(t.Message.Parts)
 
 	var toks []token
@@ -66,7 +71,6 @@ func FromTask(t *task.Task) Requirement {
 		}
 		r.Streaming = wantsStreaming(toks)
 	}
-	r.History = history(t.History)
 	return r
 }
 
