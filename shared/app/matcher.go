@@ -143,7 +143,18 @@ func (m *MatcherFlags) Builder(log *zap.Logger) (BuildFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(cat *catalog.Catalog) (*match.Matcher, error) { return match.New(cat, opts...) }, nil
+	return func(cat *catalog.Catalog) (*match.Matcher, error) { return warm(match.New(cat, opts...)) }, nil
+}
+
+// warm warms a built matcher (match.Matcher.Warm) before it serves: the
+// first request after a catalog load does not pay for what every matcher
+// reads of its catalog once.
+func warm(m *match.Matcher, err error) (*match.Matcher, error) {
+	if err != nil {
+		return nil, err
+	}
+	m.Warm()
+	return m, nil
 }
 
 // LearnedBuildFunc builds a matcher for a catalog snapshot and the
@@ -158,7 +169,7 @@ func (m *MatcherFlags) LearnedBuilder(log *zap.Logger) (LearnedBuildFunc, error)
 		return nil, err
 	}
 	return func(cat *catalog.Catalog, ex map[string][]string) (*match.Matcher, error) {
-		return match.New(cat, append(opts[:len(opts):len(opts)], match.WithLearnedExamples(ex))...)
+		return warm(match.New(cat, append(opts[:len(opts):len(opts)], match.WithLearnedExamples(ex))...))
 	}, nil
 }
 

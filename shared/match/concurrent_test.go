@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
@@ -52,4 +53,40 @@ func TestConcurrentMatchesAreTheLoneOnes(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// Warming a matcher while it serves changes no decision: Warm only makes
+// early what a request would make, once (run under the race detector by
+// make test).
+func TestWarmWhileServing(t *testing.T) {
+	tasks := []*task.Task{
+		textTask("w1", "what's the weather in Lisbon tomorrow"),
+		withHistory(textTask("w2", "and the day after?"), "what's the weather in Lisbon tomorrow"),
+		textTask("w3", "translate this contract into German"),
+		withHistory(textTask("w4", "yes please, go ahead with that"), "book a table for two at an Italian place tonight"),
+	}
+	cold := newMatcher(t, buildCatalog(t, honest()...))
+	var want []string
+	for _, tk := range tasks {
+		want = append(want, decisionOf(mustMatch(t, cold, tk)))
+	}
+	m := newMatcher(t, buildCatalog(t, honest()...))
+	done := make(chan struct{})
+	go func() { defer close(done); m.Warm() }()
+	for i, tk := range tasks {
+		if got := decisionOf(mustMatch(t, m, tk)); got != want[i] {
+			t.Errorf("%s while warming: %s, want %s", tk.ID, got, want[i])
+		}
+	}
+	<-done
+	m.Warm() // twice is harmless
+}
+
+// decisionOf is a decision's action, chosen skill and probability.
+func decisionOf(res *match.Result) string {
+	chosen := ""
+	if res.Decision.Chosen != nil {
+		chosen = res.Decision.Chosen.Key
+	}
+	return fmt.Sprintf("%s %s %.6f", res.Decision.Action, chosen, res.Decision.Probability)
 }

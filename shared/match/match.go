@@ -249,6 +249,21 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	return m, nil
 }
 
+// Warm makes now what the matcher would otherwise make on the first
+// request that reads it: the catalog's domain words, card forms, label
+// forms, one-agent terms and agent signs. Each is read over the whole
+// catalog once per matcher, so the first request after a load paid for
+// all of them (0.3 s at 100,000 skills, and 77 ms more on the first
+// follow-up). A server warms a matcher before it serves; a one-off match
+// gains nothing. Safe to call concurrently with Match.
+func (m *Matcher) Warm() {
+	m.signs()
+	m.domains()
+	m.forms()
+	m.labelForms()
+	m.oneAgent()
+}
+
 // examplesPrevail says whether at least half the agents with trusted
 // skills give examples for at least half of those skills (see
 // Matcher.wholeRequests). refs and docs are parallel.
