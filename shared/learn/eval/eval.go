@@ -92,6 +92,12 @@ type Outcome struct {
 	// Delegated lists the skill keys the decision delegates to: a plan's
 	// steps in order, or the one chosen skill.
 	Delegated []string
+	// Fallbacks are a delegation's fallbacks, Asked a question's
+	// candidates, in the decision's order.
+	Fallbacks, Asked []string
+	// DecisionProb is the probability the decision itself reports: for a
+	// plan its weakest step's, where Prob stays the top candidate's.
+	DecisionProb float64
 }
 
 // Run matches every task and scores the outcomes. progress, when not nil,
@@ -161,6 +167,13 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 	for _, s := range res.Decision.Steps {
 		o.Delegated = append(o.Delegated, s.Chosen.Key)
 	}
+	for _, f := range res.Decision.Fallbacks {
+		o.Fallbacks = append(o.Fallbacks, f.Key)
+	}
+	for _, c := range res.Decision.Candidates {
+		o.Asked = append(o.Asked, c.Key)
+	}
+	o.DecisionProb = res.Decision.Probability
 	return o
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/skillmatch/skillmatch/shared/match/decide"
 )
 
 // PerTask is one line of a per-task file: what a user needs to find the
@@ -23,6 +25,16 @@ type PerTask struct {
 	// Reason is the decision's own reason: why it delegated, asked or
 	// abstained.
 	Reason string `json:"reason,omitempty"`
+	// Fallbacks are a delegation's fallbacks, in order ("twins" tasks
+	// want the other twin first).
+	Fallbacks []string `json:"fallbacks,omitempty"`
+	// Candidates are the skills a question names.
+	Candidates []string `json:"candidates,omitempty"`
+	// Steps are a plan's skills in order, and PlanProb the probability
+	// the plan reports (its weakest step's); Prob stays the top
+	// candidate's, which the calibration figures read.
+	Steps    []string `json:"steps,omitempty"`
+	PlanProb *float64 `json:"plan_probability,omitempty"`
 }
 
 // PerTaskOf turns an outcome into its per-task line.
@@ -39,6 +51,12 @@ func PerTaskOf(o *Outcome) PerTask {
 	if o.BM25Ranked {
 		r := o.BM25Rank
 		p.BM25Rank = &r
+	}
+	p.Fallbacks, p.Candidates = o.Fallbacks, o.Asked
+	if o.Action == decide.Plan {
+		p.Steps = o.Delegated
+		pp := o.DecisionProb
+		p.PlanProb = &pp
 	}
 	return p
 }

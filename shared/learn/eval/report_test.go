@@ -91,6 +91,12 @@ func TestWritePerTask(t *testing.T) {
 			Action: decide.Delegate, Chosen: "y/1", TopKey: "y/1", Prob: 0.8, BM25Rank: 3, BM25Ranked: true,
 			Reason: "best match y/1 at 0.80"},
 		{Task: &golden.Task{ID: "b"}, Action: decide.Abstain, TopKey: "x/1", Prob: 0.1},
+		{Task: &golden.Task{ID: "c", Expected: "x/1"}, Rank: 1, Action: decide.Delegate, Chosen: "x/1", TopKey: "x/1",
+			Prob: 0.9, Delegated: []string{"x/1"}, Fallbacks: []string{"z/1"}, DecisionProb: 0.9},
+		{Task: &golden.Task{ID: "d", Expected: "x/1"}, Rank: 1, Action: decide.Clarify, TopKey: "x/1", Prob: 0.6,
+			Asked: []string{"x/1", "w/1"}, DecisionProb: 0.6},
+		{Task: &golden.Task{ID: "e", Expected: "x/1", Category: "multi"}, Rank: 1, Action: decide.Plan, TopKey: "x/1",
+			Prob: 0.9, Delegated: []string{"x/1", "z/2"}, DecisionProb: 0.75},
 	}
 	var buf bytes.Buffer
 	if err := WritePerTask(&buf, outs); err != nil {
@@ -100,6 +106,9 @@ func TestWritePerTask(t *testing.T) {
 	want := []string{
 		`{"id":"a","expected":"x/1","acceptable":["y/1"],"top":"y/1","decision":"delegate","chosen":"y/1","probability":0.8,"rank":2,"bm25_rank":3,"category":"twins","reason":"best match y/1 at 0.80"}`,
 		`{"id":"b","expected":null,"acceptable":[],"top":"x/1","decision":"abstain","chosen":"","probability":0.1,"rank":0}`,
+		`{"id":"c","expected":"x/1","acceptable":[],"top":"x/1","decision":"delegate","chosen":"x/1","probability":0.9,"rank":1,"fallbacks":["z/1"]}`,
+		`{"id":"d","expected":"x/1","acceptable":[],"top":"x/1","decision":"clarify","chosen":"","probability":0.6,"rank":1,"candidates":["x/1","w/1"]}`,
+		`{"id":"e","expected":"x/1","acceptable":[],"top":"x/1","decision":"plan","chosen":"","probability":0.9,"rank":1,"category":"multi","steps":["x/1","z/2"],"plan_probability":0.75}`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
@@ -214,7 +223,7 @@ func TestRunPerTaskRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(&buf)
-	n := 0
+	n, twinFallbacks := 0, 0
 	for sc.Scan() {
 		var p PerTask
 		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
@@ -223,10 +232,19 @@ func TestRunPerTaskRoundTrip(t *testing.T) {
 		if p.ID != outs[n].Task.ID || p.Category == "" || p.BM25Rank == nil || p.Decision == "" {
 			t.Errorf("line %d: %+v", n, p)
 		}
+		if p.Decision == "clarify" && len(p.Candidates) != 2 {
+			t.Errorf("line %d: a question naming %v", n, p.Candidates)
+		}
+		if p.Category == "twins" && p.Decision == "delegate" && len(p.Fallbacks) > 0 {
+			twinFallbacks++
+		}
 		n++
 	}
 	if n != len(outs) {
 		t.Errorf("%d lines for %d outcomes", n, len(outs))
+	}
+	if twinFallbacks == 0 {
+		t.Error("no twins delegation names a fallback")
 	}
 }
 
