@@ -27,7 +27,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		_ = f.Value.Set("true")
 	}
 	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
-	perTask := fs.String("pertask", "", "also write one JSON line per task to this file: id, expected, acceptable,\ntop, decision, chosen, probability, rank, bm25_rank, category, reason")
+	perTask := fs.String("pertask", "", "also write one JSON line per task to this file: id, expected, acceptable,\ntop, decision, chosen, probability, rank, bm25_rank, category, reason,\nand fallbacks, candidates, steps and plan_probability as the decision has them")
 	plot := fs.String("plot", "", "also write an SVG to this file: the reliability diagram and the\nprecision/coverage curve over the delegation threshold")
 	learnFrom := fs.String("learn-from", "", "before evaluating, report tasks of this split (e.g. train) as verified successes of their\n"+
 		"expected skill through the feedback stage (in process, on an embedded NATS server), and\n"+
