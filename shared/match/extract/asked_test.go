@@ -81,6 +81,11 @@ func TestFromTaskKeepsRepliesInAConversation(t *testing.T) {
 	if got := FromTask(&later).Need; got != text {
 		t.Errorf("follow-up: Need = %q, want %q", got, text)
 	}
+	offered := *first
+	offered.History = []task.Message{{Role: "agent", Parts: []task.Part{{Text: "Shall I check your savings account too?"}}}}
+	if got := FromTask(&offered).Need; got != text {
+		t.Errorf("reply to an agent's offer: Need = %q, want %q", got, text)
+	}
 }
 
 // Asked reads untrusted text: it never panics and returns the text or

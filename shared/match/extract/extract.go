@@ -48,7 +48,9 @@ func FromTask(t *task.Task) Requirement {
 	// pull retrieval toward whichever skill mentions their field names.
 	text := messageText(&t.Message)
 	r.History = history(t.History)
-	if len(r.History) == 0 {
+	if len(t.History) == 0 {
+		// A first message: an agent's earlier turn is a conversation too,
+		// whose offer a reply answers.
 		r.Need = AskedFirst(Clean(text, DefaultMaxNeed))
 	} else {
 		r.Need = Asked(Clean(text, DefaultMaxNeed))
