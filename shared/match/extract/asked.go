@@ -14,17 +14,7 @@ import (
 // asks ("I don't want to book yet, just find me flights") is kept, and so
 // is the whole text when every sentence declines: what it turns down is
 // all there is to match.
-func Asked(text string) string {
-	sentences := splitSentences(text)
-	if len(sentences) < 2 {
-		return text
-	}
-	kept := slices.DeleteFunc(slices.Clone(sentences), declined)
-	if len(kept) == 0 || len(kept) == len(sentences) {
-		return text
-	}
-	return strings.Join(kept, " ")
-}
+func Asked(text string) string { return leaveOut(text, declined) }
 
 // AskedFirst is Asked for the first message of a conversation, which
 // also leaves out the sentences that only reply to an offer (acknowledgings,
@@ -32,16 +22,21 @@ func Asked(text string) string {
 // ("Sounds good, but I changed my mind. Convert 100 dollars to euros")
 // only pull the request elsewhere. In a conversation they stay: they tell
 // the reader an offer was taken or turned down.
-func AskedFirst(text string) string {
+func AskedFirst(text string) string { return leaveOut(text, replies) }
+
+// leaveOut is text without the sentences drop says to leave out, or text
+// itself when it drops none or all of them: what they say is then all
+// there is to match.
+func leaveOut(text string, drop func(sentence string) bool) string {
 	sentences := splitSentences(text)
 	if len(sentences) < 2 {
 		return text
 	}
-	kept := slices.DeleteFunc(slices.Clone(sentences), replies)
+	kept := slices.DeleteFunc(slices.Clone(sentences), drop)
 	if len(kept) == 0 || len(kept) == len(sentences) {
-		return Asked(text)
+		return text
 	}
-	return Asked(strings.Join(kept, " "))
+	return strings.Join(kept, " ")
 }
 
 // replies says whether a sentence only takes, declines or puts off an
