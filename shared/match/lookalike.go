@@ -672,3 +672,61 @@ func jaccard(a, b []string) float64 {
 	both := shared(a, b)
 	return float64(both) / float64(len(a)+len(b)-both)
 }
+
+// creditSource puts the source of a copied card before its copy. When the
+// best two are one skill copied between two agents and every skill of the
+// best one's card is a copy of a skill of the runner-up's card, which
+// offers more besides, the best one's card brings nothing of its own: it
+// is the copy, and its lead on the same text is the retrieval's tie order,
+// not evidence. The two exchange places and scores, so the question names
+// the source first and a feedback prior can still reorder them. It
+// reports whether it moved anything (the marks must then be made again).
+func (m *Matcher) creditSource(out []Ranked) bool {
+	if len(out) < 2 || out[1].AlikeOf != out[0].Entry.Key {
+		return false
+	}
+	switch out[1].Alike {
+	case decide.AlikeCopy, decide.AlikeImpostor, decide.AlikeDiffers:
+	default:
+		return false
+	}
+	copyRef, srcRef := m.refs[out[0].Doc], m.refs[out[1].Doc]
+	if !copiedSkill(copyRef.skill, srcRef.skill) || !copiedCard(copyRef.agent.Card.Skills, srcRef.agent.Card.Skills) {
+		return false
+	}
+	out[0].Score, out[1].Score = out[1].Score, out[0].Score
+	out[0].Prob, out[1].Prob = out[1].Prob, out[0].Prob
+	out[0], out[1] = out[1], out[0]
+	for i := range out {
+		out[i].AlikeOf, out[i].Alike, out[i].Sibling = "", "", false
+	}
+	out[0].Reason = "ranked before " + out[1].Entry.AgentID + ", whose card only copies skills of this one's; " + out[0].Reason
+	return true
+}
+
+// copiedCard says whether every skill of card a is a copy of a skill of
+// card b, and b offers more.
+func copiedCard(a, b []card.Skill) bool {
+	if len(a) == 0 || len(a) >= len(b) {
+		return false
+	}
+	for i := range a {
+		if !slices.ContainsFunc(b, func(t card.Skill) bool { return copiedSkill(&a[i], &t) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// copiedSkill says whether one skill's text is the other's: one name and
+// the same examples, a reworded paste, or one description.
+func copiedSkill(a, b *card.Skill) bool {
+	if d := strings.TrimSpace(a.Description); d != "" && strings.EqualFold(d, strings.TrimSpace(b.Description)) {
+		return true
+	}
+	if strings.EqualFold(strings.TrimSpace(a.Name), strings.TrimSpace(b.Name)) &&
+		sharesHalf(exampleSet(a.Examples), exampleSet(b.Examples)) {
+		return true
+	}
+	return rewordedPaste(a, b)
+}

@@ -195,3 +195,31 @@ func TestWordsInOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestCopiedCard(t *testing.T) {
+	sk := func(name, desc string, examples ...string) card.Skill {
+		return card.Skill{Name: name, Description: desc, Examples: examples}
+	}
+	permit := sk("Resident permit", "Apply for or renew a resident parking permit.", "I moved into Zone C and need a permit for my car")
+	fine := sk("Challenge a fine", "Challenges parking fines.", "I got a ticket on a yellow line")
+	renamed := sk("Resident parking", "Apply for or renew a resident parking permit.")
+	ownPermit := sk("Resident permit", "Permits for residents of controlled zones.", "my new flat is in a permit zone")
+	tests := []struct {
+		name string
+		a, b []card.Skill
+		want bool
+	}{
+		{"one skill of two, same description", []card.Skill{renamed}, []card.Skill{permit, fine}, true},
+		{"one skill of two, same name and examples", []card.Skill{permit}, []card.Skill{fine, permit}, true},
+		{"as many skills", []card.Skill{permit}, []card.Skill{permit}, false},
+		{"more skills than the other", []card.Skill{permit, fine}, []card.Skill{permit}, false},
+		{"one name, own words", []card.Skill{ownPermit}, []card.Skill{permit, fine}, false},
+		{"a skill of its own besides", []card.Skill{permit, ownPermit}, []card.Skill{permit, fine, renamed}, false},
+		{"no skills", nil, []card.Skill{permit}, false},
+	}
+	for _, tc := range tests {
+		if got := copiedCard(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: copiedCard = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

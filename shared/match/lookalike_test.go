@@ -436,3 +436,58 @@ func TestOneSkillPasteIsACopy(t *testing.T) {
 	copyNeverTakes(t, m, "a-sky", "what will the weather be like in the city hour by hour tomorrow",
 		"hour by hour weather for the next ten days in my town")
 }
+
+// TestCopyRankedAfterItsSource: a card offering only a paste of one skill
+// of a fuller card is the copy. The question between the two names the
+// source first, and the source is ranked first, even though the copy's id
+// sorts first and so wins the tie on their one text. A card that adds a
+// skill of its own, or copies the whole card, is no subset of the other:
+// the scores keep their order.
+func TestCopyRankedAfterItsSource(t *testing.T) {
+	source := honest()[0]
+	source.Skills = append(source.Skills, skillSpec{ID: "air-quality", Name: "Air quality",
+		Desc:     "Reports pollen counts, smog and the air quality index for a city.",
+		Tags:     []string{"air quality", "pollen", "smog"},
+		Examples: []string{"is the pollen count high in Vienna today", "air quality in Delhi this week"}})
+	onlyCopy := weatherTwin("a-weather", catalog.EntryDefault)
+	withOwn := weatherTwin("a-weather", catalog.EntryDefault)
+	withOwn.Skills = append(withOwn.Skills, skillSpec{ID: "tides", Name: "Tide tables",
+		Desc: "Gives high and low tide times for a harbour.", Tags: []string{"tides", "harbour"},
+		Examples: []string{"when is high tide in Brest on Saturday"}})
+	whole := weatherTwin("a-weather", catalog.EntryDefault)
+	whole.Skills = source.Skills
+	tests := []struct {
+		name        string
+		copier      agentSpec
+		sourceLeads bool
+	}{
+		{"one pasted skill of two", onlyCopy, true},
+		{"a pasted skill and one of its own", withOwn, false},
+		{"the whole card pasted", whole, false},
+	}
+	texts := []string{"will it rain in Lisbon this weekend?", "weather forecast for Oslo tomorrow"}
+	for _, tc := range tests {
+		agents := append(honest()[1:], source, tc.copier)
+		m := newMatcher(t, buildCatalog(t, agents...))
+		for _, text := range texts {
+			res := mustMatch(t, m, textTask("c", text))
+			d := res.Decision
+			if d.Action != decide.Clarify || len(d.Candidates) < 2 {
+				t.Fatalf("%s: %q: %s (%s), want a question naming both", tc.name, text, d.Action, d.Reason)
+			}
+			credited := strings.Contains(res.Ranked[0].Reason, "only copies skills")
+			if tc.sourceLeads {
+				if res.Ranked[0].Entry.AgentID != "atlas-weather" || d.Candidates[0].AgentID != "atlas-weather" || !credited {
+					t.Errorf("%s: %q: ranked %v, asked %s first, want the source first", tc.name, text, rankedKeys(res), d.Candidates[0].Key)
+				}
+				if d.Candidates[1].AgentID != "a-weather" {
+					t.Errorf("%s: %q: the question names %s second, want the copy", tc.name, text, d.Candidates[1].Key)
+				}
+				continue
+			}
+			if credited {
+				t.Errorf("%s: %q: %s credited as the source of a card that is no subset of it", tc.name, text, res.Ranked[0].Entry.Key)
+			}
+		}
+	}
+}

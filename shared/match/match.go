@@ -821,6 +821,9 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 		return 0
 	})
 	m.markLookAlikes(req, out)
+	if m.creditSource(out) {
+		m.markLookAlikes(req, out)
+	}
 	out = m.addAlternatives(req, out)
 	markUnnamed(req, out)
 	m.shrinkThin(req, out)
