@@ -164,6 +164,28 @@ var hostileSets = []hostileSet{
 			"h8-045": "split between two skills of one agent, delegated to its needs assessment at 0.99",
 		},
 	},
+	{
+		// A ninth set, written blind (a water and energy utility); its
+		// first run is in the README.
+		dir: "testdata/hostile9",
+		attackers: map[string]string{"ask-caldermoor": "injected", "service-hub": "injected", "utilityone": "stuffed",
+			"psr-registry": "cloned", "readings-now": "spam"},
+		floodBy:   "crewlink-",
+		external:  map[string]bool{"arrowfield": true, "meterwise": true, "fieldline": true},
+		ambiguous: []string{"ambiguity-pair"},
+		// Its first run, before any change for it: each of these is
+		// listed as what fails today, not mended.
+		misses: map[string]string{
+			"h9-041": "a cafe's unpaid bills read as a bill dispute (0.44): abstained",
+			"h9-043": "an owing customer who won't answer letters reads as a payment plan (0.71): delegated",
+			"h9-044": "a former tenant's old debt goes to the outside agency at 0.83, in-house collections not looked alike",
+			"h9-046": "a doorstep visit about a debt reads as a depot dispatch (0.27): abstained",
+			"h9-035": meterFitters, "h9-036": meterFitters, "h9-037": meterFitters, "h9-038": meterFitters, "h9-039": meterFitters,
+			"h9-048": "\"a cheaper rate\" goes to the social tariff at 0.99, not asked beside a tariff switch",
+			"h9-049": "water pooling in the road that smells goes to water quality at 0.80, not asked beside a burst main",
+			"h9-086": "a pothole that wrecked a tyre goes to the health and safety incident report at 0.96",
+		},
+	},
 }
 
 // twinsApart is hostile6's known miss on its twins: ClearView's
@@ -171,6 +193,13 @@ var hostileSets = []hostileSet{
 // share 6 of their 27 stated terms (under a quarter), and ClearView offers
 // a second skill, so nothing tells they do one job.
 const twinsApart = "twins in words apart (windscreen, glazing: 6 of 27 terms), one of two skills: each delegated alone"
+
+// meterFitters is hostile9's known miss on its twins: two outside water
+// meter fitters state one job in words apart ("fits water meters" for
+// "householders who have opted", "installs a first meter" for "customers
+// who ask to go metered"), so nothing tells they are twins: each is
+// delegated alone or asked about against a tariff switch.
+const meterFitters = "twins in words apart (fits, installs; opted, opting): no fallback"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed
