@@ -130,6 +130,9 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 		if e.AgentID == top.AgentID {
 			continue
 		}
+		if m.namesItElsewhere(out[0].Doc, out[i].Doc) {
+			continue
+		}
 		alike := m.alikeKind(out[0].Doc, out[i].Doc)
 		near := alike == decide.AlikeTwin || alike == decide.AlikeOtherLine
 		// Two one-skill vendors of one job (standsIn) are looked for down
@@ -179,6 +182,25 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 		}
 		out[i].Sibling = alike == decide.AlikeTwin && !shared && !pasted && (loose || m.sibling(out[0].Doc, out[i].Doc, top, e))
 	}
+}
+
+// namesItElsewhere says whether the agent of skill doc b has another
+// skill under skill doc a's name (sameName): that one is a's counterpart
+// there, and b, another of its agent's jobs, is no look-alike of a.
+func (m *Matcher) namesItElsewhere(a, b int) bool {
+	n := m.refs[b].agentN
+	da := m.idx.Doc(a)
+	for d := b - 1; d >= 0 && m.refs[d].agentN == n; d-- {
+		if sameName(da, m.idx.Doc(d)) {
+			return true
+		}
+	}
+	for d := b + 1; d < len(m.refs) && m.refs[d].agentN == n; d++ {
+		if sameName(da, m.idx.Doc(d)) {
+			return true
+		}
+	}
+	return false
 }
 
 // oneSkill says whether skills a and b, of two lines of services, are

@@ -6,7 +6,11 @@ import (
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/rerank"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -221,5 +225,52 @@ func TestCopiedCard(t *testing.T) {
 		if got := copiedCard(tc.a, tc.b); got != tc.want {
 			t.Errorf("%s: copiedCard = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A skill of an agent that offers a skill under the best one's own name
+// is no look-alike of it: that same-named skill is its counterpart there.
+// sgd-x1's reworded flight searches ranked one service's reservation
+// above its search, and the reservation was taken for the twin, so the
+// sibling search never pooled (sgd and sgd-x1, dev and train: 23 right
+// delegations and 7 wrong ones came of marking the search instead).
+func TestNamesItElsewhere(t *testing.T) {
+	skill := func(id, name, desc string) card.Skill {
+		return card.Skill{ID: id, Name: name, Description: desc, Tags: []string{"flight"}}
+	}
+	air := agentWith("air", skill("search", "Search Oneway Flight", "Search for one-way flights to a destination city"),
+		skill("reserve", "Reserve Oneway Flight", "Reserve a one-way flight on a chosen airline"))
+	jet := agentWith("jet", skill("reserve", "Reserve Oneway Flight", "Book the one way flight you picked with the airline"),
+		skill("search", "Search Oneway Flight", "Look up one way flights with your own preferences"))
+	m, err := New(catalog.New(air, jet), WithEmbedder(embed.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func(key string) int {
+		for d := range m.refs {
+			if m.idx.Doc(d).Key == key {
+				return d
+			}
+		}
+		t.Fatalf("no doc %s", key)
+		return -1
+	}
+	airSearch, jetReserve, jetSearch := doc("air/search"), doc("jet/reserve"), doc("jet/search")
+	if !m.namesItElsewhere(airSearch, jetReserve) {
+		t.Error("jet's reservation: jet's search goes by air's search's name, want true")
+	}
+	if m.namesItElsewhere(airSearch, jetSearch) {
+		t.Error("jet's search is the same-named skill itself, want false")
+	}
+	ranked := func(d int) Ranked {
+		return Ranked{Scored: rerank.Scored{Candidate: index.Candidate{Doc: d, Entry: m.idx.Doc(d)}}}
+	}
+	out := []Ranked{ranked(airSearch), ranked(jetReserve), ranked(jetSearch)}
+	m.markLookAlikes(&extract.Requirement{Need: "find me a one way flight to Denver"}, out)
+	if out[1].AlikeOf != "" {
+		t.Errorf("jet/reserve marked a look-alike (%s) of air/search", out[1].Alike)
+	}
+	if out[2].AlikeOf != "air/search" || out[2].Alike != decide.AlikeTwin {
+		t.Errorf("jet/search: AlikeOf %q Alike %q, want a twin of air/search", out[2].AlikeOf, out[2].Alike)
 	}
 }
