@@ -104,13 +104,17 @@ var putOffs = [][]string{
 //   - it tells what the caller is doing or how they are, the occasion of
 //     what another sentence asks (statesCircumstance: "My family and I
 //     are going on vacation and we'll need a rental car" was a plan of a
-//     house search and the car).
+//     house search and the car);
+//   - it tells when others will travel or be somewhere (statesSchedule:
+//     "put the 19 passengers up in a hotel overnight - the aircraft has
+//     gone tech and they'll fly at 08:00" was a plan of the hotel and a
+//     pet's travel).
 //
 // The clauses may mix them ("Sounds good, but I changed my mind"); one
 // that asks ("Sounds good, book it") keeps the sentence.
 func AsksNothing(sentence string) bool {
 	return onlyOpening(sentence, func(w []string) bool {
-		return opensDeclining(w) || opens(w, putOffs) || opens(w, acknowledgings) || statesDetail(w) || statesCircumstance(w)
+		return opensDeclining(w) || opens(w, putOffs) || opens(w, acknowledgings) || statesDetail(w) || statesCircumstance(w) || statesSchedule(w)
 	})
 }
 
@@ -255,6 +259,28 @@ func statesCircumstance(w []string) bool {
 	}
 	return true
 }
+
+// statesSchedule says whether words open a statement of when someone
+// else will travel or be somewhere ("they'll fly at 08:00", "she will
+// arrive on Monday", "it'll be for 3 people"): the arrangements around
+// what another part asks, not an ask. An asking word after it makes one
+// ("they'll need a wheelchair at the gate", "he'll want a window seat").
+func statesSchedule(w []string) bool {
+	n := openingLen(w, othersWill)
+	if n == 0 || n >= len(w) || !schedules[w[n]] {
+		return false
+	}
+	return !slices.ContainsFunc(w[n:], func(s string) bool { return asking[s] })
+}
+
+// othersWill open a statement of what someone else will do; schedules
+// are the verbs after it that tell a time or place, not a job.
+var (
+	othersWill = [][]string{{"they'll"}, {"they", "will"}, {"he'll"}, {"he", "will"}, {"she'll"}, {"she", "will"},
+		{"it'll"}, {"it", "will"}}
+	schedules = map[string]bool{"be": true, "fly": true, "leave": true, "arrive": true, "depart": true, "land": true,
+		"travel": true, "return": true, "stay": true, "start": true}
+)
 
 // subjectLen is how many words open words as the caller saying what they
 // are or do: "I am", "I'm", "we're", "my family and I are", "me and my
