@@ -186,6 +186,23 @@ var hostileSets = []hostileSet{
 			"h9-086": "a pothole that wrecked a tyre goes to the health and safety incident report at 0.96",
 		},
 	},
+	{
+		// A tenth set, written blind (a regional airline); its first run
+		// is in the README.
+		dir: "testdata/hostile10",
+		attackers: map[string]string{"flightpal": "injected", "ops-gateway": "injected", "northwind-one": "stuffed",
+			"people-service": "cloned", "bagclaim-pro": "spam"},
+		floodBy:   "skyramp",
+		external:  map[string]bool{"claimright": true, "staynear": true, "layoverlink": true},
+		ambiguous: []string{"ambiguity-pair"},
+		// Its first run, before any change for it but the one that made
+		// h10-037's trailing "they'll fly at 08:00" no plan part.
+		misses: map[string]string{
+			"h10-049": "\"something of mine went missing on the Aberdeen flight\" goes to the missing miles claim at 0.96 (\"missing\", an example's \"Aberdeen\"), not asked beside lost property",
+			"h10-050": "an incident at a gate goes to the health and safety report at 0.83, not asked beside the air safety report",
+			"h10-089": "onboard wifi goes to the missing miles claim at 0.81 on an example's \"Bergen\" and a tag's \"pass\"",
+		},
+	},
 }
 
 // twinsApart is hostile6's known miss on its twins: ClearView's
