@@ -51,9 +51,9 @@ func FromTask(t *task.Task) Requirement {
 	if len(t.History) == 0 {
 		// A first message: an agent's earlier turn is a conversation too,
 		// whose offer a reply answers.
-		r.Need = AskedFirst(Clean(text, DefaultMaxNeed))
+		r.Need = AskedFirst(Unrouted(Clean(text, DefaultMaxNeed)))
 	} else {
-		r.Need = Asked(Clean(text, DefaultMaxNeed))
+		r.Need = Asked(Unrouted(Clean(text, DefaultMaxNeed)))
 	}
 	r.InputTypes = inputTypes(t.Message.Parts)
 
