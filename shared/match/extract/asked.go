@@ -28,12 +28,17 @@ func AskedFirst(text string) string { return leaveOut(text, replies) }
 // itself when it drops none or all of them: what they say is then all
 // there is to match.
 func leaveOut(text string, drop func(sentence string) bool) string {
-	sentences := splitSentences(text)
-	if len(sentences) < 2 {
+	return leaveOutParts(text, splitSentences(text), drop)
+}
+
+// leaveOutParts is text's parts without those drop says to leave out,
+// joined by spaces, or text itself when it drops none or all of them.
+func leaveOutParts(text string, parts []string, drop func(part string) bool) string {
+	if len(parts) < 2 {
 		return text
 	}
-	kept := slices.DeleteFunc(slices.Clone(sentences), drop)
-	if len(kept) == 0 || len(kept) == len(sentences) {
+	kept := slices.DeleteFunc(slices.Clone(parts), drop)
+	if len(kept) == 0 || len(kept) == len(parts) {
 		return text
 	}
 	return strings.Join(kept, " ")

@@ -18,17 +18,7 @@ import (
 // claim, and its words ("gateway", "assistant", "priority") only pull
 // retrieval towards whatever card shares them. The whole text is kept
 // when every segment routes: what it says is then all there is to match.
-func Unrouted(text string) string {
-	segs := segments(text)
-	if len(segs) < 2 {
-		return text
-	}
-	kept := slices.DeleteFunc(slices.Clone(segs), routes)
-	if len(kept) == 0 || len(kept) == len(segs) {
-		return text
-	}
-	return strings.Join(kept, " ")
-}
+func Unrouted(text string) string { return leaveOutParts(text, segments(text), routes) }
 
 // segments cuts text after each ".", "!", "?", ":" or ";" that a space
 // follows, and around each dash set apart by spaces (" - ", " – ", " — "),
