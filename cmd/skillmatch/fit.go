@@ -33,6 +33,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	noMatch := fs.Float64("no-match-weight", 10, "weight of a task no skill should take in the reranker's loss (training sets hold few of them;\na delegation that should have been an abstention is the costliest mistake)")
 	cardExamples := fs.Int("card-examples", 0, "also fit each set whose cards give more examples than this a skill with each cut to its first N\n(cards written by hand give one or two; 0: not)")
 	bare := fs.Bool("bare-too", false, "also fit each set whose cards give examples with those examples removed\n(the description-only regime most catalogs are in)")
+	mixed := fs.Int("mixed-too", 0, "also fit each set whose cards give examples with every other skill's examples removed\nand the rest cut to their first N (catalogs written by hand mix the two; 0: not)")
 	few := fs.Int("few-texts", 0, "also fit each set with at most this many of its training texts a skill indexed as examples\n(cross-fitted): weights for catalogs whose cards give a handful of examples (0: not)")
 	both := fs.Bool("both-text-regimes", false, "fit each set both with its training texts indexed as extra examples (cross-fitted)\nand without, whatever --examples keeps: weights for catalogs with many examples and with none")
 	dialogues := fs.Bool("dialogues", false, "also fit dialogue tasks made from the training tasks (an earlier turn from another skill\nof the same agent or from another agent), so the history features learn from single-turn sets")
@@ -80,7 +81,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch, Embedder: emb,
-		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, CardExamples: *cardExamples, BothTextRegimes: *both, FewTexts: *few, Dialogues: *dialogues}
+		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, MixedToo: *mixed, CardExamples: *cardExamples, BothTextRegimes: *both, FewTexts: *few, Dialogues: *dialogues}
 	if !*quiet {
 		p := newProgress(stderr, "fit")
 		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }

@@ -48,6 +48,12 @@ type Config struct {
 	// with those examples removed, so the model learns the
 	// description-only regime most catalogs are in, beside the other.
 	BareToo bool
+	// MixedToo, when above 0, also fits each set whose cards give examples
+	// with every other skill's examples removed and the rest cut to their
+	// first MixedToo: in catalogs written by hand a description-only skill
+	// stands beside skills with an example or two, and the features read
+	// from examples must not rank it down for lacking them.
+	MixedToo int
 	// CardExamples, when above 0, also fits each set whose cards give
 	// more examples than that a skill with each skill's cut to its first
 	// CardExamples: cards written by hand give one or two, and one
@@ -101,11 +107,14 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		cfg.Embedder = embed.Default()
 	}
 	given := len(sets)
-	if cfg.BareToo || cfg.CardExamples > 0 {
+	if cfg.BareToo || cfg.CardExamples > 0 || cfg.MixedToo > 0 {
 		sets = append([]*golden.Set(nil), sets...)
 		for _, s := range sets[:given] {
 			if cfg.BareToo && s.HasExamples() {
 				sets = append(sets, s.WithoutExamples())
+			}
+			if cfg.MixedToo > 0 && s.HasExamples() {
+				sets = append(sets, s.WithExamplesMixed(cfg.MixedToo))
 			}
 			if cfg.CardExamples > 0 && s.MostExamples() > cfg.CardExamples {
 				sets = append(sets, s.WithExamplesCut(cfg.CardExamples))

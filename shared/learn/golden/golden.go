@@ -223,6 +223,32 @@ func (s *Set) WithExamplesCut(n int) *Set {
 	return &Set{Dir: dir, Catalog: &cat, Tasks: s.Tasks, CardErrors: s.CardErrors}
 }
 
+// WithExamplesMixed is the set with every other card skill's examples
+// removed (the first, third, ... skill of the catalog keeps its first n):
+// the regime of catalogs written by hand, where some skills give an
+// example or two and the rest a description alone, side by side.
+func (s *Set) WithExamplesMixed(n int) *Set {
+	agents := make([]catalog.Agent, len(s.Catalog.Agents))
+	k := 0
+	for i, a := range s.Catalog.Agents {
+		c := *a.Card
+		c.Skills = append([]card.Skill(nil), a.Card.Skills...)
+		for j := range c.Skills {
+			keep := 0
+			if k%2 == 0 {
+				keep = n
+			}
+			k++
+			c.Skills[j].Examples = slices.Clip(c.Skills[j].Examples[:min(keep, len(c.Skills[j].Examples))])
+		}
+		agents[i] = catalog.Agent{Card: &c, Status: a.Status}
+	}
+	cat := *s.Catalog
+	cat.Agents = agents
+	return &Set{Dir: fmt.Sprintf("%s (every other skill with at most %d card examples, the rest none)", s.Dir, n),
+		Catalog: &cat, Tasks: s.Tasks, CardErrors: s.CardErrors}
+}
+
 // MostExamples is the most examples a card skill of the set gives.
 func (s *Set) MostExamples() int {
 	most := 0

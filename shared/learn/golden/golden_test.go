@@ -99,6 +99,45 @@ func TestLoadTasksCategory(t *testing.T) {
 	}
 }
 
+// A mixed copy keeps at most n examples on every other skill of the
+// catalog, none on the rest, and leaves the set alone.
+func TestWithExamplesMixed(t *testing.T) {
+	s, err := Load("../eval/testdata/hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := s.WithExamplesMixed(1)
+	k, with, without := 0, 0, 0
+	for i, a := range mixed.Catalog.Agents {
+		for j, sk := range a.Card.Skills {
+			orig := s.Catalog.Agents[i].Card.Skills[j]
+			switch {
+			case k%2 == 1 && len(sk.Examples) > 0:
+				t.Errorf("skill %d (%s/%s) kept examples", k, a.Card.ID, sk.ID)
+			case k%2 == 0 && len(sk.Examples) != min(1, len(orig.Examples)):
+				t.Errorf("skill %d (%s/%s) has %d examples, want %d", k, a.Card.ID, sk.ID, len(sk.Examples), min(1, len(orig.Examples)))
+			case k%2 == 0 && len(sk.Examples) == 1 && sk.Examples[0] != orig.Examples[0]:
+				t.Errorf("skill %d kept %q, want its first example", k, sk.Examples[0])
+			}
+			if len(sk.Examples) > 0 {
+				with++
+			} else if len(orig.Examples) > 0 {
+				without++
+			}
+			k++
+		}
+	}
+	if with == 0 || without == 0 {
+		t.Errorf("mixed copy has %d skills with examples and %d stripped of theirs, want both", with, without)
+	}
+	if s.MostExamples() < 2 {
+		t.Errorf("the original lost its examples (most %d)", s.MostExamples())
+	}
+	if len(mixed.Tasks) != len(s.Tasks) {
+		t.Errorf("copy has %d tasks, want %d", len(mixed.Tasks), len(s.Tasks))
+	}
+}
+
 // A description-only copy drops every example and leaves the set alone.
 func TestWithoutExamples(t *testing.T) {
 	s, err := Load("../eval/testdata/hostile")
