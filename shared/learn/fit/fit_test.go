@@ -138,7 +138,8 @@ func TestFitSets(t *testing.T) {
 }
 
 // Regimes: every set fitted with and without its training texts as
-// examples, and its cards description-only or cut to one example too;
+// examples, and its cards description-only, cut to one example, or
+// mixed (every other skill without) too;
 // the model keeps texts only when Examples says so, and still matches.
 func TestFitRegimes(t *testing.T) {
 	set := loadSet(t)
@@ -160,6 +161,8 @@ func TestFitRegimes(t *testing.T) {
 		{"one card example too", Config{CardExamples: 1}, 2, false},
 		{"no card gives more: no copy", Config{CardExamples: set.MostExamples()}, 1, false},
 		{"bare and one card example too", Config{BareToo: true, CardExamples: 1}, 3, false},
+		{"mixed too", Config{MixedToo: 1}, 2, false},
+		{"every card regime", Config{BareToo: true, CardExamples: 1, MixedToo: 2}, 4, false},
 	}
 	for _, tc := range tests {
 		tc.cfg.Split, tc.cfg.Folds = "train", 3
