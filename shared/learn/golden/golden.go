@@ -205,22 +205,11 @@ func (s *Set) WithoutExamples() *Set { return s.WithExamplesCut(0) }
 // first n: the regime of cards written by hand, which give one example or
 // two where clinc150's give five.
 func (s *Set) WithExamplesCut(n int) *Set {
-	agents := make([]catalog.Agent, len(s.Catalog.Agents))
-	for i, a := range s.Catalog.Agents {
-		c := *a.Card
-		c.Skills = append([]card.Skill(nil), a.Card.Skills...)
-		for j := range c.Skills {
-			c.Skills[j].Examples = slices.Clip(c.Skills[j].Examples[:min(n, len(c.Skills[j].Examples))])
-		}
-		agents[i] = catalog.Agent{Card: &c, Status: a.Status}
-	}
-	cat := *s.Catalog
-	cat.Agents = agents
 	dir := s.Dir + " (no card examples)"
 	if n > 0 {
 		dir = fmt.Sprintf("%s (at most %d card examples)", s.Dir, n)
 	}
-	return &Set{Dir: dir, Catalog: &cat, Tasks: s.Tasks, CardErrors: s.CardErrors}
+	return s.withCardExamples(dir, func(int) int { return n })
 }
 
 // WithExamplesMixed is the set with every other card skill's examples
@@ -228,25 +217,28 @@ func (s *Set) WithExamplesCut(n int) *Set {
 // the regime of catalogs written by hand, where some skills give an
 // example or two and the rest a description alone, side by side.
 func (s *Set) WithExamplesMixed(n int) *Set {
+	return s.withCardExamples(fmt.Sprintf("%s (every other skill with at most %d card examples, the rest none)", s.Dir, n),
+		func(k int) int { return n * (1 - k%2) })
+}
+
+// withCardExamples is a copy of the set, named dir, whose k-th card skill
+// (in catalog order) keeps its first keep(k) examples. The tasks are
+// shared; the original set is not changed.
+func (s *Set) withCardExamples(dir string, keep func(k int) int) *Set {
 	agents := make([]catalog.Agent, len(s.Catalog.Agents))
 	k := 0
 	for i, a := range s.Catalog.Agents {
 		c := *a.Card
 		c.Skills = append([]card.Skill(nil), a.Card.Skills...)
 		for j := range c.Skills {
-			keep := 0
-			if k%2 == 0 {
-				keep = n
-			}
+			c.Skills[j].Examples = slices.Clip(c.Skills[j].Examples[:min(keep(k), len(c.Skills[j].Examples))])
 			k++
-			c.Skills[j].Examples = slices.Clip(c.Skills[j].Examples[:min(keep, len(c.Skills[j].Examples))])
 		}
 		agents[i] = catalog.Agent{Card: &c, Status: a.Status}
 	}
 	cat := *s.Catalog
 	cat.Agents = agents
-	return &Set{Dir: fmt.Sprintf("%s (every other skill with at most %d card examples, the rest none)", s.Dir, n),
-		Catalog: &cat, Tasks: s.Tasks, CardErrors: s.CardErrors}
+	return &Set{Dir: dir, Catalog: &cat, Tasks: s.Tasks, CardErrors: s.CardErrors}
 }
 
 // MostExamples is the most examples a card skill of the set gives.
