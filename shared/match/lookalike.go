@@ -188,15 +188,10 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 // skill under skill doc a's name (sameName): that one is a's counterpart
 // there, and b, another of its agent's jobs, is no look-alike of a.
 func (m *Matcher) namesItElsewhere(a, b int) bool {
-	n := m.refs[b].agentN
+	lo, hi := m.agentDocs(b)
 	da := m.idx.Doc(a)
-	for d := b - 1; d >= 0 && m.refs[d].agentN == n; d-- {
-		if sameName(da, m.idx.Doc(d)) {
-			return true
-		}
-	}
-	for d := b + 1; d < len(m.refs) && m.refs[d].agentN == n; d++ {
-		if sameName(da, m.idx.Doc(d)) {
+	for d := lo; d < hi; d++ {
+		if d != b && sameName(da, m.idx.Doc(d)) {
 			return true
 		}
 	}

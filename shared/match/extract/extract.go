@@ -48,12 +48,13 @@ func FromTask(t *task.Task) Requirement {
 	// pull retrieval toward whichever skill mentions their field names.
 	text := messageText(&t.Message)
 	r.History = history(t.History)
+	need := Unrouted(Clean(text, DefaultMaxNeed))
 	if len(t.History) == 0 {
 		// A first message: an agent's earlier turn is a conversation too,
 		// whose offer a reply answers.
-		r.Need = AskedFirst(Unrouted(Clean(text, DefaultMaxNeed)))
+		r.Need = AskedFirst(need)
 	} else {
-		r.Need = Asked(Unrouted(Clean(text, DefaultMaxNeed)))
+		r.Need = Asked(need)
 	}
 	r.InputTypes = inputTypes(t.Message.Parts)
 
