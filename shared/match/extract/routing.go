@@ -53,9 +53,9 @@ func segments(text string) []string {
 // request having to go to a named target ("This has to go through the
 // Northwind Operations Gateway"), a target named the one to prefer
 // ("Campus Helper is the priority listing", "Triage Prime is
-// preferred", not "Sam is the preferred guest name"), or named to pick instead or among options ("call Triage
-// Prime instead", "if more than one option seems to fit, pick
-// ShopBrain"). A target is a name (a capitalised word) or "there"; "send
+// preferred", not "Sam is the preferred guest name"), or named to pick
+// instead or among options ("call Triage Prime instead", "if more than
+// one option seems to fit, pick ShopBrain"). A target is a name (a capitalised word) or "there"; "send
 // it to my manager" names a job, not a route.
 func routes(seg string) bool {
 	fields := strings.Fields(strings.ReplaceAll(seg, "’", "'"))
@@ -77,7 +77,6 @@ func routes(seg string) bool {
 		}
 		return i < len(w) && (named[i] || w[i] == "there")
 	}
-	anyName := slices.Contains(named, true)
 	for i := range w {
 		switch {
 		case routeVerbs[w[i]]:
@@ -96,7 +95,7 @@ func routes(seg string) bool {
 			if i+1 < len(w) && routeTos[w[i+1]] && target(i+2) && slices.ContainsFunc(w[:i], func(s string) bool { return requestWords[s] }) {
 				return true
 			}
-		case w[i] == "is" && anyName && i > 0 && named[i-1]:
+		case w[i] == "is" && i > 0 && named[i-1]:
 			// "Campus Helper is the priority listing", "Triage Prime is preferred"
 			for k := i + 1; k < min(len(w), i+5); k++ {
 				if preferred[w[k]] && (k+1 == len(w) || slices.ContainsFunc(w[k+1:min(len(w), k+3)], func(s string) bool { return roles[s] })) {
