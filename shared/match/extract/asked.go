@@ -57,22 +57,7 @@ var thanks = [][]string{{"thank", "you"}, {"thanks"}}
 
 // splitSentences cuts text after each ".", "!" or "?" that a space
 // follows, keeping the marks.
-func splitSentences(text string) []string {
-	var out []string
-	start := 0
-	for i := 0; i+1 < len(text); i++ {
-		if c := text[i]; (c == '.' || c == '!' || c == '?') && text[i+1] == ' ' {
-			if s := strings.TrimSpace(text[start : i+1]); s != "" {
-				out = append(out, s)
-			}
-			start = i + 1
-		}
-	}
-	if s := strings.TrimSpace(text[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
+func splitSentences(text string) []string { return cutAfter(text, ".!?", false) }
 
 // declinings open a clause that turns down something to do, naming it:
 // "I don't want to reserve right now". Those that turn down a thing ("I

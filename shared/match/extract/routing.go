@@ -23,7 +23,12 @@ func Unrouted(text string) string { return leaveOutParts(text, segments(text), r
 // segments cuts text after each ".", "!", "?", ":" or ";" that a space
 // follows, and around each dash set apart by spaces (" - ", " – ", " — "),
 // keeping the marks but the dashes.
-func segments(text string) []string {
+func segments(text string) []string { return cutAfter(text, ".!?:;", true) }
+
+// cutAfter cuts text after each of marks that a space follows, keeping the
+// marks, and, with dashes, around each dash set apart by spaces, dropping
+// it; the parts are trimmed and empty ones left out.
+func cutAfter(text, marks string, dashes bool) []string {
 	var out []string
 	add := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {
@@ -34,10 +39,10 @@ func segments(text string) []string {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		switch {
-		case strings.ContainsRune(".!?:;", r) && i+n < len(text) && text[i+n] == ' ':
+		case strings.ContainsRune(marks, r) && i+n < len(text) && text[i+n] == ' ':
 			add(text[start : i+n])
 			start = i + n
-		case (r == '-' || r == '–' || r == '—') && i > 0 && text[i-1] == ' ' && i+n < len(text) && text[i+n] == ' ':
+		case dashes && (r == '-' || r == '–' || r == '—') && i > 0 && text[i-1] == ' ' && i+n < len(text) && text[i+n] == ' ':
 			add(text[start:i])
 			start = i + n
 		}
