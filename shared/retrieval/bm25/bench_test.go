@@ -54,10 +54,10 @@ func (s *synth) words(n int) string {
 
 func (s *synth) doc() []Field {
 	return []Field{
-		{s.words(3), 3},
-		{s.words(4), 2},
-		{s.words(21), 1},
-		{s.words(2), 0.5},
+		{Text: s.words(3), Weight: 3},
+		{Text: s.words(4), Weight: 2},
+		{Text: s.words(21), Weight: 1},
+		{Text: s.words(2), Weight: 0.5},
 	}
 }
 

@@ -34,7 +34,11 @@ const (
 // (weight 3) or its description (weight 1). Text is run through
 // analyze.Terms when the document is added.
 type Field struct {
-	Text   string
+	Text string
+	// Words, when not nil, are analyze.AppendWords of Text, split by the
+	// caller (an index build splits each card text once for every index
+	// and the vectors); Text is then not read.
+	Words  []string
 	Weight float64
 }
 
@@ -180,7 +184,11 @@ func (ix *Index) Add(doc int, fields ...Field) {
 	}
 	w, ends := buf.words[:0], buf.ends[:0]
 	for _, f := range fields {
-		if f.Weight > 0 {
+		switch {
+		case f.Weight == 0:
+		case f.Words != nil:
+			w = append(w, f.Words...)
+		default:
 			w = analyze.AppendWords(w, f.Text)
 		}
 		ends = append(ends, len(w))

@@ -87,9 +87,9 @@ func TestScoreHandComputed(t *testing.T) {
 func TestWeightedFieldsHandComputed(t *testing.T) {
 	ix := New()
 	// tf(cat) = 3·1 + 1·1 = 4, dl = 3·1 + 1·2 = 5.
-	ix.Add(1, Field{"cat", 3}, Field{"cat dog", 1})
+	ix.Add(1, Field{Text: "cat", Weight: 3}, Field{Text: "cat dog", Weight: 1})
 	// dl = 0.5·1 + 1·1 = 1.5; the zero-weight field counts for nothing.
-	ix.Add(2, Field{"dog", 0.5}, Field{"fish", 1}, Field{"cat cat cat", 0})
+	ix.Add(2, Field{Text: "dog", Weight: 0.5}, Field{Text: "fish", Weight: 1}, Field{Text: "cat cat cat", Weight: 0})
 	if got, want := ix.AvgLen(), (5+1.5)/2; got != want {
 		t.Fatalf("AvgLen = %v, want %v", got, want)
 	}
@@ -121,9 +121,9 @@ func TestFieldWeightsChangeRanking(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ix := New()
-			ix.Add(1, Field{"invoice", tt.nameW}, Field{"payment reminder", tt.descW})
-			ix.Add(2, Field{"payment", tt.nameW}, Field{"invoice reminder", tt.descW})
-			ix.Add(3, Field{"weather", tt.nameW}, Field{"forecast today", tt.descW})
+			ix.Add(1, Field{Text: "invoice", Weight: tt.nameW}, Field{Text: "payment reminder", Weight: tt.descW})
+			ix.Add(2, Field{Text: "payment", Weight: tt.nameW}, Field{Text: "invoice reminder", Weight: tt.descW})
+			ix.Add(3, Field{Text: "weather", Weight: tt.nameW}, Field{Text: "forecast today", Weight: tt.descW})
 			hits := ix.Search(analyze.Terms("payments"), 10, nil)
 			if got := docs(hits); !slices.Equal(got, tt.want) {
 				t.Errorf("order %v, want %v (hits %v)", got, tt.want, hits)
@@ -357,9 +357,9 @@ func TestPanics(t *testing.T) {
 		name string
 		f    func()
 	}{
-		{"negative weight", func() { New().Add(1, Field{"x", -1}) }},
-		{"NaN weight", func() { New().Add(1, Field{"x", math.NaN()}) }},
-		{"infinite weight", func() { New().Add(1, Field{"x", math.Inf(1)}) }},
+		{"negative weight", func() { New().Add(1, Field{Text: "x", Weight: -1}) }},
+		{"NaN weight", func() { New().Add(1, Field{Text: "x", Weight: math.NaN()}) }},
+		{"infinite weight", func() { New().Add(1, Field{Text: "x", Weight: math.Inf(1)}) }},
 		{"negative k1", func() { New(WithParams(-1, 0.5)) }},
 		{"b above 1", func() { New(WithParams(1.2, 1.5)) }},
 		{"NaN b", func() { New(WithParams(1.2, math.NaN())) }},
@@ -378,9 +378,9 @@ func TestPanics(t *testing.T) {
 
 func TestEmptyDocumentsCount(t *testing.T) {
 	ix := New()
-	ix.Add(1, Field{"cat", 1})
-	ix.Add(2, Field{"", 1})
-	ix.Add(3, Field{"the of and", 1}) // only stopwords
+	ix.Add(1, Field{Text: "cat", Weight: 1})
+	ix.Add(2, Field{Text: "", Weight: 1})
+	ix.Add(3, Field{Text: "the of and", Weight: 1}) // only stopwords
 	if ix.Len() != 3 {
 		t.Fatalf("Len = %d, want 3", ix.Len())
 	}
@@ -450,10 +450,10 @@ func randomCorpus(rng *rand.Rand, n int) [][]Field {
 	corpus := make([][]Field, n)
 	for i := range corpus {
 		corpus[i] = []Field{
-			{words(1 + rng.IntN(3)), 3},
-			{words(rng.IntN(4)), 2},
-			{words(3 + rng.IntN(15)), 1},
-			{words(1 + rng.IntN(2)), 0.5},
+			{Text: words(1 + rng.IntN(3)), Weight: 3},
+			{Text: words(rng.IntN(4)), Weight: 2},
+			{Text: words(3 + rng.IntN(15)), Weight: 1},
+			{Text: words(1 + rng.IntN(2)), Weight: 0.5},
 		}
 	}
 	return corpus
@@ -487,8 +487,8 @@ func docs(hits []Hit) []int {
 
 func ExampleIndex_Search() {
 	ix := New()
-	ix.Add(1, Field{"Create invoice", 3}, Field{"Creates an invoice for a customer", 1})
-	ix.Add(2, Field{"Weather forecast", 3}, Field{"Tells tomorrow's weather", 1})
+	ix.Add(1, Field{Text: "Create invoice", Weight: 3}, Field{Text: "Creates an invoice for a customer", Weight: 1})
+	ix.Add(2, Field{Text: "Weather forecast", Weight: 3}, Field{Text: "Tells tomorrow's weather", Weight: 1})
 	for _, h := range ix.Search(analyze.Terms("invoice the customer"), 5, nil) {
 		fmt.Printf("%d %.3f\n", h.Doc, h.Score)
 	}
@@ -565,7 +565,7 @@ func checkIndexedTerms(t *testing.T, ix *Index, text string) {
 	t.Helper()
 	want := termCounts(analyze.Terms(text))
 	for _, doc := range []int{1, 2} {
-		ix.Add(doc, Field{text, 1})
+		ix.Add(doc, Field{Text: text, Weight: 1})
 		if got := indexedTerms(ix, doc); !maps.Equal(got, want) {
 			t.Errorf("%q (doc %d): indexed %v, want %v", text, doc, got, want)
 		}
@@ -612,9 +612,9 @@ func TestSparseAndDensePaths(t *testing.T) {
 	ix := New()
 	ref := map[int][]Field{}
 	for d := 0; d < 1000; d++ {
-		f := []Field{{"common filler", 1}}
+		f := []Field{{Text: "common filler", Weight: 1}}
 		if d%200 == 0 {
-			f = append(f, Field{"rare", 2})
+			f = append(f, Field{Text: "rare", Weight: 2})
 		}
 		ix.Add(d, f...)
 		ref[d] = f

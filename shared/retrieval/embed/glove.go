@@ -187,21 +187,16 @@ func (g *GloVe) Embed(_ context.Context, texts []string) ([][]float32, error) {
 // cancel any positive scale.
 func (g *GloVe) EmbedText(text string) []float32 {
 	out := make([]float32, g.t.Dim)
-	g.EmbedInto(out, text, nil)
+	g.embedWords(out, analyze.Words(text))
 	return out
 }
 
-// EmbedInto implements vector.LocalInto: it writes EmbedText(text) into
-// out (Dim values, whatever they held), tokenizing into scratch, which it
-// returns for the next text. An index build places every vector straight
-// in its one array instead of allocating and copying each.
-func (g *GloVe) EmbedInto(out []float32, text string, scratch []string) []string {
+// EmbedWordsInto implements vector.LocalInto: EmbedText of the text words
+// were split from, written into out.
+func (g *GloVe) EmbedWordsInto(out []float32, words []string) {
 	out = out[:g.t.Dim]
 	clear(out)
-	words := analyze.AppendWords(scratch[:0], text)
 	g.embedWords(out, words)
-	clear(words) // the scratch must not keep text alive
-	return words[:0]
 }
 
 // embedWords is EmbedText of words into out, which is all zero.

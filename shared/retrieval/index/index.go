@@ -59,10 +59,72 @@ type Doc struct {
 	// again, even when its term sets are empty, so others may read them
 	// while it runs.
 	analyzed bool
+
+	// words are the doc's texts split by analyze.AppendWords, held from
+	// AnalyzeAll until BuildStats has read them: splitting each text once
+	// for the term sets, both BM25 indexes and the vectors, not four
+	// times, was a sixth of an index build. ends says where each text's
+	// words end (see text).
+	words []string
+	ends  []int32
+}
+
+// Text numbers for Doc.text: the name, then each tag, the description,
+// the agent's name and each example.
+func (d *Doc) descText() int         { return 1 + len(d.Tags) }
+func (d *Doc) agentText() int        { return 2 + len(d.Tags) }
+func (d *Doc) exampleText(j int) int { return 3 + len(d.Tags) + j }
+
+// text is the words of text k (see descText), from d.words.
+func (d *Doc) text(k int) []string {
+	lo := int32(0)
+	if k > 0 {
+		lo = d.ends[k-1]
+	}
+	return d.words[lo:d.ends[k]:d.ends[k]]
+}
+
+// appendWords appends the words of d's texts to w and where each ends
+// to ends, in text order.
+func (d *Doc) appendWords(w []string, ends []int32) ([]string, []int32) {
+	w = analyze.AppendWords(w, d.Name)
+	ends = append(ends, int32(len(w)))
+	for _, t := range d.Tags {
+		w = analyze.AppendWords(w, t)
+		ends = append(ends, int32(len(w)))
+	}
+	w = analyze.AppendWords(w, d.Description)
+	ends = append(ends, int32(len(w)))
+	w = analyze.AppendWords(w, d.AgentName)
+	ends = append(ends, int32(len(w)))
+	for _, e := range d.Examples {
+		w = analyze.AppendWords(w, e)
+		ends = append(ends, int32(len(w)))
+	}
+	return w, ends
+}
+
+// keepWords stores words and ends (scratch) in d for BuildStats, in
+// exact-size copies.
+func (d *Doc) keepWords(w []string, ends []int32) {
+	d.words, d.ends = slices.Clone(w), slices.Clone(ends)
+	if d.words == nil {
+		d.words = []string{} // split, into no words
+	}
+}
+
+// split keeps d's words without analyzing it, for a doc whose term sets
+// its caller filled or that was analyzed alone (Analyze).
+func (d *Doc) split(s *scratch) {
+	w, ends := d.appendWords(s.words[:0], s.ends[:0])
+	d.keepWords(w, ends)
+	clear(w[:cap(w)])
+	s.words, s.ends = w[:0], ends[:0]
 }
 
 // AnalyzeAll analyzes every doc on workers goroutines: a catalog's term
-// sets are a fifth of its index build and need no shared state.
+// sets are a fifth of its index build and need no shared state. Each doc
+// keeps its texts' words until an index build (BuildStats) has read them.
 func AnalyzeAll(docs []Doc, workers int) {
 	workers = max(1, min(workers, len(docs)/256))
 	var wg sync.WaitGroup
@@ -71,7 +133,7 @@ func AnalyzeAll(docs []Doc, workers int) {
 		wg.Go(func() {
 			var s scratch
 			for i := w * step; i < min((w+1)*step, len(docs)); i++ {
-				docs[i].analyze(&s)
+				docs[i].analyze(&s, true)
 			}
 		})
 	}
@@ -79,12 +141,13 @@ func AnalyzeAll(docs []Doc, workers int) {
 }
 
 // Analyze fills the doc's term sets (sorted, unique) and content words.
-func (d *Doc) Analyze() { d.analyze(&scratch{}) }
+func (d *Doc) Analyze() { d.analyze(&scratch{}, false) }
 
 // scratch is the buffers analyze reuses from doc to doc, and its memo of
 // each word's term.
 type scratch struct {
 	words, out []string
+	ends       []int32
 	terms      map[string]term
 }
 
@@ -157,21 +220,14 @@ func (s *scratch) joined(words []string) string {
 // slice of its part (an append to one copies it rather than overwrite the
 // next), and LabelWords is the start of TextWords: at 100,000 skills six
 // separately grown buffers per doc were a fifth of the heap and most of
-// the objects a garbage collection walks.
-func (d *Doc) analyze(s *scratch) {
-	w := s.words[:0]
-	w = analyze.AppendWords(w, d.Name)
-	name := len(w)
-	for _, t := range d.Tags {
-		w = analyze.AppendWords(w, t)
-	}
-	tags := len(w)
-	w = analyze.AppendWords(w, d.Description)
-	desc := len(w)
-	w = analyze.AppendWords(w, d.AgentName)
-	agent := len(w)
-	for _, e := range d.Examples {
-		w = analyze.AppendWords(w, e)
+// the objects a garbage collection walks. keep keeps the words for an
+// index build.
+func (d *Doc) analyze(s *scratch, keep bool) {
+	w, te := d.appendWords(s.words[:0], s.ends[:0])
+	name, tags := int(te[0]), int(te[d.descText()-1])
+	desc, agent := int(te[d.descText()]), int(te[d.agentText()])
+	if keep {
+		d.keepWords(w, te)
 	}
 	b := s.out[:0]
 	var ends [5]int
@@ -204,7 +260,7 @@ func (d *Doc) analyze(s *scratch) {
 	// The scratch must not keep the doc's strings alive.
 	clear(w[:cap(w)])
 	clear(b[:cap(b)])
-	s.words, s.out = w[:0], b[:0]
+	s.words, s.out, s.ends = w[:0], b[:0], te[:0]
 }
 
 // Query is one retrieval request.

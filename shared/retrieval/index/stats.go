@@ -36,6 +36,12 @@ func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (S
 	for i := range docs {
 		first[i+1] = first[i] + 1 + int32(len(docs[i].Examples))
 	}
+	prepare(docs, workers)
+	defer func() {
+		for i := range docs {
+			docs[i].words, docs[i].ends = nil, nil
+		}
+	}()
 	st := Stats{Lex: bm25.New(), ExLex: bm25.New()}
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -51,14 +57,14 @@ func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (S
 			if d.Untrusted {
 				continue
 			}
-			fields = append(fields[:0], bm25.Field{Text: d.Name, Weight: w.Name})
-			for _, t := range d.Tags {
-				fields = append(fields, bm25.Field{Text: t, Weight: w.Tags})
+			fields = append(fields[:0], bm25.Field{Text: d.Name, Words: d.text(0), Weight: w.Name})
+			for j, t := range d.Tags {
+				fields = append(fields, bm25.Field{Text: t, Words: d.text(1 + j), Weight: w.Tags})
 			}
-			fields = append(fields, bm25.Field{Text: d.Description, Weight: w.Description},
-				bm25.Field{Text: d.AgentName, Weight: w.AgentName})
-			for _, e := range d.Examples {
-				fields = append(fields, bm25.Field{Text: e, Weight: w.Examples})
+			fields = append(fields, bm25.Field{Text: d.Description, Words: d.text(d.descText()), Weight: w.Description},
+				bm25.Field{Text: d.AgentName, Words: d.text(d.agentText()), Weight: w.AgentName})
+			for j, e := range d.Examples {
+				fields = append(fields, bm25.Field{Text: e, Words: d.text(d.exampleText(j)), Weight: w.Examples})
 			}
 			st.Lex.Add(i, fields...)
 		}
@@ -68,8 +74,9 @@ func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (S
 			if docs[i].Untrusted {
 				continue
 			}
-			for j, ex := range docs[i].Examples {
-				st.ExLex.Add(int(first[i])+1+j, bm25.Field{Text: ex, Weight: 1})
+			d := &docs[i]
+			for j, ex := range d.Examples {
+				st.ExLex.Add(int(first[i])+1+j, bm25.Field{Text: ex, Words: d.text(d.exampleText(j)), Weight: 1})
 			}
 		}
 	})
@@ -98,9 +105,9 @@ func (vs *Vectors) DocVectors(d int) [][]float32 {
 	return out
 }
 
-// embedLocal analyses and embeds every doc on workers goroutines, each
-// writing its docs' vectors in place, which is most of an index build and
-// needs no shared state.
+// embedLocal embeds every doc on workers goroutines, each writing its
+// docs' vectors in place, which is most of an index build and needs no
+// shared state.
 func embedLocal(docs []Doc, emb vector.Local, vs *Vectors, workers int) {
 	const chunk = 64
 	var next atomic.Int64
@@ -120,14 +127,16 @@ func embedLocal(docs []Doc, emb vector.Local, vs *Vectors, workers int) {
 				}
 				for i := lo; i < min(lo+chunk, len(docs)); i++ {
 					d := &docs[i]
-					d.ensureAnalyzed()
 					if into != nil {
-						// Straight into the array: no vector allocated
-						// and copied per text.
+						// Straight into the array from the words split
+						// once: no vector allocated and copied per text.
+						// The description's text is the name's words,
+						// then its own (DescriptionText).
 						v := int(vs.First[i])
-						scratch = into.EmbedInto(vs.Vec(v), DescriptionText(d), scratch)
-						for j, e := range d.Examples {
-							scratch = into.EmbedInto(vs.Vec(v+1+j), e, scratch)
+						scratch = append(append(scratch[:0], d.text(0)...), d.text(d.descText())...)
+						into.EmbedWordsInto(vs.Vec(v), scratch)
+						for j := range d.Examples {
+							into.EmbedWordsInto(vs.Vec(v+1+j), d.text(d.exampleText(j)))
 						}
 						vs.placed(i)
 						continue
@@ -151,7 +160,6 @@ func embedRemote(docs []Doc, emb vector.Embedder, vs *Vectors) error {
 	var texts []string
 	for i := range docs {
 		d := &docs[i]
-		d.ensureAnalyzed()
 		texts = append(texts, DescriptionText(d))
 		texts = append(texts, d.Examples...)
 	}
@@ -167,10 +175,31 @@ func embedRemote(docs []Doc, emb vector.Embedder, vs *Vectors) error {
 	return nil
 }
 
-// ensureAnalyzed analyzes d unless it was already (Analyze) or its
-// caller filled its term sets by hand.
-func (d *Doc) ensureAnalyzed() {
-	if !d.analyzed && d.NameTerms == nil && d.DescTerms == nil {
-		d.Analyze()
+// prepare analyzes, on workers goroutines, each doc that was not
+// analyzed yet (nor had its term sets filled by its caller), and splits
+// the texts of any other doc whose words are not kept (AnalyzeAll keeps
+// them): every reader of the build then has each doc's words.
+func prepare(docs []Doc, workers int) {
+	workers = max(1, min(workers, len(docs)/256))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var s scratch
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(docs) {
+					return
+				}
+				switch d := &docs[i]; {
+				case d.words != nil:
+				case !d.analyzed && d.NameTerms == nil && d.DescTerms == nil:
+					d.analyze(&s, true)
+				default:
+					d.split(&s)
+				}
+			}
+		})
 	}
+	wg.Wait()
 }

@@ -38,13 +38,14 @@ type Local interface {
 }
 
 // LocalInto is a Local embedder that writes a vector where it is told,
-// for index builds that keep every vector in one array.
+// from a text already split into words (analyze.AppendWords): an index
+// build keeps every vector in one array, and splits each card text once
+// for the term sets, the BM25 indexes and the vectors.
 type LocalInto interface {
 	Local
-	// EmbedInto writes EmbedText(text) into out (Dim values, whatever
-	// they held), using scratch as working memory and returning it for
-	// the next call.
-	EmbedInto(out []float32, text string, scratch []string) []string
+	// EmbedWordsInto writes EmbedText of the text words were split from
+	// into out (Dim values, whatever they held).
+	EmbedWordsInto(out []float32, words []string)
 }
 
 // DocumentEmbedder is an Embedder that embeds catalog texts apart from
