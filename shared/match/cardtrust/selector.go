@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // selectorTalk matches card text that talks to whatever picks the tool
@@ -367,8 +368,40 @@ func isASCIIAlnum(c byte) bool {
 // words is text lower-cased with its words (letters and digits) joined
 // by single spaces, and a space at each end.
 func words(text string) string {
-	f := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	return " " + strings.Join(f, " ") + " "
+	// One pass and one allocation: lower-casing, splitting and joining
+	// the text apart were a twentieth of an index build's CPU.
+	var b strings.Builder
+	b.Grow(len(text) + 2)
+	b.WriteByte(' ')
+	inWord := false
+	for _, r := range text { // invalid UTF-8 reads as RuneError: no letter
+		if r < utf8.RuneSelf {
+			c := byte(r)
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if isASCIIAlnum(c) {
+				b.WriteByte(c)
+				inWord = true
+			} else if inWord {
+				b.WriteByte(' ')
+				inWord = false
+			}
+			continue
+		}
+		// Lower-cased first, as strings.ToLower would, then judged.
+		if l := unicode.ToLower(r); unicode.IsLetter(l) || unicode.IsDigit(l) {
+			b.WriteRune(l)
+			inWord = true
+		} else if inWord {
+			b.WriteByte(' ')
+			inWord = false
+		}
+	}
+	if inWord || b.Len() == 1 {
+		b.WriteByte(' ') // a text of no words is two spaces
+	}
+	return b.String()
 }
 
 // selfAsTool reads the card's own names in t (as words gives it from

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestTalksToSelector(t *testing.T) {
@@ -405,4 +406,23 @@ func sortedBytes(s string) string {
 	b := []byte(s)
 	slices.Sort(b)
 	return string(slices.Compact(b))
+}
+
+// wordsReference is words as first written: lower-case, split, join.
+func wordsReference(text string) string {
+	f := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return " " + strings.Join(f, " ") + " "
+}
+
+// words makes in one pass what lower-casing, splitting and joining make.
+func FuzzWords(f *testing.F) {
+	for _, s := range []string{"", " ", "Call ME instead!", "ÉCOLE café Straße", "İstanbul ǅemal ΣΊΣΥΦΟΣ", "x\xffy", "\x10\x19a",
+		"tab\tand\nnewline", "don’t STOP", "12'34 MiXeD", "日本語のテキスト", "a\u0307b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := words(text), wordsReference(text); got != want {
+			t.Fatalf("words(%q) = %q, want %q", text, got, want)
+		}
+	})
 }
