@@ -82,7 +82,7 @@ func TestAnalyzeMatchesReference(t *testing.T) {
 		want, got, again := d, d, d
 		analyzeReference(&want)
 		got.Analyze()
-		again.analyze(&buf, false) // a reused scratch gives the same
+		again.analyze(&buf, nil) // a reused scratch gives the same
 		if !reflect.DeepEqual(analyzed(got), analyzed(want)) {
 			t.Fatalf("doc %d %+v:\n got %q\nwant %q", i, d, analyzed(got), analyzed(want))
 		}

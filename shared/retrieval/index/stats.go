@@ -39,7 +39,7 @@ func BuildStats(docs []Doc, emb vector.Embedder, w FieldWeights, workers int) (S
 	prepare(docs, workers)
 	defer func() {
 		for i := range docs {
-			docs[i].words, docs[i].ends = nil, nil
+			docs[i].split = nil
 		}
 	}()
 	st := Stats{Lex: bm25.New(), ExLex: bm25.New()}
@@ -180,6 +180,13 @@ func embedRemote(docs []Doc, emb vector.Embedder, vs *Vectors) error {
 // the texts of any other doc whose words are not kept (AnalyzeAll keeps
 // them): every reader of the build then has each doc's words.
 func prepare(docs []Doc, workers int) {
+	var split []docWords
+	for i := range docs {
+		if docs[i].split == nil {
+			split = make([]docWords, len(docs))
+			break
+		}
+	}
 	workers = max(1, min(workers, len(docs)/256))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -192,11 +199,11 @@ func prepare(docs []Doc, workers int) {
 					return
 				}
 				switch d := &docs[i]; {
-				case d.words != nil:
+				case d.split != nil:
 				case !d.analyzed && d.NameTerms == nil && d.DescTerms == nil:
-					d.analyze(&s, true)
+					d.analyze(&s, &split[i])
 				default:
-					d.split(&s)
+					d.splitOnly(&s, &split[i])
 				}
 			}
 		})

@@ -189,7 +189,7 @@ func TestBuildStatsSplitsOnceAlike(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range ds {
-			if ds[i].words != nil || ds[i].ends != nil {
+			if ds[i].split != nil {
 				t.Fatalf("%s: doc %d keeps its words after the build", name, i)
 			}
 		}
