@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
@@ -53,7 +52,7 @@ func NewPlan(cat *catalog.Catalog) *Plan {
 		return p
 	}
 	ins, outs, secs := map[string]uint32{}, map[string]uint32{}, map[string]uint32{}
-	var key strings.Builder
+	var key []byte // reused: a key becomes a string only when it is new
 	for ai := range cat.Agents {
 		cd := cat.Agents[ai].Card
 		if cd == nil {
@@ -66,9 +65,9 @@ func NewPlan(cat *catalog.Catalog) *Plan {
 			s := &cd.Skills[si]
 			p.ids = append(p.ids, s.ID)
 			p.skills = append(p.skills, planSkill{
-				in:  intern(&p.in, ins, cd.EffectiveInputModes(s), modesKey(&key, cd.EffectiveInputModes(s))),
-				out: intern(&p.out, outs, cd.EffectiveOutputModes(s), modesKey(&key, cd.EffectiveOutputModes(s))),
-				sec: intern(&p.sec, secs, cd.EffectiveSecurity(s), securityKey(&key, cd.EffectiveSecurity(s))),
+				in:  intern(&p.in, ins, cd.EffectiveInputModes(s), appendModesKey(&key, cd.EffectiveInputModes(s))),
+				out: intern(&p.out, outs, cd.EffectiveOutputModes(s), appendModesKey(&key, cd.EffectiveOutputModes(s))),
+				sec: intern(&p.sec, secs, cd.EffectiveSecurity(s), appendSecurityKey(&key, cd.EffectiveSecurity(s))),
 			})
 		}
 	}
@@ -76,55 +75,61 @@ func NewPlan(cat *catalog.Catalog) *Plan {
 }
 
 // intern returns the id of v, whose content key is k, adding it to table.
-func intern[T any](table *[]T, ids map[string]uint32, v T, k string) uint32 {
-	if id, ok := ids[k]; ok {
+// The key is looked up as bytes (no string made) and copied only when
+// new: a string per skill and field was most of an index build's
+// allocations.
+func intern[T any](table *[]T, ids map[string]uint32, v T, k []byte) uint32 {
+	if id, ok := ids[string(k)]; ok {
 		return id
 	}
 	id := uint32(len(*table))
 	*table = append(*table, v)
-	ids[k] = id
+	ids[string(k)] = id
 	return id
 }
 
-// modesKey is the content of a mode list. Each string is written after
-// its length: card text is untrusted, and a separator a mode could hold
-// would let one list pass for another.
-func modesKey(b *strings.Builder, modes []string) string {
-	b.Reset()
+// appendModesKey writes the content of a mode list into *b (emptied
+// first) and returns it. Each string is written after its length: card
+// text is untrusted, and a separator a mode could hold would let one list
+// pass for another.
+func appendModesKey(b *[]byte, modes []string) []byte {
+	*b = (*b)[:0]
 	for _, m := range modes {
-		field(b, m)
+		*b = field(*b, m)
 	}
-	return b.String()
+	return *b
 }
 
-func field(b *strings.Builder, s string) {
-	b.WriteString(strconv.Itoa(len(s)))
-	b.WriteByte(':')
-	b.WriteString(s)
+func field(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
 }
 
-// securityKey is the content of a requirement list, scheme names sorted
-// (map order varies), each string after its length as in modesKey.
-func securityKey(b *strings.Builder, reqs []card.Requirement) string {
-	b.Reset()
+// appendSecurityKey writes the content of a requirement list into *b
+// (emptied first) and returns it: scheme names sorted (map order varies),
+// each string after its length as in appendModesKey.
+func appendSecurityKey(b *[]byte, reqs []card.Requirement) []byte {
+	k := (*b)[:0]
 	for _, entry := range reqs {
 		names := make([]string, 0, len(entry))
 		for name := range entry {
 			names = append(names, name)
 		}
 		slices.Sort(names)
-		b.WriteString(strconv.Itoa(len(names)))
-		b.WriteByte('{')
+		k = strconv.AppendInt(k, int64(len(names)), 10)
+		k = append(k, '{')
 		for _, name := range names {
-			field(b, name)
-			b.WriteString(strconv.Itoa(len(entry[name])))
-			b.WriteByte('[')
+			k = field(k, name)
+			k = strconv.AppendInt(k, int64(len(entry[name])), 10)
+			k = append(k, '[')
 			for _, scope := range entry[name] {
-				field(b, scope)
+				k = field(k, scope)
 			}
 		}
 	}
-	return b.String()
+	*b = k
+	return k
 }
 
 // Keep is the package's Keep for the plan's catalog, with the same
