@@ -1,8 +1,11 @@
 package match
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
@@ -273,4 +276,47 @@ func TestNamesItElsewhere(t *testing.T) {
 	if out[2].AlikeOf != "air/search" || out[2].Alike != decide.AlikeTwin {
 		t.Errorf("jet/search: AlikeOf %q Alike %q, want a twin of air/search", out[2].AlikeOf, out[2].Alike)
 	}
+}
+
+// nameKey.sameName must say what sameName says of every pair of docs,
+// names differing in case, spacing, plurals, word splits and Unicode
+// case folding among them.
+func TestNameKeysAreSameName(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	parts := []string{"Find", "find", "FIND", "a", "A", "Restaurant", "restaurants", "One", "Way", "Oneway", "one-way",
+		"Flight", "flights", "Cut-out", "Cutout", "Straße", "STRASSE", "\u212aelvin", "kelvin", "ſtar", "Star", "", " ", "\xff", "\ufffd", "the", "Σίσυφος", "ΣΊΣΥΦΟΣ"}
+	var docs []index.Doc
+	for i := range 300 {
+		var ws []string
+		for range rng.IntN(4) {
+			ws = append(ws, parts[rng.IntN(len(parts))])
+		}
+		sep := []string{" ", "  ", "\t"}[rng.IntN(3)]
+		d := index.Doc{Key: fmt.Sprintf("a%d/s", i), Name: strings.Join(ws, sep)}
+		if rng.IntN(4) == 0 {
+			d.Name = " " + d.Name + " "
+		}
+		d.Analyze()
+		docs = append(docs, d)
+	}
+	keys := nameKeysOf(docs)
+	for i := range docs {
+		for j := range docs {
+			if got, want := keys[i].sameName(keys[j]), sameName(&docs[i], &docs[j]); got != want {
+				t.Fatalf("%q and %q: keys say %v, sameName %v", docs[i].Name, docs[j].Name, got, want)
+			}
+		}
+	}
+}
+
+// foldKey makes equal exactly the strings strings.EqualFold holds equal.
+func FuzzFoldKey(f *testing.F) {
+	for _, p := range [][2]string{{"Kelvin", "\u212aelvin"}, {"ſtar", "STAR"}, {"Straße", "STRASSE"}, {"\xff", "\ufffd"}, {"Σ", "ς"}, {"ǅ", "ǆ"}} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if got, want := foldKey(a) == foldKey(b), strings.EqualFold(a, b); got != want {
+			t.Fatalf("%q, %q: foldKey says %v, EqualFold %v", a, b, got, want)
+		}
+	})
 }

@@ -73,6 +73,9 @@ type Matcher struct {
 	// lines numbers each doc's line of services (see serviceLines); nil
 	// unless the catalog numbers two lines or more.
 	lines []int32
+	// names holds each doc's name keys (see nameKeysOf), for sameName
+	// over many pairs in a decision.
+	names []nameKey
 	// untrusted lists the docs whose card text is not trusted (see
 	// ref.distrust), in doc order: few, so the filters skip them without
 	// reading every ref.
@@ -197,6 +200,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	docs := m.docs(extra)
 	m.alts, m.kinds = alternativesOf(m.refs, docs)
 	m.lines = serviceLines(m.refs)
+	m.names = nameKeysOf(docs)
 	// The word cache and the catch-all check only read the docs' words,
 	// which the index build leaves alone (the docs are analyzed): they
 	// are made beside the build, which cannot keep both cores busy all
