@@ -1,9 +1,11 @@
 package match
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -190,9 +192,9 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 // there, and b, another of its agent's jobs, is no look-alike of a.
 func (m *Matcher) namesItElsewhere(a, b int) bool {
 	lo, hi := m.agentDocs(b)
-	ka := m.names[a]
+	ka, da := m.names[a], m.idx.Doc(a)
 	for d := lo; d < hi; d++ {
-		if d != b && ka.sameName(m.names[d]) {
+		if d != b && ka.mayShareName(m.names[d]) && sameName(da, m.idx.Doc(d)) {
 			return true
 		}
 	}
@@ -412,59 +414,69 @@ func sameName(a, b *index.Doc) bool {
 		len(a.NameTerms) > 0 && (slices.Equal(a.NameTerms, b.NameTerms) || splitApart(a, b))
 }
 
-// nameKey numbers the three readings of a doc's name sameName compares:
-// the trimmed name up to case (foldKey), its terms and its joined terms,
-// each 0 when empty. A decision asks sameName of the shortlist against
-// every skill of each candidate's agent: comparing strings and term lists
-// there was a twentieth of a decision at 1,000 skills.
-type nameKey struct{ fold, terms, joined int32 }
+// nameKey holds hashes of the three readings of a doc's name sameName
+// compares: the trimmed name up to case (appendFoldKey), its terms and
+// its joined terms, each 0 when empty. A decision asks sameName of the
+// shortlist against every skill of each candidate's agent: comparing
+// strings and term lists there was a twentieth of a decision at 1,000
+// skills. Equal readings hash alike, so keys that differ in all three
+// rule a pair out; a pair they do not is checked by sameName itself.
+type nameKey struct{ fold, terms, joined uint64 }
 
-// sameName is sameName of the docs the keys were made from.
-func (k nameKey) sameName(o nameKey) bool {
+// mayShareName says whether the docs the keys were made from may go by
+// one name (sameName): false only when they do not.
+func (k nameKey) mayShareName(o nameKey) bool {
 	return k.fold != 0 && (k.fold == o.fold || k.terms != 0 && (k.terms == o.terms || k.joined != 0 && k.joined == o.joined))
 }
 
-// nameKeysOf numbers the name readings of docs (analyzed), equal readings
-// alike.
+// nameKeysOf hashes the name readings of docs (analyzed).
 func nameKeysOf(docs []index.Doc) []nameKey {
-	ids := [3]map[string]int32{{}, {}, {}}
-	id := func(i int, k string) int32 {
-		if k == "" {
+	seed := maphash.MakeSeed()
+	hash := func(b []byte) uint64 {
+		if len(b) == 0 {
 			return 0
 		}
-		if v, ok := ids[i][k]; ok {
-			return v
-		}
-		v := int32(len(ids[i]) + 1)
-		ids[i][k] = v
-		return v
+		return maphash.Bytes(seed, b) | 1 // never 0, which means empty
 	}
+	var buf []byte
 	keys := make([]nameKey, len(docs))
 	for i := range docs {
 		d := &docs[i]
-		keys[i] = nameKey{
-			fold:   id(0, foldKey(strings.TrimSpace(d.Name))),
-			terms:  id(1, strings.Join(d.NameTerms, " ")), // terms hold no space
-			joined: id(2, d.JoinedName),
+		buf = appendFoldKey(buf[:0], strings.TrimSpace(d.Name))
+		keys[i].fold = hash(buf)
+		buf = buf[:0]
+		for _, t := range d.NameTerms {
+			buf = append(append(buf, t...), ' ') // terms hold no space
 		}
+		keys[i].terms = hash(buf)
+		keys[i].joined = hash(append(buf[:0], d.JoinedName...))
 	}
 	return keys
 }
 
-// foldKey is s with each rune replaced by the least rune of its simple
-// case folding orbit: strings.EqualFold(s, t) exactly when foldKey(s) ==
-// foldKey(t) (invalid UTF-8 reads as RuneError in both).
-func foldKey(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+// appendFoldKey appends s with each rune replaced by one rune of its
+// simple case folding orbit (its ASCII lower-case letter if it has one,
+// else its least rune): strings.EqualFold(s, t) exactly when their keys
+// are equal (invalid UTF-8 reads as RuneError in both), and a lower-case
+// ASCII name is its own key.
+func appendFoldKey(b []byte, s string) []byte {
 	for _, r := range s {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
+		if r < utf8.RuneSelf && (r < 'A' || r > 'Z') {
+			b = append(b, byte(r)) // its orbit's pick (itself, or it alone)
+			continue
 		}
-		b.WriteRune(least)
+		pick := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if 'a' <= pick && pick <= 'z' {
+				break
+			}
+			if 'a' <= f && f <= 'z' || f < pick {
+				pick = f
+			}
+		}
+		b = utf8.AppendRune(b, pick)
 	}
-	return b.String()
+	return b
 }
 
 // splitApart says whether two names are one run of terms split into words
