@@ -82,7 +82,7 @@ func (d *Doc) descText() int         { return 1 + len(d.Tags) }
 func (d *Doc) agentText() int        { return 2 + len(d.Tags) }
 func (d *Doc) exampleText(j int) int { return 3 + len(d.Tags) + j }
 
-// text is the words of text k (see descText), from d.words.
+// text is the words of text k (see descText), from d.split.
 func (d *Doc) text(k int) []string {
 	sw := d.split
 	lo := int32(0)
