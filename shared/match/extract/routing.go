@@ -60,8 +60,9 @@ func cutAfter(text, marks string, dashes bool) []string {
 // ("Campus Helper is the priority listing", "Triage Prime is
 // preferred", not "Sam is the preferred guest name"), or named to pick
 // instead or among options ("call Triage Prime instead", "if more than
-// one option seems to fit, pick ShopBrain"). A target is a name (a capitalised word) or "there"; "send
-// it to my manager" names a job, not a route.
+// one option seems to fit, pick ShopBrain"). A target is a name (a
+// capitalised word) or "there"; "send it to my manager" names a job, not
+// a route.
 func routes(seg string) bool {
 	fields := strings.Fields(strings.ReplaceAll(seg, "’", "'"))
 	w := make([]string, 0, len(fields))

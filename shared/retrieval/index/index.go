@@ -136,6 +136,12 @@ func (d *Doc) splitOnly(s *scratch, into *docWords) {
 // keeps its texts' words until an index build (BuildStats) has read them.
 func AnalyzeAll(docs []Doc, workers int) {
 	split := make([]docWords, len(docs))
+	eachDoc(docs, workers, func(i int, s *scratch) { docs[i].analyze(s, &split[i]) })
+}
+
+// eachDoc calls f with every doc number on workers goroutines (fewer for
+// a small catalog), each with a scratch of its own.
+func eachDoc(docs []Doc, workers int, f func(i int, s *scratch)) {
 	workers = max(1, min(workers, len(docs)/256))
 	var wg sync.WaitGroup
 	step := (len(docs) + workers - 1) / workers
@@ -143,7 +149,7 @@ func AnalyzeAll(docs []Doc, workers int) {
 		wg.Go(func() {
 			var s scratch
 			for i := w * step; i < min((w+1)*step, len(docs)); i++ {
-				docs[i].analyze(&s, &split[i])
+				f(i, &s)
 			}
 		})
 	}

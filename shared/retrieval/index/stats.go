@@ -177,36 +177,28 @@ func embedRemote(docs []Doc, emb vector.Embedder, vs *Vectors) error {
 
 // prepare analyzes, on workers goroutines, each doc that was not
 // analyzed yet (nor had its term sets filled by its caller), and splits
-// the texts of any other doc whose words are not kept (AnalyzeAll keeps
-// them): every reader of the build then has each doc's words.
+// the texts of any other doc whose words are not kept: every reader of
+// the build then has each doc's words. After AnalyzeAll, which keeps
+// them, it does nothing.
 func prepare(docs []Doc, workers int) {
-	var split []docWords
-	for i := range docs {
+	missing := false
+	for i := range docs { // by index: a Doc is too big to copy per look
 		if docs[i].split == nil {
-			split = make([]docWords, len(docs))
+			missing = true
 			break
 		}
 	}
-	workers = max(1, min(workers, len(docs)/256))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			var s scratch
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(docs) {
-					return
-				}
-				switch d := &docs[i]; {
-				case d.split != nil:
-				case !d.analyzed && d.NameTerms == nil && d.DescTerms == nil:
-					d.analyze(&s, &split[i])
-				default:
-					d.splitOnly(&s, &split[i])
-				}
-			}
-		})
+	if !missing {
+		return
 	}
-	wg.Wait()
+	split := make([]docWords, len(docs))
+	eachDoc(docs, workers, func(i int, s *scratch) {
+		switch d := &docs[i]; {
+		case d.split != nil:
+		case !d.analyzed && d.NameTerms == nil && d.DescTerms == nil:
+			d.analyze(s, &split[i])
+		default:
+			d.splitOnly(s, &split[i])
+		}
+	})
 }
