@@ -10,6 +10,7 @@
 package textclass
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -49,24 +50,47 @@ const Epochs = 5
 // learned.
 const maxTrainWork = 200_000_000
 
+// A catalog whose skills give at most fewExamples examples each, on
+// average, is learned from prototypes first (see startFromPrototypes),
+// each worth prototypeWeight mistakes. On clinc150's cards (5 examples a
+// skill), scored alone over its training requests, the perceptron picks
+// the right skill for 0.694 of them and with prototypes 0.780 (0.736 at
+// weight 1, 0.775 at 2, 0.780 at 4 to 32). Fitted with its 95 training
+// texts a skill as well, prototypes at weight 4 lift the classifier alone
+// on dev (0.893 → 0.903) but cost the whole matcher a little (top-1 0.933
+// → 0.930, refusal 0.900 → 0.870): with that many examples the mistakes
+// say enough, so there it starts from nothing, as before.
+//
+// A feature found in the examples of more than maxPrototypeSkills skills
+// starts from nothing: it says little of any one of them ("my", "please"),
+// and a weight for each of thousands of skills would make every example
+// using it read them all (20,000 synthetic skills of ten examples each
+// trained in 34 s with such rows, 7 s without, against 17 s for the
+// perceptron alone, all on a busy machine). Left out beyond 32 skills,
+// clinc150's prototypes score 0.781 of its training requests, 0.780 with
+// every feature kept.
+const (
+	fewExamples        = 20
+	prototypeWeight    = 4
+	maxPrototypeSkills = 32
+)
+
 // maxFeatures bounds the features of one text: card text and requests are
 // untrusted, and a long one must not cost a pass over its every pair.
 const maxFeatures = 256
 
 // Train learns a model from examples whose classes are below classes.
 // The examples are visited in an order fixed by a seeded shuffle, so the
-// same examples give the same model.
+// same examples give the same model. With a handful of examples a skill
+// it starts from the skills' prototypes (startFromPrototypes).
 func Train(examples []Example, classes int) *Model {
-	return train(examples, classes, maxTrainWork)
+	return train(examples, classes, maxTrainWork, fewPerClass(examples, classes))
 }
 
-// train is Train reading at most about budget weights.
-func train(examples []Example, classes, budget int) *Model {
+// train is Train reading at most about budget weights, from the
+// prototypes when prototypes is set.
+func train(examples []Example, classes, budget int, prototypes bool) *Model {
 	m := &Model{ids: map[string]int32{}}
-	type sample struct {
-		feats []int32
-		class int32
-	}
 	samples := make([]sample, 0, len(examples))
 	var buf []string
 	for _, ex := range examples {
@@ -92,6 +116,9 @@ func train(examples []Example, classes, budget int) *Model {
 	r.Shuffle(len(samples), func(i, j int) { samples[i], samples[j] = samples[j], samples[i] })
 
 	accs := make([]accRow, len(m.ids))
+	if prototypes {
+		startFromPrototypes(accs, samples, classes)
+	}
 	score := make([]float64, classes)
 	seen := make([]bool, classes)
 	var touched []int32
@@ -149,6 +176,84 @@ train:
 		slices.SortFunc(m.rows[f], func(a, b weight) int { return int(a.class - b.class) })
 	}
 	return m
+}
+
+// fewPerClass says whether the classes that have examples have at most
+// fewExamples each on average.
+func fewPerClass(examples []Example, classes int) bool {
+	has := make([]bool, max(classes, 0))
+	n, in := 0, 0
+	for _, ex := range examples {
+		if ex.Class < 0 || ex.Class >= classes {
+			continue
+		}
+		in++
+		if !has[ex.Class] {
+			has[ex.Class] = true
+			n++
+		}
+	}
+	return n > 0 && in <= fewExamples*n
+}
+
+// startFromPrototypes sets each class's starting weights to its
+// prototype: the tf-idf sum of its examples' features, of unit length,
+// each weight times its feature's idf again (a request's features are
+// weighed as the examples' are), times prototypeWeight; features of more
+// than maxPrototypeSkills skills are left at 0. A perceptron
+// learns only from its mistakes, and with a handful of examples a skill
+// it makes few: a word of an example it already got right never gains
+// weight, and a request using that word scores nothing for its skill. The
+// prototypes count every example's every word; the mistakes then correct
+// them. The weights stay in acc.w, which the average keeps whole.
+func startFromPrototypes(accs []accRow, samples []sample, classes int) {
+	df := make([]float64, len(accs))
+	for _, s := range samples {
+		for _, f := range s.feats { // distinct within an example
+			df[f]++
+			if accs[f] == nil {
+				accs[f] = accRow{}
+			}
+			a := accs[f][s.class]
+			if a == nil {
+				a = &acc{}
+				accs[f][s.class] = a
+			}
+			a.w++
+		}
+	}
+	n := float64(len(samples))
+	idf := make([]float64, len(df))
+	for f, d := range df {
+		if d > 0 {
+			idf[f] = math.Log(1 + n/d)
+		}
+	}
+	// Each class's squared length is summed feature by feature in index
+	// order (whatever order a row's map gives its classes), so the same
+	// examples give the same weights to the last bit.
+	sq := make([]float64, classes)
+	for f, row := range accs {
+		for c, a := range row {
+			w := a.w * idf[f]
+			sq[c] += w * w
+		}
+	}
+	for f, row := range accs {
+		if len(row) > maxPrototypeSkills {
+			accs[f] = nil
+			continue
+		}
+		for c, a := range row {
+			a.w = prototypeWeight * a.w * idf[f] * idf[f] / math.Sqrt(sq[c])
+		}
+	}
+}
+
+// sample is an example's features (sorted, distinct) and its class.
+type sample struct {
+	feats []int32
+	class int32
 }
 
 // acc is one class's weight for one feature and its changes summed, each

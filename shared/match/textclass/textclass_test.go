@@ -2,6 +2,7 @@ package textclass
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -57,16 +58,97 @@ func TestTrainDeterministic(t *testing.T) {
 // Training stops once it has read its budget of weights, at the same
 // example every run, and keeps what it learned by then.
 func TestTrainBudget(t *testing.T) {
-	_, full := Train(lists, 3).Size()
-	a, b := train(lists, 3, 20), train(lists, 3, 20)
-	_, cut := a.Size()
-	if cut == 0 || cut >= full {
-		t.Errorf("%d weights under a budget of 20 reads, %d without: want fewer, not none", cut, full)
-	}
-	for _, text := range []string{"add milk", "what is on the list"} {
-		if sa, sb := a.Scores(text, []int{0, 1, 2}, nil), b.Scores(text, []int{0, 1, 2}, nil); !slices.Equal(sa, sb) {
-			t.Errorf("%q: %v then %v under one budget", text, sa, sb)
+	for _, protos := range []bool{false, true} {
+		_, full := train(lists, 3, maxTrainWork, protos).Size()
+		whole := train(lists, 3, maxTrainWork, protos)
+		a, b := train(lists, 3, 20, protos), train(lists, 3, 20, protos)
+		if _, cut := a.Size(); cut == 0 || cut > full {
+			t.Errorf("prototypes %v: %d weights under a budget of 20 reads, %d without: want some, not more", protos, cut, full)
 		}
+		differs := false
+		for _, text := range []string{"add milk", "what is on the list", "show me", "cook rice"} {
+			sa, sb := a.Scores(text, []int{0, 1, 2}, nil), b.Scores(text, []int{0, 1, 2}, nil)
+			if !slices.Equal(sa, sb) {
+				t.Errorf("prototypes %v, %q: %v then %v under one budget", protos, text, sa, sb)
+			}
+			differs = differs || !slices.Equal(sa, whole.Scores(text, []int{0, 1, 2}, nil))
+		}
+		// From the prototypes the perceptron makes no mistake on these
+		// examples, so only the run without them has more to learn.
+		if !differs && !protos {
+			t.Error("a budget of 20 reads learned what the whole run did")
+		}
+	}
+}
+
+// With a handful of examples a skill, every word of a skill's examples
+// counts for it: a single word found only in one skill's examples scores
+// that skill first, above 0. The perceptron alone learns only from its
+// mistakes, and leaves words of examples it already got right at 0.
+func TestPrototypesWeighEveryWord(t *testing.T) {
+	// The second example of each skill seen is right at first sight (it
+	// shares "book table" or "weather"), so the perceptron never weighs
+	// its other words.
+	few := []Example{
+		{"book a table for two", 0},
+		{"book a table near the window", 0},
+		{"weather in paris", 1},
+		{"weather forecast for rome", 1},
+	}
+	classOf := map[string]int{} // an example's term, as a feature, and its skill
+	for _, ex := range few {
+		for _, w := range features(nil, ex.Text) {
+			if strings.ContainsAny(w, " ^") {
+				continue
+			}
+			if c, ok := classOf[w]; ok && c != ex.Class {
+				classOf[w] = -1
+			} else if !ok {
+				classOf[w] = ex.Class
+			}
+		}
+	}
+	if !fewPerClass(few, 2) {
+		t.Fatal("want a catalog of few examples a skill")
+	}
+	withProtos, alone := Train(few, 2), train(few, 2, maxTrainWork, false)
+	missed := 0
+	for w, c := range classOf {
+		if c < 0 {
+			continue
+		}
+		if s := withProtos.Scores(w, []int{0, 1}, nil); argmax(s) != c || s[c] <= 0 {
+			t.Errorf("%q, only in skill %d's examples: scores %v", w, c, s)
+		}
+		if s := alone.Scores(w, []int{0, 1}, nil); s[c] <= 0 {
+			missed++
+		}
+	}
+	if missed == 0 {
+		t.Error("the perceptron alone weighed every word too: the test shows nothing")
+	}
+}
+
+// With many examples a skill the model is the perceptron's alone.
+func TestManyExamplesStartFromNothing(t *testing.T) {
+	var many []Example
+	for i := range fewExamples + 1 {
+		for _, ex := range lists[:8] { // classes 0 and 1, 4 examples each
+			many = append(many, Example{fmt.Sprintf("%s %d", ex.Text, i), ex.Class})
+		}
+	}
+	if fewPerClass(many, 2) {
+		t.Fatalf("%d examples over 2 skills counted as few", len(many))
+	}
+	a, b := Train(many, 2), train(many, 2, maxTrainWork, false)
+	for _, text := range []string{"add milk", "what is on the list", "show 3"} {
+		if sa, sb := a.Scores(text, []int{0, 1}, nil), b.Scores(text, []int{0, 1}, nil); !slices.Equal(sa, sb) {
+			t.Errorf("%q: %v, the perceptron alone %v", text, sa, sb)
+		}
+	}
+	// Examples of classes out of range do not count.
+	if !fewPerClass(append(slices.Clone(lists), Example{"x", 9}, Example{"y", -1}), 3) {
+		t.Error("out-of-range examples made the catalog count as one of many")
 	}
 }
 
@@ -137,5 +219,42 @@ func BenchmarkScores(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		dst = m.Scores("please do task 42 with option 3", cls, dst)
+	}
+}
+
+// A prototype weighs each of its skill's features by tf-idf, at unit
+// length, times the feature's idf again and prototypeWeight; a feature of
+// more than maxPrototypeSkills skills starts from nothing.
+func TestStartFromPrototypes(t *testing.T) {
+	const skills = maxPrototypeSkills + 1
+	// Feature 0 is in every skill's example, feature 1+k in skill k's
+	// only; skill 0 has a second example with feature 1 again.
+	var samples []sample
+	for k := range skills {
+		samples = append(samples, sample{feats: []int32{0, int32(1 + k)}, class: int32(k)})
+	}
+	samples = append(samples, sample{feats: []int32{1}, class: 0})
+	accs := make([]accRow, 1+skills)
+	startFromPrototypes(accs, samples, skills)
+	if accs[0] != nil {
+		t.Errorf("a feature of %d skills has prototype weights %v", skills, accs[0])
+	}
+	n := float64(len(samples))
+	idf0, idf1, idfK := math.Log(1+n/float64(skills)), math.Log(1+n/2), math.Log(1+n/1)
+	// Skill 0: feature 1 twice, feature 0 once (left out, but part of
+	// the length). Skill 5: features 0 and 6 once each.
+	len0 := math.Hypot(2*idf1, idf0)
+	lenK := math.Hypot(idfK, idf0)
+	for _, tt := range []struct {
+		feat, class int
+		want        float64
+	}{
+		{1, 0, prototypeWeight * 2 * idf1 * idf1 / len0},
+		{6, 5, prototypeWeight * idfK * idfK / lenK},
+	} {
+		a := accs[tt.feat][int32(tt.class)]
+		if a == nil || math.Abs(a.w-tt.want) > 1e-12 || a.u != 0 {
+			t.Errorf("feature %d, skill %d: %+v, want w %.6f", tt.feat, tt.class, a, tt.want)
+		}
 	}
 }
