@@ -61,12 +61,13 @@ FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
 	discovery/discover:FuzzNormalizeURL discovery/discover:FuzzParseRegistry \
 	discovery/signature:FuzzCanonicalize discovery/signature:FuzzVerify discovery/signature:FuzzParseJWKS \
 	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzCatalogCard match/cardtrust:FuzzMayDirect match/cardtrust:FuzzMayTalkToSelector match/cardtrust:FuzzAnchorsIn \
-	match/plan:FuzzSplit match/llmrerank:FuzzParse \
+	match/plan:FuzzSplit match/llmrerank:FuzzParse match/extract:FuzzUnrouted match:FuzzFoldKey \
+	match/cardtrust:FuzzWords match/textclass:FuzzTrainScores \
 	pipeline/wire:FuzzStringsAt pipeline/wire:FuzzScanStageMessages pipeline/wire:FuzzScanRetrieval \
 	pipeline/wire:FuzzUnquote pipeline/wire:FuzzDecodeDecision pipeline/wire:FuzzDecoders \
 	retrieval/analyze:FuzzWords retrieval/bm25:FuzzIndexedTermsMatchAnalyze
 
-fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 27 tests, about 14 minutes)
+fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 31 tests, about 16 minutes)
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $$t"; \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./shared/$${t%%:*}/; \

@@ -258,3 +258,25 @@ func TestStartFromPrototypes(t *testing.T) {
 		}
 	}
 }
+
+// Card examples and requests are untrusted text: whatever they hold,
+// training and scoring end, give finite scores and give the same scores
+// twice.
+func FuzzTrainScores(f *testing.F) {
+	f.Add("add milk to my list", "what is on my list", "", "add eggs")
+	f.Add("", "   ", "\xff\xfe", "!!!")
+	f.Add(strings.Repeat("a b ", 300), "ÄÖÜ ß ǅ", "stop", "a b")
+	f.Fuzz(func(t *testing.T, a, b, c, query string) {
+		exs := []Example{{a, 0}, {b, 1}, {c, 0}, {query, 2}}
+		m1, m2 := Train(exs, 3), Train(exs, 3)
+		s1, s2 := m1.Scores(query, []int{0, 1, 2}, nil), m2.Scores(query, []int{0, 1, 2}, nil)
+		for i, v := range s1 {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("score %d of %q is %v", i, query, v)
+			}
+		}
+		if !slices.Equal(s1, s2) {
+			t.Fatalf("%q: %v then %v", query, s1, s2)
+		}
+	})
+}
