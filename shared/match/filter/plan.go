@@ -93,11 +93,12 @@ func intern[T any](table *[]T, ids map[string]uint32, v T, k []byte) uint32 {
 // text is untrusted, and a separator a mode could hold would let one list
 // pass for another.
 func appendModesKey(b *[]byte, modes []string) []byte {
-	*b = (*b)[:0]
+	k := (*b)[:0]
 	for _, m := range modes {
-		*b = field(*b, m)
+		k = field(k, m)
 	}
-	return *b
+	*b = k
+	return k
 }
 
 func field(b []byte, s string) []byte {

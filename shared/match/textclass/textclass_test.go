@@ -59,8 +59,8 @@ func TestTrainDeterministic(t *testing.T) {
 // example every run, and keeps what it learned by then.
 func TestTrainBudget(t *testing.T) {
 	for _, protos := range []bool{false, true} {
-		_, full := train(lists, 3, maxTrainWork, protos).Size()
 		whole := train(lists, 3, maxTrainWork, protos)
+		_, full := whole.Size()
 		a, b := train(lists, 3, 20, protos), train(lists, 3, 20, protos)
 		if _, cut := a.Size(); cut == 0 || cut > full {
 			t.Errorf("prototypes %v: %d weights under a budget of 20 reads, %d without: want some, not more", protos, cut, full)
