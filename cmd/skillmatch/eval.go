@@ -16,7 +16,9 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlags("eval", "eval --set DIR [--split dev] [--model FILE] [--learn-from train [--learn-tasks N] [--learn-as trusted|untrusted]] [--json FILE] [--pertask FILE] [--plot FILE]",
 		"Matches every task of a golden set's split and prints the figures: recall@20, top-1,\n"+
 			"MRR, delegation precision, coverage, no-match refusal, ECE and per-task latency,\n"+
-			"beside the top-1, recall@20 and MRR of plain BM25 over the same filtered catalog.", stderr)
+			"beside the top-1, recall@20 and MRR of plain BM25 over the same filtered catalog;\n"+
+			"then top-1, delegations and calibration by task category (when the set gives\n"+
+			"categories) and by whether the right skill's card gives examples (when both kinds occur).", stderr)
 	set := fs.String("set", "", "golden set folder (cards/, optional registry.json, tasks.jsonl)")
 	split := fs.String("split", "dev", "split to evaluate: train, dev, test or all")
 	mf := matcherFlags(fs)
@@ -132,10 +134,13 @@ type reportJSON struct {
 	P50       float64        `json:"p50_us"`
 	P99       float64        `json:"p99_us"`
 	BM25      *eval.Baseline `json:"bm25,omitempty"`
+	// ByCategory and ByCard are eval.Report's breakdowns.
+	ByCategory []eval.Group `json:"by_category,omitempty"`
+	ByCard     []eval.Group `json:"by_card,omitempty"`
 }
 
 func writeReportJSON(w io.Writer, r *eval.Report) error {
-	out := reportJSON{r.Tasks, r.RecallAt, r.Top1, r.MRR, r.Precision, r.Coverage, nil, r.ECE, r.P50us, r.P99us, r.BM25}
+	out := reportJSON{r.Tasks, r.RecallAt, r.Top1, r.MRR, r.Precision, r.Coverage, nil, r.ECE, r.P50us, r.P99us, r.BM25, r.ByCategory, r.ByCard}
 	if r.NoMatch > 0 {
 		out.Refusal = &r.Refusal
 	}
@@ -200,5 +205,39 @@ func printReport(w io.Writer, set, split string, agents, skills int, r *eval.Rep
 		fmt.Fprintf(w, "  recall@20            %.3f  (skillmatch %.3f)\n", r.BM25.RecallAt, r.RecallAt)
 		fmt.Fprintf(w, "  top-1                %.3f  (skillmatch %.3f)\n", r.BM25.Top1, r.Top1)
 		fmt.Fprintf(w, "  MRR                  %.3f  (skillmatch %.3f)\n", r.BM25.MRR, r.MRR)
+	}
+	if len(r.ByCategory) > 0 {
+		fmt.Fprintf(w, "by category (top-1 over the tasks with a right skill, plain BM25's beside it; the top\n"+
+			"candidate's mean probability against how often it is right, over every task):\n")
+		printGroups(w, "category", r.ByCategory)
+	}
+	if len(r.ByCard) > 0 {
+		fmt.Fprintf(w, "by the right skill's card (tasks with a right skill):\n")
+		printGroups(w, "card", r.ByCard)
+	}
+}
+
+// printGroups prints a breakdown as a table, one group a row.
+func printGroups(w io.Writer, kind string, gs []eval.Group) {
+	width := len(kind)
+	for _, g := range gs {
+		width = max(width, len(g.Name))
+	}
+	fmt.Fprintf(w, "  %-*s  %5s  %5s  %5s  %9s  %9s  %11s  %5s\n", width, kind, "tasks", "top-1", "BM25", "delegated", "precision", "probability", "right")
+	for _, g := range gs {
+		bm, prec := "    -", "        -"
+		if g.BM25Top1 != nil {
+			bm = fmt.Sprintf("%5.3f", *g.BM25Top1)
+		}
+		if g.Delegated > 0 {
+			prec = fmt.Sprintf("%9.3f", g.Precision)
+		}
+		top := "    -"
+		if g.WithExpected > 0 {
+			top = fmt.Sprintf("%5.3f", g.Top1)
+		} else {
+			bm = "    -"
+		}
+		fmt.Fprintf(w, "  %-*s  %5d  %s  %s  %9d  %s  %11.3f  %5.3f\n", width, g.Name, g.Tasks, top, bm, g.Delegated, prec, g.MeanProb, g.TopRight)
 	}
 }

@@ -82,6 +82,18 @@ func TestEvalOutputs(t *testing.T) {
 		if !ok || bm["top1"] == nil || bm["recall_at_20"] == nil || bm["mrr"] == nil {
 			t.Errorf("%s: bm25 object %v", tc.name, rep["bm25"])
 		}
+		// Only the hostile set's tasks have categories: a breakdown by
+		// them, printed and in the JSON, with a row for its plain tasks.
+		cats, _ := rep["by_category"].([]any)
+		if hostile := tc.set == hostileSet; hostile != strings.Contains(out, "by category") || hostile != (len(cats) > 0) {
+			t.Errorf("%s: by category printed %v, in the JSON %v:\n%s", tc.name, strings.Contains(out, "by category"), rep["by_category"], out)
+		}
+		for _, c := range cats {
+			g, _ := c.(map[string]any)
+			if g["name"] == "plain" && (g["tasks"] == nil || g["top1"] == nil || g["bm25_top1"] == nil || g["mean_probability"] == nil) {
+				t.Errorf("%s: plain group %v", tc.name, g)
+			}
+		}
 		f, err := os.Open(perTask)
 		if err != nil {
 			t.Fatal(err)

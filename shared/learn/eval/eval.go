@@ -52,6 +52,12 @@ type Report struct {
 	// BM25 ranks the same filtered catalog by BM25 alone, for scale: what
 	// skillmatch adds over the plainest retriever. Nil when not computed.
 	BM25 *Baseline `json:"bm25,omitempty"`
+
+	// ByCategory and ByCard break the figures down by the tasks'
+	// categories and by the kind of card their right skill has (see
+	// ByCategory, ByCard); nil when the set has none to break down.
+	ByCategory []Group `json:"by_category,omitempty"`
+	ByCard     []Group `json:"by_card,omitempty"`
 }
 
 // Baseline holds the ranking figures of a retriever with no model.
@@ -119,7 +125,9 @@ func Run(ctx context.Context, m *match.Matcher, tasks []golden.Task, progress fu
 			progress(i+1, len(tasks))
 		}
 	}
-	return Score(outs), outs, nil
+	rep := Score(outs)
+	rep.ByCard = ByCard(outs, CardExamples(m.Catalog()))
+	return rep, outs, nil
 }
 
 // OutcomeOf records what the matcher did with one labelled task; policy
@@ -278,6 +286,7 @@ func Score(outs []Outcome) *Report {
 		r.BM25 = &Baseline{RecallAt: share(bm.RecallAt, r.WithExpected), Top1: share(bm.Top1, r.WithExpected),
 			MRR: share(bm.MRR, r.WithExpected)}
 	}
+	r.ByCategory = ByCategory(outs)
 	return r
 }
 

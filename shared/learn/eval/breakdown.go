@@ -1,0 +1,147 @@
+package eval
+
+import (
+	"sort"
+
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+)
+
+// Group holds the figures of one group of tasks: the tasks of a category,
+// or those whose right skill's card is of one kind. A user reads it to
+// see where the lift over plain BM25 is lost and what to change: the
+// overall figures of a catalog whose description-only skills rank first
+// half as often as the others hide it.
+type Group struct {
+	Name         string `json:"name"`
+	Tasks        int    `json:"tasks"`
+	WithExpected int    `json:"with_expected"`
+	// Top1 and BM25Top1 are over the tasks with a right skill (BM25Top1
+	// nil when the baseline was not computed).
+	Top1     float64  `json:"top1"`
+	BM25Top1 *float64 `json:"bm25_top1,omitempty"`
+	// Delegated counts the delegations, Precision the share of them that
+	// went to a right skill.
+	Delegated int     `json:"delegated"`
+	Precision float64 `json:"precision"`
+	// MeanProb is the top candidate's mean reported probability and
+	// TopRight how often that candidate is right, over every task of the
+	// group (a task with nothing ranked counts 0 and wrong, as for ECE):
+	// the group's calibration gap, the sign telling over- from
+	// under-confidence.
+	MeanProb float64 `json:"mean_probability"`
+	TopRight float64 `json:"top_right"`
+}
+
+// Card kinds of ByCard.
+const (
+	WithExamples    = "with examples"
+	DescriptionOnly = "description only"
+)
+
+// ByCategory groups the outcomes by their task's category, in name order;
+// tasks without one are left out. nil when no task has a category.
+func ByCategory(outs []Outcome) []Group {
+	return groups(outs, func(o *Outcome) string { return o.Task.Category })
+}
+
+// ByCard groups the outcomes with a right skill by whether the card of
+// their expected skill gives examples (hasExamples). nil unless both
+// kinds are present: a catalog of one kind has nothing to compare.
+func ByCard(outs []Outcome, hasExamples func(key string) bool) []Group {
+	gs := groups(outs, func(o *Outcome) string {
+		switch {
+		case o.Task.NoMatch():
+			return ""
+		case hasExamples(o.Task.Expected):
+			return WithExamples
+		default:
+			return DescriptionOnly
+		}
+	})
+	if len(gs) < 2 {
+		return nil
+	}
+	return gs
+}
+
+// CardExamples reports whether a skill key of cat names a skill whose card
+// gives examples.
+func CardExamples(cat *catalog.Catalog) func(key string) bool {
+	has := map[string]bool{}
+	for _, a := range cat.Agents {
+		for _, s := range a.Card.Skills {
+			has[card.Key(a.Card.ID, s.ID)] = len(s.Examples) > 0
+		}
+	}
+	return func(key string) bool { return has[key] }
+}
+
+// groups scores the outcomes by the name each is given ("" leaves it
+// out), in name order.
+func groups(outs []Outcome, name func(*Outcome) string) []Group {
+	type acc struct {
+		g                         Group
+		top1, bm25, right, dRight int
+		bm25Ranked                bool
+		probs                     float64
+	}
+	by := map[string]*acc{}
+	for i := range outs {
+		o := &outs[i]
+		n := name(o)
+		if n == "" {
+			continue
+		}
+		a := by[n]
+		if a == nil {
+			a = &acc{g: Group{Name: n}}
+			by[n] = a
+		}
+		a.g.Tasks++
+		if o.TopKey != "" {
+			a.probs += o.Prob
+			if o.Task.Correct(o.TopKey) {
+				a.right++
+			}
+		}
+		if o.Action == decide.Delegate {
+			a.g.Delegated++
+			if o.Task.Correct(o.Chosen) {
+				a.dRight++
+			}
+		}
+		if o.Task.NoMatch() {
+			continue
+		}
+		a.g.WithExpected++
+		if o.Rank == 1 {
+			a.top1++
+		}
+		if o.BM25Ranked {
+			a.bm25Ranked = true
+			if o.BM25Rank == 1 {
+				a.bm25++
+			}
+		}
+	}
+	if len(by) == 0 {
+		return nil
+	}
+	out := make([]Group, 0, len(by))
+	for _, a := range by {
+		g := a.g
+		g.Top1 = share(float64(a.top1), g.WithExpected)
+		if a.bm25Ranked {
+			b := share(float64(a.bm25), g.WithExpected)
+			g.BM25Top1 = &b
+		}
+		g.Precision = share(float64(a.dRight), g.Delegated)
+		g.MeanProb = share(a.probs, g.Tasks)
+		g.TopRight = share(float64(a.right), g.Tasks)
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
