@@ -225,18 +225,16 @@ func printGroups(w io.Writer, kind string, gs []eval.Group) {
 	}
 	fmt.Fprintf(w, "  %-*s  %5s  %5s  %5s  %9s  %9s  %11s  %5s\n", width, kind, "tasks", "top-1", "BM25", "delegated", "precision", "probability", "right")
 	for _, g := range gs {
-		bm, prec := "    -", "        -"
-		if g.BM25Top1 != nil {
-			bm = fmt.Sprintf("%5.3f", *g.BM25Top1)
+		// A share of nothing is no figure: "-", not 0.
+		top, bm, prec := "    -", "    -", "        -"
+		if g.WithExpected > 0 {
+			top = fmt.Sprintf("%5.3f", g.Top1)
+			if g.BM25Top1 != nil {
+				bm = fmt.Sprintf("%5.3f", *g.BM25Top1)
+			}
 		}
 		if g.Delegated > 0 {
 			prec = fmt.Sprintf("%9.3f", g.Precision)
-		}
-		top := "    -"
-		if g.WithExpected > 0 {
-			top = fmt.Sprintf("%5.3f", g.Top1)
-		} else {
-			bm = "    -"
 		}
 		fmt.Fprintf(w, "  %-*s  %5d  %s  %s  %9d  %s  %11.3f  %5.3f\n", width, g.Name, g.Tasks, top, bm, g.Delegated, prec, g.MeanProb, g.TopRight)
 	}

@@ -88,6 +88,14 @@ func TestEvalOutputs(t *testing.T) {
 		if hostile := tc.set == hostileSet; hostile != strings.Contains(out, "by category") || hostile != (len(cats) > 0) {
 			t.Errorf("%s: by category printed %v, in the JSON %v:\n%s", tc.name, strings.Contains(out, "by category"), rep["by_category"], out)
 		}
+		if tc.set == hostileSet {
+			// Vague requests have no right skill: no top-1 to show, not 0.
+			for _, line := range strings.Split(out, "\n") {
+				if f := strings.Fields(line); len(f) > 3 && f[0] == "vague" && (f[2] != "-" || f[3] != "-") {
+					t.Errorf("%s: vague row %q, want no top-1 or BM25 figure", tc.name, line)
+				}
+			}
+		}
 		for _, c := range cats {
 			g, _ := c.(map[string]any)
 			if g["name"] == "plain" && (g["tasks"] == nil || g["top1"] == nil || g["bm25_top1"] == nil || g["mean_probability"] == nil) {
