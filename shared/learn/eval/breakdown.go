@@ -12,13 +12,14 @@ import (
 // or those whose right skill's card is of one kind. A user reads it to
 // see where the lift over plain BM25 is lost and what to change: the
 // overall figures of a catalog whose description-only skills rank first
-// half as often as the others hide it.
+// far less often than the others (0.59 against 0.81 over the hostile
+// sets) hide it.
 type Group struct {
 	Name         string `json:"name"`
 	Tasks        int    `json:"tasks"`
 	WithExpected int    `json:"with_expected"`
 	// Top1 and BM25Top1 are over the tasks with a right skill (BM25Top1
-	// nil when the baseline was not computed).
+	// nil when the baseline was not computed or no task has one).
 	Top1     float64  `json:"top1"`
 	BM25Top1 *float64 `json:"bm25_top1,omitempty"`
 	// Delegated counts the delegations, Precision the share of them that
