@@ -3,7 +3,6 @@ package eval
 import (
 	"sort"
 
-	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 )
@@ -70,13 +69,10 @@ func ByCard(outs []Outcome, hasExamples func(key string) bool) []Group {
 // CardExamples reports whether a skill key of cat names a skill whose card
 // gives examples.
 func CardExamples(cat *catalog.Catalog) func(key string) bool {
-	has := map[string]bool{}
-	for _, a := range cat.Agents {
-		for _, s := range a.Card.Skills {
-			has[card.Key(a.Card.ID, s.ID)] = len(s.Examples) > 0
-		}
+	return func(key string) bool {
+		r, ok := cat.Skill(key)
+		return ok && len(r.Skill.Examples) > 0
 	}
-	return func(key string) bool { return has[key] }
 }
 
 // groups scores the outcomes by the name each is given ("" leaves it
