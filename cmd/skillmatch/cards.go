@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -88,8 +89,10 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"  remove ID...     removes agents; they are never chosen again.\n"+
 			"  list             lists the agents in the bucket with health, clearance and signature\n"+
 			"                   verdict, and each skill whose card text is not trusted, with why;\n"+
-			"                   --as CALLER shows the catalog as that caller sees it under\n"+
-			"                   --grants: only the skills granted to it, each card reduced.\n"+
+			"                   where some skills give example requests and others none, it names\n"+
+			"                   the latter (the matcher finds them less often; --json counts each\n"+
+			"                   skill's examples); --as CALLER shows the catalog as that caller\n"+
+			"                   sees it under --grants: only the skills granted to it, each card reduced.\n"+
 			"  discover URL...  fetches agents' cards from their well-known URLs (see cards discover --help).\n"+
 			"  refresh          keeps the bucket in step with a registry of agents (see cards refresh --help).", stderr)
 	nf := addNATSFlags(fs)
@@ -231,6 +234,8 @@ type listingSkill struct {
 	// Untrusted says why the card's own text keeps the skill from every
 	// task (cardtrust); empty when it does not.
 	Untrusted string `json:"untrusted,omitempty"`
+	// Examples is how many example requests the card gives the skill.
+	Examples int `json:"examples"`
 }
 
 func newListing(cat *catalog.Catalog, rev uint64, errs []error) *listing {
@@ -245,7 +250,8 @@ func (l *listing) add(a catalog.Agent) {
 	la := listingAgent{ID: a.Card.ID, Name: a.Card.Name, Status: a.Status, Skills: []listingSkill{}}
 	untrusted := cardtrust.Reasons(a.Card)
 	for i, s := range a.Card.Skills {
-		la.Skills = append(la.Skills, listingSkill{Key: card.Key(a.Card.ID, s.ID), Name: s.Name, Untrusted: untrusted[i]})
+		la.Skills = append(la.Skills, listingSkill{Key: card.Key(a.Card.ID, s.ID), Name: s.Name, Untrusted: untrusted[i],
+			Examples: len(s.Examples)})
 	}
 	l.Agents = append(l.Agents, la)
 }
@@ -274,7 +280,46 @@ func cardsList(ctx context.Context, kv jetstream.KeyValue, asJSON *jsonFlag, std
 		fmt.Fprintf(stdout, "skipped: %v\n", e)
 	}
 	fmt.Fprintf(stdout, "%d agents, %d skills, bucket revision %d\n", len(cat.Agents), len(cat.Skills()), rev)
+	if keys := withoutExamples(cat); len(keys) > 0 {
+		fmt.Fprintf(stdout, "note: %d of %d skills give no example requests while the others do; the matcher ranks\n"+
+			"such skills first less often (README, \"Card regimes\"): two or three examples each help: %s\n",
+			len(keys), len(cat.Skills()), listSome(keys, 10))
+	}
 	return nil
+}
+
+// withoutExamples lists the keys of the trusted skills whose card gives
+// no example requests, when other trusted skills of the catalog give
+// some: beside skills with examples such skills are ranked first less
+// often, which the card's author can mend. Nil when every skill is of
+// one kind, which the built-in model is fitted for.
+func withoutExamples(cat *catalog.Catalog) []string {
+	var without []string
+	with := false
+	for _, a := range cat.Agents {
+		untrusted := cardtrust.Reasons(a.Card)
+		for i, s := range a.Card.Skills {
+			switch {
+			case untrusted[i] != "":
+			case len(s.Examples) > 0:
+				with = true
+			default:
+				without = append(without, card.Key(a.Card.ID, s.ID))
+			}
+		}
+	}
+	if !with {
+		return nil
+	}
+	return without
+}
+
+// listSome joins the first n of items, saying how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 // printAgent is one line of a listing: id, skills, health, clearance,
