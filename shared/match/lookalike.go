@@ -65,11 +65,18 @@ func (p *kinPairs) kin(i, j int) bool {
 		return false
 	}
 	ra, rb := &m.refs[ci.Doc], &m.refs[cj.Doc]
+	vendors := len(ra.agent.Card.Skills) == 1 && len(rb.agent.Card.Skills) == 1
+	if !vendors && !m.names[ci.Doc].mayShareName(m.names[cj.Doc]) && !sameSkillID(a, b) {
+		// Neither siblings (sameName or sameSkill) nor one-skill vendors:
+		// most pairs of a shortlist, ruled out by their name keys before
+		// sibling compares strings (a twentieth of a decision).
+		return false
+	}
 	alike := m.alikeKind(ci.Doc, cj.Doc)
 	if m.sibling(ci.Doc, cj.Doc, a, b) && kinKind(alike) {
 		return !sharedExamples(ra.skill.Examples, rb.skill.Examples)
 	}
-	return alike == decide.AlikeTwin && len(ra.agent.Card.Skills) == 1 && len(rb.agent.Card.Skills) == 1 &&
+	return alike == decide.AlikeTwin && vendors &&
 		m.vendorsOfOneJob(ci.Doc, cj.Doc, p.terms(i), p.terms(j)) && !rewordedPaste(ra.skill, rb.skill)
 }
 
@@ -264,7 +271,12 @@ func sibling(a, b *index.Doc) bool {
 // ("Check Bank Balance" and "Check Account Balance", both checkbalance).
 // A shared id alone says little ("search" of flights and of hotels).
 func sameSkill(a, b *index.Doc) bool {
-	return a.SkillID != "" && strings.EqualFold(a.SkillID, b.SkillID) && jaccard(a.NameTerms, b.NameTerms) >= 0.5
+	return sameSkillID(a, b) && jaccard(a.NameTerms, b.NameTerms) >= 0.5
+}
+
+// sameSkillID says whether two skills have one id, up to case.
+func sameSkillID(a, b *index.Doc) bool {
+	return a.SkillID != "" && strings.EqualFold(a.SkillID, b.SkillID)
 }
 
 // sharedExamples says whether two skills' card examples are copies: half
