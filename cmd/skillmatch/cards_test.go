@@ -129,19 +129,9 @@ func TestCardsAddWarnsOfUntrustedSkills(t *testing.T) {
 		strings.Contains(stdout, "Forecast  not trusted") {
 		t.Errorf("list --as: exit %d, want pushy/anything alone marked not trusted:\n%s\n%s", code, stdout, stderr)
 	}
-	code, stdout, stderr = runCmd(t, "cards", "list", "--json", "--nats", url)
-	if code != 0 {
-		t.Fatalf("list: exit %d\n%s", code, stderr)
-	}
-	var l listing
-	if err := json.Unmarshal([]byte(stdout), &l); err != nil {
-		t.Fatalf("list --json: %v\n%s", err, stdout)
-	}
 	got := map[string]string{}
-	for _, a := range l.Agents {
-		for _, s := range a.Skills {
-			got[s.Key] = s.Untrusted
-		}
+	for key, s := range listedSkills(t, url) {
+		got[key] = s.Untrusted
 	}
 	if got["pushy/anything"] != "card text gives the matcher orders" || got["pushy/forecast"] != "" {
 		t.Errorf("list --json: untrusted %q", got)
@@ -173,7 +163,19 @@ func TestCardsListNamesSkillsWithoutExamples(t *testing.T) {
 		!strings.HasSuffix(strings.TrimSpace(stdout), "two or three examples each help: pushy/forecast") {
 		t.Errorf("list of a mixed catalog: exit %d, want a note naming pushy/forecast alone:\n%s\n%s", code, stdout, stderr)
 	}
-	code, stdout, stderr = runCmd(t, "cards", "list", "--json", "--nats", url)
+	got := map[string]int{}
+	for key, s := range listedSkills(t, url) {
+		got[key] = s.Examples
+	}
+	if len(got) != 6 || got["pushy/forecast"] != 0 || got["pushy/anything"] != 0 || got["travel-concierge/book-hotel"] != 4 {
+		t.Errorf("list --json: examples %v", got)
+	}
+}
+
+// listedSkills is `cards list --json`'s skills by key.
+func listedSkills(t *testing.T, url string) map[string]listingSkill {
+	t.Helper()
+	code, stdout, stderr := runCmd(t, "cards", "list", "--json", "--nats", url)
 	if code != 0 {
 		t.Fatalf("list --json: exit %d\n%s", code, stderr)
 	}
@@ -181,15 +183,13 @@ func TestCardsListNamesSkillsWithoutExamples(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &l); err != nil {
 		t.Fatalf("list --json: %v\n%s", err, stdout)
 	}
-	got := map[string]int{}
+	skills := map[string]listingSkill{}
 	for _, a := range l.Agents {
 		for _, s := range a.Skills {
-			got[s.Key] = s.Examples
+			skills[s.Key] = s
 		}
 	}
-	if len(got) != 6 || got["pushy/forecast"] != 0 || got["pushy/anything"] != 0 || got["travel-concierge/book-hotel"] != 4 {
-		t.Errorf("list --json: examples %v", got)
-	}
+	return skills
 }
 
 func TestListSome(t *testing.T) {
