@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/app"
@@ -38,6 +39,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	both := fs.Bool("both-text-regimes", false, "fit each set both with its training texts indexed as extra examples (cross-fitted)\nand without, whatever --examples keeps: weights for catalogs with many examples and with none")
 	dialogues := fs.Bool("dialogues", false, "also fit dialogue tasks made from the training tasks (an earlier turn from another skill\nof the same agent or from another agent), so the history features learn from single-turn sets")
 	calNoMatch := fs.Float64("calibration-no-match-weight", 1, "weight of a task no skill should take in the calibration alone: 1 calibrates at the share of them\nthe labelled tasks hold; more (whole copies) for traffic that holds more of them than the training split;\nalso the weight of a remote reranker's calibration (--reranker)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "rerankers trained at once (a fit trains four; the model is the same whatever N);\neach adds a copy of the training pairs' features (clinc150: 0.87 GB peak with 1, 1.33 GB with 2)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	mf := matcherFlags(fs)
 	if _, err := parse(fs, args); err != nil {
@@ -54,6 +56,9 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *noMatch <= 0 {
 		return fmt.Errorf("%w: --no-match-weight must be above 0", errUsage)
+	}
+	if *workers < 1 {
+		return fmt.Errorf("%w: --workers must be 1 or more", errUsage)
 	}
 	if *calNoMatch < 1 {
 		// The calibration counts a task in whole copies.
@@ -81,7 +86,8 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	cfg := fit.Config{Split: *split, Examples: *examples, Folds: *folds, L2: *l2, NoMatchWeight: *noMatch, Embedder: emb,
-		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, MixedToo: *mixed, CardExamples: *cardExamples, BothTextRegimes: *both, FewTexts: *few, Dialogues: *dialogues}
+		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, MixedToo: *mixed, CardExamples: *cardExamples, BothTextRegimes: *both, FewTexts: *few, Dialogues: *dialogues,
+		Workers: *workers}
 	if !*quiet {
 		p := newProgress(stderr, "fit")
 		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
@@ -74,7 +76,14 @@ type Config struct {
 	// (see Dialogues) to every pass, so that the history features learn
 	// from catalogs whose tasks are single turns.
 	Dialogues bool
-	// Progress, when set, is told how far fitting is.
+	// Workers is how many of the four rerankers a fit trains (three
+	// cross-fitted, one final) are trained at once (default GOMAXPROCS).
+	// Each holds a standardised copy of the training pairs' features: the
+	// built-in recipe on clinc150 peaks at 0.87 GB resident with one and
+	// 1.33 GB with two, so a machine short of memory sets 1.
+	Workers int
+	// Progress, when set, is told how far fitting is. It is called from
+	// one goroutine at a time.
 	Progress func(stage string, done, total int)
 }
 
@@ -105,6 +114,9 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	}
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.Default()
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
 	given := len(sets)
 	if cfg.BareToo || cfg.CardExamples > 0 || cfg.MixedToo > 0 {
@@ -240,20 +252,30 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	const parts = 3
 	startStage(cfg, "reranker", parts+1)
 	logits := make([][]float64, len(groups))
-	for k := 0; k < parts; k++ {
+	var w rerank.Weights
+	// The three cross-fitted rerankers and the final one are trained
+	// side by side, each alone as before (the model is the same whatever
+	// the workers): training is most of a fit's time, and one at a time
+	// left every core but one idle.
+	err := trainEach(parts+1, cfg.Workers, func(k int) error {
+		if k == parts {
+			var err error
+			w, err = rerank.Train(groups, rerank.WithL2(cfg.L2))
+			return err
+		}
 		var train []rerank.Group
 		for gi, g := range groups {
 			if ids[gi]%parts != uint32(k) {
 				train = append(train, g)
 			}
 		}
-		w, err := rerank.Train(train, rerank.WithL2(cfg.L2))
+		pw, err := rerank.Train(train, rerank.WithL2(cfg.L2))
 		if err != nil {
-			return nil, fmt.Errorf("fit reranker: %w", err)
+			return err
 		}
-		l, err := rerank.NewLearned(w)
+		l, err := rerank.NewLearned(pw)
 		if err != nil {
-			return nil, fmt.Errorf("fit reranker: %w", err)
+			return err
 		}
 		for gi, g := range groups {
 			if ids[gi]%parts == uint32(k) {
@@ -263,16 +285,14 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 				}
 			}
 		}
+		return nil
+	}, func(done int) {
 		if cfg.Progress != nil {
-			cfg.Progress("reranker", k+1, parts+1)
+			cfg.Progress("reranker", done, parts+1)
 		}
-	}
-	w, err := rerank.Train(groups, rerank.WithL2(cfg.L2))
+	})
 	if err != nil {
 		return nil, fmt.Errorf("fit reranker: %w", err)
-	}
-	if cfg.Progress != nil {
-		cfg.Progress("reranker", parts+1, parts+1)
 	}
 	stack, err := rerank.FitStack(logits, groups)
 	if err != nil {
@@ -422,6 +442,40 @@ func ownBeatsPooled(samples []calSample, parts uint32) bool {
 		}
 	}
 	return n >= minKinTops && own < pooled
+}
+
+// trainEach calls train with 0 to n-1 on up to workers goroutines and
+// done with how many have finished, one call at a time. It returns the
+// error of the lowest k that failed, so the error does not depend on
+// which finished first.
+func trainEach(n, workers int, train func(k int) error, done func(int)) error {
+	errs := make([]error, n)
+	next := make(chan int)
+	var mu sync.Mutex
+	finished := 0
+	var wg sync.WaitGroup
+	for range max(1, min(workers, n)) {
+		wg.Go(func() {
+			for k := range next {
+				errs[k] = train(k)
+				mu.Lock()
+				finished++
+				done(finished)
+				mu.Unlock()
+			}
+		})
+	}
+	for k := range n {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // identity is never read: fitting computes features, not probabilities.
