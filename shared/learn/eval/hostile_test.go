@@ -143,7 +143,7 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h7-035": "a customer's report of a bug after a release reads as the deploy skill's job (0.50): abstained",
-			"h7-036": supportUnsure, "h7-040": supportUnsure,
+			"h7-036": supportUnsure,
 			"h7-041": "a free-plan user's workspace question reads as an access review (0.40): abstained",
 			"h7-049": "a framework upgrade with its tests reads as the flaky-test fixer's job (0.98)",
 		},
@@ -220,9 +220,10 @@ const meterFitters = "twins in words apart (fits, installs; opted, opting): no f
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed
-// ticket response" are asked about (tagsOneJob), but on these requests
-// the best of them stands under the decider's floor for a question.
-const supportUnsure = "the support pair is a look-alike, but its best stands at 0.23-0.31, under the floor for a question: abstained"
+// ticket response" are asked about (tagsOneJob), but on this request the
+// best of them stands at 0.23, and the pair pooled (0.32) under the decider's
+// floor for a question.
+const supportUnsure = "the support pair is a look-alike, but its best stands at 0.23 and the pair pooled at 0.32, under the floor for a question: abstained"
 
 func agentOf(key string) string { a, _, _ := strings.Cut(key, "/"); return a }
 

@@ -177,7 +177,7 @@ func (p Policy) Decide(opts []Option) Decision {
 	}
 	close := second != nil && top.Prob-second.Prob < p.Margin
 	sameAgent := second != nil && second.AgentID == top.AgentID
-	if j, rel := lookAlike(opts); j > 0 && top.Prob >= p.ClarifyFloor {
+	if j, rel := lookAlike(opts); j > 0 && p.worthAsking(top, opts[j], rel) {
 		alike := opts[j]
 		switch {
 		case rel.Alike == AlikeDiffers:
@@ -287,16 +287,36 @@ func (p Policy) Reported(opts []Option) float64 {
 // whenever the best one reaches ClarifyFloor. A threshold sweep must not
 // replay such a task as a delegation.
 func (p Policy) AsksLookAlikes(opts []Option) bool {
-	if len(opts) == 0 || opts[0].Unnamed || opts[0].Prob < p.ClarifyFloor {
+	if len(opts) == 0 || opts[0].Unnamed {
 		return false
 	}
 	j, rel := lookAlike(opts)
-	if j == 0 {
+	if j == 0 || !p.worthAsking(opts[0], opts[j], rel) {
 		return false
 	}
 	switch rel.Alike {
 	case AlikeDiffers, AlikeImpostor, AlikeCopy, AlikeOtherLine:
 		return true
+	}
+	return false
+}
+
+// worthAsking says whether the best option and its look-alike of
+// another agent (related as rel says) are worth a question: the best one
+// reaches ClarifyFloor, or, when the two do one job under different data
+// handling or one copies the other, the pair does (pooled as siblings
+// are): the reranker splits the chance that the job is theirs between
+// them, and hostile7's in-house and outsourced support teams stood at
+// 0.31 and 0.12, abstained. Two lines of services keep the best one's
+// own: pooled, sgd's weak "Find Movies" pairs, mostly another job's
+// requests, were asked about.
+func (p Policy) worthAsking(top, alike, rel Option) bool {
+	if top.Prob >= p.ClarifyFloor {
+		return true
+	}
+	switch rel.Alike {
+	case AlikeDiffers, AlikeImpostor, AlikeCopy:
+		return 1-(1-top.Prob)*(1-alike.Prob) >= p.ClarifyFloor
 	}
 	return false
 }

@@ -155,6 +155,14 @@ func TestDecideLookAlikes(t *testing.T) {
 			Clarify, "", nil, []string{"a/x", "b/x"}},
 		{"different handling, best too weak to ask about", []Option{opt("a/x", 0.2), alike(opt("b/x", 0.02), "a/x", AlikeDiffers)},
 			Abstain, "", nil, nil},
+		{"different handling, the pair worth a question", []Option{opt("a/x", 0.31), opt("c/z", 0.2), alike(opt("b/x", 0.12), "a/x", AlikeDiffers)},
+			Clarify, "", nil, []string{"a/x", "b/x"}},
+		{"a copy, the pair worth a question", []Option{opt("a/x", 0.25), alike(opt("b/x", 0.15), "a/x", AlikeCopy)},
+			Clarify, "", nil, []string{"a/x", "b/x"}},
+		{"twins under the floor are no question", []Option{opt("a/x", 0.31), alike(opt("b/x", 0.12), "a/x", AlikeTwin)},
+			Abstain, "", nil, nil},
+		{"another line, the pair alone no question", []Option{opt("a/x", 0.31), alike(opt("b/x", 0.12), "a/x", AlikeOtherLine)},
+			Abstain, "", nil, nil},
 		{"same name, another agent asks", []Option{opt("a/x", 0.95), opt("c/z", 0.1), alike(opt("b/x", 0.02), "a/x", AlikeImpostor)},
 			Clarify, "", nil, []string{"a/x", "b/x"}},
 		{"same name, best too weak to ask about", []Option{opt("a/x", 0.2), alike(opt("b/x", 0.02), "a/x", AlikeImpostor)},
@@ -347,6 +355,9 @@ func TestAsksLookAlikes(t *testing.T) {
 		{opt("a/x", 0.6), sib(alike(opt("b/x", 0.5), "a/x", AlikeTwin))},
 		{unnamed(opt("a/x", 0.9)), alike(opt("b/x", 0.3), "a/x", AlikeDiffers)},
 		{opt("a/x", 0.9), alike(opt("b/x", 0.3), "c/z", AlikeDiffers)},
+		{opt("a/x", 0.31), alike(opt("b/x", 0.12), "a/x", AlikeDiffers)},
+		{opt("a/x", 0.31), alike(opt("b/x", 0.12), "a/x", AlikeOtherLine)},
+		{opt("a/x", 0.2), alike(opt("b/x", 0.1), "a/x", AlikeCopy)},
 	} {
 		d := p.Decide(opts)
 		asked := d.Action == Clarify && len(d.Candidates) == 2 && d.Candidates[1].AlikeOf != "" || d.Action == Clarify && d.Candidates[0].AlikeOf != ""
