@@ -284,8 +284,8 @@ func (p Policy) Reported(opts []Option) float64 {
 // AsksLookAlikes says whether Decide asks the caller between the best of
 // opts and a look-alike of another agent, at any threshold: different
 // data handling, a copied card or name, or another line of services,
-// whenever the best one reaches ClarifyFloor. A threshold sweep must not
-// replay such a task as a delegation.
+// whenever the pair is worth a question (worthAsking). A threshold sweep
+// must not replay such a task as a delegation.
 func (p Policy) AsksLookAlikes(opts []Option) bool {
 	if len(opts) == 0 || opts[0].Unnamed {
 		return false
