@@ -4,7 +4,6 @@ import (
 	"sort"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
-	"github.com/skillmatch/skillmatch/shared/match/decide"
 )
 
 // Group holds the figures of one group of tasks: the tasks of a category,
@@ -76,67 +75,35 @@ func CardExamples(cat *catalog.Catalog) func(key string) bool {
 }
 
 // groups scores the outcomes by the name each is given ("" leaves it
-// out), in name order.
+// out), in name order: Score's figures over each group's tasks.
 func groups(outs []Outcome, name func(*Outcome) string) []Group {
-	type acc struct {
-		g                         Group
-		top1, bm25, right, dRight int
-		bm25Ranked                bool
-		probs                     float64
-	}
-	by := map[string]*acc{}
+	by := map[string][]Outcome{}
 	for i := range outs {
-		o := &outs[i]
-		n := name(o)
-		if n == "" {
-			continue
-		}
-		a := by[n]
-		if a == nil {
-			a = &acc{g: Group{Name: n}}
-			by[n] = a
-		}
-		a.g.Tasks++
-		if o.TopKey != "" {
-			a.probs += o.Prob
-			if o.Task.Correct(o.TopKey) {
-				a.right++
-			}
-		}
-		if o.Action == decide.Delegate {
-			a.g.Delegated++
-			if o.Task.Correct(o.Chosen) {
-				a.dRight++
-			}
-		}
-		if o.Task.NoMatch() {
-			continue
-		}
-		a.g.WithExpected++
-		if o.Rank == 1 {
-			a.top1++
-		}
-		if o.BM25Ranked {
-			a.bm25Ranked = true
-			if o.BM25Rank == 1 {
-				a.bm25++
-			}
+		if n := name(&outs[i]); n != "" {
+			by[n] = append(by[n], outs[i])
 		}
 	}
 	if len(by) == 0 {
 		return nil
 	}
 	out := make([]Group, 0, len(by))
-	for _, a := range by {
-		g := a.g
-		g.Top1 = share(float64(a.top1), g.WithExpected)
-		if a.bm25Ranked {
-			b := share(float64(a.bm25), g.WithExpected)
+	for n, in := range by {
+		r := score(in)
+		g := Group{Name: n, Tasks: r.Tasks, WithExpected: r.WithExpected, Top1: r.Top1,
+			Delegated: r.Delegated, Precision: r.Precision}
+		if r.BM25 != nil {
+			b := r.BM25.Top1
 			g.BM25Top1 = &b
 		}
-		g.Precision = share(float64(a.dRight), g.Delegated)
-		g.MeanProb = share(a.probs, g.Tasks)
-		g.TopRight = share(float64(a.right), g.Tasks)
+		var probs, right float64
+		for i := range in {
+			p, ok := in[i].top()
+			probs += p
+			if ok {
+				right++
+			}
+		}
+		g.MeanProb, g.TopRight = share(probs, g.Tasks), share(right, g.Tasks)
 		out = append(out, g)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

@@ -185,8 +185,25 @@ func OutcomeOf(policy decide.Policy, gt *golden.Task, res *match.Result, latency
 	return o
 }
 
-// Score computes the figures from outcomes.
+// Score computes the figures from outcomes, with their breakdown by
+// category.
 func Score(outs []Outcome) *Report {
+	r := score(outs)
+	r.ByCategory = ByCategory(outs)
+	return r
+}
+
+// top is the top candidate's reported probability and whether it is
+// right, as the calibration figures read them.
+func (o *Outcome) top() (float64, bool) {
+	if o.TopKey == "" {
+		return 0, false // nothing ranked: the matcher is sure nothing fits
+	}
+	return o.Prob, o.Task.Correct(o.TopKey)
+}
+
+// score is Score without the breakdown.
+func score(outs []Outcome) *Report {
 	r := &Report{Tasks: len(outs)}
 	var inList, top1, delegatedRight int
 	var rr float64
@@ -231,14 +248,9 @@ func Score(outs []Outcome) *Report {
 		if o.Degraded != "" {
 			r.Degraded++
 		}
-		if o.TopKey != "" {
-			probs = append(probs, o.Prob)
-			labels = append(labels, o.Task.Correct(o.TopKey))
-		} else {
-			// Nothing ranked: the matcher is sure nothing fits.
-			probs = append(probs, 0)
-			labels = append(labels, false)
-		}
+		p, right := o.top()
+		probs = append(probs, p)
+		labels = append(labels, right)
 		if o.Task.NoMatch() {
 			r.NoMatch++
 			if o.Action != decide.Delegate && o.Action != decide.Plan {
@@ -286,7 +298,6 @@ func Score(outs []Outcome) *Report {
 		r.BM25 = &Baseline{RecallAt: share(bm.RecallAt, r.WithExpected), Top1: share(bm.Top1, r.WithExpected),
 			MRR: share(bm.MRR, r.WithExpected)}
 	}
-	r.ByCategory = ByCategory(outs)
 	return r
 }
 

@@ -197,10 +197,11 @@ func fewPerClass(examples []Example, classes int) bool {
 }
 
 // startFromPrototypes sets each class's starting weights to its
-// prototype: the tf-idf sum of its examples' features, of unit length,
-// each weight times its feature's idf again (a request's features are
-// weighed as the examples' are), times prototypeWeight; features of more
-// than maxPrototypeSkills skills are left at 0. A perceptron
+// prototype: the tf-idf sum of its examples' features, of unit length
+// over every feature, each weight times its feature's idf again (a
+// request's features are weighed as the examples' are), times
+// prototypeWeight; features of more than maxPrototypeSkills skills are
+// then left at 0. A perceptron
 // learns only from its mistakes, and with a handful of examples a skill
 // it makes few: a word of an example it already got right never gains
 // weight, and a request using that word scores nothing for its skill. The
