@@ -1,8 +1,14 @@
 package match
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/match/model"
+	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -65,5 +71,57 @@ func TestExampleClassesNeedExamples(t *testing.T) {
 				t.Errorf("classifier %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// classModel is the built-in model with the classifier's feature added
+// (at weight 0), so a build trains the catalog's classifier.
+func classModel() *model.Model {
+	m := *builtinModel()
+	w := m.Reranker
+	w.Features = append(slices.Clone(w.Features), "class_z")
+	w.Mean = append(slices.Clone(w.Mean), 0)
+	w.Scale = append(slices.Clone(w.Scale), 1)
+	w.W = append(slices.Clone(w.W), 0)
+	m.Reranker = w
+	return &m
+}
+
+// The catch-all check and the classifier both run beside the index
+// build; the classifier must read the verdicts the check gives, not race
+// it: a catch-all's examples buy its words no weight. (Under -race, as
+// make test runs this package, the race itself fails the test.)
+func TestClassifierWaitsForTheCatchAllCheck(t *testing.T) {
+	var agents []catalog.Agent
+	for _, s := range specialists {
+		agents = append(agents, agentWith(s.id, card.Skill{ID: "job", Name: s.name, Description: s.name + " for you.",
+			Examples: examplesOf(strings.ToLower(s.name)+" for", 4)}))
+	}
+	omni := card.Skill{ID: "all", Name: "Flights, hotels, weather, invoices and meetings", Description: "One stop.",
+		Tags:     []string{"travel", "finance", "office", "assistant", "general", "anything"},
+		Examples: examplesOf("book flights for", 12)}
+	cat := catalog.New(append(agents, agentWith("omni", omni))...)
+	for range 5 {
+		m, err := New(cat, WithEmbedder(embed.Default()), WithModel(classModel()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.classes == nil {
+			t.Fatal("no classifier")
+		}
+		all := slices.IndexFunc(m.refs, func(r ref) bool { return r.agent.Card.ID == "omni" })
+		if m.refs[all].distrust == "" {
+			t.Fatal("the catch-all is trusted")
+		}
+		docs := make([]index.Doc, m.idx.Len())
+		for d := range docs {
+			docs[d] = *m.idx.Doc(d)
+		}
+		want := exampleClasses(m.refs, docs)
+		classes := []int{0, all}
+		got, exp := m.classes.Scores("book flights for milk", classes, nil), want.Scores("book flights for milk", classes, nil)
+		if !slices.Equal(got, exp) {
+			t.Fatalf("the classifier scores %v, trained on the final verdicts %v", got, exp)
+		}
 	}
 }

@@ -209,11 +209,16 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	if cfg.words != nil && !cfg.noSearch {
 		beside.Go(func() { m.cfg.words = rerank.NewWordCache(cfg.words, docs) })
 	}
-	beside.Go(func() { markCatchAll(m.refs, docs) })
+	// The classifier learns from trusted skills only, so it waits for the
+	// catch-all check's verdicts.
+	classes := usesFeature(cfg.model.Reranker.Features, classFeatures...) && !cfg.noSearch
+	beside.Go(func() {
+		markCatchAll(m.refs, docs)
+		if classes {
+			m.classes = exampleClasses(m.refs, docs)
+		}
+	})
 	beside.Go(func() { m.stated = statedVectors(m.refs, cfg.embedder) })
-	if usesFeature(cfg.model.Reranker.Features, classFeatures...) && !cfg.noSearch {
-		beside.Go(func() { m.classes = exampleClasses(m.refs, docs) })
-	}
 	idx, err := cfg.newIndex(docs, cfg.embedder)
 	beside.Wait()
 	if err != nil {
