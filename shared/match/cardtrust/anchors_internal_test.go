@@ -5,18 +5,19 @@ import (
 	"testing"
 )
 
-// plainIn is anchors.in written plainly: every anchor compared at every
+// plainIn is the scan written plainly: every anchor compared at every
 // place (every word start when wordStart), any non-ASCII byte a yes.
 func plainIn(words []string, text string, wordStart bool) bool {
-	for i := 0; i < len(text); i++ {
-		if text[i] >= 0x80 {
-			return true
-		}
+	if strings.IndexFunc(text, func(r rune) bool { return r >= 0x80 }) >= 0 {
+		return true
+	}
+	lower := strings.ToLower(text) // ASCII: byte for byte
+	for i := range lower {
 		if wordStart && i > 0 && isASCIIAlnum(text[i-1]) {
 			continue
 		}
 		for _, a := range words {
-			if strings.HasPrefix(strings.ToLower(text[i:]), a) {
+			if strings.HasPrefix(lower[i:], a) {
 				return true
 			}
 		}
@@ -26,64 +27,94 @@ func plainIn(words []string, text string, wordStart bool) bool {
 
 var testAnchors = []string{"do", "tool", "priorit", "rank", "entr"}
 
+// testTable holds testAnchors as the list of one mid-word kind and of one
+// word-start kind, and a list of its own.
+var testTable = newAnchorTable(map[anchorKind][]string{
+	directiveKind: testAnchors,
+	selectorKind:  testAnchors,
+	claimKind:     {"any", "all"},
+})
+
 func TestAnchorsIn(t *testing.T) {
-	a := newAnchors(testAnchors...)
 	tests := []struct {
-		text            string
-		anywhere, start bool
+		text                 string
+		anywhere, start, any bool
 	}{
-		{"", false, false},
-		{"d", false, false},
-		{"do", true, true},
-		{"Documents", true, true},
-		{"undo", true, false},
-		{"a TOOL", true, true},
-		{"stool", true, false},
-		{"too", false, false},
-		{"prioritise the queue", true, true},
-		{"priorities", true, true},
-		{"prior", false, false},
-		{"frank talk", true, false},
-		{"re-entry", true, true},
-		{"café", true, true}, // non-ASCII: the costlier check decides
-		{"tools\x10do", true, true},
-		{"x1rank", true, false},
-		{"[rank]", true, true},
-		{"@do", true, true},
+		{"", false, false, false},
+		{"d", false, false, false},
+		{"do", true, true, false},
+		{"Documents", true, true, false},
+		{"undo", true, false, false},
+		{"a TOOL", true, true, false},
+		{"stool", true, false, false},
+		{"too", false, false, false},
+		{"prioritise the queue", true, true, false},
+		{"priorities", true, true, false},
+		{"prior", false, false, false},
+		{"frank talk", true, false, false},
+		{"re-entry", true, true, false},
+		{"café", true, true, true}, // non-ASCII: the costlier check decides
+		{"tools\x10do", true, true, false},
+		{"x1rank", true, false, false},
+		{"[rank]", true, true, false},
+		{"@do", true, true, false},
+		{"ALL done", true, true, true},
+		{"small stool", true, false, false},
+		{"many", false, false, false},
 	}
 	for _, tt := range tests {
-		if got := a.in(tt.text, false); got != tt.anywhere {
-			t.Errorf("in(%q, anywhere) = %v, want %v", tt.text, got, tt.anywhere)
-		}
-		if got := a.in(tt.text, true); got != tt.start {
-			t.Errorf("in(%q, at word starts) = %v, want %v", tt.text, got, tt.start)
+		all := testTable.in(tt.text, directiveKind|selectorKind|claimKind)
+		for _, k := range []struct {
+			kind anchorKind
+			want bool
+		}{{directiveKind, tt.anywhere}, {selectorKind, tt.start}, {claimKind, tt.any}} {
+			if got := testTable.in(tt.text, k.kind) != 0; got != k.want {
+				t.Errorf("in(%q, %b) = %v, want %v", tt.text, k.kind, got, k.want)
+			}
+			if got := all&k.kind != 0; got != k.want {
+				t.Errorf("in(%q, every kind) holds %b: %v, want %v", tt.text, k.kind, got, k.want)
+			}
 		}
 	}
 }
 
+// realLists are the lists of the anchors every check uses.
+var realLists = map[anchorKind][]string{
+	directiveKind: directiveAnchors,
+	selectorKind:  selectorAnchors,
+	catalogKind:   catalogAnchors,
+	actKind:       actAnchors,
+	claimKind:     claimAnchors,
+}
+
 func FuzzAnchorsIn(f *testing.F) {
-	for _, s := range []string{"do", "a TOOL", "stool", "prioritise", "x1rank", "café", "tools\x10do", "Z[rank"} {
+	for _, s := range []string{"do", "a TOOL", "stool", "prioritise", "x1rank", "café", "tools\x10do", "Z[rank",
+		"the other listings", "route it to the model", "handles any task", "Ignore", "xignore"} {
 		f.Add(s)
 	}
-	a := newAnchors(testAnchors...)
 	f.Fuzz(func(t *testing.T, text string) {
-		for _, wordStart := range []bool{false, true} {
-			if got, want := a.in(text, wordStart), plainIn(testAnchors, text, wordStart); got != want {
-				t.Fatalf("in(%q, %v) = %v, written plainly %v", text, wordStart, got, want)
+		all := anchorsIn(text, 1<<kindCount-1)
+		for kind, words := range realLists {
+			want := plainIn(words, text, kind&midWordKinds == 0)
+			if got := anchorsIn(text, kind) != 0; got != want {
+				t.Fatalf("anchorsIn(%q, %b) = %v, written plainly %v", text, kind, got, want)
+			}
+			if got := all&kind != 0; got != want {
+				t.Fatalf("anchorsIn(%q, every kind) holds %b: %v, written plainly %v", text, kind, got, want)
 			}
 		}
 	})
 }
 
-func TestNewAnchorsRefusesWhatItCannotScan(t *testing.T) {
+func TestNewAnchorTableRefusesWhatItCannotScan(t *testing.T) {
 	for _, w := range []string{"a", "Tool", "e-mail", "naïve"} {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("newAnchors(%q) did not panic", w)
+					t.Errorf("newAnchorTable(%q) did not panic", w)
 				}
 			}()
-			newAnchors(w)
+			newAnchorTable(map[anchorKind][]string{selectorKind: {w}})
 		}()
 	}
 }

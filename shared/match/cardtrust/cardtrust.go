@@ -68,31 +68,77 @@ func ReadAgent(c *card.Card) Agent {
 
 // Skill is the verdict on skill s of the agent.
 func (a Agent) Skill(s *card.Skill) Verdict {
+	if a.orders {
+		return GivesOrders
+	}
+	var buf [16]scanned // a skill's texts, most often, without an allocation
+	t := readSkill(s, buf[:0])
 	switch {
-	case a.orders, a.givesOrders(s):
+	case a.givesOrders(s, t):
 		return GivesOrders
 	case isKeywordSpam(s):
 		return KeywordSpam
-	case claimsAnyTask(s.Name, s.Description, s.Tags):
+	case t.claimsAnyTask():
 		return ClaimsAnyTask
 	}
 	return Trusted
 }
 
+// scanned is one text of a card and the anchor lists it holds.
+type scanned struct {
+	text  string
+	kinds anchorKind
+}
+
+// skillTexts are the texts of a skill the checks read — its name,
+// description and tags (its fields), then its examples — each scanned
+// once for every anchor list.
+type skillTexts struct {
+	texts  []scanned
+	fields int
+}
+
+// fieldKinds are the lists a field is scanned for, exampleKinds those
+// of an example: directives and claims are read in the fields alone.
+const (
+	exampleKinds = selectorKind | catalogKind | actKind
+	fieldKinds   = exampleKinds | directiveKind | claimKind
+)
+
+// readSkill scans skill s's texts, appended to buf.
+func readSkill(s *card.Skill, buf []scanned) skillTexts {
+	buf = append(buf, scanned{s.Name, anchorsIn(s.Name, fieldKinds)}, scanned{s.Description, anchorsIn(s.Description, fieldKinds)})
+	for _, tag := range s.Tags {
+		buf = append(buf, scanned{tag, anchorsIn(tag, fieldKinds)})
+	}
+	for _, e := range s.Examples {
+		buf = append(buf, scanned{e, anchorsIn(e, exampleKinds)})
+	}
+	return skillTexts{texts: buf, fields: 2 + len(s.Tags)}
+}
+
 // givesOrders says whether skill s's card text gives the matcher orders:
 // isDirective over the agent's and the skill's texts (only when one of
 // them holds an anchor of the regexp), talksToSelector over the skill's.
-func (a Agent) givesOrders(s *card.Skill) bool {
+func (a Agent) givesOrders(s *card.Skill, t skillTexts) bool {
 	c := a.card
-	if a.mayDirect || mayDirectASCII(s.Name) || mayDirectASCII(s.Description) || slices.ContainsFunc(s.Tags, mayDirectASCII) {
+	if a.mayDirect || slices.ContainsFunc(t.texts[:t.fields], func(x scanned) bool { return x.kinds&directiveKind != 0 }) {
 		if isDirective(c.Name, c.Description, s.Name, s.Description, strings.Join(s.Tags, "\n")) {
 			return true
 		}
 	}
-	texts := make([]string, 0, 2+len(s.Tags)+len(s.Examples))
-	texts = append(texts, s.Name, s.Description)
-	texts = append(texts, s.Tags...)
-	return talksToSelector(c.Name, c.ID, append(texts, s.Examples...)...)
+	return talksToSelectorIn(c.Name, c.ID, t.texts)
+}
+
+// claimsAnyTask says whether a skill's own text claims every job rather
+// than describing one (claimedIn, over each field apart).
+func (t skillTexts) claimsAnyTask() bool {
+	for _, x := range t.texts[:t.fields] {
+		if x.kinds&claimKind != 0 && claimedIn(x.text) {
+			return true
+		}
+	}
+	return false
 }
 
 // Card is the verdict on each skill of card c, in the card's order: what

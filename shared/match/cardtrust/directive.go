@@ -65,114 +65,14 @@ func mayDirect(text string) bool {
 // lower-casing is byte by byte and only ASCII spaces separate fields)
 // one is in mayDirect's normalised text only if it is in the text
 // itself, whatever the case.
-var directiveAnchors = newAnchors("ignore", "disregard", "forget", "always", "must", "choose", "select", "pick",
-	"report", "outrank", "consider", "route")
-
-// anchors are words of two letters or more, lower-case ASCII letters:
-// whether a text holds one is a byte scan that spares most card texts a
-// costlier check (see mayDirectASCII, mayClaim, mayTalkToSelector). Every
-// card text of an index build is scanned, so a place is ruled out by one
-// lookup of its first three letters before any anchor is compared (on
-// the 10,000-skill benchmark's texts the scan took 30% less time; by the
-// first two letters, 5% less: most words start like some anchor).
-type anchors struct {
-	byFirst [26][]string
-	two     [26 * 26]bool                // the anchors of two letters
-	three   [(26*26*26 + 63) / 64]uint64 // the first three letters of the longer ones
-}
-
-func newAnchors(words ...string) *anchors {
-	var t anchors
-	for _, w := range words {
-		if len(w) < 2 || strings.ToLower(w) != w || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
-			panic("anchors: " + w + " is not a lower-case word of two letters or more")
-		}
-		t.byFirst[w[0]-'a'] = append(t.byFirst[w[0]-'a'], w)
-		k := int(w[0]-'a')*26 + int(w[1]-'a')
-		if len(w) == 2 {
-			t.two[k] = true
-			continue
-		}
-		k = k*26 + int(w[2]-'a')
-		t.three[k>>6] |= 1 << (k & 63)
-	}
-	return &t
-}
-
-// in says whether text holds one of the anchors in any case (only at the
-// start of a word when wordStart), or a non-ASCII byte, which the
-// costlier check must judge: Unicode case folding is not byte by byte.
-func (t *anchors) in(text string, wordStart bool) bool {
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c >= 0x80 {
-			return true
-		}
-		if k, ok := letterPair(text, i); ok {
-			if t.two[k] {
-				return true
-			}
-			if l, ok := letterAt(text, i+2); ok {
-				if k = k*26 + l; t.three[k>>6]&(1<<(k&63)) != 0 && t.startsWith(text[i:]) {
-					return true
-				}
-			}
-		}
-		if wordStart && asciiAlnum[c] {
-			// The rest of the word starts no anchor; a non-ASCII byte
-			// ends the run and is seen next.
-			for i+1 < len(text) && asciiAlnum[text[i+1]] {
-				i++
-			}
-		}
-	}
-	return false
-}
-
-// letterAt is the letter at text[i] as 0-25, in either case.
-func letterAt(text string, i int) (int, bool) {
-	if i >= len(text) {
-		return 0, false
-	}
-	l := (text[i] | 0x20) - 'a' // wraps past 25 for any other byte
-	return int(l), l < 26
-}
-
-// letterPair numbers the letters at text[i] and text[i+1] as 0-675.
-func letterPair(text string, i int) (int, bool) {
-	a, ok := letterAt(text, i)
-	if !ok {
-		return 0, false
-	}
-	b, ok := letterAt(text, i+1)
-	return a*26 + b, ok
-}
-
-// startsWith says whether text, which starts with a letter, starts with
-// one of the anchors in any case.
-func (t *anchors) startsWith(text string) bool {
-	for _, a := range t.byFirst[(text[0]|0x20)-'a'] {
-		if len(text) >= len(a) && strings.EqualFold(text[:len(a)], a) {
-			return true
-		}
-	}
-	return false
-}
-
-// asciiAlnum holds isASCIIAlnum for every byte: anchors.in asks it of
-// every byte of every card text.
-var asciiAlnum = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = isASCIIAlnum(byte(c))
-	}
-	return t
-}()
+var directiveAnchors = []string{"ignore", "disregard", "forget", "always", "must", "choose", "select", "pick",
+	"report", "outrank", "consider", "route"}
 
 // mayDirectASCII is false for ASCII text that holds no anchor in any
 // case: at 100,000 skills normalising every text for mayDirect was a
 // tenth of an index build, and almost no card holds an anchor. Other
 // text (Unicode case folding, the long s) is left to mayDirect.
-func mayDirectASCII(text string) bool { return directiveAnchors.in(text, false) }
+func mayDirectASCII(text string) bool { return anchorsIn(text, directiveKind) != 0 }
 
 // Repetition: a skill whose name and description hold at least
 // repetitiveMinWords words, fewer than repetitiveMaxShare of them
@@ -190,7 +90,7 @@ const (
 // words, are keyword spam: long enough to judge, and few distinct words.
 // It runs for every skill of every index build, so it neither allocates
 // nor hashes.
-func repetitive(words []string) bool {
+func repetitive[W comparable](words []W) bool {
 	words = words[:min(len(words), repetitiveWords)]
 	n := len(words)
 	if n < repetitiveMinWords {
@@ -210,12 +110,85 @@ func repetitive(words []string) bool {
 
 // isKeywordSpam says whether a skill's text is keyword spam either way
 // (repetitive, dominated), its words split once for both: every skill of
-// every index build is asked.
+// every index build is asked. Most skills are cleared on their words'
+// hashes (spamHashes), which need no lower-cased copy of a word: split
+// into strings, a title-cased word each, the check made a third of the
+// allocations of an index build.
 func isKeywordSpam(s *card.Skill) bool {
+	if h, ok := spamHashes(s); ok {
+		if _, most := mostWord(h.all[:h.n]); !repetitive(h.all[:h.named]) && !most {
+			return false
+		}
+	}
+	return isKeywordSpamWords(s)
+}
+
+// isKeywordSpamWords is isKeywordSpam on the words themselves.
+func isKeywordSpamWords(s *card.Skill) bool {
 	var buf [repetitiveWords]string
 	words := analyze.AppendWords(buf[:0], s.Name)
 	words = analyze.AppendWords(words, s.Description)
 	return repetitive(words) || dominated(appendFieldWords(words, s.Tags, s.Examples), s.Name, s.Description, s.Tags, s.Examples)
+}
+
+// skillHashes are the hashes of a skill's first repetitiveWords words as
+// isKeywordSpam splits them (name, description, tags, examples): equal
+// words hash alike, so spam seen in the strings is seen in the hashes,
+// and hashes that show none clear the skill.
+type skillHashes struct {
+	all      [repetitiveWords]uint64
+	n, named int // the words held, of which the name's and description's
+}
+
+// spamHashes hashes the words of an ASCII skill as analyze.AppendWords
+// splits and lower-cases them (letters and digits; an apostrophe drops
+// the rest of its word). ok is false when some text is not ASCII, for
+// the strings to judge.
+func spamHashes(s *card.Skill) (h skillHashes, ok bool) {
+	if !h.add(s.Name) || !h.add(s.Description) {
+		return h, false
+	}
+	h.named = h.n
+	for _, fields := range [][]string{s.Tags, s.Examples} {
+		for _, f := range fields {
+			if !h.add(f) {
+				return h, false
+			}
+		}
+	}
+	return h, true
+}
+
+// add hashes the words of text until it holds repetitiveWords; false for
+// text that is not ASCII.
+func (h *skillHashes) add(text string) bool {
+	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
+	hash, in, skip := uint64(offset), false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c >= 0x80:
+			return false
+		case isASCIIAlnum(c):
+			if !skip {
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				hash, in = (hash^uint64(c))*prime, true
+			}
+		case c == '\'' && in:
+			skip = true
+		default:
+			if in && h.n < len(h.all) {
+				h.all[h.n], h.n = hash, h.n+1
+			}
+			hash, in, skip = offset, false, false
+		}
+	}
+	if in && h.n < len(h.all) {
+		h.all[h.n], h.n = hash, h.n+1
+	}
+	return true
 }
 
 // A card most of whose words are one word repeats it to win retrieval,
@@ -250,11 +223,18 @@ func appendFieldWords(words []string, tags, examples []string) []string {
 // allocates for a usual card nor hashes: a majority vote finds the only
 // word that can be more than half.
 func dominated(words []string, name, description string, tags, examples []string) bool {
+	cand, most := mostWord(words)
+	return most && repeatedInAField(cand, name, description, tags, examples)
+}
+
+// mostWord is the word that is more than half of the first
+// repetitiveWords words, if they are at least dominatedMinWords.
+func mostWord[W comparable](words []W) (cand W, ok bool) {
 	words = words[:min(len(words), repetitiveWords)]
 	if len(words) < dominatedMinWords {
-		return false
+		return cand, false
 	}
-	cand, votes := "", 0
+	votes := 0
 	for _, w := range words {
 		switch {
 		case votes == 0:
@@ -271,7 +251,7 @@ func dominated(words []string, name, description string, tags, examples []string
 			n++
 		}
 	}
-	return 2*n > len(words) && repeatedInAField(cand, name, description, tags, examples)
+	return cand, 2*n > len(words)
 }
 
 // repeatedInAField says whether some one field (the name, the
@@ -298,27 +278,20 @@ func repeatedInAField(w, name, description string, tags, examples []string) bool
 // claimsAnyTask reads: a claim to do everything is made up front.
 const claimWords = 96
 
-// claimsAnyTask says whether a skill's own text claims every job rather
-// than describing one: it handles or does anything, everything or
-// whatever you need, any task or every request, or is general-purpose,
-// all-purpose or all-in-one. Such a card is a catch-all in prose: it has
-// no stuffed tags for markCatchAll to count, yet as a "general assistant
-// that handles any task" it took 4 of hostile2's 8 vague requests and a
-// tracking request at 0.72-1.00. A scoped claim is not one ("answers any
-// question about the leave policy" names no do-verb; "cancels whatever the
-// assistant is doing" no do-verb either).
-func claimsAnyTask(name, description string, tags []string) bool {
-	return claimsIn(name) || claimsIn(description) || slices.ContainsFunc(tags, claimsIn)
-}
-
-// claimsIn says whether one field of a card (a name, a description, a
+// claimedIn says whether one field of a card (a name, a description, a
 // tag: fields are read apart, so no phrase runs from one into the next)
-// claims any task. A claim followed by a scope is not one: "handles any
-// request about refunds", "helps with anything related to invoices".
-func claimsIn(text string) bool {
-	if !mayClaim(text) {
-		return false
-	}
+// claims every job rather than describing one: it handles or does
+// anything, everything or whatever you need, any task or every request,
+// or is general-purpose, all-purpose or all-in-one. Such a card is a
+// catch-all in prose: it has no stuffed tags for markCatchAll to count,
+// yet as a "general assistant that handles any task" it took 4 of
+// hostile2's 8 vague requests and a tracking request at 0.72-1.00. A
+// scoped claim is not one ("answers any question about the leave policy"
+// names no do-verb; "cancels whatever the assistant is doing" no do-verb
+// either), nor a claim followed by a scope: "handles any request about
+// refunds", "helps with anything related to invoices". Every claim holds
+// one of claimAnchors at a word's start (skillTexts scans for them).
+func claimedIn(text string) bool {
 	var buf [claimWords]string
 	words := analyze.AppendWords(buf[:0], text)
 	words = words[:min(len(words), claimWords)]
@@ -481,12 +454,8 @@ func claimVerb(w string) bool {
 	return false
 }
 
-// mayClaim is a necessary condition for claimsIn on ASCII text: every
-// claim holds one of claimAnchors at the start of a word, in any case
-// ("all" covers "all tasks" and "all in one" whatever separates its
-// words; claimsIn reads whole words). Most cards hold none,
-// and one pass over the bytes is a fraction of the words' cost.
-func mayClaim(text string) bool { return claimAnchors.in(text, true) }
-
-// claimAnchors are the runs mayClaim looks for.
-var claimAnchors = newAnchors("any", "every", "whatever", "purpose", "all", "only")
+// claimAnchors start a claim's words in any case ("all" covers "all
+// tasks" and "all in one" whatever separates its words; claimedIn reads
+// whole words). Most cards hold none, and the scan is a fraction of the
+// words' cost.
+var claimAnchors = []string{"any", "every", "whatever", "purpose", "all", "only"}

@@ -48,8 +48,8 @@ func FuzzMayDirect(f *testing.F) {
 		if directive.MatchString(text) && !mayDirect(text) {
 			t.Fatalf("mayDirect(%q) = false, but the regexp matches", text)
 		}
-		if claimsIn(text) && !mayClaim(text) {
-			t.Fatalf("mayClaim(%q) = false, but claimsIn finds a claim", text)
+		if claimedIn(text) && anchorsIn(text, claimKind) == 0 {
+			t.Fatalf("%q holds no claim anchor, but claimedIn finds a claim", text)
 		}
 	})
 }
@@ -145,6 +145,38 @@ func TestIsDominated(t *testing.T) {
 	}
 }
 
+// The hashes split a skill's words as the strings do, and clear no
+// skill the strings would judge spam.
+func FuzzSpamHashes(f *testing.F) {
+	f.Add("Weather", "Weather weather weather weather weather weather weather weather forecast forecast", "weather", "weather Paris")
+	f.Add("Supplies", "Supplies for wards. Supplies for clinics. Supplies, supplies, supplies.", "supplies supplies", "stock stock stock")
+	f.Add("Don't", "it's the user's O'Brien x'y '' a'", "ABC abc", "café")
+	f.Fuzz(func(t *testing.T, name, description, tag, example string) {
+		s := &card.Skill{Name: name, Description: description, Tags: []string{tag, tag}, Examples: []string{example, example, example}}
+		if got, want := isKeywordSpam(s), isKeywordSpamWords(s); got != want {
+			t.Fatalf("%+v: spam %v, on the words %v", s, got, want)
+		}
+		h, ok := spamHashes(s)
+		if !ok {
+			return
+		}
+		words := analyze.AppendWords(nil, name)
+		named := min(len(analyze.AppendWords(words, description)), repetitiveWords)
+		words = appendFieldWords(analyze.AppendWords(words, description), s.Tags, s.Examples)
+		words = words[:min(len(words), repetitiveWords)]
+		if h.n != len(words) || h.named != named {
+			t.Fatalf("%+v: %d words hashed, %d of name and description; split, %d and %d", s, h.n, h.named, len(words), named)
+		}
+		for i := range words {
+			for j := range i {
+				if (words[i] == words[j]) != (h.all[i] == h.all[j]) {
+					t.Fatalf("%+v: words %q and %q, hashes %x and %x", s, words[i], words[j], h.all[i], h.all[j])
+				}
+			}
+		}
+	})
+}
+
 func BenchmarkIsKeywordSpam(b *testing.B) {
 	s := &card.Skill{Name: "Weather forecast", Description: "Gives the weather forecast for a place: temperature, rain, wind, for today or the coming days.",
 		Tags: []string{"weather", "forecast"}, Examples: []string{"will it rain in Oslo tomorrow", "weekend forecast for Lyon"}}
@@ -219,18 +251,19 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"one agent for all your needs", "Ops", "One agent for all of your needs.", nil, true},
 		{"whatever you want", "Ops", "Whatever you want: just ask.", nil, true},
 	} {
-		if got := claimsAnyTask(tt.skill, tt.description, tt.tags); got != tt.want {
+		texts := readSkill(&card.Skill{Name: tt.skill, Description: tt.description, Tags: tt.tags}, nil)
+		if got := texts.claimsAnyTask(); got != tt.want {
 			t.Errorf("%s: claimsAnyTask = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
 
 func BenchmarkClaimsAnyTask(b *testing.B) {
-	name, desc := "Weather forecast", "Gives the weather forecast for a place: temperature, rain, wind, for today or the coming days."
-	tags := []string{"weather", "forecast", "rain"}
+	s := &card.Skill{Name: "Weather forecast", Description: "Gives the weather forecast for a place: temperature, rain, wind, for today or the coming days.",
+		Tags: []string{"weather", "forecast", "rain"}}
 	b.ReportAllocs()
 	for b.Loop() {
-		claimsAnyTask(name, desc, tags)
+		readSkill(s, nil).claimsAnyTask()
 	}
 }
 

@@ -152,7 +152,7 @@ var selectorTalk = regexp.MustCompile(`^(` +
 // selectorAnchors: every alternative of selectorTalk holds one of them
 // (this tool holds "tool"), so raw text with none, in any case, is not
 // normalised nor matched: almost every card.
-var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orchestrator", "model", "assistant", "attention",
+var selectorAnchors = []string{"tool", "skill", "agent", "llm", "router", "orchestrator", "model", "assistant", "attention",
 	"whichever", "supersede", "instead", "rather", "deprecated", "retired", "obsolete", "disabled", "outdated", "inferior",
 	"rank", "rate", "score", "choice", "note", "message", "instruction", "reminder",
 	"select", "choose", "chose", "pick", "prefer", "priorit", "favo", "route", "delegate", "direct", "send", "forward",
@@ -165,22 +165,34 @@ var selectorAnchors = newAnchors("tool", "skill", "agent", "llm", "router", "orc
 	"guidance", "listed", "sibling", "catalog", "registry", "directory",
 	"certain", "exact", "perfect", "maximal", "maximum", "definite", "absolute",
 	// An eighth set's: confidence in the card, the card over the entries.
-	"confidence", "destination", "ahead")
+	"confidence", "destination", "ahead"}
 
 // talksToSelector says whether any of a card's texts (descriptions,
 // names, tags, examples) talks to the selector. name and id are the
 // agent's, which its text may call itself by (selfNames).
 func talksToSelector(name, id string, texts ...string) bool {
+	scans := make([]scanned, len(texts))
+	for i, text := range texts {
+		scans[i] = scanned{text, anchorsIn(text, exampleKinds)}
+	}
+	return talksToSelectorIn(name, id, scans)
+}
+
+// talksToSelectorIn is talksToSelector over texts already scanned for
+// exampleKinds: a text without a selector anchor is not read by the
+// regexp, one without both a catalog and an act anchor not by
+// ordersBySignals.
+func talksToSelectorIn(name, id string, texts []scanned) bool {
 	var selves []self // made for the first text that may match
-	for _, text := range texts {
-		regexp, signals := mayTalkToSelector(text), mayOrderBySignals(text)
+	for _, x := range texts {
+		regexp, signals := x.kinds&selectorKind != 0, x.kinds&(catalogKind|actKind) == catalogKind|actKind
 		if !regexp && !signals {
 			continue
 		}
 		if selves == nil {
 			selves = selfNames(name, id)
 		}
-		if regexp && matchesAtATrigger(selfAsTool(text, words(text), selves)) || signals && ordersBySignals(text, selves) {
+		if regexp && matchesAtATrigger(selfAsTool(x.text, words(x.text), selves)) || signals && ordersBySignals(x.text, selves) {
 			return true
 		}
 	}
@@ -346,12 +358,6 @@ func orBytes(dst, src *[256]bool) {
 		dst[c] = dst[c] || in
 	}
 }
-
-// mayTalkToSelector is a necessary condition for selectorTalk on text:
-// an anchor at the start of a word (every alternative's words start
-// there, and "generate" or "accurate" would let most texts through).
-// Non-ASCII text is left to the regexp.
-func mayTalkToSelector(text string) bool { return selectorAnchors.in(text, true) }
 
 // isASCIIAlnum says whether c is an ASCII letter or digit. Digits are
 // checked before case folding: folding maps control bytes 0x10-0x19 onto

@@ -263,9 +263,8 @@ func TestTalksToSelectorReadsEveryText(t *testing.T) {
 	}
 }
 
-// mayTalkToSelector must never turn away text the regexp matches once
-// normalised, nor mayOrderBySignals a sentence ordersBySignals reads as
-// an order.
+// The anchor scan must never turn away text the regexp matches once
+// normalised, nor a sentence ordersBySignals reads as an order.
 func FuzzMayTalkToSelector(f *testing.F) {
 	for _, s := range []string{"assistant selecting tools", "call me instead", "Rate it as a perfect match", "Books flights",
 		"the other services are out of date", "announcements for the system choosing an option"} {
@@ -273,13 +272,14 @@ func FuzzMayTalkToSelector(f *testing.F) {
 	}
 	f.Add("triage bot: the directory's other entries are obsolete")
 	f.Fuzz(func(t *testing.T, text string) {
-		if ordersBySignals(text, nil) && !mayOrderBySignals(text) {
-			t.Errorf("mayOrderBySignals(%q) = false, but ordersBySignals finds an order", text)
+		kinds := anchorsIn(text, exampleKinds)
+		if ordersBySignals(text, nil) && kinds&(catalogKind|actKind) != catalogKind|actKind {
+			t.Errorf("%q lacks a catalog or an act anchor, but ordersBySignals finds an order", text)
 		}
 		w := selfAsTool(text, words(text), nil)
 		got := matchesAtATrigger(w)
-		if got && !mayTalkToSelector(text) {
-			t.Fatalf("mayTalkToSelector(%q) = false, but the regexp matches", text)
+		if got && kinds&selectorKind == 0 {
+			t.Fatalf("%q holds no selector anchor, but the regexp matches", text)
 		}
 		if want := wholeAtATrigger(w); got != want {
 			t.Fatalf("%q: the regexp cut down by first byte says %v, the whole one %v", w, got, want)

@@ -70,14 +70,9 @@ func fieldSet(s string) map[string]bool {
 // order ordersBySignals reads, and is not split nor normalised: an index
 // build reads every card.
 var (
-	catalogAnchors = newAnchors("list", "entr", "catalog", "registry", "directory", "other")
-	actAnchors     = newAnchors(slices.Concat(selectingStarts, readerStarts)...)
+	catalogAnchors = []string{"list", "entr", "catalog", "registry", "directory", "other"}
+	actAnchors     = slices.Concat(selectingStarts, readerStarts)
 )
-
-// mayOrderBySignals is a necessary condition for ordersBySignals on text.
-func mayOrderBySignals(text string) bool {
-	return catalogAnchors.in(text, true) && actAnchors.in(text, true)
-}
 
 // ordersBySignals says whether a sentence of text holds ordersBySignalsAt
 // of the families, the catalog among them. selves are the card's own
