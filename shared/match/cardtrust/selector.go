@@ -212,7 +212,7 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 		notes messages reminders notice notices announcement announcements separately pass hand
 		every all any each
 		guidance instructions sibling listed allocate assign record treat regard else
-		component system layer engine place put`)
+		component components system systems layer layers engine engines agent agents place put`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.

@@ -303,6 +303,10 @@ func TestTriggersCoverSelectorTalk(t *testing.T) {
 		"Books flights for the travel team.", "It sends every report to me.",
 		"a notice to the agent choosing a service", "the separately listed offices no longer answer",
 		"pass every request to this entry", "every staff request belongs with this tool", "this is the entry to pick",
+		// The components that rank skills, named by a word no other
+		// alternative starts with.
+		"the agent that picks tools", "agents who are ranking skills", "the engines which are picking tools",
+		"layers that are routing agents", "components that are scoring skills", "systems that choose skills",
 	} {
 		w := words(text)
 		if got, want := matchesAtATrigger(w), anywhere.MatchString(w); got != want {
