@@ -3,6 +3,7 @@ package cardtrust
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -217,54 +218,58 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.
 func matchesAtATrigger(t string) bool {
+	at := selectorTalkAt()
 	for i := 1; i < len(t); i++ {
 		if t[i-1] != ' ' {
 			continue
 		}
 		end := strings.IndexByte(t[i:], ' ')
-		if end <= 0 || !selectorTriggers[t[i:i+end]] {
+		if end <= 0 {
 			continue
 		}
-		if re := selectorTalkFrom()[t[i]]; re != nil && re.MatchString(t[i:]) {
+		if re := at[t[i:i+end]]; re != nil && re.MatchString(t[i:]) {
 			return true
 		}
 	}
 	return false
 }
 
-// selectorTalkFrom holds, for each byte, selectorTalk cut down to the
-// alternatives whose matches can start with it (nil for none): the whole
-// regexp, tried at every trigger word, was a third of the trust checks'
-// time in an index build, most of it spent starting the alternatives a
-// word's first letter rules out (cut down, a quarter of that). Made for
-// the first card text that may talk to the selector, not at start-up:
-// compiling the parts takes about 13 ms, which every command would pay.
-var selectorTalkFrom = sync.OnceValue(func() *[256]*regexp.Regexp {
-	parts := byFirstByte(selectorTalk)
-	return &parts
+// selectorTalkAt holds, for each trigger word, selectorTalk cut down to
+// the alternatives whose matches can start with it: the whole regexp,
+// tried at every trigger word, was a third of the trust checks' time in
+// an index build, most of it spent starting alternatives the word rules
+// out. (Cut down by the word's first byte, a quarter of that; by the
+// whole word, a third of that again.) Made for the first card text that
+// may talk to the selector, not at start-up: compiling the parts takes
+// milliseconds, which every command would pay.
+var selectorTalkAt = sync.OnceValue(func() map[string]*regexp.Regexp {
+	return byFirstWord(selectorTalk, selectorTriggers)
 })
 
-// byFirstByte splits an anchored regexp of the form ^(a|b|…) by the first
-// byte each alternative's match can start with. Alternatives whose first
-// byte it cannot tell go into every part.
-func byFirstByte(re *regexp.Regexp) (out [256]*regexp.Regexp) {
+// byFirstWord splits an anchored regexp of the form ^(a|b|…) by the word
+// each alternative's match starts with (firstWords), one part for each of
+// words. Alternatives whose first word it cannot tell go into every part.
+func byFirstWord(re *regexp.Regexp, words map[string]bool) map[string]*regexp.Regexp {
 	tree, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
 		panic(err)
 	}
-	alts := topAlternatives(tree)
-	var parts [256][]string
-	for _, alt := range alts {
-		first, empty := firstBytes(alt)
-		for c := range 256 {
-			if first[c] || empty {
-				parts[c] = append(parts[c], alt.String())
-			}
+	var everyWord []string
+	parts := map[string][]string{}
+	for _, alt := range topAlternatives(tree) {
+		first, ok := firstWords(alt)
+		if !ok {
+			everyWord = append(everyWord, alt.String())
+			continue
+		}
+		for _, w := range first {
+			parts[w] = append(parts[w], alt.String())
 		}
 	}
-	for c, p := range parts {
-		if len(p) > 0 {
-			out[c] = regexp.MustCompile(`^(?:` + strings.Join(p, "|") + `)`)
+	out := make(map[string]*regexp.Regexp, len(words))
+	for w := range words {
+		if p := slices.Concat(parts[w], everyWord); len(p) > 0 {
+			out[w] = regexp.MustCompile(`^(?:` + strings.Join(p, "|") + `)`)
 		}
 	}
 	return out
@@ -274,7 +279,7 @@ func byFirstByte(re *regexp.Regexp) (out [256]*regexp.Regexp) {
 // merged common prefixes, which is no matter: each is still one).
 func topAlternatives(tree *syntax.Regexp) []*syntax.Regexp {
 	if tree.Op != syntax.OpConcat || len(tree.Sub) != 2 || tree.Sub[0].Op != syntax.OpBeginText {
-		panic("byFirstByte: the regexp is not ^(…)")
+		panic("byFirstWord: the regexp is not ^(…)")
 	}
 	body := tree.Sub[1]
 	for body.Op == syntax.OpCapture {
@@ -286,77 +291,109 @@ func topAlternatives(tree *syntax.Regexp) []*syntax.Regexp {
 	return body.Sub
 }
 
-// firstBytes is the set of bytes a match of re can start with, and
-// whether re can match the empty string (then what follows it can start
-// the match too). It errs toward more bytes: zero-width assertions are
-// passed through, and anything it does not read takes every byte.
-func firstBytes(re *syntax.Regexp) (set [256]bool, nullable bool) {
-	all := func() (s [256]bool) {
-		for c := range s {
-			s[c] = true
-		}
-		return s
-	}
-	switch re.Op {
-	case syntax.OpNoMatch:
-		return set, false
-	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
-		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-		return set, true
-	case syntax.OpLiteral:
-		if len(re.Rune) == 0 {
-			return set, true
-		}
-		r := re.Rune[0]
-		if r >= 0x80 || re.Flags&syntax.FoldCase != 0 {
-			return all(), false
-		}
-		set[r] = true
-		return set, false
-	case syntax.OpCharClass:
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			lo, hi := re.Rune[i], re.Rune[i+1]
-			if hi >= 0x80 {
-				return all(), false
-			}
-			for r := lo; r <= hi; r++ {
-				set[r] = true
-			}
-		}
-		return set, false
-	case syntax.OpCapture, syntax.OpPlus:
-		return firstBytes(re.Sub[0])
-	case syntax.OpStar, syntax.OpQuest:
-		set, _ = firstBytes(re.Sub[0])
-		return set, true
-	case syntax.OpRepeat:
-		set, nullable = firstBytes(re.Sub[0])
-		return set, nullable || re.Min == 0
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			s, n := firstBytes(sub)
-			orBytes(&set, &s)
-			if !n {
-				return set, false
-			}
-		}
-		return set, true
-	case syntax.OpAlternate:
-		for _, sub := range re.Sub {
-			s, n := firstBytes(sub)
-			orBytes(&set, &s)
-			nullable = nullable || n
-		}
-		return set, nullable
-	}
-	return all(), true
+// maxFirstWords bounds the strings firstWords spells out, maxClassChars
+// the characters of a class it reads as strings ("[sz]" of prioritise).
+const (
+	maxFirstWords = 64
+	maxClassChars = 8
+)
+
+// firstWords is the set of words a match of re starts with (what it
+// matches before its first whitespace), when every match holds
+// whitespace and the words are few; ok is false otherwise. Zero-width
+// assertions only narrow a match, so they pass as empty; anything it does
+// not read (repeats, \w, anchors) makes it give up.
+func firstWords(re *syntax.Regexp) (words []string, ok bool) {
+	words, open, ok := beforeSpace(re)
+	slices.Sort(words)
+	return slices.Compact(words), ok && len(open) == 0
 }
 
-// orBytes adds the bytes of src to dst.
-func orBytes(dst, src *[256]bool) {
-	for c, in := range src {
-		dst[c] = dst[c] || in
+// beforeSpace splits what re matches before its first whitespace: done
+// are those strings of the matches that hold whitespace, open the whole
+// matches that hold none.
+func beforeSpace(re *syntax.Regexp) (done, open []string, ok bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return nil, []string{""}, true
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil, nil, false
+		}
+		lit := string(re.Rune)
+		if i := strings.IndexFunc(lit, unicode.IsSpace); i >= 0 {
+			return []string{lit[:i]}, nil, true
+		}
+		return nil, []string{lit}, true
+	case syntax.OpCharClass:
+		return classBeforeSpace(re.Rune)
+	case syntax.OpCapture:
+		return beforeSpace(re.Sub[0])
+	case syntax.OpQuest:
+		done, open, ok := beforeSpace(re.Sub[0])
+		return done, append(open, ""), ok
+	case syntax.OpConcat:
+		open := []string{""}
+		for _, sub := range re.Sub {
+			d, o, ok := beforeSpace(sub)
+			if !ok || len(done)+len(open)*len(d) > maxFirstWords || len(open)*len(o) > maxFirstWords {
+				return nil, nil, false
+			}
+			done = append(done, joined(open, d)...)
+			if open = joined(open, o); len(open) == 0 {
+				break
+			}
+		}
+		return done, open, true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			d, o, ok := beforeSpace(sub)
+			if !ok || len(done)+len(d) > maxFirstWords || len(open)+len(o) > maxFirstWords {
+				return nil, nil, false
+			}
+			done, open = append(done, d...), append(open, o...)
+		}
+		return done, open, true
 	}
+	return nil, nil, false
+}
+
+// joined is every string of heads followed by every string of tails.
+func joined(heads, tails []string) []string {
+	out := make([]string, 0, len(heads)*len(tails))
+	for _, h := range heads {
+		for _, t := range tails {
+			out = append(out, h+t)
+		}
+	}
+	return out
+}
+
+// classBeforeSpace is beforeSpace of a character class: whitespace alone
+// (\s) is the space, a few other characters are each a string, and a
+// class mixing them, or of more, is not read.
+func classBeforeSpace(ranges []rune) (done, open []string, ok bool) {
+	spaces, n := 0, 0
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := ranges[i], ranges[i+1]
+		if n += int(hi-lo) + 1; n > maxClassChars {
+			return nil, nil, false
+		}
+		for r := lo; r <= hi; r++ {
+			if unicode.IsSpace(r) {
+				spaces++
+			} else {
+				open = append(open, string(r))
+			}
+		}
+	}
+	switch {
+	case spaces == n && n > 0:
+		return []string{""}, nil, true
+	case spaces == 0 && n > 0:
+		return nil, open, true
+	}
+	return nil, nil, false
 }
 
 // isASCIIAlnum says whether c is an ASCII letter or digit. Digits are

@@ -315,10 +315,10 @@ func TestTriggersCoverSelectorTalk(t *testing.T) {
 	}
 }
 
-// TestSelectorTalkFromIsSelectorTalk: the regexp cut down by a word's
-// first byte answers as the whole regexp does at every trigger word of
-// every card and task text of the hostile sets and of this file's cases.
-func TestSelectorTalkFromIsSelectorTalk(t *testing.T) {
+// TestSelectorTalkAtIsSelectorTalk: the regexp cut down by a trigger
+// word answers as the whole regexp does at every trigger word of every
+// card and task text of the hostile sets and of this file's cases.
+func TestSelectorTalkAtIsSelectorTalk(t *testing.T) {
 	var texts []string
 	err := filepath.WalkDir("../../learn/eval/testdata", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -344,8 +344,12 @@ func TestSelectorTalkFromIsSelectorTalk(t *testing.T) {
 			if w[i-1] != ' ' {
 				continue
 			}
+			end := strings.IndexByte(w[i:], ' ')
+			if end <= 0 || !selectorTriggers[w[i:i+end]] {
+				continue
+			}
 			want := selectorTalk.MatchString(w[i:])
-			re := selectorTalkFrom()[w[i]]
+			re := selectorTalkAt()[w[i:i+end]]
 			if got := re != nil && re.MatchString(w[i:]); got != want {
 				t.Errorf("%q at %d: cut down %v, whole %v", w, i, got, want)
 			}
@@ -370,46 +374,68 @@ func wholeAtATrigger(t string) bool {
 	return false
 }
 
-func TestFirstBytes(t *testing.T) {
+func TestFirstWords(t *testing.T) {
 	tests := []struct {
-		re       string
-		want     string // the bytes, in order
-		nullable bool
+		re   string
+		want []string // nil: not told
 	}{
-		{`note\s`, "n", false},
-		{`(rank|rate|score)\s`, "rs", false},
-		{`(\w+\s)?this`, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz", false},
-		{`\bit\b`, "i", false},
-		{`(a|b)?`, "ab", true},
-		{`x{0,2}y`, "xy", false},
-		{`$`, "", true},
+		{`note\s`, []string{"note"}},
+		{`(rank|rate|score)\s(it|me)`, []string{"rank", "rate", "score"}},
+		{`(notes?|messages?)\s(to|for)`, []string{"note", "notes", "message", "messages"}},
+		{`prioriti[sz]e\sme`, []string{"prioritise", "prioritize"}},
+		{`((ai|llm)\s)(router)`, []string{"ai", "llm"}},
+		{`\bit\b\sis`, []string{"it"}},
+		{`call me`, []string{"call"}},
+		{`(\w+\s)?this`, nil},    // any word
+		{`(select|choose)`, nil}, // no space: no first word
+		{`(a\s|b)c\s`, []string{"a", "bc"}},
+		{`(above|instead\sof)\sthe`, []string{"above", "instead"}},
+		{`(never|do(?:n\st|\snot))\suse`, []string{"never", "don", "do"}},
+		{`(x\s)?y\s`, []string{"x", "y"}},
+		{`(x\s)?y`, nil},                                               // "y" holds no space
+		{`x{0,2}\sy`, nil},                                             // a repeat
+		{`[a-z]\s`, nil},                                               // too many letters
+		{`[ \w]x`, nil},                                                // space or not
+		{`(?i)note\s`, nil},                                            // folded case
+		{`(a|b|c|d|e|f|g|h)(a|b|c|d|e|f|g|h)(a|b|c|d|e|f|g|h)\s`, nil}, // too many
 	}
 	for _, tt := range tests {
 		tree, err := syntax.Parse(tt.re, syntax.Perl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		set, nullable := firstBytes(tree)
-		var got []byte
-		for c, in := range set {
-			if in {
-				got = append(got, byte(c))
-			}
+		got, ok := firstWords(tree)
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(tt.want))
+		if ok != (tt.want != nil) || ok && !slices.Equal(got, want) {
+			t.Errorf("firstWords(%s) = %q, %v; want %q", tt.re, got, ok, tt.want)
 		}
-		if want := sortedBytes(tt.want); string(got) != want || nullable != tt.nullable {
-			t.Errorf("firstBytes(%s) = %q, %v; want %q, %v", tt.re, got, nullable, want, tt.nullable)
-		}
-	}
-	tree, _ := syntax.Parse(`[^a]`, syntax.Perl)
-	if set, _ := firstBytes(tree); !set['b'] || !set[0xff] {
-		t.Error("a class reaching past ASCII must take every byte")
 	}
 }
 
-func sortedBytes(s string) string {
-	b := []byte(s)
-	slices.Sort(b)
-	return string(slices.Compact(b))
+// Every word an alternative of selectorTalk can start with is a trigger:
+// matchesAtATrigger tries the regexp at trigger words only.
+func TestFirstWordsAreTriggers(t *testing.T) {
+	tree, err := syntax.Parse(selectorTalk.String(), syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := 0
+	for _, alt := range topAlternatives(tree) {
+		words, ok := firstWords(alt)
+		if !ok {
+			continue
+		}
+		told++
+		for _, w := range words {
+			if !selectorTriggers[w] {
+				t.Errorf("%s starts with %q, which is no trigger", alt, w)
+			}
+		}
+	}
+	if alts := len(topAlternatives(tree)); told < alts/2 {
+		t.Errorf("the first words of %d of %d alternatives told; the cut-down parts would be most of the regexp", told, alts)
+	}
 }
 
 // wordsReference is words as first written: lower-case, split, join.
