@@ -199,9 +199,27 @@ func AppendContentWords(dst []string, from int, words []string) []string {
 // catalog's full idf, and an apartment search went to a hotel search at
 // 0.91.
 func IsStopword(w string) bool {
+	// Most words are ruled out by their length and first letter before
+	// the map hashes them: every word of every card is asked, in an index
+	// build, more than once.
+	if len(w) >= len(stopStarts) || w == "" || w[0]-'a' >= 26 || stopStarts[len(w)]&(1<<(w[0]-'a')) == 0 {
+		return false
+	}
 	_, ok := stopwords[w]
 	return ok
 }
+
+// stopStarts holds, for each length, the first letters of the stopwords
+// of that length (bit 0 for a).
+var stopStarts = func() (t [11]uint32) {
+	for w := range stopwords {
+		if len(w) >= len(t) || w[0]-'a' >= 26 {
+			panic("analyze: stopword " + w + " is not a short word of a lower-case letter")
+		}
+		t[len(w)] |= 1 << (w[0] - 'a')
+	}
+	return t
+}()
 
 var stopwords = func() map[string]struct{} {
 	m := map[string]struct{}{}

@@ -172,3 +172,19 @@ func TestTermsDropRequestFraming(t *testing.T) {
 		t.Errorf("Terms dropped the content: %q", got)
 	}
 }
+
+// IsStopword's first-letter table only rules out words the list does
+// not hold.
+func FuzzIsStopword(f *testing.F) {
+	for w := range stopwords {
+		f.Add(w)
+	}
+	for _, w := range []string{"", "weather", "themselvesx", "Want", "\xffa", "z", "can't"} {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, w string) {
+		if _, want := stopwords[w]; IsStopword(w) != want {
+			t.Fatalf("IsStopword(%q) = %v, the list says %v", w, !want, want)
+		}
+	})
+}
