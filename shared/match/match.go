@@ -198,14 +198,16 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		extra = merged
 	}
 	docs := m.docs(extra)
-	m.alts, m.kinds = alternativesOf(m.refs, docs)
-	m.lines = serviceLines(m.refs)
-	m.names = nameKeysOf(docs)
-	// The word cache and the catch-all check only read the docs' words,
-	// which the index build leaves alone (the docs are analyzed): they
-	// are made beside the build, which cannot keep both cores busy all
-	// the time.
+	// The word cache, the catch-all check and the look-alike keys only
+	// read the docs' words, which the index build leaves alone (the docs
+	// are analyzed): they are made beside the build, which cannot keep
+	// both cores busy all the time.
 	var beside sync.WaitGroup
+	beside.Go(func() {
+		m.alts, m.kinds = alternativesOf(m.refs, docs)
+		m.lines = serviceLines(m.refs)
+		m.names = nameKeysOf(docs)
+	})
 	if cfg.words != nil && !cfg.noSearch {
 		beside.Go(func() { m.cfg.words = rerank.NewWordCache(cfg.words, docs) })
 	}
