@@ -62,12 +62,12 @@ FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
 	discovery/signature:FuzzCanonicalize discovery/signature:FuzzVerify discovery/signature:FuzzParseJWKS \
 	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzCatalogCard match/cardtrust:FuzzMayDirect match/cardtrust:FuzzMayTalkToSelector match/cardtrust:FuzzAnchorsIn \
 	match/plan:FuzzSplit match/llmrerank:FuzzParse match/extract:FuzzUnrouted match:FuzzFoldKey \
-	match/cardtrust:FuzzWords match/textclass:FuzzTrainScores \
+	match/cardtrust:FuzzWords match/cardtrust:FuzzSpamHashes match/textclass:FuzzTrainScores \
 	pipeline/wire:FuzzStringsAt pipeline/wire:FuzzScanStageMessages pipeline/wire:FuzzScanRetrieval \
 	pipeline/wire:FuzzUnquote pipeline/wire:FuzzDecodeDecision pipeline/wire:FuzzDecoders \
-	retrieval/analyze:FuzzWords retrieval/bm25:FuzzIndexedTermsMatchAnalyze
+	retrieval/analyze:FuzzWords retrieval/analyze:FuzzIsStopword retrieval/bm25:FuzzIndexedTermsMatchAnalyze
 
-fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 31 tests, about 16 minutes)
+fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 33 tests, about 17 minutes)
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $$t"; \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./shared/$${t%%:*}/; \
