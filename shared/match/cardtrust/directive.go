@@ -112,8 +112,8 @@ func repetitive[W comparable](words []W) bool {
 // (repetitive, dominated), its words split once for both: every skill of
 // every index build is asked. Most skills are cleared on their words'
 // hashes (spamHashes), which need no lower-cased copy of a word: split
-// into strings, a title-cased word each, the check made a third of the
-// allocations of an index build.
+// into strings, with an allocation for each title-cased word, the check
+// made half the trust checks' allocations in an index build.
 func isKeywordSpam(s *card.Skill) bool {
 	if h, ok := spamHashes(s); ok {
 		if _, most := mostWord(h.all[:h.n]); !repetitive(h.all[:h.named]) && !most {
