@@ -165,8 +165,9 @@ var selectorAnchors = []string{"tool", "skill", "agent", "llm", "router", "orche
 	// every card.
 	"guidance", "listed", "sibling", "catalog", "registry", "directory",
 	"certain", "exact", "perfect", "maximal", "maximum", "definite", "absolute",
-	// An eighth set's: confidence in the card, the card over the entries.
-	"confidence", "destination", "ahead"}
+	// An eighth set's: confidence in the card, the card over the entries
+	// (whose "place it above all other listings" holds only these).
+	"confidence", "destination", "ahead", "listing", "entries", "cards"}
 
 // talksToSelector says whether any of a card's texts (descriptions,
 // names, tags, examples) talks to the selector. name and id are the
