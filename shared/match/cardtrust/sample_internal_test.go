@@ -110,3 +110,39 @@ func TestEveryOrderGetsPastTheScan(t *testing.T) {
 		}
 	}
 }
+
+// Every directive the directive regexp reads gets past mayDirect and its
+// anchor scan, in random matches of each alternative.
+func TestEveryDirectiveGetsPastTheScan(t *testing.T) {
+	tree, err := syntax.Parse(directive.String(), syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tree.Op == syntax.OpConcat || tree.Op == syntax.OpCapture {
+		// \b(…): the alternation is the capture after the boundary.
+		tree = tree.Sub[len(tree.Sub)-1]
+	}
+	if tree.Op != syntax.OpAlternate {
+		t.Fatalf("the directive regexp is not \\b(a|b|…) but %s", tree)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, alt := range tree.Sub {
+		matched := 0
+		for range 400 {
+			var b strings.Builder
+			sampleMatch(&b, alt, r)
+			text := b.String()
+			if !directive.MatchString(text) {
+				continue
+			}
+			matched++
+			if !mayDirectASCII(text) || !mayDirect(text) {
+				t.Errorf("%q: the regexp reads a directive, but the prefilters turn it away", text)
+				break
+			}
+		}
+		if matched == 0 {
+			t.Errorf("no sample of %s matched", alt)
+		}
+	}
+}
