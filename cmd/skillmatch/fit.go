@@ -89,8 +89,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		CalibrationNoMatchWeight: *calNoMatch, BareToo: *bare, MixedToo: *mixed, CardExamples: *cardExamples, BothTextRegimes: *both, FewTexts: *few, Dialogues: *dialogues,
 		Workers: *workers}
 	if !*quiet {
-		p := newProgress(stderr, "fit")
-		cfg.Progress = func(_ string, done, total int) { p.update(done, total) }
+		cfg.Progress = newProgress(stderr, "fit").stage
 	}
 	m, err := fit.FitSets(ctx, gss, cfg)
 	if err != nil {

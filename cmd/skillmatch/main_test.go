@@ -568,3 +568,17 @@ func TestBadInputExitsTwo(t *testing.T) {
 		}
 	}
 }
+
+// fit's progress names each stage it reports, the features and then the
+// rerankers, each counted from its own start.
+func TestFitProgressNamesItsStages(t *testing.T) {
+	set := writeGolden(t)
+	code, _, stderr := runCmd(t, "fit", "--set", set, "--split", "train", "-o", filepath.Join(t.TempDir(), "model.json"))
+	if code != 0 {
+		t.Fatalf("fit: exit %d; stderr:\n%s", code, stderr)
+	}
+	features, reranker := strings.Index(stderr, "fit features: "), strings.Index(stderr, "fit reranker: 0/")
+	if features < 0 || reranker < features {
+		t.Errorf("fit's progress does not name its stages in order:\n%s", stderr)
+	}
+}
