@@ -10,8 +10,8 @@ import (
 // or those whose right skill's card is of one kind. A user reads it to
 // see where the lift over plain BM25 is lost and what to change: the
 // overall figures of a catalog whose description-only skills rank first
-// far less often than the others (0.59 against 0.81 over the hostile
-// sets) hide it.
+// far less often than the others (0.588 of 148 against 0.775 of 356
+// over the ten hostile sets, by this breakdown, 2026-12-06) hide it.
 type Group struct {
 	Name         string `json:"name"`
 	Tasks        int    `json:"tasks"`
