@@ -268,9 +268,11 @@ func cardsList(ctx context.Context, kv jetstream.KeyValue, asJSON *jsonFlag, std
 		}
 		return asJSON.Write(stdout, l)
 	}
-	for _, a := range cat.Agents {
+	reasons := make([][]string, len(cat.Agents))
+	for ai, a := range cat.Agents {
 		printAgent(stdout, a)
-		for i, why := range cardtrust.Reasons(a.Card) {
+		reasons[ai] = cardtrust.Reasons(a.Card)
+		for i, why := range reasons[ai] {
 			if why != "" {
 				fmt.Fprintf(stdout, "    %s  not trusted: %s\n", card.Key(a.Card.ID, a.Card.Skills[i].ID), why)
 			}
@@ -280,7 +282,7 @@ func cardsList(ctx context.Context, kv jetstream.KeyValue, asJSON *jsonFlag, std
 		fmt.Fprintf(stdout, "skipped: %v\n", e)
 	}
 	fmt.Fprintf(stdout, "%d agents, %d skills, bucket revision %d\n", len(cat.Agents), len(cat.Skills()), rev)
-	if keys := withoutExamples(cat); len(keys) > 0 {
+	if keys := withoutExamples(cat, reasons); len(keys) > 0 {
 		fmt.Fprintf(stdout, "note: %d of %d skills give no example requests while the others do; the matcher ranks\n"+
 			"such skills first less often (README, \"Card regimes\"): two or three examples each help: %s\n",
 			len(keys), len(cat.Skills()), listSome(keys, 10))
@@ -292,15 +294,15 @@ func cardsList(ctx context.Context, kv jetstream.KeyValue, asJSON *jsonFlag, std
 // no example requests, when other trusted skills of the catalog give
 // some: beside skills with examples such skills are ranked first less
 // often, which the card's author can mend. Nil when every skill is of
-// one kind, which the built-in model is fitted for.
-func withoutExamples(cat *catalog.Catalog) []string {
+// one kind, which the built-in model is fitted for. untrusted is
+// cardtrust.Reasons of each agent, in the catalog's order.
+func withoutExamples(cat *catalog.Catalog, untrusted [][]string) []string {
 	var without []string
 	with := false
-	for _, a := range cat.Agents {
-		untrusted := cardtrust.Reasons(a.Card)
+	for ai, a := range cat.Agents {
 		for i, s := range a.Card.Skills {
 			switch {
-			case untrusted[i] != "":
+			case untrusted[ai][i] != "":
 			case len(s.Examples) > 0:
 				with = true
 			default:

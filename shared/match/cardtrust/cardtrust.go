@@ -57,12 +57,14 @@ type Agent struct {
 	mayDirect bool // they hold an anchor of the directive regexp
 }
 
-// ReadAgent reads agent card c's own texts.
+// ReadAgent reads agent card c's own texts, each scanned once.
 func ReadAgent(c *card.Card) Agent {
+	const kinds = exampleKinds | directiveKind
+	texts := []scanned{{c.Name, anchorsIn(c.Name, kinds)}, {c.Description, anchorsIn(c.Description, kinds)}}
 	return Agent{
 		card:      c,
-		orders:    talksToSelector(c.Name, c.ID, c.Name, c.Description),
-		mayDirect: mayDirectASCII(c.Name) || mayDirectASCII(c.Description),
+		orders:    talksToSelectorIn(c.Name, c.ID, texts),
+		mayDirect: (texts[0].kinds|texts[1].kinds)&directiveKind != 0,
 	}
 }
 

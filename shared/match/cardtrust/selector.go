@@ -169,21 +169,12 @@ var selectorAnchors = []string{"tool", "skill", "agent", "llm", "router", "orche
 	// (whose "place it above all other listings" holds only these).
 	"confidence", "destination", "ahead", "listing", "entries", "cards"}
 
-// talksToSelector says whether any of a card's texts (descriptions,
-// names, tags, examples) talks to the selector. name and id are the
-// agent's, which its text may call itself by (selfNames).
-func talksToSelector(name, id string, texts ...string) bool {
-	scans := make([]scanned, len(texts))
-	for i, text := range texts {
-		scans[i] = scanned{text, anchorsIn(text, exampleKinds)}
-	}
-	return talksToSelectorIn(name, id, scans)
-}
-
-// talksToSelectorIn is talksToSelector over texts already scanned for
-// exampleKinds: a text without a selector anchor is not read by the
-// regexp, one without both a catalog and an act anchor not by
-// ordersBySignals.
+// talksToSelectorIn says whether any of a card's texts (descriptions,
+// names, tags, examples), each scanned for exampleKinds, talks to the
+// selector: a text without a selector anchor is not read by the regexp,
+// one without both a catalog and an act anchor not by ordersBySignals.
+// name and id are the agent's, which its text may call itself by
+// (selfNames).
 func talksToSelectorIn(name, id string, texts []scanned) bool {
 	var selves []self // made for the first text that may match
 	for _, x := range texts {

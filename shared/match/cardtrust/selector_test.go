@@ -12,6 +12,15 @@ import (
 	"unicode"
 )
 
+// talksToSelector is talksToSelectorIn over texts scanned here.
+func talksToSelector(name, id string, texts ...string) bool {
+	scans := make([]scanned, len(texts))
+	for i, text := range texts {
+		scans[i] = scanned{text, anchorsIn(text, exampleKinds)}
+	}
+	return talksToSelectorIn(name, id, scans)
+}
+
 func TestTalksToSelector(t *testing.T) {
 	tests := []struct {
 		text string
