@@ -47,9 +47,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	for _, e := range gs.CardErrors {
-		fmt.Fprintln(stderr, "warning:", e)
-	}
+	warnSet(stderr, gs)
 	tasks := gs.Split(*split)
 	if len(tasks) == 0 {
 		return fmt.Errorf("%w: split %q of %s has no tasks", errUsage, *split, *set)
@@ -237,5 +235,25 @@ func printGroups(w io.Writer, kind string, gs []eval.Group) {
 			prec = fmt.Sprintf("%9.3f", g.Precision)
 		}
 		fmt.Fprintf(w, "  %-*s  %5d  %s  %s  %9d  %s  %11.3f  %5.3f\n", width, g.Name, g.Tasks, top, bm, g.Delegated, prec, g.MeanProb, g.TopRight)
+	}
+}
+
+// shownLabelErrors is how many tasks with unknown labels a warning names:
+// one card that failed to load can leave hundreds of them.
+const shownLabelErrors = 5
+
+// warnSet prints what of golden set gs did not load or does not add up:
+// each card that failed, and the first tasks whose labels name no skill
+// of its catalog, with how many more there are.
+func warnSet(w io.Writer, gs *golden.Set) {
+	for _, e := range gs.CardErrors {
+		fmt.Fprintln(w, "warning:", e)
+	}
+	for i, e := range gs.LabelErrors {
+		if i == shownLabelErrors {
+			fmt.Fprintf(w, "warning: %s: %d more tasks name skills not in the catalog\n", gs.Dir, len(gs.LabelErrors)-i)
+			break
+		}
+		fmt.Fprintf(w, "warning: %s: %v\n", gs.Dir, e)
 	}
 }

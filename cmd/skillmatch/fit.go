@@ -70,9 +70,7 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		for _, e := range gs.CardErrors {
-			fmt.Fprintln(stderr, "warning:", e)
-		}
+		warnSet(stderr, gs)
 		gss = append(gss, gs)
 	}
 	if err := mf.Validate(); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/app"
+	"github.com/skillmatch/skillmatch/shared/learn/fit"
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 )
 
@@ -83,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 		return app.ReportError("skillmatch", err, stdout, stderr)
 	}
-	if errors.Is(err, golden.ErrInvalidSet) || errors.Is(err, catalog.ErrInvalidRegistry) {
+	if errors.Is(err, golden.ErrInvalidSet) || errors.Is(err, catalog.ErrInvalidRegistry) || errors.Is(err, fit.ErrNothingToFit) {
 		err = app.BadInput(err)
 	}
 	return app.ReportError(commandName(args), err, stdout, stderr)

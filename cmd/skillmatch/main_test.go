@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -580,5 +582,44 @@ func TestFitProgressNamesItsStages(t *testing.T) {
 	features, reranker := strings.Index(stderr, "fit features: "), strings.Index(stderr, "fit reranker: 0/")
 	if features < 0 || reranker < features {
 		t.Errorf("fit's progress does not name its stages in order:\n%s", stderr)
+	}
+}
+
+// Tasks whose labels name no skill of the catalog are warned about (the
+// first few, then a count), and a fit that has nothing right to learn
+// from, or no task in its split, is bad input: exit 2 with the reason.
+func TestLabelsTheCatalogLacks(t *testing.T) {
+	set := writeGolden(t)
+	var lines []string
+	for i := range 7 {
+		lines = append(lines, fmt.Sprintf(`{"id": "x%d", "text": "is it going to rain in port %d", "split": "train", "expected": "nobody/forecast"}`, i, i))
+	}
+	lines = append(lines, `{"id": "n", "text": "write me a sonnet", "split": "train", "expected": null}`)
+	if err := os.WriteFile(filepath.Join(set, "tasks.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(t, "eval", "--set", set, "--split", "all", "--quiet")
+	if code != 0 {
+		t.Fatalf("eval: exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{`task "x0": nobody/forecast: no such skill in the catalog`, `task "x4"`, "2 more tasks name skills not in the catalog"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("eval's warnings lack %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, `task "x5"`) || strings.Contains(stderr, `task "n"`) {
+		t.Errorf("eval names more tasks than the first five, or a no-match task:\n%s", stderr)
+	}
+	model := filepath.Join(t.TempDir(), "model.json")
+	code, _, stderr = runCmd(t, "fit", "--set", set, "--split", "train", "--quiet", "-o", model)
+	if code != 2 || !strings.Contains(stderr, "nothing to fit") || !strings.Contains(stderr, "no training data") {
+		t.Errorf("fit on labels the catalog lacks: exit %d, want 2 and the reason; stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(model); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed fit left a model file (%v)", err)
+	}
+	code, _, stderr = runCmd(t, "fit", "--set", set, "--split", "dev", "--quiet", "-o", model)
+	if code != 2 || !strings.Contains(stderr, `split "dev"`) {
+		t.Errorf("fit on an empty split: exit %d, want 2; stderr:\n%s", code, stderr)
 	}
 }

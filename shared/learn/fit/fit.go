@@ -6,6 +6,7 @@ package fit
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -22,6 +23,20 @@ import (
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
+
+// ErrNothingToFit marks training tasks that give a fit nothing to learn
+// from: a split without tasks, or tasks of which no right skill reached
+// a shortlist (every task without one, or its skill not in the catalog).
+var ErrNothingToFit = errors.New("nothing to fit")
+
+// rerankerErr wraps an error of training the reranker, marking it
+// ErrNothingToFit when the training tasks held nothing to learn.
+func rerankerErr(err error) error {
+	if errors.Is(err, rerank.ErrNoTrainingData) {
+		return fmt.Errorf("%w: fit reranker: %w (training needs tasks whose right skill, one of the catalog's, is shortlisted beside wrong ones)", ErrNothingToFit, err)
+	}
+	return fmt.Errorf("fit reranker: %w", err)
+}
 
 // Config says how to fit.
 type Config struct {
@@ -141,7 +156,7 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 	for si, set := range sets {
 		perSet[si] = set.Split(cfg.Split)
 		if len(perSet[si]) == 0 {
-			return nil, fmt.Errorf("fit: split %q of %s has no tasks", cfg.Split, set.Dir)
+			return nil, fmt.Errorf("%w: split %q of %s has no tasks", ErrNothingToFit, cfg.Split, set.Dir)
 		}
 		matched[si] = perSet[si]
 		if cfg.Dialogues {
@@ -292,11 +307,11 @@ func FitSets(ctx context.Context, sets []*golden.Set, cfg Config) (*model.Model,
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("fit reranker: %w", err)
+		return nil, rerankerErr(err)
 	}
 	stack, err := rerank.FitStack(logits, groups)
 	if err != nil {
-		return nil, fmt.Errorf("fit reranker: %w", err)
+		return nil, rerankerErr(err)
 	}
 	w.Stack = &stack
 	// Calibrate the top fit of each task: is the top candidate right?

@@ -55,7 +55,7 @@ func FitRemote(ctx context.Context, sets []*golden.Set, cfg RemoteConfig) (*Remo
 		total += len(s.Split(cfg.Split))
 	}
 	if total == 0 {
-		return nil, fmt.Errorf("fit: split %q has no tasks", cfg.Split)
+		return nil, fmt.Errorf("%w: split %q has no tasks", ErrNothingToFit, cfg.Split)
 	}
 	var scores []float64
 	var labels []bool

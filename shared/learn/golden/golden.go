@@ -90,6 +90,11 @@ type Set struct {
 	Tasks   []Task
 	// CardErrors are cards that failed to load; the rest of the set loads.
 	CardErrors []error
+	// LabelErrors are tasks whose expected, acceptable or planned skill
+	// is no skill of the catalog (a typo, or a card in CardErrors). They
+	// still load: an evaluation counts them missed, a fit has nothing
+	// right to learn from them, and the caller says so.
+	LabelErrors []error
 }
 
 // Split returns the tasks of one split; "" or "all" returns every task.
@@ -121,7 +126,26 @@ func Load(dir string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Set{Dir: dir, Catalog: cat, Tasks: tasks, CardErrors: cardErrs}, nil
+	return &Set{Dir: dir, Catalog: cat, Tasks: tasks, CardErrors: cardErrs, LabelErrors: unknownLabels(cat, tasks)}, nil
+}
+
+// unknownLabels lists each task whose labels name a skill cat does not
+// hold.
+func unknownLabels(cat *catalog.Catalog, tasks []Task) []error {
+	var errs []error
+	for i := range tasks {
+		t := &tasks[i]
+		var missing []string
+		for _, k := range slices.Concat([]string{t.Expected}, t.Acceptable, t.ExpectedPlan) {
+			if _, ok := cat.Skill(k); k != "" && !ok && !slices.Contains(missing, k) {
+				missing = append(missing, k)
+			}
+		}
+		if len(missing) > 0 {
+			errs = append(errs, fmt.Errorf("task %q: %s: no such skill in the catalog", t.ID, strings.Join(missing, ", ")))
+		}
+	}
+	return errs
 }
 
 // LoadTasks reads a tasks.jsonl file, checking the rules of the format.

@@ -197,3 +197,38 @@ func TestWithExamplesCut(t *testing.T) {
 		t.Error("the copy should say it is one in its Dir")
 	}
 }
+
+// A task whose expected, acceptable or planned skill is not in the
+// catalog is named once, with every such key; the others are not.
+func TestUnknownLabels(t *testing.T) {
+	s, err := Load("../eval/testdata/hostile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.LabelErrors) != 0 {
+		t.Fatalf("the hostile set's labels all name its skills, got %v", s.LabelErrors)
+	}
+	known := s.Tasks[0].Expected
+	if known == "" {
+		t.Fatal("the hostile set's first task should expect a skill")
+	}
+	tasks := []Task{
+		{ID: "ok", Expected: known},
+		{ID: "none", Expected: ""},
+		{ID: "typo", Expected: known + "x"},
+		{ID: "acceptable", Expected: known, Acceptable: []string{"ghost/skill", "ghost/skill"}},
+		{ID: "plan", ExpectedPlan: []string{known, "ghost/other"}},
+	}
+	var got []string
+	for _, e := range unknownLabels(s.Catalog, tasks) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`task "typo": ` + known + `x: no such skill in the catalog`,
+		`task "acceptable": ghost/skill: no such skill in the catalog`,
+		`task "plan": ghost/other: no such skill in the catalog`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("unknownLabels:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
