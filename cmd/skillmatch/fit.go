@@ -112,7 +112,7 @@ func fitRemote(ctx context.Context, gss []*golden.Set, mf *app.MatcherFlags, spl
 	if mf.Model != "" {
 		var err error
 		if mdl, err = model.Load(mf.Model); err != nil {
-			return err
+			return app.BadInput(err)
 		}
 	}
 	build, err := mf.Builder(nil)

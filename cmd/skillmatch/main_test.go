@@ -483,14 +483,17 @@ func TestFitThenEval(t *testing.T) {
 			}
 		})
 	}
-	// A model file that is not a model is an error naming it.
+	// A model file that is not a model, or is missing, is bad input
+	// named in one line: exit 2, without the usage hint.
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"format": 99}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCmd(t, "eval", "--set", set, "--model", bad, "--quiet")
-	if code != 1 || !strings.Contains(stderr, "bad.json") {
-		t.Errorf("bad model: exit %d, stderr %q", code, stderr)
+	for _, file := range []string{bad, filepath.Join(t.TempDir(), "missing.json")} {
+		code, _, stderr := runCmd(t, "eval", "--set", set, "--model", file, "--quiet")
+		if code != 2 || !strings.Contains(stderr, filepath.Base(file)) || strings.Contains(stderr, "--help") {
+			t.Errorf("model %s: exit %d, stderr %q", filepath.Base(file), code, stderr)
+		}
 	}
 }
 
@@ -621,5 +624,20 @@ func TestLabelsTheCatalogLacks(t *testing.T) {
 	code, _, stderr = runCmd(t, "fit", "--set", set, "--split", "dev", "--quiet", "-o", model)
 	if code != 2 || !strings.Contains(stderr, `split "dev"`) {
 		t.Errorf("fit on an empty split: exit %d, want 2; stderr:\n%s", code, stderr)
+	}
+}
+
+// A grants file that does not parse or is missing is bad input: exit 2,
+// naming the file, before any matching.
+func TestBadGrantsFile(t *testing.T) {
+	broken := filepath.Join(t.TempDir(), "grants.json")
+	if err := os.WriteFile(broken, []byte(`{"callers": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{broken, filepath.Join(t.TempDir(), "missing.json")} {
+		code, stdout, stderr := runCmd(t, "match", "--cards", examplesDir, "--grants", file, "what's the weather in Oslo")
+		if code != 2 || !strings.Contains(stderr, filepath.Base(file)) || stdout != "" {
+			t.Errorf("grants %s: exit %d, stdout %q, stderr %q", filepath.Base(file), code, stdout, stderr)
+		}
 	}
 }

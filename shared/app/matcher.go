@@ -186,14 +186,14 @@ func (m *MatcherFlags) options(log *zap.Logger) ([]match.Option, error) {
 	if m.Model != "" {
 		var err error
 		if mdl, err = model.Load(m.Model); err != nil {
-			return nil, err
+			return nil, BadInput(err) // a file named on the command line: missing or not a model
 		}
 	}
 	var g *grants.Grants
 	if m.Grants != "" {
 		var err error
 		if g, err = grants.Load(m.Grants); err != nil {
-			return nil, err
+			return nil, BadInput(err)
 		}
 	}
 	p := decide.DefaultPolicy
