@@ -80,13 +80,14 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"  add DIR|FILE...  checks each card with the card parser and puts it: a catalog folder\n"+
 			"                   (cards/*.json or *.json, and registry.json for statuses) or card files\n"+
 			"                   (agent id = file name without .json). A refused card is reported with\n"+
-			"                   its reason and the others are still added; the exit code is then 1.\n"+
+			"                   its reason and the others are still added; the exit code is then 2\n"+
+			"                   (1 if the server failed to store one).\n"+
 			"                   With --trust-keys, --unsigned or --bad-signature each card's signatures\n"+
 			"                   are checked: a card the policy refuses is refused, the verdict of the\n"+
 			"                   others is kept with the card. A skill whose own card text gives the\n"+
 			"                   matcher orders, repeats its words or claims any task is added with a\n"+
 			"                   warning: no task will go to it.\n"+
-			"  remove ID...     removes agents; they are never chosen again.\n"+
+			"  remove ID...     removes agents; they are never chosen again (exit 2 if one is not there).\n"+
 			"  list             lists the agents in the bucket with health, clearance and signature\n"+
 			"                   verdict, and each skill whose card text is not trusted, with why;\n"+
 			"                   where some skills give example requests and others none, it names\n"+
@@ -139,19 +140,16 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return cardsAdd(ctx, kv, trust, rest, stdout, stderr)
 	case "remove":
-		failed := 0
+		var failed failures
 		for _, id := range rest {
 			if err := pipeline.RemoveCard(ctx, kv, id); err != nil {
 				fmt.Fprintf(stderr, "not removed: %v\n", err)
-				failed++
+				failed.add(errors.Is(err, pipeline.ErrNoAgent))
 				continue
 			}
 			fmt.Fprintf(stdout, "removed %s\n", id)
 		}
-		if failed > 0 {
-			return fmt.Errorf("%d of %d agents not removed", failed, len(rest))
-		}
-		return nil
+		return failed.err(fmt.Sprintf("of %d agents not removed", len(rest)))
 	case "list":
 		if *as != "" {
 			return cardsListAs(ctx, kv, *as, *grantsFile, &asJSON, stdout)
@@ -160,13 +158,40 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return cardsList(ctx, kv, &asJSON, stdout)
 }
 
+// failures counts what a command refused of its arguments, and whether
+// each was the input's fault (a card that does not parse or the policy
+// refuses, an agent not in the catalog) rather than the server's.
+type failures struct{ n, theirs int }
+
+func (f *failures) add(badInput bool) {
+	f.n++
+	if badInput {
+		f.theirs++
+	}
+}
+
+// err is nil when nothing failed; bad input (exit 2) when every failure
+// was the input's; else a plain error (exit 1): the server may take the
+// rest on a second try.
+func (f failures) err(what string) error {
+	switch {
+	case f.n == 0:
+		return nil
+	case f.theirs == f.n:
+		return app.BadInput(fmt.Errorf("%d %s", f.n, what))
+	default:
+		return fmt.Errorf("%d %s", f.n, what)
+	}
+}
+
 func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, paths []string, stdout, stderr io.Writer) error {
-	refused, added := 0, 0
+	var refused failures
+	added := 0
 	for _, p := range paths {
 		files, errs := pipeline.ReadCards(p)
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "refused: %v\n", e)
-			refused++
+			refused.add(true)
 		}
 		for _, f := range files {
 			rev, changed, sig, err := app.PutChecked(ctx, kv, f, trust)
@@ -177,7 +202,7 @@ func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, 
 			switch {
 			case err != nil:
 				fmt.Fprintf(stderr, "refused: %s: %v\n", f.Path, err)
-				refused++
+				refused.add(errors.Is(err, refresh.ErrRefused))
 			case changed:
 				fmt.Fprintf(stdout, "added %s (revision %d%s)\n", f.ID, rev, verdict)
 				added++
@@ -189,10 +214,7 @@ func cardsAdd(ctx context.Context, kv jetstream.KeyValue, trust *refresh.Trust, 
 			}
 		}
 	}
-	if refused > 0 {
-		return fmt.Errorf("%d card(s) refused, %d added", refused, added)
-	}
-	return nil
+	return refused.err(fmt.Sprintf("card(s) refused, %d added", added))
 }
 
 // warnUntrusted tells the operator which skills of an added card its own

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/learn/eval"
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
 	"github.com/skillmatch/skillmatch/shared/match"
@@ -65,8 +67,9 @@ func TestCardsAddRemoveList(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte(`{"name": "x", "skills": [`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A card that does not parse is the input's fault: exit 2, the rest added.
 	code, stdout, stderr := runCmd(t, "cards", "add", dir, "--nats", url)
-	if code != 1 || !strings.Contains(stderr, "refused: ") || !strings.Contains(stderr, "broken.json") ||
+	if code != 2 || !strings.Contains(stderr, "refused: ") || !strings.Contains(stderr, "broken.json") ||
 		!strings.Contains(stdout, "added travel-concierge") || !strings.Contains(stdout, "added polyglot-translator") {
 		t.Errorf("add folder: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -80,7 +83,7 @@ func TestCardsAddRemoveList(t *testing.T) {
 		t.Errorf("list: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = runCmd(t, "cards", "remove", "--nats", url, "polyglot-translator", "nobody")
-	if code != 1 || !strings.Contains(stdout, "removed polyglot-translator") || !strings.Contains(stderr, `"nobody"`) {
+	if code != 2 || !strings.Contains(stdout, "removed polyglot-translator") || !strings.Contains(stderr, `"nobody"`) {
 		t.Errorf("remove: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	code, stdout, _ = runCmd(t, "cards", "list", "--nats", url)
@@ -326,5 +329,29 @@ func TestReplay(t *testing.T) {
 	}
 	if err := cmdReplay(ctx, []string{"--nats", url, "--from", "yesterday-ish"}, &out, &errOut); err == nil {
 		t.Error("bad --from accepted")
+	}
+}
+
+// What a cards command refused exits 2 when every refusal was the
+// input's fault and 1 when the server failed any: a retry may take it.
+func TestFailuresExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		inputs []bool // each failure: the input's fault?
+		want   int
+	}{
+		{"none", nil, 0},
+		{"input", []bool{true, true}, 2},
+		{"server", []bool{false}, 1},
+		{"both", []bool{true, false}, 1},
+	} {
+		var f failures
+		for _, theirs := range tc.inputs {
+			f.add(theirs)
+		}
+		err := f.err("card(s) refused")
+		if got := app.ReportError("skillmatch cards", err, io.Discard, io.Discard); got != tc.want {
+			t.Errorf("%s: exit %d, want %d (%v)", tc.name, got, tc.want, err)
+		}
 	}
 }

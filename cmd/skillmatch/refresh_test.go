@@ -160,7 +160,7 @@ func TestCardsAddSignatures(t *testing.T) {
 	}
 
 	code, out, errOut := runCmd(t, "cards", "add", "--nats", url, "--trust-keys", keys, good, bad)
-	if code != 1 || !strings.Contains(out, "added world-info") || !strings.Contains(out, "signature verified (fleet-key)") ||
+	if code != 2 || !strings.Contains(out, "added world-info") || !strings.Contains(out, "signature verified (fleet-key)") ||
 		!strings.Contains(errOut, "refused: "+bad) || !strings.Contains(errOut, "does not verify") {
 		t.Errorf("add, default policy: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -178,7 +178,7 @@ func TestCardsAddSignatures(t *testing.T) {
 	}
 	// Unsigned under a refusing policy; no verification without flags.
 	plain := copyExamples(t, "voice-scribe")
-	if code, _, errOut := runCmd(t, "cards", "add", "--nats", url, "--unsigned", "refuse", plain[0]); code != 1 || !strings.Contains(errOut, "carries no signatures") {
+	if code, _, errOut := runCmd(t, "cards", "add", "--nats", url, "--unsigned", "refuse", plain[0]); code != 2 || !strings.Contains(errOut, "carries no signatures") {
 		t.Errorf("unsigned refused: exit %d\n%s", code, errOut)
 	}
 	if code, out, _ := runCmd(t, "cards", "add", "--nats", url, plain[0]); code != 0 || strings.Contains(out, "signature") {
