@@ -63,6 +63,9 @@ func TestShortUsageErrors(t *testing.T) {
 		{[]string{"cards", "frob"}, "skillmatch cards", `unknown action "frob"`},
 		{[]string{"cards", "discover", "--bogus"}, "skillmatch cards discover", "-bogus"},
 		{[]string{"replay", "--from", "yesterday-ish"}, "skillmatch replay", "--from"},
+		{[]string{"report", "--decision", "d-1", "--skill", "a/b", "--success"}, "skillmatch report", "needs --task"},
+		{[]string{"report", "--decision", "d-1", "--task", "t-1", "--skill", "ab", "--success"}, "skillmatch report", `skill "ab"`},
+		{[]string{"report", "--decision", "d-1", "--task", "t-1", "--skill", "a/b"}, "skillmatch report", "--success or --failure"},
 		{[]string{"version", "extra"}, "skillmatch version", "no arguments"},
 		{[]string{"frobnicate"}, "skillmatch", `unknown command "frobnicate"`},
 		{[]string{"help", "frobnicate"}, "skillmatch", `unknown command "frobnicate"`},
@@ -264,5 +267,35 @@ func TestProgressStages(t *testing.T) {
 				t.Errorf("named %v: no %q in\n%s", named, want, out)
 			}
 		}
+	}
+}
+
+// report publishes the outcome, with its task, to the outcomes stream the
+// feedback stage reads, and says so.
+func TestReportPublishesTheOutcome(t *testing.T) {
+	url, js := pipelineServer(t)
+	code, stdout, stderr := runCmd(t, "report", "--nats", url, "--decision", "d-1", "--task", "t-1",
+		"--skill", "world-info/weather-forecast", "--failure", "--latency-ms", "120")
+	if code != 0 || !strings.Contains(stdout, "outcome of decision d-1 reported (world-info/weather-forecast, success false)") {
+		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, pipeline.DefaultStreams.Outcomes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := s.GetLastMsgForSubject(ctx, ">")
+	if err != nil {
+		t.Fatalf("no outcome stored: %v", err)
+	}
+	var o struct {
+		DecisionID string `json:"decisionId"`
+		TaskID     string `json:"taskId"`
+		Skill      string `json:"skill"`
+		Success    bool   `json:"success"`
+	}
+	if err := json.Unmarshal(msg.Data, &o); err != nil || o.DecisionID != "d-1" || o.TaskID != "t-1" || o.Skill != "world-info/weather-forecast" || o.Success {
+		t.Errorf("stored outcome %s (%v)", msg.Data, err)
 	}
 }

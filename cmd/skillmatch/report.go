@@ -13,13 +13,13 @@ import (
 )
 
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("report", `report --decision ID --skill AGENT/SKILL (--success | --failure) [--task ID] [--latency-ms N] [--cost X] [--caller ID] [--nats URL]`,
+	fs := newFlags("report", `report --decision ID --task ID --skill AGENT/SKILL (--success | --failure) [--latency-ms N] [--cost X] [--caller ID] [--nats URL]`,
 		"Reports what came of acting on a decision: an outcome on skillmatch.outcome.<caller>. Outcomes are\n"+
 			"evidence, not commands: the feedback stage counts one into the skill's success posterior only when\n"+
 			"it names its task, comes from the caller the task was delegated for and reports on the delegated\n"+
 			"skill (and that caller is trusted); others are kept as evidence or dead-lettered with the reason.", stderr)
 	decision := fs.String("decision", "", "the decision id (decisionId of the decision)")
-	taskID := fs.String("task", "", "the task id")
+	taskID := fs.String("task", "", "the task id (the decision's taskId): the feedback stage checks the outcome against its delegation")
 	skill := fs.String("skill", "", "the skill that was tried, AGENT/SKILL")
 	success := fs.Bool("success", false, "the skill did the task")
 	failure := fs.Bool("failure", false, "the skill failed the task")
@@ -38,6 +38,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *success == *failure {
 		return fmt.Errorf("%w: say --success or --failure", errUsage)
+	}
+	if *taskID == "" {
+		// The feedback stage dead-letters an outcome it cannot check
+		// against its task's delegation.
+		return fmt.Errorf("%w: report needs --task ID, the task the decision was made for", errUsage)
 	}
 	if *caller != "" {
 		if err := identity.Valid(*caller); err != nil {
