@@ -158,9 +158,10 @@ func cmdCards(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return cardsList(ctx, kv, &asJSON, stdout)
 }
 
-// failures counts what a command refused of its arguments, and whether
-// each was the input's fault (a card that does not parse or the policy
-// refuses, an agent not in the catalog) rather than the server's.
+// failures counts the arguments a command could not act on, and whether
+// each was the argument's fault (a card that does not parse or the
+// policy refuses, an agent not in the catalog, a URL that is no agent's)
+// rather than a server's.
 type failures struct{ n, theirs int }
 
 func (f *failures) add(badInput bool) {
@@ -360,7 +361,7 @@ func cardsListAs(ctx context.Context, kv jetstream.KeyValue, caller, grantsFile 
 	if grantsFile != "" {
 		var err error
 		if g, err = grants.Load(grantsFile); err != nil {
-			return err
+			return app.BadInput(err)
 		}
 	}
 	cat, rev, errs := pipeline.LoadCatalogKV(ctx, kv)

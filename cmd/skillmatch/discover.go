@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,7 +59,7 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 	f := discover.NewFetcher(opts...)
 	defer f.CloseIdleConnections()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	failed := 0
+	var failed failures
 	doc := discovered{Agents: []discoveredAgent{}}
 	for _, u := range urls {
 		if ctx.Err() != nil {
@@ -72,7 +73,9 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 			doc.add(u, *out, got, err)
 		}
 		if err != nil {
-			failed++
+			// A URL that is no agent URL, or an address the policy
+			// refuses, is the argument's fault; a fetch that failed is not.
+			failed.add(errors.Is(err, discover.ErrBadURL) || errors.Is(err, discover.ErrAddressRefused))
 			if !asJSON.On() {
 				tw.Flush()
 				fmt.Fprintf(stderr, "%s\terror: %v\n", u, err)
@@ -102,10 +105,7 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 			return err
 		}
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d agents failed", failed, len(urls))
-	}
-	return nil
+	return failed.err(fmt.Sprintf("of %d agents failed", len(urls)))
 }
 
 // discovered is `cards discover --json`: an entry per URL, in order.

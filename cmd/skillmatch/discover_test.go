@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
+	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/discovery/discover"
 )
 
@@ -72,8 +73,9 @@ func TestCardsDiscoverRefusesPrivateByDefault(t *testing.T) {
 	srv := discoverServer(t, discover.WellKnownPath)
 	good := discoverServer(t, discover.WellKnownPath)
 	hostPort := strings.TrimPrefix(srv.URL, "http://")
+	// Both are the arguments' fault: bad input, exit 2.
 	out, errOut, err := runDiscover(t, srv.URL, "ftp://example.com")
-	if err == nil || !strings.Contains(err.Error(), "2 of 2 agents failed") {
+	if !errors.Is(err, app.ErrBadInput) || !strings.Contains(err.Error(), "2 of 2 agents failed") {
 		t.Errorf("err = %v", err)
 	}
 	if out != "" {
@@ -86,8 +88,14 @@ func TestCardsDiscoverRefusesPrivateByDefault(t *testing.T) {
 	}
 	// One bad URL does not stop the others.
 	out, _, err = runDiscover(t, "--allow-private", "https://user:pw@example.com", good.URL)
-	if err == nil || !strings.Contains(err.Error(), "1 of 2") || !strings.Contains(out, "Parcel Tracker") {
+	if !errors.Is(err, app.ErrBadInput) || !strings.Contains(err.Error(), "1 of 2") || !strings.Contains(out, "Parcel Tracker") {
 		t.Errorf("err = %v, stdout %q", err, out)
+	}
+	// An agent that does not answer is no fault of the argument: exit 1.
+	gone := discoverServer(t, discover.WellKnownPath)
+	gone.Close()
+	if _, _, err = runDiscover(t, "--allow-private", "--timeout", "2s", gone.URL); err == nil || errors.Is(err, app.ErrBadInput) {
+		t.Errorf("an agent that is down: err = %v, want a plain error", err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
@@ -76,7 +77,7 @@ func cmdExamples(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		if n == 0 {
-			return fmt.Errorf("%s: no such learned example", rest[0])
+			return app.BadInput(fmt.Errorf("%s: no such learned example", rest[0]))
 		}
 		fmt.Fprintf(stdout, "removed %d example(s) of %s\n", n, rest[0])
 		return nil

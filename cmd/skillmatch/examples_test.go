@@ -33,8 +33,8 @@ func TestExamplesListRemove(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "removed 1 example(s) of a/s") {
 		t.Errorf("remove one: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if code, _, _ := runCmd(t, "examples", "remove", "a/s", "never learned", "--nats", url); code != 1 {
-		t.Errorf("removing an absent example: exit %d, want 1", code)
+	if code, _, stderr := runCmd(t, "examples", "remove", "a/s", "never learned", "--nats", url); code != 2 || !strings.Contains(stderr, "no such learned example") {
+		t.Errorf("removing an absent example: exit %d, want 2 (bad input); stderr %q", code, stderr)
 	}
 	code, stdout, _ = runCmd(t, "examples", "remove", "b/t", "--all", "--nats", url)
 	if code != 0 || !strings.Contains(stdout, "removed 1 example(s) of b/t") {

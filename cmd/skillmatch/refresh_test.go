@@ -84,6 +84,11 @@ func TestCardsListAs(t *testing.T) {
 		!strings.Contains(out, "travel-concierge/") {
 		t.Errorf("list --as without grants:\n%s", out)
 	}
+	broken := writeFile(t, "broken-grants.json", []byte(`{"grants": [`))
+	if code, out, errOut := runCmd(t, "cards", "list", "--nats", url, "--as", "alice", "--grants", broken); code != 2 || out != "" ||
+		!strings.Contains(errOut, "broken-grants.json") {
+		t.Errorf("list --as with a grants file that does not parse: exit %d, want 2\n%s\n%s", code, out, errOut)
+	}
 }
 
 // testSigner signs cards with Ed25519: a compact JWS over the card's
