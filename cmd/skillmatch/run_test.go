@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -192,5 +194,38 @@ func TestRunFlags(t *testing.T) {
 	}
 	if err := cmdSubmit(context.Background(), nil, &out, &errOut); !errors.Is(err, errUsage) {
 		t.Errorf("submit without text: %v", err)
+	}
+}
+
+// A file a run's flag names that does not parse stops the run as bad
+// input (exit 2), naming the file or the flag, whichever part of the run
+// reads it.
+func TestRunRefusesBrokenFiles(t *testing.T) {
+	broken := filepath.Join(t.TempDir(), "broken.json")
+	if err := os.WriteFile(broken, []byte(`{"x": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	registry := filepath.Join(t.TempDir(), "registry.json")
+	if err := os.WriteFile(registry, []byte(`{"agents": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flag string
+		args []string
+	}{
+		{"--model", []string{"--model", broken}},
+		{"--grants", []string{"--grants", broken}},
+		{"--a2a-tokens", []string{"--a2a-listen", "127.0.0.1:0", "--a2a-tokens", broken}},
+		{"--a2a-tls-cert", []string{"--a2a-listen", "127.0.0.1:0", "--a2a-tls-cert", broken, "--a2a-tls-key", broken}},
+		{"--registry", []string{"--registry", broken}},
+		{"--agent-credentials", []string{"--registry", registry, "--agent-credentials", broken}},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			args := append([]string{"run", "--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1"}, tc.args...)
+			code, _, stderr := runCmd(t, args...)
+			if code != 2 || !strings.Contains(stderr, "broken.json") && !strings.Contains(stderr, tc.flag+": ") {
+				t.Errorf("exit %d, want 2 naming the file or its flag; stderr:\n%s", code, stderr)
+			}
+		})
 	}
 }

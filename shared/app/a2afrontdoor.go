@@ -52,7 +52,7 @@ func (a *A2AFlags) Serve(sub *client.Client, obs a2aserver.Observer, log *zap.Lo
 	if a.Tokens != "" {
 		t, err := a2aserver.LoadTokens(a.Tokens)
 		if err != nil {
-			return nil, fmt.Errorf("--a2a-tokens: %w", err)
+			return nil, BadInput(fmt.Errorf("--a2a-tokens: %w", err))
 		}
 		cfg.Tokens = t
 	}
@@ -62,18 +62,18 @@ func (a *A2AFlags) Serve(sub *client.Client, obs a2aserver.Observer, log *zap.Lo
 	if a.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(a.TLSCert, a.TLSKey)
 		if err != nil {
-			return nil, fmt.Errorf("--a2a-tls-cert: %w", err)
+			return nil, BadInput(fmt.Errorf("--a2a-tls-cert: %w", err))
 		}
 		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	if a.Client != "" {
 		pem, err := os.ReadFile(a.Client)
 		if err != nil {
-			return nil, fmt.Errorf("--a2a-client-ca: %w", err)
+			return nil, BadInput(fmt.Errorf("--a2a-client-ca: %w", err))
 		}
 		cfg.ClientCAs = x509.NewCertPool()
 		if !cfg.ClientCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--a2a-client-ca: no certificate in %s", a.Client)
+			return nil, BadInput(fmt.Errorf("--a2a-client-ca: no certificate in %s", a.Client))
 		}
 	}
 	s, err := a2aserver.Listen(a.Listen, cfg)

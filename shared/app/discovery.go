@@ -106,7 +106,7 @@ func (c *CredentialsFlag) Add(opts []discover.Option) ([]discover.Option, error)
 	}
 	byURL, err := discover.LoadCredentials(c.Path)
 	if err != nil {
-		return nil, fmt.Errorf("--agent-credentials: %w", err)
+		return nil, BadInput(fmt.Errorf("--agent-credentials: %w", err))
 	}
 	return append(opts, discover.WithCredentials(byURL)), nil
 }
@@ -145,7 +145,7 @@ func (o *RefreshFlags) Refresher(kv, mkv jetstream.KeyValue, matcherID string, t
 	// Read once now so a missing or malformed file stops the command
 	// instead of leaving an empty refresher logging errors forever.
 	if _, err := discover.LoadRegistry(o.Registry); err != nil {
-		return nil, nil, fmt.Errorf("--registry: %w", err)
+		return nil, nil, BadInput(fmt.Errorf("--registry: %w", err))
 	}
 	if o.Every <= 0 {
 		return nil, nil, fmt.Errorf("%w: the refresh interval must be positive", ErrUsage)

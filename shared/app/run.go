@@ -169,7 +169,7 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	}
 	run.stop = append(run.stop, srv.Shutdown)
 	run.ClientURL = srv.ClientURL()
-	nc, err := srv.Connect()
+	nc, err := srv.Connect(pipeline.AsyncErrors(log))
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,19 @@ type ConnectConfig struct {
 	InboxPrefix string
 }
 
+// AsyncErrors logs the errors the server sends a connection outside any
+// call (a subscription's consumer gone, a slow consumer) as structured
+// warnings, where nats.go would print them on stderr as a bare line.
+func AsyncErrors(log *zap.Logger) nats.Option {
+	return nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+		if sub != nil {
+			log.Warn("nats async error", zap.String("subject", sub.Subject), zap.Error(err))
+			return
+		}
+		log.Warn("nats async error", zap.Error(err))
+	})
+}
+
 // Connect opens a connection that reconnects forever, and its JetStream
 // context.
 func Connect(cfg ConnectConfig, log *zap.Logger) (*nats.Conn, jetstream.JetStream, error) {
@@ -58,6 +71,7 @@ func Connect(cfg ConnectConfig, log *zap.Logger) (*nats.Conn, jetstream.JetStrea
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			log.Info("nats reconnected", zap.String("url", nc.ConnectedUrlRedacted()))
 		}),
+		AsyncErrors(log),
 	}
 	if cfg.InboxPrefix != "" && cfg.InboxPrefix != nats.InboxPrefix[:len(nats.InboxPrefix)-1] {
 		opts = append(opts, nats.CustomInboxPrefix(cfg.InboxPrefix))
