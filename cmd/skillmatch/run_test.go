@@ -198,8 +198,7 @@ func TestRunFlags(t *testing.T) {
 }
 
 // A file a run's flag names that does not parse stops the run as bad
-// input (exit 2), naming the file or the flag, whichever part of the run
-// reads it.
+// input (exit 2), naming the file or the flag, before any stage starts.
 func TestRunRefusesBrokenFiles(t *testing.T) {
 	broken := filepath.Join(t.TempDir(), "broken.json")
 	if err := os.WriteFile(broken, []byte(`{"x": [`), 0o644); err != nil {
@@ -225,6 +224,9 @@ func TestRunRefusesBrokenFiles(t *testing.T) {
 			code, _, stderr := runCmd(t, args...)
 			if code != 2 || !strings.Contains(stderr, "broken.json") && !strings.Contains(stderr, tc.flag+": ") {
 				t.Errorf("exit %d, want 2 naming the file or its flag; stderr:\n%s", code, stderr)
+			}
+			if strings.Contains(stderr, "stage started") {
+				t.Errorf("stages started before the file was read:\n%s", stderr)
 			}
 		})
 	}

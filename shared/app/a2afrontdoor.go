@@ -42,40 +42,54 @@ func (a *A2AFlags) Register(fs *flag.FlagSet, listen string) {
 	fs.DurationVar(&a.BodyTimeout, "a2a-body-timeout", 30*time.Second, "how long an A2A client may take to send one request's body before its connection is closed")
 }
 
-// Serve starts the front door on the flags' address, submitting through
-// sub; nil when --a2a-listen is empty.
-func (a *A2AFlags) Serve(sub *client.Client, obs a2aserver.Observer, log *zap.Logger) (*a2aserver.Server, error) {
+// Files reads the files the flags name (bearer tokens, certificate and
+// key, client CA) into the front door's config: a command reads them
+// before it starts anything, so a bad one stops it at once. The zero
+// Config when --a2a-listen is empty.
+func (a *A2AFlags) Files() (a2aserver.Config, error) {
+	var cfg a2aserver.Config
 	if a.Listen == "" {
-		return nil, nil
+		return cfg, nil
 	}
-	cfg := a2aserver.Config{Submitter: sub, URL: a.URL, Timeout: a.Timeout, BodyTimeout: a.BodyTimeout, Version: semver(Version()), Log: log, Observer: obs}
 	if a.Tokens != "" {
 		t, err := a2aserver.LoadTokens(a.Tokens)
 		if err != nil {
-			return nil, BadInput(fmt.Errorf("--a2a-tokens: %w", err))
+			return cfg, BadInput(fmt.Errorf("--a2a-tokens: %w", err))
 		}
 		cfg.Tokens = t
 	}
 	if (a.TLSCert == "") != (a.TLSKey == "") {
-		return nil, fmt.Errorf("%w: --a2a-tls-cert and --a2a-tls-key go together", ErrUsage)
+		return cfg, fmt.Errorf("%w: --a2a-tls-cert and --a2a-tls-key go together", ErrUsage)
 	}
 	if a.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(a.TLSCert, a.TLSKey)
 		if err != nil {
-			return nil, BadInput(fmt.Errorf("--a2a-tls-cert: %w", err))
+			return cfg, BadInput(fmt.Errorf("--a2a-tls-cert: %w", err))
 		}
 		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	if a.Client != "" {
 		pem, err := os.ReadFile(a.Client)
 		if err != nil {
-			return nil, BadInput(fmt.Errorf("--a2a-client-ca: %w", err))
+			return cfg, BadInput(fmt.Errorf("--a2a-client-ca: %w", err))
 		}
 		cfg.ClientCAs = x509.NewCertPool()
 		if !cfg.ClientCAs.AppendCertsFromPEM(pem) {
-			return nil, BadInput(fmt.Errorf("--a2a-client-ca: no certificate in %s", a.Client))
+			return cfg, BadInput(fmt.Errorf("--a2a-client-ca: no certificate in %s", a.Client))
 		}
 	}
+	return cfg, nil
+}
+
+// Serve starts the front door on the flags' address with what Files read,
+// submitting through sub; nil when --a2a-listen is empty.
+func (a *A2AFlags) Serve(files a2aserver.Config, sub *client.Client, obs a2aserver.Observer, log *zap.Logger) (*a2aserver.Server, error) {
+	if a.Listen == "" {
+		return nil, nil
+	}
+	cfg := files
+	cfg.Submitter, cfg.URL, cfg.Timeout, cfg.BodyTimeout = sub, a.URL, a.Timeout, a.BodyTimeout
+	cfg.Version, cfg.Log, cfg.Observer = semver(Version()), log, obs
 	s, err := a2aserver.Listen(a.Listen, cfg)
 	if errors.Is(err, a2aserver.ErrConfig) && cfg.Tokens == nil && cfg.ClientCAs == nil {
 		err = fmt.Errorf("%w: %w", ErrUsage, err)
@@ -142,6 +156,10 @@ func RunFrontDoor(ctx context.Context, f *FrontDoorFlags, stderr io.Writer) erro
 	}
 	defer log.Sync() //nolint:errcheck
 	log = log.With(zap.String("service", "frontdoor"))
+	doorFiles, err := f.A2A.Files()
+	if err != nil {
+		return err
+	}
 	nc, js, err := f.NATS.Connect("skillmatch-frontdoor", log)
 	if err != nil {
 		return err
@@ -154,7 +172,7 @@ func RunFrontDoor(ctx context.Context, f *FrontDoorFlags, stderr io.Writer) erro
 		return err
 	}
 	defer door.Stop() //nolint:errcheck
-	s, err := f.A2A.Serve(sub, metrics, log)
+	s, err := f.A2A.Serve(doorFiles, sub, metrics, log)
 	if err != nil {
 		return err
 	}

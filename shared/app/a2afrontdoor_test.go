@@ -345,7 +345,7 @@ func TestRunA2AAnonymous(t *testing.T) {
 	if err := fs.Parse([]string{"--a2a-listen", "0.0.0.0:0"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rf.A2A.Serve(nil, nil, nil); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "loopback") {
+	if _, err := rf.A2A.Serve(a2aserver.Config{}, nil, nil, nil); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("0.0.0.0 without authentication: %v", err)
 	}
 }

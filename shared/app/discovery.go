@@ -138,6 +138,20 @@ func (o *RefreshFlags) Register(fs *flag.FlagSet, everyName string) {
 	o.Credentials.Register(fs)
 }
 
+// Files reads the registry and the agent credentials the flags name, so
+// that a command stops on a bad one before it starts anything (nil
+// without --registry).
+func (o *RefreshFlags) Files() error {
+	if o.Registry == "" {
+		return nil
+	}
+	if _, err := discover.LoadRegistry(o.Registry); err != nil {
+		return BadInput(fmt.Errorf("--registry: %w", err))
+	}
+	_, err := o.Credentials.Add(nil)
+	return err
+}
+
 // Refresher builds the catalog refresher for the catalog bucket; build
 // makes the matcher the evaluation scores. The returned close releases
 // the fetcher's connections.

@@ -124,6 +124,13 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	if err != nil {
 		return nil, err
 	}
+	doorFiles, err := rf.A2A.Files()
+	if err != nil {
+		return nil, err
+	}
+	if err := rf.Refresh.Files(); err != nil {
+		return nil, err
+	}
 	if rf.Matcher.Retrieval == nil {
 		return nil, errors.New("app: run shortlists: make its flags with app/retrieval.NewRunFlags")
 	}
@@ -244,7 +251,7 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		run.ConsoleAddr = addr
 	}
 	// The A2A front door: `--a2a-listen 127.0.0.1:8080`.
-	a2a, err := rf.A2A.Serve(sub, metrics, log)
+	a2a, err := rf.A2A.Serve(doorFiles, sub, metrics, log)
 	if err != nil {
 		return nil, err
 	}

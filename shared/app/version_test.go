@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillmatch/skillmatch/shared/frontdoor/a2aserver"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 )
 
@@ -117,7 +118,7 @@ func TestFrontDoorMainCommandLine(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := frontDoorMain([]string{"--a2a-listen", "0.0.0.0:0", "--nats", "nats://127.0.0.1:1", "--timeout", "100ms"}, &stdout, &stderr,
 		func(ctx context.Context, f *FrontDoorFlags, _ io.Writer) error {
-			_, err := f.A2A.Serve(nil, nil, nil)
+			_, err := f.A2A.Serve(a2aserver.Config{}, nil, nil, nil)
 			return err
 		})
 	if code != 2 || !strings.Contains(stderr.String(), "loopback") {
