@@ -218,6 +218,7 @@ func TestRunRefusesBrokenFiles(t *testing.T) {
 		{"--a2a-tls-cert", []string{"--a2a-listen", "127.0.0.1:0", "--a2a-tls-cert", broken, "--a2a-tls-key", broken}},
 		{"--registry", []string{"--registry", broken}},
 		{"--agent-credentials", []string{"--registry", registry, "--agent-credentials", broken}},
+		{"--console-auth", []string{"--console-listen", "127.0.0.1:0", "--console-auth", broken}},
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
 			args := append([]string{"run", "--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1"}, tc.args...)

@@ -37,40 +37,50 @@ func (c *ConsoleFlags) Register(fs *flag.FlagSet, def string) {
 	fs.StringVar(&c.TLSKey, "console-tls-key", "", "the key of --console-tls-cert (PEM)")
 }
 
-// startConsole serves the console on c.Listen over js until ctx ends; the
-// returned stop ends its tail.
-func (c *ConsoleFlags) start(ctx context.Context, js jetstream.JetStream, pf *PipelineFlags, grantsFile string,
-	matcher func() *match.Matcher, log *zap.Logger) (string, func(), error) {
-	var auth *console.Auth
+// consoleFiles is what the files the console's flags name hold.
+type consoleFiles struct {
+	auth    *console.Auth
+	grants  *grants.Grants
+	callers *identity.Directory
+}
+
+// files reads the console's auth file and the grants and callers files
+// it shows under, so that a command stops on a bad one before it starts
+// anything.
+func (c *ConsoleFlags) files(grantsFile, callersFile string) (consoleFiles, error) {
+	var f consoleFiles
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return f, fmt.Errorf("%w: --console-tls-cert and --console-tls-key go together", ErrUsage)
+	}
+	var err error
 	if c.Auth != "" {
-		var err error
-		if auth, err = console.LoadAuth(c.Auth); err != nil {
-			return "", nil, fmt.Errorf("%w: --console-auth: %v", ErrUsage, err)
+		if f.auth, err = console.LoadAuth(c.Auth); err != nil {
+			return f, BadInput(fmt.Errorf("--console-auth: %w", err))
 		}
 	}
-	var g *grants.Grants
 	if grantsFile != "" {
-		var err error
-		if g, err = grants.Load(grantsFile); err != nil {
-			return "", nil, err
+		if f.grants, err = grants.Load(grantsFile); err != nil {
+			return f, BadInput(err)
 		}
 	}
-	var callers *identity.Directory
-	if pf.Callers != "" {
-		var err error
-		if callers, err = identity.Load(pf.Callers); err != nil {
-			return "", nil, err
+	if callersFile != "" {
+		if f.callers, err = identity.Load(callersFile); err != nil {
+			return f, BadInput(err)
 		}
 	}
+	return f, nil
+}
+
+// start serves the console on c.Listen over js, with what files read,
+// until ctx ends; the returned stop ends its tail.
+func (c *ConsoleFlags) start(ctx context.Context, js jetstream.JetStream, pf *PipelineFlags, files consoleFiles,
+	matcher func() *match.Matcher, log *zap.Logger) (string, func(), error) {
+	auth, g, callers := files.auth, files.grants, files.callers
 	srv, err := console.New(ctx, console.Config{JS: js, Streams: pf.Streams, CatalogBucket: pf.CatalogBucket,
 		ModelBucket: pf.ModelBucket, Matcher: matcher, Grants: g, Callers: callers, Auth: auth,
 		Log: log.With(zap.String("component", "console"))})
 	if err != nil {
 		return "", nil, err
-	}
-	if (c.TLSCert == "") != (c.TLSKey == "") {
-		srv.Stop()
-		return "", nil, fmt.Errorf("%w: --console-tls-cert and --console-tls-key go together", ErrUsage)
 	}
 	var opts []console.ServeOption
 	if c.TLSCert != "" {
@@ -169,6 +179,10 @@ func RunConsole(ctx context.Context, args []string, stderr io.Writer, r Retrieva
 	if err != nil {
 		return err
 	}
+	files, err := cf.Console.files(cf.Matcher.Grants, cf.Pipeline.Callers)
+	if err != nil {
+		return err
+	}
 	nc, js, err := cf.NATS.Connect("skillmatch-console", log)
 	if err != nil {
 		return err
@@ -184,7 +198,7 @@ func RunConsole(ctx context.Context, args []string, stderr io.Writer, r Retrieva
 		return err
 	}
 	defer w.Stop()
-	_, stopConsole, err := cf.Console.start(ctx, js, &cf.Pipeline, cf.Matcher.Grants, snaps.Matcher, log)
+	_, stopConsole, err := cf.Console.start(ctx, js, &cf.Pipeline, files, snaps.Matcher, log)
 	if err != nil {
 		return err
 	}

@@ -131,6 +131,12 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	if err := rf.Refresh.Files(); err != nil {
 		return nil, err
 	}
+	var consoleIn consoleFiles
+	if rf.Console.Listen != "" {
+		if consoleIn, err = rf.Console.files(rf.Matcher.Grants, rf.Pipeline.Callers); err != nil {
+			return nil, err
+		}
+	}
 	if rf.Matcher.Retrieval == nil {
 		return nil, errors.New("app: run shortlists: make its flags with app/retrieval.NewRunFlags")
 	}
@@ -243,7 +249,7 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	}
 	run.stop = append(run.stop, func() { _ = door.Stop() })
 	if rf.Console.Listen != "" {
-		addr, stopConsole, err := rf.Console.start(ctx, js, &rf.Pipeline, rf.Matcher.Grants, snaps.Matcher, log)
+		addr, stopConsole, err := rf.Console.start(ctx, js, &rf.Pipeline, consoleIn, snaps.Matcher, log)
 		if err != nil {
 			return nil, err
 		}
