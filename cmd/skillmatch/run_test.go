@@ -219,6 +219,9 @@ func TestRunRefusesBrokenFiles(t *testing.T) {
 		{"--registry", []string{"--registry", broken}},
 		{"--agent-credentials", []string{"--registry", registry, "--agent-credentials", broken}},
 		{"--console-auth", []string{"--console-listen", "127.0.0.1:0", "--console-auth", broken}},
+		{"--callers", []string{"--callers", broken}},
+		{"--trust-keys", []string{"--trust-keys", broken}},
+		{"--auth", []string{"--auth", broken}},
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
 			args := append([]string{"run", "--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1"}, tc.args...)

@@ -61,16 +61,18 @@ func (o *TrustFlags) Trust(ctx context.Context) (*refresh.Trust, error) {
 	switch k := o.Keys; {
 	case k == "":
 	case strings.HasPrefix(k, "https://") || strings.HasPrefix(k, "http://"):
-		ks, err = signature.LoadJWKSURL(ctx, k, nil)
+		// A fetch that fails may work on a second try: not bad input.
+		if ks, err = signature.LoadJWKSURL(ctx, k, nil); err != nil {
+			return nil, fmt.Errorf("--trust-keys: %w", err)
+		}
 	default:
-		ks, err = signature.LoadJWKSFile(k)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--trust-keys: %w", err)
+		if ks, err = signature.LoadJWKSFile(k); err != nil {
+			return nil, BadInput(fmt.Errorf("--trust-keys: %w", err))
+		}
 	}
 	if o.Keys != "" && ks.Len() == 0 {
 		// Every signed card would be refused or flagged: surely not meant.
-		return nil, fmt.Errorf("--trust-keys %s: no usable signing key (skipped: %s)", o.Keys, strings.Join(ks.Skipped, "; "))
+		return nil, BadInput(fmt.Errorf("--trust-keys %s: no usable signing key (skipped: %s)", o.Keys, strings.Join(ks.Skipped, "; ")))
 	}
 	return &refresh.Trust{Keys: ks, Policy: p}, nil
 }

@@ -156,7 +156,7 @@ func (p *PipelineFlags) Config() (pipeline.Config, error) {
 	if p.Callers != "" {
 		dir, err := identity.Load(p.Callers)
 		if err != nil {
-			return pipeline.Config{}, fmt.Errorf("--callers: %w", err)
+			return pipeline.Config{}, BadInput(fmt.Errorf("--callers: %w", err))
 		}
 		cfg.Callers = dir
 	}

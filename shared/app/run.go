@@ -177,6 +177,9 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		return nil, BadInput(fmt.Errorf("no usable card in %s", run.CardsDir))
 	}
 	srv, err := natsbox.Start(natsbox.Config{DataDir: rf.Data, Listen: rf.Listen, SyncAlways: rf.SyncAlways, AuthFile: rf.Auth, Log: log})
+	if errors.Is(err, natsbox.ErrAuthFile) {
+		return nil, BadInput(fmt.Errorf("--auth: %w", err))
+	}
 	if err != nil {
 		return nil, err
 	}

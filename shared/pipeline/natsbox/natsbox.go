@@ -118,16 +118,19 @@ func Start(cfg Config) (*Server, error) {
 	return &Server{ns: ns, cfg: cfg, internal: internal}, nil
 }
 
+// ErrAuthFile marks an auth file (Config.AuthFile) the server cannot use.
+var ErrAuthFile = errors.New("natsbox: bad auth file")
+
 // applyAuth takes the accounts and users of a nats-server configuration
 // file into opts, and adds this process's own user to account (default
 // SKILLMATCH, else the only account the file defines).
 func applyAuth(opts *server.Options, path, account string) (*server.User, error) {
 	fo, err := server.ProcessConfigFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("natsbox: auth file %s: %w", path, err)
+		return nil, fmt.Errorf("%w %s: %w", ErrAuthFile, path, err)
 	}
 	if len(fo.Users) == 0 && len(fo.Nkeys) == 0 {
-		return nil, fmt.Errorf("natsbox: auth file %s defines no users", path)
+		return nil, fmt.Errorf("%w %s: it defines no users", ErrAuthFile, path)
 	}
 	var acc *server.Account
 	for _, a := range fo.Accounts {
@@ -136,7 +139,7 @@ func applyAuth(opts *server.Options, path, account string) (*server.User, error)
 		}
 	}
 	if acc == nil {
-		return nil, fmt.Errorf("natsbox: auth file %s: no account %q for this process", path, account)
+		return nil, fmt.Errorf("%w %s: no account %q for this process", ErrAuthFile, path, account)
 	}
 	var pw [18]byte
 	if _, err := rand.Read(pw[:]); err != nil {
