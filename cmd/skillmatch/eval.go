@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/skillmatch/skillmatch/shared/learn/eval"
 	"github.com/skillmatch/skillmatch/shared/learn/golden"
@@ -28,7 +29,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		f.DefValue = "true"
 		_ = f.Value.Set("true")
 	}
-	jsonOut := fs.String("json", "", "also write the figures as JSON to this file")
+	jsonOut := fs.String("json", "", "also write the figures as JSON to this file (-: stdout, and the printed figures go to stderr;\nlikewise for --pertask and --plot, one of the three at most)")
 	perTask := fs.String("pertask", "", "also write one JSON line per task to this file: id, expected, acceptable,\ntop, decision, chosen, probability, rank, bm25_rank, category, reason,\nand fallbacks, candidates, steps and plan_probability as the decision has them")
 	plot := fs.String("plot", "", "also write an SVG to this file: the reliability diagram and the\nprecision/coverage curve over the delegation threshold")
 	learnFrom := fs.String("learn-from", "", "before evaluating, report tasks of this split (e.g. train) as verified successes of their\n"+
@@ -42,6 +43,21 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *set == "" {
 		return fmt.Errorf("%w: eval needs --set DIR", errUsage)
+	}
+	// "-" is stdout, for one of the outputs; the printed figures then go
+	// to stderr, so that stdout holds that output alone.
+	report, dashes := stdout, 0
+	for _, o := range []struct{ flag, path string }{{"--json", *jsonOut}, {"--pertask", *perTask}, {"--plot", *plot}} {
+		if o.path == "-" {
+			report, dashes = stderr, dashes+1
+			continue
+		}
+		if err := checkOutput(o.flag, o.path); err != nil {
+			return err
+		}
+	}
+	if dashes > 1 {
+		return fmt.Errorf("%w: only one of --json, --pertask and --plot may be - (stdout)", errUsage)
 	}
 	gs, err := golden.Load(*set)
 	if err != nil {
@@ -76,7 +92,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for _, v := range learned {
 			n += len(v)
 		}
-		fmt.Fprintf(stdout, "learned from %d %s tasks reported by a%s caller: %d examples of %d skills\n",
+		fmt.Fprintf(report, "learned from %d %s tasks reported by a%s caller: %d examples of %d skills\n",
 			len(taught), *learnFrom, map[bool]string{true: " trusted", false: "n untrusted"}[*learnAs == "trusted"], n, len(learned))
 		lb, err := mf.LearnedBuilder(nil)
 		if err != nil {
@@ -94,24 +110,24 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	printReport(stdout, *set, *split, len(gs.Catalog.Agents), countSkills(m), rep)
+	printReport(report, *set, *split, len(gs.Catalog.Agents), countSkills(m), rep)
 	if sc := m.SelfCalibration(); sc != nil {
-		fmt.Fprintf(stdout, "self-calibration: %d no-match pseudo-requests, 90th percentile probability %.3f, threshold %.3f\n",
+		fmt.Fprintf(report, "self-calibration: %d no-match pseudo-requests, 90th percentile probability %.3f, threshold %.3f\n",
 			sc.Queries, sc.NoMatchProb, sc.Threshold)
 	}
 	if *jsonOut != "" {
-		if err := writeOutput(*jsonOut, func(w io.Writer) error { return writeReportJSON(w, rep) }); err != nil {
+		if err := writeOutput(*jsonOut, stdout, func(w io.Writer) error { return writeReportJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
 	if *perTask != "" {
-		if err := writeOutput(*perTask, func(w io.Writer) error { return eval.WritePerTask(w, outs) }); err != nil {
+		if err := writeOutput(*perTask, stdout, func(w io.Writer) error { return eval.WritePerTask(w, outs) }); err != nil {
 			return err
 		}
 	}
 	if *plot != "" {
 		title := fmt.Sprintf("%s, split %s: %d tasks", *set, *split, rep.Tasks)
-		if err := writeOutput(*plot, func(w io.Writer) error { return eval.WritePlot(w, title, outs, m.Policy()) }); err != nil {
+		if err := writeOutput(*plot, stdout, func(w io.Writer) error { return eval.WritePlot(w, title, outs, m.Policy()) }); err != nil {
 			return err
 		}
 	}
@@ -150,9 +166,12 @@ func writeReportJSON(w io.Writer, r *eval.Report) error {
 	return err
 }
 
-// writeOutput creates path and writes it with write, reporting either error
+// writeOutput creates path ("-": stdout) and writes it with write, reporting either error
 // with the path.
-func writeOutput(path string, write func(io.Writer) error) error {
+func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(stdout)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -256,4 +275,22 @@ func warnSet(w io.Writer, gs *golden.Set) {
 		}
 		fmt.Fprintf(w, "warning: %s: %v\n", gs.Dir, e)
 	}
+}
+
+// checkOutput says whether a file a flag names can be written, before
+// the work that makes it: its folder must exist, and the path must not be
+// a folder ("": the flag is not set). A fit of minutes that cannot save
+// its model should not start.
+func checkOutput(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%w: %s %s is a folder; give a file", errUsage, flag, path)
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%w: %s %s: folder %s does not exist", errUsage, flag, path, dir)
+	}
+	return nil
 }

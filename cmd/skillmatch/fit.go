@@ -64,6 +64,9 @@ func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		// The calibration counts a task in whole copies.
 		return fmt.Errorf("%w: --calibration-no-match-weight must be 1 or more", errUsage)
 	}
+	if err := checkOutput("-o", *out); err != nil {
+		return err
+	}
 	var gss []*golden.Set
 	for _, dir := range sets {
 		gs, err := golden.Load(dir)

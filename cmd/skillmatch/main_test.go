@@ -641,3 +641,35 @@ func TestBadGrantsFile(t *testing.T) {
 		}
 	}
 }
+
+// eval --json - puts the JSON figures alone on stdout (the printed ones go
+// to stderr); two outputs cannot share stdout; an output whose folder does
+// not exist is refused before any work, for eval and for fit.
+func TestOutputsCheckedFirst(t *testing.T) {
+	set := writeGolden(t)
+	code, stdout, stderr := runCmd(t, "eval", "--set", set, "--split", "all", "--quiet", "--json", "-")
+	var figures map[string]any
+	if err := json.Unmarshal([]byte(stdout), &figures); code != 0 || err != nil || figures["top1"] == nil {
+		t.Errorf("--json -: exit %d, stdout is not the JSON figures (%v):\n%s", code, err, stdout)
+	}
+	if !strings.Contains(stderr, "recall@20") {
+		t.Errorf("--json -: the printed figures are not on stderr:\n%s", stderr)
+	}
+	if code, _, stderr := runCmd(t, "eval", "--set", set, "--quiet", "--json", "-", "--pertask", "-"); code != 2 || !strings.Contains(stderr, "only one of") {
+		t.Errorf("two outputs on stdout: exit %d, stderr %q", code, stderr)
+	}
+	missing := filepath.Join(t.TempDir(), "no-such-folder", "out.json")
+	for _, args := range [][]string{
+		{"eval", "--set", set, "--quiet", "--pertask", missing},
+		{"eval", "--set", set, "--quiet", "--plot", t.TempDir()},
+		{"fit", "--set", set, "--split", "train", "--quiet", "-o", missing},
+	} {
+		code, stdout, stderr := runCmd(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "see 'skillmatch "+args[0]+" --help'") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want a usage error before any work", args, code, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the missing folder was made (%v)", err)
+	}
+}
