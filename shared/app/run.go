@@ -180,6 +180,12 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	if errors.Is(err, natsbox.ErrAuthFile) {
 		return nil, BadInput(fmt.Errorf("--auth: %w", err))
 	}
+	if errors.Is(err, natsbox.ErrListen) {
+		return nil, fmt.Errorf("%w; another skillmatch run may hold it: give --nats-listen HOST:PORT", err)
+	}
+	if errors.Is(err, natsbox.ErrDataDirInUse) {
+		return nil, fmt.Errorf("%w; another skillmatch run stores there: give --data DIR", err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,19 @@ type Server struct {
 	ns       *server.Server
 	cfg      Config
 	internal *server.User // this process's user when auth is on
+	unlock   func()       // releases the data folder
 }
+
+// ErrDataDirInUse marks a data folder another running server holds.
+var ErrDataDirInUse = errors.New("natsbox: data folder in use by another server")
+
+// ErrListen marks a listen address the server cannot take: another
+// process holds it, or it is no address of this machine.
+var ErrListen = errors.New("natsbox: cannot listen")
+
+// lockFile is the file in the data folder whose lock says a server runs
+// on it.
+const lockFile = "skillmatch.lock"
 
 // Start starts the server and waits until it accepts clients.
 func Start(cfg Config) (*Server, error) {
@@ -95,6 +107,25 @@ func Start(cfg Config) (*Server, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("natsbox: %w", err)
 	}
+	unlock, err := lockDataDir(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			unlock()
+		}
+	}()
+	if !cfg.InProcess && opts.Port != -1 {
+		// Said at once, where the server would log it and wait out
+		// ReadyTimeout.
+		l, err := net.Listen("tcp", net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrListen, err)
+		}
+		l.Close()
+	}
 	var internal *server.User
 	if cfg.AuthFile != "" {
 		var err error
@@ -115,7 +146,8 @@ func Start(cfg Config) (*Server, error) {
 		ns.WaitForShutdown()
 		return nil, fmt.Errorf("natsbox: server not ready after %s (is %s free?)", cfg.ReadyTimeout, cfg.Listen)
 	}
-	return &Server{ns: ns, cfg: cfg, internal: internal}, nil
+	started = true
+	return &Server{ns: ns, cfg: cfg, internal: internal, unlock: unlock}, nil
 }
 
 // ErrAuthFile marks an auth file (Config.AuthFile) the server cannot use.
@@ -197,6 +229,7 @@ func (s *Server) NATS() *server.Server { return s.ns }
 func (s *Server) Shutdown() {
 	s.ns.Shutdown()
 	s.ns.WaitForShutdown()
+	s.unlock()
 }
 
 // zapLogger adapts zap to the server's logger. Notices (the start-up

@@ -2,6 +2,8 @@ package natsbox
 
 import (
 	"context"
+	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -71,5 +73,40 @@ func TestBadConfig(t *testing.T) {
 	}
 	if _, err := Start(Config{DataDir: t.TempDir(), Listen: "nope"}); err == nil {
 		t.Error("bad listen accepted")
+	}
+}
+
+// One data folder, one server: a second is refused at once while the
+// first runs (two servers writing one store corrupt it), and may start
+// once the first has shut down.
+func TestDataDirHeldByOneServer(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Start(Config{DataDir: dir, InProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Start(Config{DataDir: dir, InProcess: true}); !errors.Is(err, ErrDataDirInUse) {
+		t.Fatalf("a second server on the same folder: %v, want ErrDataDirInUse", err)
+	}
+	first.Shutdown()
+	again, err := Start(Config{DataDir: dir, InProcess: true})
+	if err != nil {
+		t.Fatalf("after the first shut down: %v", err)
+	}
+	again.Shutdown()
+}
+
+// A listen address something else holds is refused at once, not after
+// the wait for the server to come up.
+func TestListenAddressTaken(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	// ErrListen comes from the check before the server starts; the
+	// server's own failure would be a wait that ends "not ready".
+	if _, err := Start(Config{DataDir: t.TempDir(), Listen: l.Addr().String()}); !errors.Is(err, ErrListen) {
+		t.Fatalf("taken address: %v, want ErrListen", err)
 	}
 }
