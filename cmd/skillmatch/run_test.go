@@ -222,6 +222,7 @@ func TestRunRefusesBrokenFiles(t *testing.T) {
 		{"--callers", []string{"--callers", broken}},
 		{"--trust-keys", []string{"--trust-keys", broken}},
 		{"--auth", []string{"--auth", broken}},
+		{"--data", []string{"--data", broken}}, // a file, not a folder
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
 			args := append([]string{"run", "--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1"}, tc.args...)

@@ -176,6 +176,9 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	if len(files) == 0 {
 		return nil, BadInput(fmt.Errorf("no usable card in %s", run.CardsDir))
 	}
+	if fi, err := os.Stat(rf.Data); err == nil && !fi.IsDir() {
+		return nil, BadInput(fmt.Errorf("--data %s is a file; give a folder for the store", rf.Data))
+	}
 	srv, err := natsbox.Start(natsbox.Config{DataDir: rf.Data, Listen: rf.Listen, SyncAlways: rf.SyncAlways, AuthFile: rf.Auth, Log: log})
 	if errors.Is(err, natsbox.ErrAuthFile) {
 		return nil, BadInput(fmt.Errorf("--auth: %w", err))
