@@ -471,11 +471,14 @@ type Outcome struct {
 }
 
 // Report publishes an outcome as caller ("": anonymous), once per decision
-// and skill (its Nats-Msg-Id). The feedback stage checks it: one it
-// refuses is dead-lettered with the reason.
+// and skill (its Nats-Msg-Id). It needs the decision id, the task id and
+// the skill; the feedback stage checks the rest: one it refuses is
+// dead-lettered with the reason.
 func (c *Client) Report(ctx context.Context, caller string, o Outcome) error {
-	if o.DecisionID == "" || o.Skill == "" {
-		return errors.New("client: an outcome needs its decision id and skill")
+	if o.DecisionID == "" || o.TaskID == "" || o.Skill == "" {
+		// The feedback stage checks an outcome against its task's
+		// delegation, and dead-letters one it cannot.
+		return errors.New("client: an outcome needs its decision id, task id and skill")
 	}
 	if o.At.IsZero() {
 		o.At = time.Now().UTC()

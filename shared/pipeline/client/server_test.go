@@ -129,7 +129,10 @@ func TestSubmitAwaitReport(t *testing.T) {
 	if got, err := wire.DecodeOutcome(m.Data); err != nil || got.DecisionID != o.DecisionID || !got.Success || got.Skill != "a/b" {
 		t.Errorf("outcome %+v %v", got, err)
 	}
-	if err := c.Report(ctx, "alice", client.Outcome{Skill: "a/b"}); err == nil {
+	if err := c.Report(ctx, "alice", client.Outcome{Skill: "a/b", TaskID: "c-1"}); err == nil {
 		t.Error("an outcome without its decision id was sent")
+	}
+	if err := c.Report(ctx, "alice", client.Outcome{DecisionID: a.Decision.DecisionID, Skill: "a/b"}); err == nil {
+		t.Error("an outcome without its task id was sent")
 	}
 }
