@@ -198,7 +198,8 @@ func TestRunFlags(t *testing.T) {
 }
 
 // A file a run's flag names that does not parse stops the run as bad
-// input (exit 2), naming the file or the flag, before any stage starts.
+// input (exit 2), naming the file or the flag, before any stage starts;
+// so does an A2A front door open off loopback (a usage error).
 func TestRunRefusesBrokenFiles(t *testing.T) {
 	broken := filepath.Join(t.TempDir(), "broken.json")
 	if err := os.WriteFile(broken, []byte(`{"x": [`), 0o644); err != nil {
@@ -222,7 +223,8 @@ func TestRunRefusesBrokenFiles(t *testing.T) {
 		{"--callers", []string{"--callers", broken}},
 		{"--trust-keys", []string{"--trust-keys", broken}},
 		{"--auth", []string{"--auth", broken}},
-		{"--data", []string{"--data", broken}}, // a file, not a folder
+		{"--data", []string{"--data", broken}},                  // a file, not a folder
+		{"--a2a-listen", []string{"--a2a-listen", "0.0.0.0:0"}}, // open off loopback: no file, a usage error
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
 			args := append([]string{"run", "--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1"}, tc.args...)

@@ -43,9 +43,10 @@ func (a *A2AFlags) Register(fs *flag.FlagSet, listen string) {
 }
 
 // Files reads the files the flags name (bearer tokens, certificate and
-// key, client CA) into the front door's config: a command reads them
-// before it starts anything, so a bad one stops it at once. The zero
-// Config when --a2a-listen is empty.
+// key, client CA) into the front door's config and checks the address
+// against them: a command calls it before it starts anything, so a bad
+// file or an open address stops it at once. The zero Config when
+// --a2a-listen is empty.
 func (a *A2AFlags) Files() (a2aserver.Config, error) {
 	var cfg a2aserver.Config
 	if a.Listen == "" {
@@ -77,6 +78,11 @@ func (a *A2AFlags) Files() (a2aserver.Config, error) {
 		if !cfg.ClientCAs.AppendCertsFromPEM(pem) {
 			return cfg, BadInput(fmt.Errorf("--a2a-client-ca: no certificate in %s", a.Client))
 		}
+	}
+	if err := a2aserver.CheckAddr(a.Listen, cfg); err != nil {
+		// The flags, not a file, are wrong: listening open off loopback,
+		// or client certificates without TLS.
+		return cfg, fmt.Errorf("%w: --a2a-listen: %w", ErrUsage, err)
 	}
 	return cfg, nil
 }

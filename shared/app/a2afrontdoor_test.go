@@ -348,4 +348,8 @@ func TestRunA2AAnonymous(t *testing.T) {
 	if _, err := rf.A2A.Serve(a2aserver.Config{}, nil, nil, nil); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("0.0.0.0 without authentication: %v", err)
 	}
+	// Files, which a run calls before it starts anything, says so too.
+	if _, err := rf.A2A.Files(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "loopback") {
+		t.Errorf("0.0.0.0 without authentication, before the start: %v", err)
+	}
 }

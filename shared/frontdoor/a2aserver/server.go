@@ -114,6 +114,24 @@ type Server struct {
 	done chan struct{}
 }
 
+// CheckAddr says whether Listen would refuse addr under cfg's
+// authentication and TLS, without listening: a caller checks it before it
+// starts anything else.
+func CheckAddr(addr string, cfg Config) error {
+	if cfg.ClientCAs != nil && cfg.TLS == nil {
+		return fmt.Errorf("%w: client certificates need TLS (a server certificate and key)", ErrConfig)
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%w: listen address %q: %v", ErrConfig, addr, err)
+	}
+	if cfg.Tokens == nil && cfg.ClientCAs == nil && !loopback(host) {
+		return fmt.Errorf("%w: %s is not a loopback address: without tokens or client certificates anyone reaching it "+
+			"would be served; configure authentication or listen on 127.0.0.1", ErrConfig, addr)
+	}
+	return nil
+}
+
 // Listen starts the server on addr. Without tokens or a client CA it
 // serves everyone as the anonymous caller, so it refuses then to listen
 // anywhere but on a loopback address.
@@ -121,8 +139,8 @@ func Listen(addr string, cfg Config) (*Server, error) {
 	if cfg.Submitter == nil {
 		return nil, fmt.Errorf("%w: no submitter", ErrConfig)
 	}
-	if cfg.ClientCAs != nil && cfg.TLS == nil {
-		return nil, fmt.Errorf("%w: client certificates need TLS (a server certificate and key)", ErrConfig)
+	if err := CheckAddr(addr, cfg); err != nil {
+		return nil, err
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 15 * time.Second
@@ -132,14 +150,6 @@ func Listen(addr string, cfg Config) (*Server, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
-	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("%w: listen address %q: %v", ErrConfig, addr, err)
-	}
-	if cfg.Tokens == nil && cfg.ClientCAs == nil && !loopback(host) {
-		return nil, fmt.Errorf("%w: %s is not a loopback address: without tokens or client certificates anyone reaching it "+
-			"would be served; configure authentication or listen on 127.0.0.1", ErrConfig, addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
