@@ -199,7 +199,7 @@ func TestRunFlags(t *testing.T) {
 
 // A file a run's flag names that does not parse stops the run as bad
 // input (exit 2), naming the file or the flag, before any stage starts;
-// so does an A2A front door open off loopback (a usage error).
+// so does a front door or console open off loopback (a usage error).
 func TestRunRefusesBrokenFiles(t *testing.T) {
 	broken := filepath.Join(t.TempDir(), "broken.json")
 	if err := os.WriteFile(broken, []byte(`{"x": [`), 0o644); err != nil {
@@ -225,11 +225,13 @@ func TestRunRefusesBrokenFiles(t *testing.T) {
 		{"--auth", []string{"--auth", broken}},
 		{"--data", []string{"--data", broken}},                  // a file, not a folder
 		{"--a2a-listen", []string{"--a2a-listen", "0.0.0.0:0"}}, // open off loopback: no file, a usage error
+		{"--console-listen", []string{"--console-listen", "0.0.0.0:0"}},
+		{"--console-tls-cert", []string{"--console-listen", "127.0.0.1:0", "--console-tls-cert", broken, "--console-tls-key", broken}},
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
 			args := append([]string{"run", "--data", t.TempDir(), "--nats-listen", "127.0.0.1:-1"}, tc.args...)
 			code, _, stderr := runCmd(t, args...)
-			if code != 2 || !strings.Contains(stderr, "broken.json") && !strings.Contains(stderr, tc.flag+": ") {
+			if code != 2 || !strings.Contains(stderr, "broken.json") && !strings.Contains(stderr, tc.flag+" ") && !strings.Contains(stderr, tc.flag+": ") {
 				t.Errorf("exit %d, want 2 naming the file or its flag; stderr:\n%s", code, stderr)
 			}
 			if strings.Contains(stderr, "stage started") {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,9 +45,9 @@ type consoleFiles struct {
 	callers *identity.Directory
 }
 
-// files reads the console's auth file and the grants and callers files
-// it shows under, so that a command stops on a bad one before it starts
-// anything.
+// files reads the console's auth file, the grants and callers files it
+// shows under and its certificate, and checks its address against its
+// auth, so that a command stops on a bad one before it starts anything.
 func (c *ConsoleFlags) files(grantsFile, callersFile string) (consoleFiles, error) {
 	var f consoleFiles
 	if (c.TLSCert == "") != (c.TLSKey == "") {
@@ -67,6 +68,16 @@ func (c *ConsoleFlags) files(grantsFile, callersFile string) (consoleFiles, erro
 		if f.callers, err = identity.Load(callersFile); err != nil {
 			return f, BadInput(err)
 		}
+	}
+	if c.TLSCert != "" {
+		if _, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey); err != nil {
+			return f, BadInput(fmt.Errorf("--console-tls-cert: %w", err))
+		}
+	}
+	if err := console.CheckAddr(c.Listen, f.auth); errors.Is(err, console.ErrOpenNonLoopback) {
+		return f, fmt.Errorf("%w: --console-listen %s: %v; give --console-auth FILE", ErrUsage, c.Listen, err)
+	} else if err != nil {
+		return f, fmt.Errorf("%w: --console-listen: %v", ErrUsage, err)
 	}
 	return f, nil
 }

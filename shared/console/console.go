@@ -248,6 +248,20 @@ func ListenAddr(addr string) string {
 	return addr
 }
 
+// CheckAddr says whether Serve would refuse addr (ListenAddr) with auth,
+// without listening: a caller checks it before it starts anything else.
+func CheckAddr(addr string, auth *Auth) error {
+	addr = ListenAddr(addr)
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("console: listen %q: %w", addr, err)
+	}
+	if auth == nil && !isLoopback(host) {
+		return fmt.Errorf("%w: %s", ErrOpenNonLoopback, addr)
+	}
+	return nil
+}
+
 // ServeOption configures Serve.
 type ServeOption func(*serveConfig)
 
@@ -275,12 +289,8 @@ func (s *Server) Serve(ctx context.Context, addr string, opts ...ServeOption) (s
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	addr = ListenAddr(addr)
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("console: listen %q: %w", addr, err)
-	}
-	if s.cfg.Auth == nil && !isLoopback(host) {
-		return "", fmt.Errorf("%w: %s", ErrOpenNonLoopback, addr)
+	if err := CheckAddr(addr, s.cfg.Auth); err != nil {
+		return "", err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
