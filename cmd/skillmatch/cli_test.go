@@ -57,6 +57,8 @@ func TestShortUsageErrors(t *testing.T) {
 		{[]string{"fit", "--set", "x", "--calibration-no-match-weight", "0.5"}, "skillmatch fit", "must be 1 or more"},
 		{[]string{"fit", "--set", "x", "--no-match-weight", "-1"}, "skillmatch fit", "must be above 0"},
 		{[]string{"run", "--bogus"}, "skillmatch run", "-bogus"},
+		{[]string{"run", "--nats-listen", "nonsense"}, "skillmatch run", `--nats-listen "nonsense"`},
+		{[]string{"run", "--health-listen", "8081"}, "skillmatch run", `--health-listen "8081"`},
 		{[]string{"submit", "--timeout", "soon", "x"}, "skillmatch submit", "-timeout"},
 		{[]string{"submit"}, "skillmatch submit", "needs the task text"},
 		{[]string{"cards", "list", "--bogus"}, "skillmatch cards", "-bogus"},

@@ -162,6 +162,9 @@ func RunFrontDoor(ctx context.Context, f *FrontDoorFlags, stderr io.Writer) erro
 	}
 	defer log.Sync() //nolint:errcheck
 	log = log.With(zap.String("service", "frontdoor"))
+	if err := checkListen("--health-listen", f.HealthListen); err != nil {
+		return err
+	}
 	doorFiles, err := f.A2A.Files()
 	if err != nil {
 		return err

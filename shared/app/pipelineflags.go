@@ -3,6 +3,7 @@ package app
 import (
 	"flag"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -121,6 +122,9 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 
 // Config is the pipeline configuration the flags give.
 func (p *PipelineFlags) Config() (pipeline.Config, error) {
+	if err := checkListen("--health-listen", p.HealthListen); err != nil {
+		return pipeline.Config{}, err
+	}
 	var bo []time.Duration
 	for _, s := range strings.Split(p.BackOff, ",") {
 		d, err := time.ParseDuration(strings.TrimSpace(s))
@@ -161,4 +165,17 @@ func (p *PipelineFlags) Config() (pipeline.Config, error) {
 		cfg.Callers = dir
 	}
 	return cfg, nil
+}
+
+// checkListen says whether addr, a listen flag's value, is host:port
+// (empty: off): a malformed one is a usage error said before anything
+// starts, not a listen failure after.
+func checkListen(flag, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("%w: %s %q: want host:port (:port for every interface)", ErrUsage, flag, addr)
+	}
+	return nil
 }

@@ -124,6 +124,9 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	if err != nil {
 		return nil, err
 	}
+	if err := checkListen("--nats-listen", rf.Listen); err != nil {
+		return nil, err
+	}
 	doorFiles, err := rf.A2A.Files()
 	if err != nil {
 		return nil, err
