@@ -49,6 +49,9 @@ func cmdCardsRefresh(ctx context.Context, args []string, stdout, stderr io.Write
 	if rf.Registry == "" {
 		return fmt.Errorf("%w: cards refresh needs --registry FILE", errUsage)
 	}
+	if err := rf.Files(); err != nil {
+		return err
+	}
 	log, err := app.NewLogger(*logLevel, stderr, app.LogConsole)
 	if err != nil {
 		return err

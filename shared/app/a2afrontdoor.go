@@ -52,6 +52,9 @@ func (a *A2AFlags) Files() (a2aserver.Config, error) {
 	if a.Listen == "" {
 		return cfg, nil
 	}
+	if err := firstError(positive("--a2a-timeout", a.Timeout), positive("--a2a-body-timeout", a.BodyTimeout)); err != nil {
+		return cfg, err
+	}
 	if a.Tokens != "" {
 		t, err := a2aserver.LoadTokens(a.Tokens)
 		if err != nil {

@@ -147,6 +147,9 @@ func (o *RefreshFlags) Files() error {
 	if o.Registry == "" {
 		return nil
 	}
+	if err := firstError(positive("--failures", o.Failures), positive("--grace", o.Grace)); err != nil {
+		return err
+	}
 	if _, err := discover.LoadRegistry(o.Registry); err != nil {
 		return BadInput(fmt.Errorf("--registry: %w", err))
 	}
@@ -160,8 +163,11 @@ func (o *RefreshFlags) Files() error {
 func (o *RefreshFlags) Refresher(kv, mkv jetstream.KeyValue, matcherID string, trust *refresh.Trust, build BuildFunc, log *zap.Logger) (*refresh.Refresher, func(), error) {
 	// Read once now so a missing or malformed file stops the command
 	// instead of leaving an empty refresher logging errors forever.
-	if _, err := discover.LoadRegistry(o.Registry); err != nil {
-		return nil, nil, BadInput(fmt.Errorf("--registry: %w", err))
+	if o.Registry == "" {
+		return nil, nil, fmt.Errorf("%w: no --registry", ErrUsage)
+	}
+	if err := o.Files(); err != nil {
+		return nil, nil, err
 	}
 	if o.Every <= 0 {
 		return nil, nil, fmt.Errorf("%w: the refresh interval must be positive", ErrUsage)

@@ -122,7 +122,9 @@ func (p *PipelineFlags) Register(fs *flag.FlagSet) {
 
 // Config is the pipeline configuration the flags give.
 func (p *PipelineFlags) Config() (pipeline.Config, error) {
-	if err := checkListen("--health-listen", p.HealthListen); err != nil {
+	if err := firstError(checkListen("--health-listen", p.HealthListen),
+		positive("--origin-ack-wait", p.OriginAckWait), positive("--feedback-every", p.FeedbackEvery),
+		positive("--feedback-interval", p.FeedbackInterval), positive("--refit-window", p.RefitWindow)); err != nil {
 		return pipeline.Config{}, err
 	}
 	var bo []time.Duration
@@ -176,6 +178,25 @@ func checkListen(flag, addr string) error {
 	}
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return fmt.Errorf("%w: %s %q: want host:port (:port for every interface)", ErrUsage, flag, addr)
+	}
+	return nil
+}
+
+// positive says that a flag's value must be above zero, where the code
+// would otherwise quietly take its default for zero or less.
+func positive[T int | time.Duration](name string, v T) error {
+	if v <= 0 {
+		return fmt.Errorf("%w: %s %v: want more than 0", ErrUsage, name, v)
+	}
+	return nil
+}
+
+// firstError is the first of errs that is not nil.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
