@@ -45,11 +45,12 @@ type consoleFiles struct {
 	callers *identity.Directory
 }
 
-// files reads the console's auth file, the grants and callers files it
-// shows under and its certificate, and checks its address against its
-// auth, so that a command stops on a bad one before it starts anything.
-func (c *ConsoleFlags) files(grantsFile, callersFile string) (consoleFiles, error) {
-	var f consoleFiles
+// files reads the console's auth file, the grants file it shows under
+// and its certificate, and checks its address against its auth, so that
+// a command stops on a bad one before it starts anything; callers is the
+// directory --callers gave.
+func (c *ConsoleFlags) files(grantsFile string, callers *identity.Directory) (consoleFiles, error) {
+	f := consoleFiles{callers: callers}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return f, fmt.Errorf("%w: --console-tls-cert and --console-tls-key go together", ErrUsage)
 	}
@@ -61,11 +62,6 @@ func (c *ConsoleFlags) files(grantsFile, callersFile string) (consoleFiles, erro
 	}
 	if grantsFile != "" {
 		if f.grants, err = grants.Load(grantsFile); err != nil {
-			return f, BadInput(err)
-		}
-	}
-	if callersFile != "" {
-		if f.callers, err = identity.Load(callersFile); err != nil {
 			return f, BadInput(err)
 		}
 	}
@@ -86,9 +82,8 @@ func (c *ConsoleFlags) files(grantsFile, callersFile string) (consoleFiles, erro
 // until ctx ends; the returned stop ends its tail.
 func (c *ConsoleFlags) start(ctx context.Context, js jetstream.JetStream, pf *PipelineFlags, files consoleFiles,
 	matcher func() *match.Matcher, log *zap.Logger) (string, func(), error) {
-	auth, g, callers := files.auth, files.grants, files.callers
 	srv, err := console.New(ctx, console.Config{JS: js, Streams: pf.Streams, CatalogBucket: pf.CatalogBucket,
-		ModelBucket: pf.ModelBucket, Matcher: matcher, Grants: g, Callers: callers, Auth: auth,
+		ModelBucket: pf.ModelBucket, Matcher: matcher, Grants: files.grants, Callers: files.callers, Auth: files.auth,
 		Log: log.With(zap.String("component", "console"))})
 	if err != nil {
 		return "", nil, err
@@ -107,7 +102,7 @@ func (c *ConsoleFlags) start(ctx context.Context, js jetstream.JetStream, pf *Pi
 		return "", nil, err
 	}
 	who := "open (loopback, no --console-auth)"
-	if auth != nil {
+	if files.auth != nil {
 		who = "operators of " + c.Auth
 	}
 	scheme := "http"
@@ -190,7 +185,11 @@ func RunConsole(ctx context.Context, args []string, stderr io.Writer, r Retrieva
 	if err != nil {
 		return err
 	}
-	files, err := cf.Console.files(cf.Matcher.Grants, cf.Pipeline.Callers)
+	callers, err := loadCallers(cf.Pipeline.Callers)
+	if err != nil {
+		return err
+	}
+	files, err := cf.Console.files(cf.Matcher.Grants, callers)
 	if err != nil {
 		return err
 	}

@@ -157,17 +157,15 @@ func (o *RefreshFlags) Files() error {
 	return err
 }
 
-// Refresher builds the catalog refresher for the catalog bucket; build
-// makes the matcher the evaluation scores. The returned close releases
-// the fetcher's connections.
+// Refresher builds the catalog refresher for the catalog bucket, after
+// the command has called Files; build makes the matcher the evaluation
+// scores. The returned close releases the fetcher's connections.
 func (o *RefreshFlags) Refresher(kv, mkv jetstream.KeyValue, matcherID string, trust *refresh.Trust, build BuildFunc, log *zap.Logger) (*refresh.Refresher, func(), error) {
-	// Read once now so a missing or malformed file stops the command
-	// instead of leaving an empty refresher logging errors forever.
+	// The command read the files (Files) before it started anything, so
+	// a missing or malformed one stopped it instead of leaving an empty
+	// refresher logging errors forever.
 	if o.Registry == "" {
 		return nil, nil, fmt.Errorf("%w: no --registry", ErrUsage)
-	}
-	if err := o.Files(); err != nil {
-		return nil, nil, err
 	}
 	if o.Every <= 0 {
 		return nil, nil, fmt.Errorf("%w: the refresh interval must be positive", ErrUsage)

@@ -159,14 +159,24 @@ func (p *PipelineFlags) Config() (pipeline.Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return pipeline.Config{}, fmt.Errorf("%w: --backoff, --max-deliver, --retry, --workers, --max-in-flight: %v", ErrUsage, err)
 	}
-	if p.Callers != "" {
-		dir, err := identity.Load(p.Callers)
-		if err != nil {
-			return pipeline.Config{}, BadInput(fmt.Errorf("--callers: %w", err))
-		}
-		cfg.Callers = dir
+	callers, err := loadCallers(p.Callers)
+	if err != nil {
+		return pipeline.Config{}, err
 	}
+	cfg.Callers = callers
 	return cfg, nil
+}
+
+// loadCallers reads --callers (nil without one).
+func loadCallers(path string) (*identity.Directory, error) {
+	if path == "" {
+		return nil, nil
+	}
+	dir, err := identity.Load(path)
+	if err != nil {
+		return nil, BadInput(fmt.Errorf("--callers: %w", err))
+	}
+	return dir, nil
 }
 
 // checkListen says whether addr, a listen flag's value, is host:port

@@ -136,7 +136,7 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 	}
 	var consoleIn consoleFiles
 	if rf.Console.Listen != "" {
-		if consoleIn, err = rf.Console.files(rf.Matcher.Grants, rf.Pipeline.Callers); err != nil {
+		if consoleIn, err = rf.Console.files(rf.Matcher.Grants, cfg.Callers); err != nil {
 			return nil, err
 		}
 	}

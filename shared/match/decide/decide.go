@@ -316,7 +316,7 @@ func (p Policy) worthAsking(top, alike, rel Option) bool {
 	}
 	switch rel.Alike {
 	case AlikeDiffers, AlikeImpostor, AlikeCopy:
-		return 1-(1-top.Prob)*(1-alike.Prob) >= p.ClarifyFloor
+		return either(top, alike) >= p.ClarifyFloor
 	}
 	return false
 }
@@ -330,7 +330,7 @@ func shareOfPair(top, alike Option) float64 {
 	if top.Prob+alike.Prob <= 0 {
 		return top.Prob
 	}
-	pair := 1 - (1-top.Prob)*(1-alike.Prob)
+	pair := either(top, alike)
 	if top.PairCalibrated {
 		// Calibrated where a same-named skill counted as right, each
 		// already holds the pair's probability.
@@ -369,8 +369,13 @@ func (p Policy) Pooled(opts []Option) (float64, bool) {
 	if opts[0].PairCalibrated {
 		return opts[0].Prob, true
 	}
-	return 1 - (1-opts[0].Prob)*(1-opts[j].Prob), true
+	return either(opts[0], opts[j]), true
 }
+
+// either is the probability that one of two options that do one job is
+// right, each scored as if it alone could be: how a pair's split is
+// pooled.
+func either(a, b Option) float64 { return 1 - (1-a.Prob)*(1-b.Prob) }
 
 // lookAlike is the position of the first option that is a look-alike of
 // the best one, 0 for none, and the option that carries the relation. The
