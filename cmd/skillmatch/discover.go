@@ -47,8 +47,10 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 		return fmt.Errorf("%w: --timeout must be positive", errUsage)
 	}
 	if *out != "" {
+		// A path that cannot be a folder is the argument's fault, said
+		// before any agent is asked.
 		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return err
+			return fmt.Errorf("%w: --out %s: %v", errUsage, *out, err)
 		}
 	}
 

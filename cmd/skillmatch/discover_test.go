@@ -131,6 +131,15 @@ func TestCardsDiscoverUsage(t *testing.T) {
 	if _, _, err := runDiscover(t, "--timeout", "0s", "http://x.example"); !errors.Is(err, errUsage) {
 		t.Errorf("zero timeout: err = %v, want a usage error", err)
 	}
+	// An --out that is a file cannot hold the cards: said before any
+	// agent is asked (the URL here answers nothing).
+	file := filepath.Join(t.TempDir(), "cards")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runDiscover(t, "--out", file, "http://x.example"); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--out") {
+		t.Errorf("--out a file: err = %v, want a usage error naming --out", err)
+	}
 }
 
 // With --agent-credentials, an agent advertising an extended card is
