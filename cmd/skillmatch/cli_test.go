@@ -59,6 +59,7 @@ func TestShortUsageErrors(t *testing.T) {
 		{[]string{"run", "--bogus"}, "skillmatch run", "-bogus"},
 		{[]string{"run", "--nats-listen", "nonsense"}, "skillmatch run", `--nats-listen "nonsense"`},
 		{[]string{"run", "--health-listen", "8081"}, "skillmatch run", `--health-listen "8081"`},
+		{[]string{"run", "--nats-listen", "127.0.0.1:4999", "--a2a-listen", ":4999"}, "skillmatch run", "listen on one address"},
 		{[]string{"run", "--feedback-every", "-1"}, "skillmatch run", "--feedback-every -1: want more than 0"},
 		{[]string{"run", "--a2a-listen", "127.0.0.1:0", "--a2a-timeout", "0s"}, "skillmatch run", "--a2a-timeout 0s"},
 		{[]string{"cards", "refresh", "--registry", "registry.json", "--failures", "0"}, "skillmatch cards refresh", "--failures 0"},

@@ -165,7 +165,8 @@ func RunFrontDoor(ctx context.Context, f *FrontDoorFlags, stderr io.Writer) erro
 	}
 	defer log.Sync() //nolint:errcheck
 	log = log.With(zap.String("service", "frontdoor"))
-	if err := checkListen("--health-listen", f.HealthListen); err != nil {
+	if err := firstError(checkListen("--health-listen", f.HealthListen),
+		distinctListens(listenFlag{"--health-listen", f.HealthListen}, listenFlag{"--a2a-listen", f.A2A.Listen})); err != nil {
 		return err
 	}
 	doorFiles, err := f.A2A.Files()

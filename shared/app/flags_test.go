@@ -110,3 +110,36 @@ func TestJSONFlag(t *testing.T) {
 		t.Error(`a file named "-" was created`)
 	}
 }
+
+// Two listen flags on one port of one host (or of every interface) are
+// refused before anything starts; ports chosen by the system never clash.
+func TestDistinctListens(t *testing.T) {
+	cases := []struct {
+		a, b string
+		same bool
+	}{
+		{"127.0.0.1:4222", "127.0.0.1:4222", true},
+		{":4222", "127.0.0.1:4222", true},
+		{"0.0.0.0:8080", "10.0.0.5:8080", true},
+		{"[::]:8080", "127.0.0.1:8080", true},
+		{"localhost:9000", "127.0.0.1:9000", true},
+		{"127.0.0.1:4222", "127.0.0.1:4223", false},
+		{"127.0.0.1:8080", "10.0.0.5:8080", false},
+		{"127.0.0.1:0", "127.0.0.1:0", false},
+		{"127.0.0.1:-1", "127.0.0.1:-1", false},
+		{"", "127.0.0.1:4222", false},
+	}
+	for _, tc := range cases {
+		if got := sameListen(tc.a, tc.b); got != tc.same {
+			t.Errorf("sameListen(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+	err := distinctListens(listenFlag{"--nats-listen", "127.0.0.1:4222"}, listenFlag{"--health-listen", ""},
+		listenFlag{"--a2a-listen", ":4222"})
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--nats-listen 127.0.0.1:4222 and --a2a-listen :4222") {
+		t.Errorf("err = %v, want a usage error naming both flags", err)
+	}
+	if err := distinctListens(listenFlag{"--nats-listen", "127.0.0.1:4222"}, listenFlag{"--a2a-listen", "127.0.0.1:8080"}); err != nil {
+		t.Errorf("distinct addresses: err = %v", err)
+	}
+}

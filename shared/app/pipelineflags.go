@@ -192,6 +192,46 @@ func checkListen(flag, addr string) error {
 	return nil
 }
 
+// listenFlag is a listen flag's name and the address it listens on ("":
+// off).
+type listenFlag struct{ name, addr string }
+
+// distinctListens says that no two of the listen flags name one address
+// (the same port on the same host, or on every interface): the second
+// listen would fail only after everything before it had started.
+func distinctListens(flags ...listenFlag) error {
+	for i, a := range flags {
+		for _, b := range flags[i+1:] {
+			if sameListen(a.addr, b.addr) {
+				return fmt.Errorf("%w: %s %s and %s %s listen on one address: give each its own port", ErrUsage, a.name, a.addr, b.name, b.addr)
+			}
+		}
+	}
+	return nil
+}
+
+// sameListen says whether two host:port listen addresses take one port:
+// the same port, not 0 or -1 (any free one), on hosts that are the same
+// or one of them every interface.
+func sameListen(a, b string) bool {
+	ha, pa, errA := net.SplitHostPort(a)
+	hb, pb, errB := net.SplitHostPort(b)
+	if errA != nil || errB != nil || pa != pb || pa == "0" || pa == "-1" {
+		return false
+	}
+	host := func(h string) string {
+		switch h {
+		case "", "0.0.0.0", "::":
+			return ""
+		case "localhost":
+			return "127.0.0.1"
+		}
+		return h
+	}
+	ha, hb = host(ha), host(hb)
+	return ha == "" || hb == "" || ha == hb
+}
+
 // positive says that a flag's value must be above zero, where the code
 // would otherwise quietly take its default for zero or less.
 func positive[T int | time.Duration](name string, v T) error {

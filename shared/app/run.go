@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/zap"
 
+	"github.com/skillmatch/skillmatch/shared/console"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
@@ -125,6 +126,13 @@ func StartRun(ctx context.Context, rf *RunFlags, log *zap.Logger) (_ *Running, e
 		return nil, err
 	}
 	if err := checkListen("--nats-listen", rf.Listen); err != nil {
+		return nil, err
+	}
+	listens := []listenFlag{{"--nats-listen", rf.Listen}, {"--health-listen", rf.Pipeline.HealthListen}, {"--a2a-listen", rf.A2A.Listen}}
+	if rf.Console.Listen != "" {
+		listens = append(listens, listenFlag{"--console-listen", console.ListenAddr(rf.Console.Listen)})
+	}
+	if err := distinctListens(listens...); err != nil {
 		return nil, err
 	}
 	doorFiles, err := rf.A2A.Files()
