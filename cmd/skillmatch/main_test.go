@@ -662,6 +662,7 @@ func TestOutputsCheckedFirst(t *testing.T) {
 	for _, args := range [][]string{
 		{"eval", "--set", set, "--quiet", "--pertask", missing},
 		{"eval", "--set", set, "--quiet", "--plot", t.TempDir()},
+		{"eval", "--set", set, "--quiet", "--plot", filepath.Join(t.TempDir(), "plot.png")}, // the plot is SVG only
 		{"fit", "--set", set, "--split", "train", "--quiet", "-o", missing},
 	} {
 		code, stdout, stderr := runCmd(t, args...)
