@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -92,6 +93,9 @@ func ApplyEnv(fs *flag.FlagSet) error {
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "version" {
 			return // an action, not a setting: SKILLMATCH_VERSION may well be an image tag
+		}
+		if slices.Contains(natsAliases, f.Name) {
+			return // another name of --nats, which the environment sets
 		}
 		key := EnvKey(f.Name)
 		v, ok := os.LookupEnv(key)

@@ -143,3 +143,35 @@ func TestDistinctListens(t *testing.T) {
 		t.Errorf("distinct addresses: err = %v", err)
 	}
 }
+
+// -s and --server are --nats under the nats CLI's names; the environment
+// sets --nats alone (SKILLMATCH_NATS, then NATS_URL).
+func TestNATSServerAliases(t *testing.T) {
+	parse := func(args ...string) string {
+		t.Helper()
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		var n NATSFlags
+		n.Register(fs)
+		if _, err := Parse(fs, args); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return n.URL
+	}
+	t.Setenv("SKILLMATCH_SERVER", "nats://from-alias-env:1")
+	t.Setenv("SKILLMATCH_S", "nats://from-alias-env:2")
+	t.Setenv("SKILLMATCH_NATS", "nats://from-env:4222")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{nil, "nats://from-env:4222"},
+		{[]string{"-s", "nats://a:4222"}, "nats://a:4222"},
+		{[]string{"--server", "nats://b:4222"}, "nats://b:4222"},
+		{[]string{"--nats", "nats://c:4222"}, "nats://c:4222"},
+	}
+	for _, tc := range cases {
+		if got := parse(tc.args...); got != tc.want {
+			t.Errorf("%v: URL %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

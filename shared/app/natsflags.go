@@ -12,6 +12,10 @@ import (
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 )
 
+// natsAliases are --nats's other names; the environment sets none of
+// them (SKILLMATCH_NATS and NATS_URL do).
+var natsAliases = []string{"s", "server"}
+
 // NATSFlags say how to reach an external NATS server.
 type NATSFlags struct {
 	URL, Creds, NKey, TLSCA, TLSCert, TLSKey string
@@ -21,10 +25,14 @@ type NATSFlags struct {
 	ConnectTimeout time.Duration
 }
 
-// Register defines --nats (NATS_URL also sets it), --creds, --nkey and the
-// TLS files.
+// Register defines --nats (NATS_URL also sets it; -s and --server are
+// its other names), --creds, --nkey and the TLS files.
 func (n *NATSFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&n.URL, "nats", "nats://"+natsbox.DefaultListen, "NATS server URL(s), comma-separated (environment NATS_URL too)")
+	// The nats CLI's names for it, so that its users' habits work.
+	for _, alias := range natsAliases {
+		fs.StringVar(&n.URL, alias, n.URL, "the same as --nats (the nats CLI's name)")
+	}
 	fs.StringVar(&n.Creds, "creds", "", "NATS credentials file")
 	fs.StringVar(&n.NKey, "nkey", "", "NATS NKey seed file")
 	fs.StringVar(&n.TLSCA, "tls-ca", "", "CA file to trust for the NATS server's TLS certificate")
