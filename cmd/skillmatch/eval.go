@@ -32,7 +32,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	jsonOut := fs.String("json", "", "also write the figures as JSON to this file (-: stdout, and the printed figures go to stderr;\nlikewise for --pertask and --plot, one of the three at most)")
 	perTask := fs.String("pertask", "", "also write one JSON line per task to this file: id, expected, acceptable,\ntop, decision, chosen, probability, rank, bm25_rank, category, reason,\nand fallbacks, candidates, steps and plan_probability as the decision has them")
-	plot := fs.String("plot", "", "also write an SVG to this file (a .png or other raster name is refused): the reliability\ndiagram and the precision/coverage curve over the delegation threshold")
+	plot := fs.String("plot", "", "also write an SVG to this file (a name ending .png, .jpg or .pdf is refused): the reliability\ndiagram and the precision/coverage curve over the delegation threshold")
 	learnFrom := fs.String("learn-from", "", "before evaluating, report tasks of this split (e.g. train) as verified successes of their\n"+
 		"expected skill through the feedback stage (in process, on an embedded NATS server), and\n"+
 		"evaluate with the examples the catalog learned from them")
@@ -282,7 +282,8 @@ func warnSet(w io.Writer, gs *golden.Set) {
 	}
 }
 
-// rasterExt are the image extensions --plot refuses: it writes SVG only.
+// rasterExt are the extensions of other image and document formats,
+// which --plot refuses: it writes SVG only.
 var rasterExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".bmp": true, ".pdf": true}
 
 // checkOutput says whether a file a flag names can be written, before
