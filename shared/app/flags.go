@@ -86,8 +86,14 @@ func EnvKey(flagName string) string {
 	return "SKILLMATCH_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// ApplyEnv sets flag defaults from SKILLMATCH_<FLAG>, and --nats from
-// NATS_URL (the nats CLI's variable) when SKILLMATCH_NATS is unset.
+// natsCLIEnv are the nats CLI's variables for flags of the same meaning,
+// read when SKILLMATCH_<FLAG> is unset.
+var natsCLIEnv = map[string]string{"nats": "NATS_URL", "context": "NATS_CONTEXT"}
+
+// ApplyEnv sets flags from SKILLMATCH_<FLAG>, and --nats and --context
+// from NATS_URL and NATS_CONTEXT (the nats CLI's variables) when theirs
+// are unset. A flag set from the environment counts as given (fs.Visit
+// sees it); the command line still overrides it.
 func ApplyEnv(fs *flag.FlagSet) error {
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
@@ -99,12 +105,12 @@ func ApplyEnv(fs *flag.FlagSet) error {
 		}
 		key := EnvKey(f.Name)
 		v, ok := os.LookupEnv(key)
-		if !ok && f.Name == "nats" {
-			key = "NATS_URL"
+		if alt := natsCLIEnv[f.Name]; !ok && alt != "" {
+			key = alt
 			v, ok = os.LookupEnv(key)
 		}
 		if ok {
-			if e := f.Value.Set(v); e != nil && err == nil {
+			if e := fs.Set(f.Name, v); e != nil && err == nil {
 				err = fmt.Errorf("%w: %s=%q: %v", ErrUsage, key, v, e)
 			}
 		}

@@ -30,6 +30,12 @@ type ConnectConfig struct {
 	// own inboxes (deploy/nats: _INBOX_<user>.>) and nobody may listen to
 	// another's replies.
 	InboxPrefix string
+	// User and Password, or Token, authenticate to a server configured
+	// with them (a nats CLI context may hold either).
+	User, Password, Token string
+	// TLSFirst starts TLS before the server's INFO, for servers that
+	// require it (handshake_first).
+	TLSFirst bool
 }
 
 // AsyncErrors logs the errors the server sends a connection outside any
@@ -85,6 +91,15 @@ func Connect(cfg ConnectConfig, log *zap.Logger) (*nats.Conn, jetstream.JetStrea
 			return nil, nil, fmt.Errorf("pipeline: nkey %s: %w", cfg.NKey, err)
 		}
 		opts = append(opts, o)
+	}
+	if cfg.User != "" || cfg.Password != "" {
+		opts = append(opts, nats.UserInfo(cfg.User, cfg.Password))
+	}
+	if cfg.Token != "" {
+		opts = append(opts, nats.Token(cfg.Token))
+	}
+	if cfg.TLSFirst {
+		opts = append(opts, nats.TLSHandshakeFirst())
 	}
 	if cfg.TLSCA != "" {
 		opts = append(opts, nats.RootCAs(cfg.TLSCA))
