@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -48,8 +49,9 @@ func cmdCardsDiscover(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	if *out != "" {
 		// A path that cannot be a folder is the argument's fault, said
-		// before any agent is asked.
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+		// before any agent is asked; the folder itself is made with the
+		// first card written, so that a run that fetches none leaves none.
+		if err := checkFolder(*out); err != nil {
 			return fmt.Errorf("%w: --out %s: %v", errUsage, *out, err)
 		}
 	}
@@ -150,6 +152,24 @@ func orDash(s string) string {
 
 // writeCard writes the card as the agent served it, indented, through a
 // temporary file so a reader never sees half a card.
+// checkFolder says whether dir is a folder or could be made one: the
+// nearest part of it that exists is a folder.
+func checkFolder(dir string) error {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && fi.IsDir():
+			return nil
+		case err == nil:
+			return fmt.Errorf("%s is a file, not a folder", p)
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		case filepath.Dir(p) == p:
+			return nil
+		}
+	}
+}
+
 func writeCard(dir string, got *discover.Fetched) error {
 	name := got.ID + ".json"
 	if name == catalog.RegistryFile {
@@ -160,6 +180,9 @@ func writeCard(dir string, got *discover.Fetched) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	buf.WriteByte('\n')
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(dir, "."+got.ID+"-*.tmp")
 	if err != nil {
 		return err

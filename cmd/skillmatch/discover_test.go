@@ -137,8 +137,18 @@ func TestCardsDiscoverUsage(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runDiscover(t, "--out", file, "http://x.example"); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--out") {
-		t.Errorf("--out a file: err = %v, want a usage error naming --out", err)
+	for _, out := range []string{file, filepath.Join(file, "sub")} {
+		if _, _, err := runDiscover(t, "--out", out, "http://x.example"); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--out") {
+			t.Errorf("--out %s: err = %v, want a usage error naming --out", out, err)
+		}
+	}
+	// A run that writes no card makes no folder.
+	none := filepath.Join(t.TempDir(), "a", "cards")
+	if _, _, err := runDiscover(t, "--out", none, "ftp://example.com"); err == nil {
+		t.Error("a URL refused: no error")
+	}
+	if _, err := os.Stat(filepath.Dir(none)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("--out made %s though no card was written (%v)", filepath.Dir(none), err)
 	}
 }
 
