@@ -61,7 +61,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%w: only one of --json, --pertask and --plot may be - (stdout)", errUsage)
 	}
 	if ext := strings.ToLower(filepath.Ext(*plot)); rasterExt[ext] {
-		// The plot is SVG: a .png holding SVG opens nowhere.
+		// The plot is SVG: a viewer expecting a PNG cannot open it.
 		return fmt.Errorf("%w: --plot %s: the plot is an SVG; name the file .svg", errUsage, *plot)
 	}
 	gs, err := golden.Load(*set)

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 )
 
@@ -86,6 +85,24 @@ func EnvKey(flagName string) string {
 	return "SKILLMATCH_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+// alias is another name of a flag: it sets the same value, and the
+// environment sets it only through the flag it names (ApplyEnv).
+type alias struct{ flag.Value }
+
+// String is the value's, "" for the zero alias flag.PrintDefaults makes.
+func (a *alias) String() string {
+	if a == nil || a.Value == nil {
+		return ""
+	}
+	return a.Value.String()
+}
+
+// registerAlias defines name as another name of the flag of, already
+// defined.
+func registerAlias(fs *flag.FlagSet, name, of, usage string) {
+	fs.Var(&alias{fs.Lookup(of).Value}, name, usage)
+}
+
 // natsCLIEnv are the nats CLI's variables for flags of the same meaning,
 // read when SKILLMATCH_<FLAG> is unset.
 var natsCLIEnv = map[string]string{"nats": "NATS_URL", "context": "NATS_CONTEXT"}
@@ -100,8 +117,8 @@ func ApplyEnv(fs *flag.FlagSet) error {
 		if f.Name == "version" {
 			return // an action, not a setting: SKILLMATCH_VERSION may well be an image tag
 		}
-		if slices.Contains(natsAliases, f.Name) {
-			return // another name of --nats, which the environment sets
+		if _, ok := f.Value.(*alias); ok {
+			return // another name of a flag, which the environment sets
 		}
 		key := EnvKey(f.Name)
 		v, ok := os.LookupEnv(key)

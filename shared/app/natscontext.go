@@ -48,6 +48,7 @@ func natsContextPath(name string) (string, error) {
 	if name == "." || name == ".." {
 		return "", fmt.Errorf("%w %q: give a context's name or its file", ErrNATSContext, name)
 	}
+	// Not os.UserConfigDir: the nats CLI keeps ~/.config on every system.
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()

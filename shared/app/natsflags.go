@@ -13,8 +13,7 @@ import (
 	"github.com/skillmatch/skillmatch/shared/pipeline/natsbox"
 )
 
-// natsAliases are --nats's other names; the environment sets none of
-// them (SKILLMATCH_NATS and NATS_URL do).
+// natsAliases are --nats's other names, the nats CLI's.
 var natsAliases = []string{"s", "server"}
 
 // NATSFlags say how to reach an external NATS server.
@@ -35,8 +34,8 @@ type NATSFlags struct {
 func (n *NATSFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&n.URL, "nats", "nats://"+natsbox.DefaultListen, "NATS server URL(s), comma-separated (environment NATS_URL too)")
 	// The nats CLI's names for it, so that its users' habits work.
-	for _, alias := range natsAliases {
-		fs.StringVar(&n.URL, alias, n.URL, "the same as --nats (the nats CLI's name)")
+	for _, name := range natsAliases {
+		registerAlias(fs, name, "nats", "the same as --nats (the nats CLI's name for the server `URL`)")
 	}
 	fs.StringVar(&n.Creds, "creds", "", "NATS credentials file")
 	fs.StringVar(&n.NKey, "nkey", "", "NATS NKey seed file")
