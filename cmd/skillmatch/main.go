@@ -25,20 +25,23 @@ Usage:
   skillmatch <command> [flags]
 
 Commands:
-  match   match one task against a folder of agent cards
-  eval    measure the matcher on a golden set (recall@20, top-1, MRR, precision,
-          coverage, no-match refusal, ECE, latency)
-  fit     fit reranker weights and calibration on a golden set's training split
-  run     run the whole pipeline in process: embedded NATS JetStream and all five stages
-  submit  publish a task to a running pipeline and print its decision
-  report  report the outcome of acting on a decision (evidence for the success priors)
-  cards   add, remove or list the cards of a running pipeline's catalog; discover cards by URL
-  examples list or remove the examples the catalog learned from verified outcomes
-  replay  replay the submitted tasks through the current catalog; eval figures from labelled outcomes
-  version print the version
+  match     match one task against a folder of agent cards
+  eval      measure the matcher on a golden set (recall@20, top-1, MRR, precision,
+            coverage, no-match refusal, ECE, latency)
+  fit       fit reranker weights and calibration on a golden set's training split
+  run       run the whole pipeline in process: embedded NATS JetStream and all five stages
+  submit    publish a task to a running pipeline and print its decision
+  report    report the outcome of acting on a decision (evidence for the success priors)
+  cards     add, remove or list the cards of a running pipeline's catalog; discover cards
+            by URL
+  examples  list or remove the examples the catalog learned from verified outcomes
+  replay    replay the submitted tasks through the current catalog; eval figures from
+            labelled outcomes
+  version   print the version
 
-Run "skillmatch <command> --help" or "skillmatch help <command>" for a command's flags. Every flag can also be
-set from the environment as SKILLMATCH_<FLAG> (e.g. SKILLMATCH_MODEL=model.json).
+Run "skillmatch <command> --help" or "skillmatch help <command>" for a command's flags.
+Every flag can also be set from the environment as SKILLMATCH_<FLAG>
+(e.g. SKILLMATCH_MODEL=model.json).
 `
 
 func main() {

@@ -46,6 +46,35 @@ func commands(t *testing.T) []string {
 	return out
 }
 
+// TestUsageColumns keeps the top-level usage readable: every command's
+// description, and every line that continues one, starts in one column,
+// and no line runs past 90 characters.
+func TestUsageColumns(t *testing.T) {
+	_, section, _ := strings.Cut(usage, "Commands:\n")
+	section, _, _ = strings.Cut(section, "\n\n")
+	col := -1
+	for _, line := range strings.Split(section, "\n") {
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		at := indent // a continued description
+		if indent == 2 {
+			name := strings.Fields(line)[0]
+			rest := line[2+len(name):]
+			at = len(line) - len(strings.TrimLeft(rest, " "))
+		}
+		if col == -1 {
+			col = at
+		}
+		if at != col {
+			t.Errorf("usage line %q: description at column %d, want %d", line, at, col)
+		}
+	}
+	for _, line := range strings.Split(usage, "\n") {
+		if len(line) > 90 {
+			t.Errorf("usage line longer than 90 characters: %q", line)
+		}
+	}
+}
+
 func TestHelp(t *testing.T) {
 	// Flags each command must explain, beyond having at least one.
 	known := map[string][]string{
