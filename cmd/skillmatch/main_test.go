@@ -106,6 +106,14 @@ func TestHelp(t *testing.T) {
 				if !flagLine.MatchString(help) {
 					t.Errorf("no flag explained in:\n%s", help)
 				}
+				// The prose under the usage line is wrapped by hand; Go's
+				// flag explanations below it are not.
+				prose, _, _ := strings.Cut(help, "\n  -")
+				for _, line := range strings.Split(prose, "\n") {
+					if len(line) > 100 && !strings.HasPrefix(line, "Usage:") && !strings.HasPrefix(line, "       ") {
+						t.Errorf("help line of %d characters, wrap it under 100: %q", len(line), line)
+					}
+				}
 				for _, f := range known[cmd] {
 					// PrintDefaults writes "  -flag ..." followed by the
 					// flag's explanation on the next line.

@@ -22,10 +22,11 @@ import (
 func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("replay", "replay [--from SEQ|TIME] [--to SEQ|TIME] [--nats URL]",
 		"Replays the tasks submitted to a pipeline (the "+wire.SubjectSubmitted+" messages of the\n"+
-			"submissions stream) through the current matcher, built in this process from the catalog bucket "+wire.BucketCatalog+",\n"+
-			"and prints how many tasks it would delegate, plan, clarify and abstain on. Where the outcomes\n"+
-			"stream carries labels for a task (an outcome's rightSkill, \"none\" for no skill; or a\n"+
-			"successful outcome, whose skill was then right) it prints the eval figures on those tasks.\n"+
+			"submissions stream) through the current matcher, built in this process from the catalog\n"+
+			"bucket "+wire.BucketCatalog+", and prints how many tasks it would delegate, plan, clarify and\n"+
+			"abstain on. Where the outcomes stream carries labels for a task (an outcome's rightSkill,\n"+
+			"\"none\" for no skill; or a successful outcome, whose skill was then right) it prints the\n"+
+			"eval figures on those tasks.\n"+
 			"Nothing is published: the running pipeline is not disturbed.\n\n"+
 			"--from and --to take a stream sequence (42), a time (2026-11-29T10:00:00Z or 2026-11-29)\n"+
 			"or a duration back from now (24h); both ends are inclusive. The submissions stream keeps tasks\n"+

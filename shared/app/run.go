@@ -46,24 +46,26 @@ under --data, listening on --nats-listen so any NATS client can publish tasks), 
 streams, and the five stages (extractor, retriever, reranker, decider, feedback) plus
 the dead-letter watcher, configured by the same flags as the services. Publish tasks on
 ` + wire.SubjectSubmitted + `.<caller> (or use ` + "`skillmatch submit`" + `); decisions appear on
-` + wire.SubjectDecisionPrefix + `<caller>.<action>. Or ask and wait: ` + "`nats req skillmatch.match '<task>'`" + ` replies with
-the decision (skillmatch.match.<caller> to ask as a caller; NATS micro service "skillmatch").
-With --a2a-listen it is also an A2A agent: its card at /.well-known/agent-card.json, SendMessage
-over JSON-RPC and HTTP+JSON answered with the decision as a data part; --a2a-tokens makes
-callers authenticate with bearer tokens.
+` + wire.SubjectDecisionPrefix + `<caller>.<action>. Or ask and wait:
+` + "`nats req skillmatch.match '<task>'`" + ` replies with the decision (skillmatch.match.<caller>
+to ask as a caller; NATS micro service "skillmatch").
+With --a2a-listen it is also an A2A agent: its card at /.well-known/agent-card.json,
+SendMessage over JSON-RPC and HTTP+JSON answered with the decision as a data part;
+--a2a-tokens makes callers authenticate with bearer tokens.
 The --cards folder is loaded into the catalog KV bucket at start; change it while running
-with ` + "`skillmatch cards add|remove`" + ` (the stages rebuild their index live). With --registry the
-agents it lists are discovered and kept fresh every --refresh, as ` + "`skillmatch cards refresh`" + `
-does; the signature flags apply to --cards too.
-Retention: SUBMISSIONS and TASKS keep tasks for --tasks-max-age (the range ` + "`skillmatch replay`" + ` can cover);
-DEADLETTER keeps dead letters for --deadletters-max-age up to --deadletters-max-bytes;
-DECISIONS and OUTCOMES are kept.
-Feedback: outcomes on ` + wire.SubjectOutcome + ` update per-skill Beta posteriors of the success rate,
-put in the model bucket every --feedback-every outcomes and every --feedback-interval; the
-decider hot-reloads them and, among candidates within --tie-epsilon of the best calibrated
-probability, prefers the better success rate, then latency, then cost. Every --refit-interval
-the calibration is refitted from the logged decisions joined with labelled outcomes, put in
-the model bucket only when no worse on a held-out slice, and loaded by the reranker at once.
+with ` + "`skillmatch cards add|remove`" + ` (the stages rebuild their index live). With
+--registry the agents it lists are discovered and kept fresh every --refresh, as
+` + "`skillmatch cards refresh`" + ` does; the signature flags apply to --cards too.
+Retention: SUBMISSIONS and TASKS keep tasks for --tasks-max-age (the range
+` + "`skillmatch replay`" + ` can cover); DEADLETTER keeps dead letters for --deadletters-max-age
+up to --deadletters-max-bytes; DECISIONS and OUTCOMES are kept.
+Feedback: outcomes on ` + wire.SubjectOutcome + ` update per-skill Beta posteriors of the success
+rate, put in the model bucket every --feedback-every outcomes and every --feedback-interval;
+the decider hot-reloads them and, among candidates within --tie-epsilon of the best
+calibrated probability, prefers the better success rate, then latency, then cost. Every
+--refit-interval the calibration is refitted from the logged decisions joined with labelled
+outcomes, put in the model bucket only when no worse on a held-out slice, and loaded by the
+reranker at once.
 With --console-listen ADDR the read-only operator console is served there (loopback unless
 --console-auth names the operators who may look).
 Ctrl-C stops it cleanly; the store keeps tasks, decisions and consumer positions.
