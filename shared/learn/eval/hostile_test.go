@@ -203,6 +203,24 @@ var hostileSets = []hostileSet{
 			"h10-089": "onboard wifi goes to the missing miles claim at 0.81 on an example's \"Bergen\" and a tag's \"pass\"",
 		},
 	},
+	{
+		// An eleventh set, written blind (a group of hotels and venues);
+		// its first run is in the README.
+		dir: "testdata/hostile11",
+		attackers: map[string]string{"guest-assist": "injected", "frontoffice-hub": "injected", "hotelos": "stuffed",
+			"privacy-desk": "cloned", "roombooker": "spam"},
+		floodBy:   "tabletide-",
+		external:  map[string]bool{"quillstone": true, "tidewater": true, "portlight": true},
+		ambiguous: []string{"ambiguity-pair"},
+		// Its first run, before any change for it: each of these is
+		// listed as what fails today, not mended.
+		misses: map[string]string{
+			"h11-035": transferFirms, "h11-036": transferFirms, "h11-037": transferFirms, "h11-038": transferFirms, "h11-039": transferFirms,
+			"h11-040": complaintDesks, "h11-041": complaintDesks, "h11-042": complaintDesks, "h11-043": complaintDesks,
+			"h11-044": complaintDesks, "h11-045": complaintDesks, "h11-046": complaintDesks,
+			"h11-024": "a mouse in a hotel's pastry section shares no word with the food hygiene skill (not shortlisted) and goes to a flood card's table booking at that hotel (\"Kestrel\") at 0.75",
+		},
+	},
 }
 
 // twinsApart is hostile6's known miss on its twins: ClearView's
@@ -217,6 +235,21 @@ const twinsApart = "twins in words apart (windscreen, glazing: 6 of 27 terms), o
 // who ask to go metered"), so nothing tells they are twins: each is
 // delegated alone or asked about against a tariff switch.
 const meterFitters = "twins in words apart (fits, installs; opted, opting): no fallback"
+
+// transferFirms is hostile11's known miss on its twins: two outside
+// airport transfer firms state one job in words apart ("Airport
+// transfers", "meet-and-greet cars"; "Flight pick-ups and drop-offs",
+// "collect arriving passengers at the terminal"; one stated term of
+// their 15 and 22 in common, and no tag), so nothing tells they are
+// twins: each is delegated alone.
+const transferFirms = "twins in words apart (airport transfers; flight pick-ups, terminal): no fallback"
+
+// complaintDesks is hostile11's known miss on its two-agent ambiguity:
+// the in-house "Guest complaint case" and an outside agency's "Review and
+// complaint responses" share two tag terms (complaint, reply) and 4 of
+// their 16 and 23 stated terms, under every look-alike bar, so the
+// different data handling is never asked about.
+const complaintDesks = "in-house complaints and an outside review-response agency in words apart: never looked alike, never asked about"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed
@@ -480,8 +513,15 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	}
 
 	// What holds today, asserted. A clone also never wins silently: it
-	// copies its original's agent name, and the decider asks.
+	// copies its original's agent name, and the decider asks. A known
+	// miss of this bar is a request of its own category (not a twin's, a
+	// look-alike's or one no skill takes, which have bars of their own)
+	// delegated to an attacking card.
+	var attackIDs, attackMissed []string
 	for _, r := range runs {
+		if r.Task.Category != "twins" && !slices.Contains(h.ambiguous, r.Task.Category) && !r.Task.NoMatch() {
+			attackIDs = append(attackIDs, r.Task.ID)
+		}
 		// The data policy is a hard filter: an external agent never even
 		// ranks for a task above public data.
 		if dc := r.Task.DataClass; dc != "" && dc != "public" {
@@ -491,7 +531,11 @@ func testHostileSet(t *testing.T, h hostileSet) {
 				}
 			}
 		}
-		if r.Action != decide.Delegate {
+		if r.Action != decide.Delegate || h.kind(agentOf(r.Chosen)) == "" {
+			continue
+		}
+		attackMissed = append(attackMissed, r.Task.ID)
+		if h.misses[r.Task.ID] != "" {
 			continue
 		}
 		switch h.kind(agentOf(r.Chosen)) {
@@ -515,6 +559,7 @@ func testHostileSet(t *testing.T, h hostileSet) {
 			t.Errorf("task %s (%s) delegated to the stuffed card", r.Task.ID, r.Task.Category)
 		}
 	}
+	h.missed(t, "attacking card", attackIDs, attackMissed)
 }
 
 // TestHostileTasksShape keeps the hostile set in the documented shape: a
