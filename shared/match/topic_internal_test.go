@@ -296,3 +296,28 @@ func TestInAgentsForms(t *testing.T) {
 		}
 	}
 }
+
+// TestSoleNameTerm: an agent name names a domain only when, numbers and
+// words for a kind of organisation aside, it is one word ("IT" is a
+// stopword, so "IT Service Desk" is named by its service).
+func TestSoleNameTerm(t *testing.T) {
+	for _, tt := range []struct{ name, word string }{
+		{"Buses 1", "buses"},
+		{"Music Team", "music"},
+		{"RentalCars 2", "rentalcars"},
+		{"IT Service Desk", "service"},
+		{"Finance Shared Services", ""},
+		{"Smart Metering Programme", ""},
+		{"Health, Safety & Food Hygiene", ""},
+		{"Desk 4", ""},
+		{"", ""},
+	} {
+		want := ""
+		if tt.word != "" {
+			want = analyze.Terms(tt.word)[0]
+		}
+		if got := soleNameTerm(analyze.Terms(tt.name)); got != want {
+			t.Errorf("soleNameTerm(%q) = %q, want %q", tt.name, got, want)
+		}
+	}
+}
