@@ -116,8 +116,8 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 			if delegatesTo(pd.Decision, steps[i].Chosen.Key) || delegatesTo(stepOf[i], pd.Decision.Chosen.Key) {
 				// One skill doing several parts is one step, and so are
 				// twins doing them: two ride services' "getride" for
-				// "get me a cab there" and "I need a luxury ride" are one
-				// ride.
+				// "call me a taxi to the venue" and "make it a premium
+				// car" are one ride.
 				steps[i].Part += "; " + pd.Part
 				steps[i].Probability = min(steps[i].Probability, pd.Decision.Probability)
 				merged = true
@@ -133,9 +133,9 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 		return m.askPart(whole, parts)
 	}
 	if loose(parts) && !apart(steps) {
-		// "how many vacation and sick days have i taken", "please go ahead
-		// and book the car": a loose cue inside one job, whose halves one
-		// agent or two twins take. A part that needs a choice still
+		// "how many personal and sick days are left this year", "go right
+		// ahead and rent the car": a loose cue inside one job, whose halves
+		// one agent or two twins take. A part that needs a choice still
 		// gets its question rather than being dropped.
 		return m.askPart(whole, parts)
 	}
@@ -158,8 +158,8 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 // outside recruiter, was delegated to the expense report alone). Only a
 // part whose best skill is confident counts: the job is plain and only the
 // agent is open. A part no skill takes confidently, or one torn between
-// two weak matches, says little of the request ("thanks for getting the
-// tickets", "that sounds good") and changes nothing. nil keeps the whole
+// two weak matches, says little of the request ("thanks for sorting out
+// the seats", "that sounds good") and changes nothing. nil keeps the whole
 // decision.
 func (m *Matcher) askPart(whole decide.Decision, parts []PartDecision) *decide.Decision {
 	if whole.Action != decide.Delegate || whole.Chosen == nil {

@@ -162,8 +162,8 @@ func TestPlanLoose(t *testing.T) {
 
 // TestPlanMergesTwins: parts delegated to twins of one job, one of them
 // the other's first fallback, are one step, as parts of one skill are:
-// "could you get me a cab there? I need a luxury ride" is one ride, not a
-// ride from each of two services.
+// "can you call me a taxi to the venue? Make it a premium car" is one
+// ride, not a ride from each of two services.
 func TestPlanMergesTwins(t *testing.T) {
 	m := &Matcher{cfg: config{planSteps: 3}, policy: decide.DefaultPolicy}
 	abstained := decide.Decision{Action: decide.Abstain}

@@ -18,7 +18,7 @@ func TestPlans(t *testing.T) {
 	}{
 		{"two intents", "reconcile the supplier invoices against the purchase order and then translate the attached document into German",
 			decide.Plan, []string{"ap-reconciler/reconcile-invoices", "polyglot-translator/translate-document"}},
-		{"three intents", "book a flight to Lisbon for Monday; reset my forgotten password; what is the weather forecast in Lisbon",
+		{"three intents", "book a flight to Lisbon for Monday; reset my forgotten password; give me the Lisbon weather forecast",
 			decide.Plan, []string{"travel-concierge/book-flight", "it-helpdesk/password-reset", "world-info/weather-forecast"}},
 		{"single intent takes the usual path", "book a flight to Lisbon for Monday morning", decide.Delegate, nil},
 		// A plain "and" after three words: two agents' jobs, not the one
@@ -60,7 +60,7 @@ func TestPlans(t *testing.T) {
 
 func TestPlanStepsCapAndOff(t *testing.T) {
 	cat := exampleCatalog(t)
-	text := "book a flight to Lisbon for Monday; reset my forgotten password; what is the weather forecast in Lisbon"
+	text := "book a flight to Lisbon for Monday; reset my forgotten password; give me the Lisbon weather forecast"
 	capped := mustMatch(t, newMatcher(t, cat, match.WithPlanSteps(2)), textTask("t", text)).Decision
 	if capped.Action != decide.Plan || len(capped.Steps) != 2 {
 		t.Fatalf("cap 2: %s with %d steps, want a plan of 2", capped.Action, len(capped.Steps))

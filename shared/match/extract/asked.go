@@ -7,19 +7,19 @@ import (
 )
 
 // Asked is text (cleaned, as Clean leaves it) without its sentences that
-// only turn something down: "No, I don't want to reserve right now. I need
-// to look for a round trip flight" asks for the flight, and its first
-// sentence's "reserve" took the request to a flight booking, or made a
-// plan of the booking and the search. A sentence that declines and then
-// asks ("I don't want to book yet, just find me flights") is kept, and so
-// is the whole text when every sentence declines: what it turns down is
-// all there is to match.
+// only turn something down: "Nah, I don't want to reserve anything yet. I
+// need return flights to Oslo first" asks for the flights, and a declining
+// first sentence's "reserve" has taken such a request to a flight booking,
+// or made a plan of the booking and the search. A sentence that declines
+// and then asks ("I don't want to book yet, just find me flights") is
+// kept, and so is the whole text when every sentence declines: what it
+// turns down is all there is to match.
 func Asked(text string) string { return leaveOut(text, declined) }
 
 // AskedFirst is Asked for the first message of a conversation, which
 // also leaves out the sentences that only reply to an offer (acknowledgings,
 // putOffs): with no earlier turn they answer nothing, and their words
-// ("Sounds good, but I changed my mind. Convert 100 dollars to euros")
+// ("That sounds nice, but I've changed my mind. Change 250 pounds into yen")
 // only pull the request elsewhere. In a conversation they stay: they tell
 // the reader an offer was taken or turned down.
 func AskedFirst(text string) string { return leaveOut(text, replies) }
@@ -60,7 +60,7 @@ var thanks = [][]string{{"thank", "you"}, {"thanks"}}
 func splitSentences(text string) []string { return cutAfter(text, ".!?", false) }
 
 // declinings open a clause that turns down something to do, naming it:
-// "I don't want to reserve right now". Those that turn down a thing ("I
+// "I don't want to reserve anything yet". Those that turn down a thing ("I
 // don't want subtitles") state what is wanted of the job, and the bare
 // ones ("Not right now", "Maybe later") name no other job and tell the
 // conversation's reader that an offer was turned down: both stay.
@@ -85,22 +85,23 @@ var putOffs = [][]string{
 // (onlyOpening), so that it is no part of a plan whatever skill its
 // words name:
 //   - it turns something down: a job (declinings) or an offer, naming
-//     nothing (putOffs: "Maybe at a later time. What will the weather be
-//     on the 12th?" was a plan of a film's show times and the weather);
+//     nothing (putOffs: "Maybe at a later time", put before a question
+//     about the weather, was a plan of a film's show times and the
+//     weather);
 //   - it answers what was offered before (acknowledgings: "Sounds good to
 //     me", where "sounds" names a music player's skill);
 //   - it states a detail of what another sentence asks (statesDetail: "I
-//     have 0 bags to check", where "check" names a balance check);
+//     have 3 suitcases to check", where "check" names a balance check);
 //   - it tells what the caller is doing or how they are, the occasion of
-//     what another sentence asks (statesCircumstance: "My family and I
-//     are going on vacation and we'll need a rental car" was a plan of a
+//     what another sentence asks (statesCircumstance: a family's
+//     vacation, told before the rental car they need, was a plan of a
 //     house search and the car);
 //   - it tells when others will travel or be somewhere (statesSchedule:
 //     "put the 19 passengers up in a hotel overnight - the aircraft has
 //     gone tech and they'll fly at 08:00" was a plan of the hotel and a
 //     pet's travel).
 //
-// The clauses may mix them ("Sounds good, but I changed my mind"); one
+// The clauses may mix them ("Sounds fine, but I've changed my mind"); one
 // that asks ("Sounds good, book it") keeps the sentence.
 func AsksNothing(sentence string) bool {
 	return onlyOpening(sentence, func(w []string) bool {
@@ -109,14 +110,14 @@ func AsksNothing(sentence string) bool {
 }
 
 // interjections may open a clause that asks nothing ("No, ...", "Yeah,
-// that sounds good", "but I changed my mind").
+// that sounds good", "but I've changed my mind").
 var interjections = map[string]bool{"no": true, "nah": true, "nope": true, "well": true, "ok": true,
 	"okay": true, "actually": true, "sorry": true, "hmm": true, "oh": true, "alright": true,
 	"hi": true, "hello": true, "hey": true,
 	"yes": true, "yeah": true, "yep": true, "yup": true, "sure": true, "wow": true, "but": true}
 
 // asides carry nothing asked for: a clause of them after a declining one
-// ("No, I don't want to rent it now, actually") adds no request.
+// ("Nah, I don't want to order it today, actually") adds no request.
 var asides = map[string]bool{"actually": true, "thanks": true, "thank": true, "you": true, "though": true,
 	"anyway": true, "now": true, "right": true, "yet": true, "just": true, "for": true, "the": true,
 	"moment": true, "at": true, "this": true, "time": true, "please": true, "really": true, "sorry": true}
@@ -158,8 +159,8 @@ func skipInterjections(words []string, opener func([]string) bool) []string {
 }
 
 // acknowledgings open a clause that answers what was offered before,
-// asking for nothing: "That sounds like a nice hotel", "Sounds good to
-// me", "Thank you very much".
+// asking for nothing: "That sounds like a lovely place to stay", "Thank
+// you very much", "Sounds good to me".
 var acknowledgings = [][]string{
 	{"sounds"}, {"that", "sounds"}, {"this", "sounds"}, {"it", "sounds"}, {"that", "works"},
 	{"that", "will", "work"}, {"that", "would", "work"}, {"that", "should", "work"},
@@ -181,7 +182,7 @@ func clauseWords(clause string) []string {
 }
 
 // opensDeclining says whether words start with a declining of something
-// to do: one of a state ("I don't want to be tired and driving") says
+// to do: one of a state ("I don't want to be exhausted on the road") says
 // what the caller wants of the job.
 func opensDeclining(words []string) bool {
 	n := openingLen(words, declinings)
@@ -189,11 +190,11 @@ func opensDeclining(words []string) bool {
 }
 
 // statesDetail says whether words open a statement of what the caller
-// has ("I have 0 bags to check", "I've got a short trip coming up"), not
-// of what they have to do ("I have to renew my passport"), or a count of
-// what is needed ("I need 2 rooms", "I'll need three economy class
-// tickets": how many of what another sentence asks for, while "rooms"
-// names a booking skill of its own).
+// has ("I have 3 suitcases to check", "I've got a weekend away coming
+// up"), not of a duty ("I have to renew my passport"), or a count of what
+// is needed ("I need 2 rooms", "I'll need four business class seats": how
+// many of what another sentence asks for, while "rooms" names a booking
+// skill of its own).
 func statesDetail(w []string) bool {
 	switch {
 	case opens(w, possessions):
@@ -218,15 +219,15 @@ var (
 
 // statesCircumstance says whether words open a statement of what the
 // caller is doing or how they are, which asks for nothing itself: "I'm
-// going on a trip", "Hi I'm having guests over to BBQ", "I am tired of
-// cabs and ubers", "My wife and I are visiting Sydney". Only the
+// going on a trip", "Hi I'm having friends over for a cookout", "I am
+// tired of crowded trains", "My wife and I are visiting Sydney". Only the
 // occasions of an errand count (occasions). A problem is an ask ("I'm
 // locked out", "I'm having trouble with my login"), and so are what
 // opens an ask ("I'm looking for", "I'm going to book", "I'm planning to
 // fly"), and what would be a job of its own in some catalog ("I'm moving
 // house", "I'm taking Friday off", "I'm leaving the company"). The need
-// keeps such sentences (Asked): "I'm hungry. Can you find me a nice Sushi
-// place?" leans on them, and leaving them out of it lost 3 right
+// keeps such sentences (Asked): "I'm hungry. Is there a good noodle bar
+// nearby?" leans on them, and leaving them out of it lost 3 right
 // delegations on sgd's train split.
 func statesCircumstance(w []string) bool {
 	n := subjectLen(w)
@@ -273,13 +274,13 @@ var (
 )
 
 // subjectLen is how many words open words as the caller saying what they
-// are or do: "I am", "I'm", "we're", "my family and I are", "me and my
+// are or do: "I am", "I'm", "we're", "my sister and I are", "me and my
 // wife are"; 0 for none.
 func subjectLen(w []string) int {
 	if n := openingLen(w, beings); n > 0 {
 		return n
 	}
-	// "my family and i are", "our two kids and i are", "me and my wife are"
+	// "my sister and i are", "our two kids and i are", "me and my wife are"
 	for i := 2; i < min(len(w), 6); i++ {
 		if w[i] != "are" {
 			continue
@@ -297,8 +298,8 @@ func subjectLen(w []string) int {
 // beings open a first-person statement of being or doing.
 var beings = [][]string{{"i", "am"}, {"i'm"}, {"im"}, {"we", "are"}, {"we're"}}
 
-// asking are words that make a clause an ask wherever they stand: "I'm
-// traveling soon and I need to search for a hotel".
+// asking are words that make a clause an ask wherever they stand: "We're
+// visiting Rome and we need a hotel near the station".
 var asking = map[string]bool{"need": true, "want": true, "like": true, "please": true, "can": true,
 	"could": true, "would": true, "will": true, "i'll": true, "we'll": true, "i'd": true, "we'd": true,
 	"help": true, "find": true, "book": true, "search": true, "looking": true, "get": true, "reserve": true}

@@ -11,20 +11,20 @@ func TestAsked(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"a declined job before the request", "No, I don't want to reserve right now. I need to look for a round trip flight.",
-			"I need to look for a round trip flight."},
-		{"declined with an aside after it", "No, I don't want to rent it now, actually. Can I search for some songs?",
-			"Can I search for some songs?"},
-		{"declined in other words", "I do not wish to book right now. Could you find a bus for four people?",
-			"Could you find a bus for four people?"},
+		{"a declined job before the request", "Nah, I don't want to reserve anything yet. I need return flights to Oslo first.",
+			"I need return flights to Oslo first."},
+		{"declined with an aside after it", "Nah, I don't want to order it today, actually. Could you look up some podcasts?",
+			"Could you look up some podcasts?"},
+		{"declined in other words", "I do not wish to pay anything yet. Can you look for a coach that seats four?",
+			"Can you look for a coach that seats four?"},
 		{"curly apostrophe", "I’d rather not buy it yet. What is playing tonight?", "What is playing tonight?"},
 		{"a declining that asks in the same sentence stays", "I don't want to book yet, just find me flights. I have two bags.",
 			"I don't want to book yet, just find me flights. I have two bags."},
-		{"a declined thing is part of the job", "I'd like to rent Dogman. I don't want any subtitles.",
-			"I'd like to rent Dogman. I don't want any subtitles."},
-		{"a declined state is part of the job", "I need a hotel there. I don't want to be tired and driving.",
-			"I need a hotel there. I don't want to be tired and driving."},
-		{"a bare no names no job", "Not right now. How much do I have in my account?", "Not right now. How much do I have in my account?"},
+		{"a declined thing is part of the job", "I'd like to stream Paddington 2. I don't want any dubbing.",
+			"I'd like to stream Paddington 2. I don't want any dubbing."},
+		{"a declined state is part of the job", "Book me a room near the venue. I don't want to be exhausted on the road.",
+			"Book me a room near the venue. I don't want to be exhausted on the road."},
+		{"a bare no names no job", "Not right now. What's the balance on my savings?", "Not right now. What's the balance on my savings?"},
 		{"every sentence declines", "I don't want to pay. I don't want to wait.", "I don't want to pay. I don't want to wait."},
 		{"one sentence", "I don't want to transfer money", "I don't want to transfer money"},
 		{"declined in the middle", "Find me a hotel. I don't want to rent a car. Book a table too.", "Find me a hotel. Book a table too."},
@@ -43,8 +43,8 @@ func TestAsked(t *testing.T) {
 // turns a job down is not matched.
 func TestFromTaskLeavesOutDeclinedJobs(t *testing.T) {
 	tk := &task.Task{ID: "t1", Message: task.Message{Role: "user", Parts: []task.Part{{
-		Text: "No, I do not want to make a reservation. I would like to find a round trip flight."}}}}
-	if got, want := FromTask(tk).Need, "I would like to find a round trip flight."; got != want {
+		Text: "Nah, I do not want to place a booking yet. I would rather search for return fares to Madrid."}}}}
+	if got, want := FromTask(tk).Need, "I would rather search for return fares to Madrid."; got != want {
 		t.Errorf("Need = %q, want %q", got, want)
 	}
 }
@@ -53,10 +53,10 @@ func TestFromTaskLeavesOutDeclinedJobs(t *testing.T) {
 // out; thanks and sentences that go on to ask stay.
 func TestAskedFirst(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"Sounds good, but I changed my mind. Convert 100 dollars to euros", "Convert 100 dollars to euros"},
-		{"Not right now. How much do I have in my account?", "How much do I have in my account?"},
-		{"No, I don't want to reserve. Find a flight.", "Find a flight."},
-		{"Could you help me search for a hotel room? Thanks!", "Could you help me search for a hotel room? Thanks!"},
+		{"That sounds nice, but I've changed my mind. Change 250 pounds into yen", "Change 250 pounds into yen"},
+		{"Not right now. What's the balance on my savings?", "What's the balance on my savings?"},
+		{"Nope, I don't want to reserve yet. Find a flight.", "Find a flight."},
+		{"Could you look up a hotel room for me? Thanks!", "Could you look up a hotel room for me? Thanks!"},
 		{"Sounds good, book it for tonight. Then call a cab.", "Sounds good, book it for tonight. Then call a cab."},
 		{"Sounds good. Maybe later.", "Sounds good. Maybe later."},
 		{"Sounds good.", "Sounds good."},
@@ -71,9 +71,9 @@ func TestAskedFirst(t *testing.T) {
 // In a conversation, a reply to the offer before stays in the need: it
 // tells the reader the offer was turned down.
 func TestFromTaskKeepsRepliesInAConversation(t *testing.T) {
-	const text = "Not right now. How much do I have in my account?"
+	const text = "Not right now. What's the balance on my savings?"
 	first := &task.Task{ID: "t1", Message: task.Message{Role: "user", Parts: []task.Part{{Text: text}}}}
-	if got, want := FromTask(first).Need, "How much do I have in my account?"; got != want {
+	if got, want := FromTask(first).Need, "What's the balance on my savings?"; got != want {
 		t.Errorf("first message: Need = %q, want %q", got, want)
 	}
 	later := *first
@@ -91,7 +91,7 @@ func TestFromTaskKeepsRepliesInAConversation(t *testing.T) {
 // Asked reads untrusted text: it never panics and returns the text or
 // some of its sentences, in order.
 func FuzzAsked(f *testing.F) {
-	for _, s := range []string{"No, I don't want to reserve. Find a flight.", "I'd rather not. ", ". . .", "i don't want to\xff. x"} {
+	for _, s := range []string{"Nope, I don't want to reserve yet. Find a flight.", "I'd rather not. ", ". . .", "i don't want to\xff. x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -120,7 +120,7 @@ func TestAsksNothing(t *testing.T) {
 		in   string
 		want bool
 	}{
-		{"That sounds like a nice hotel.", true},
+		{"That sounds like a lovely place to stay.", true},
 		{"Yeah, that sounds awesome.", true},
 		{"Sounds good to me.", true},
 		{"Wow, sounds perfect.", true},
@@ -128,22 +128,22 @@ func TestAsksNothing(t *testing.T) {
 		{"You've been very helpful.", true},
 		{"Okay, that works, thanks.", true},
 		{"Sounds good, book it for tonight.", false},
-		{"Sounds good, but I changed my mind.", true},
+		{"Sounds fine, but I've changed my mind.", true},
 		{"Play something that sounds like jazz.", false},
 		{"Great.", false},
 		{"", false},
-		{"I have 0 bags to check.", true},
-		{"I have zero bags that need to be checked.", true},
-		{"I've got a short trip coming up.", true},
+		{"I have 3 suitcases to check.", true},
+		{"We have zero suitcases that need checking.", true},
+		{"I've got a weekend away coming up.", true},
 		{"Okay, we have two kids with us.", true},
 		{"I have to renew my passport.", false},
 		{"I've got to cancel the booking.", false},
 		{"I have got to leave early.", false},
 		{"I have got two bags.", true},
 		{"I have two bags, please book the flight.", false},
-		{"I need a one way flight.", false},
+		{"I need a single ticket to Rome.", false},
 		{"I need 2 rooms.", true},
-		{"I'll need three economy class tickets.", true},
+		{"I'll need four business class seats.", true},
 		{"We will need 4 seats, thanks.", true},
 		{"I need bus tickets.", false},
 		{"the aircraft has gone tech and they'll fly at 08:00", false},
@@ -158,17 +158,17 @@ func TestAsksNothing(t *testing.T) {
 		{"Perhaps at a later date.", true},
 		{"No, not right now.", true},
 		{"No thanks.", true},
-		{"No, I don't want to reserve right now.", true},
-		{"Not right now, but find me a bus to Denver.", false},
+		{"Nope, I don't want to reserve it yet.", true},
+		{"Not right now, but get me a coach to Fresno.", false},
 		{"No, I want the earlier one.", false},
 		{"Not the blue one, the red one.", false},
 		{"Sounds good, but not right now.", true},
 		{"No thanks, but find me a bus to Denver.", false},
 		{"I'm going on a trip.", true},
-		{"My family and I are going on vacation", true},
+		{"My sister and I are going on holiday", true},
 		{"Me and my wife are visiting Sydney.", true},
-		{"Hi I'm having guests over to BBQ.", true},
-		{"I am tired of cabs and ubers.", true},
+		{"Hi I'm having friends over for a cookout.", true},
+		{"I am tired of crowded trains.", true},
 		{"We're flying to Boston on Friday.", true},
 		{"I'm going to book a flight.", false},
 		{"I'm planning to fly to Denver.", false},
@@ -177,10 +177,10 @@ func TestAsksNothing(t *testing.T) {
 		{"I'm having an issue with the VPN.", false},
 		{"I'm locked out of my account.", false},
 		{"I'm moving house next month.", false},
-		{"I'm visiting Sydney, and I want to find some attractions.", false},
+		{"I'm visiting Perth, and I want to see some sights.", false},
 		{"I'm hungry, find me a pizza place.", false},
 		{"My card was declined.", false},
-		{"I'm traveling soon and I need to search for a hotel.", false},
+		{"We're visiting Rome and we need a hotel near the station.", false},
 	}
 	for _, tt := range tests {
 		if got := AsksNothing(tt.in); got != tt.want {

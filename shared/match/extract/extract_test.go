@@ -85,7 +85,7 @@ func TestOutputTypes(t *testing.T) {
 		{"in a word, no", nil},
 		{"explain it in a word", nil},
 		{"send me a text when it's done", nil},
-		{"send a message to natalie in the form of a text", nil},
+		{"send Omar a reminder in the shape of a text", nil},
 		{"send it to me as a text", nil},
 		{"give a presentation on sales", nil},
 		{"the photo is blurry, fix it", nil},
