@@ -10,8 +10,8 @@ import (
 
 // Word forms. The Snowball stemmer joins a word's inflections ("rooms",
 // "room") but not its derivations: "rent" and "rental", "direct" and
-// "director", "fly" and "flight" stay apart, so on SGD's cards "I'd like
-// to rent a car" met only "Rent Movie" in BM25, the car service's cards
+// "director", "fly" and "flight" stay apart, so on SGD's cards a request
+// to "rent a car" met only "Rent Movie" in BM25, the car service's cards
 // saying "rental". WordNet's derivational links join them where the two
 // stems share their start (one word's forms, not synonyms: "rent" and
 // "rental", not "rent" and "lease"), and BM25 then also searches the form
@@ -36,8 +36,9 @@ import (
 // weight; adding the rarer form as well (12 broken); joining two words
 // the cards write as one ("one way" → "Oneway"): 12 fixed and none broken
 // on SGD, but 8 fixed and 14 broken on the reworded cards, where one
-// agent writes "Reserve Roundtrip Flight" beside "Search Round Trip
-// Flights" and the joined word sent round-trip searches to the booking.
+// agent writes the round trip as one word in its booking skill's name and
+// as two in its search's, and the joined word sent round-trip searches to
+// the booking.
 
 // cardForms is what widening a request reads of a catalog.
 type cardForms struct {

@@ -42,8 +42,8 @@ func TestIsForm(t *testing.T) {
 func formDocs() []index.Doc {
 	docs := []index.Doc{
 		{AgentID: "films", AgentName: "Films", Name: "Rent Movie", Description: "Rent a movie to watch", Tags: []string{"rent"}},
-		{AgentID: "cars", AgentName: "Cars", Name: "Find Cars", Description: "Search for available rental cars by city"},
-		{AgentID: "autos", AgentName: "Autos", Name: "Find Cars", Description: "See available cars for rental in a city"},
+		{AgentID: "cars", AgentName: "Cars", Name: "Find Cars", Description: "List rental cars free in a city"},
+		{AgentID: "autos", AgentName: "Autos", Name: "Find Cars", Description: "Show which cars are free for rental in a city"},
 		{AgentID: "flights", AgentName: "Flights", Name: "Search Flight", Description: "Search for flights to a destination"},
 		// A skill with examples: its words widen nothing.
 		{AgentID: "shows", AgentName: "Shows", Name: "Find Director", Description: "Films by their director", Examples: []string{"films by a director"}},
@@ -81,10 +81,10 @@ func TestWiden(t *testing.T) {
 	}{
 		// "rent" (one skill) is widened to "rental" (two), read from the
 		// card word's side.
-		{"I'd like to rent a car", []string{"rental"}},
+		{"we want to rent a car", []string{"rental"}},
 		// "rental" (two skills) is not widened to "rent" (one): an added
 		// form never weighs more than the caller's own word.
-		{"I need a rental car", nil},
+		{"we need a rental car", nil},
 		{"I want to fly to Boston", []string{"flight"}},
 		// A form that only a skill with examples ("director") or an
 		// untrusted one ("departure") holds adds nothing.
@@ -134,7 +134,7 @@ func BenchmarkWiden(b *testing.B) {
 	docs := formDocs()
 	cf := newCardForms(func() rerank.Lexicon { return lexicon.WordNet() },
 		func(i int) *index.Doc { return &docs[i] }, len(docs), func(int) bool { return false })
-	text := "Hello, I'd like to rent a compact car in Chicago for the 12th, picking it up at noon"
+	text := "Hi, we'd like to rent a small car in Denver for the 14th, picking it up at ten"
 	terms := analyze.Terms(text)
 	b.ReportAllocs()
 	for b.Loop() {

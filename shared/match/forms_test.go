@@ -9,14 +9,14 @@ func carsAndFilms() []agentSpec {
 	return []agentSpec{
 		{ID: "reelhouse", Name: "Reelhouse", Desc: "The widest selection of movies to stream",
 			Skills: []skillSpec{
-				{ID: "find-movies", Name: "Find Movies", Desc: "Find movies to watch by genre and director", Tags: []string{"genre", "find"}},
-				{ID: "rent-movie", Name: "Rent Movie", Desc: "Rent a movie to watch, with optional subtitles", Tags: []string{"movie name", "rent"}}}},
+				{ID: "find-movies", Name: "Find Movies", Desc: "Find movies by genre or director to watch", Tags: []string{"genre", "find"}},
+				{ID: "rent-movie", Name: "Rent Movie", Desc: "Rent a movie to stream, subtitles if wanted", Tags: []string{"movie name", "rent"}}}},
 		{ID: "wheelsup", Name: "WheelsUp", Desc: "Car rental service with coverage of many cities",
 			Skills: []skillSpec{
-				{ID: "cars-available", Name: "Get Cars Available", Desc: "Search for available rental cars by city and date", Tags: []string{"pickup city", "pickup date"}}}},
-		{ID: "autohire", Name: "AutoHire", Desc: "Car rental service, available worldwide",
+				{ID: "cars-available", Name: "Find Available Cars", Desc: "List rental cars free in a city on a date", Tags: []string{"pickup city", "pickup date"}}}},
+		{ID: "autohire", Name: "AutoHire", Desc: "Rental cars in cities around the globe",
 			Skills: []skillSpec{
-				{ID: "cars-available", Name: "Get Cars Available", Desc: "See available cars for rental in a city on a date", Tags: []string{"pickup city", "pickup date"}}}},
+				{ID: "cars-available", Name: "Find Available Cars", Desc: "Show which cars are free for rental in a city on a date", Tags: []string{"pickup city", "pickup date"}}}},
 	}
 }
 
@@ -30,10 +30,10 @@ func TestWordFormsMeetTheCard(t *testing.T) {
 		text string
 		want []string
 	}{
-		{"I'd like to rent a car", []string{"wheelsup/cars-available", "autohire/cars-available"}},
-		{"Hello, I need to rent a car.", []string{"wheelsup/cars-available", "autohire/cars-available"}},
+		{"We want to rent a car", []string{"wheelsup/cars-available", "autohire/cars-available"}},
+		{"Hi there, could I rent a car?", []string{"wheelsup/cars-available", "autohire/cars-available"}},
 		{"I want to rent a movie with subtitles", []string{"reelhouse/rent-movie"}},
-		{"I need a rental car in Chicago", []string{"wheelsup/cars-available", "autohire/cars-available"}},
+		{"A rental car in Tucson, please.", []string{"wheelsup/cars-available", "autohire/cars-available"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

@@ -8,15 +8,15 @@ import (
 )
 
 // framing are the words that say something is asked, not what: greetings
-// and thanks, the addressee, the modal verbs that ask ("hi, can you help
-// me find some attractions?") and the verb forms of seeking. Those are
-// listed form by form, not matched by stem as seekVerbs are: "location"
-// and "findings" stem with "locate" and "find" but are what is asked
-// about. Together they are most of a short request, and in a GloVe average
-// they outweigh its one or two content words: sgd-x1's attraction card
-// ("View Attractions: Show a list of attractions in the city") stood 0.40
-// from that request, a hotel search ("Search for, learn about, and book
-// hotels") 0.62, and the request went unanswered. BM25 and the
+// and thanks, the addressee, the modal verbs that ask ("hey, would you
+// help me locate some nice attractions?") and the verb forms of seeking.
+// Those are listed form by form, not matched by stem as seekVerbs are:
+// "location" and "findings" stem with "locate" and "find" but are what is
+// asked about. Together they are most of a short request, and in a GloVe average
+// they outweigh its one or two content words: sgd-x1's attraction card (a
+// skill that lists a city's attractions) stood 0.40 from such a request,
+// a hotel search (described in the words of searching, reading up on
+// and booking hotels) 0.62, and the request went unanswered. BM25 and the
 // reranker's word features still read every word.
 var framing = map[string]bool{
 	"hi": true, "hello": true, "hey": true, "please": true, "thanks": true, "thank": true,

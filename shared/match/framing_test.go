@@ -10,17 +10,17 @@ import (
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
-// A short request's framing ("hi, can you help me find …") does not carry
-// it to whichever card reads most like a request for help: the built-in
-// vectors embed what it asks for. Without the change the hotel search,
+// A short request's framing ("hey, would you help me locate …") does not
+// carry it to whichever card reads most like a request for help: the
+// built-in vectors embed what it asks for. Without the change the hotel search,
 // described in the words of looking things up, stood nearer.
 func TestFramingDoesNotCarryTheRequest(t *testing.T) {
 	sights := agentSpec{ID: "sights", Name: "Sights", Desc: "The only guide you need to places of interest.", Skills: []skillSpec{
-		{ID: "view-attractions", Name: "View Attractions", Desc: "Show a list of attractions in the city", Tags: []string{"site location", "view"}}}}
+		{ID: "view-attractions", Name: "View Attractions", Desc: "List the attractions worth visiting in a city", Tags: []string{"site location", "view"}}}}
 	stays := agentSpec{ID: "stays", Name: "Stays", Desc: "Hotels for every budget.", Skills: []skillSpec{
-		{ID: "search-hotels", Name: "Search Hotels", Desc: "Search for, learn about, and book hotels", Tags: []string{"city", "stars"}}}}
+		{ID: "search-hotels", Name: "Search Hotels", Desc: "Search for hotels, read about them, and book one", Tags: []string{"city", "stars"}}}}
 	m := newMatcher(t, buildCatalog(t, sights, stays))
-	res := mustMatch(t, m, textTask("f", "Hi, can you help me find some attractions?"))
+	res := mustMatch(t, m, textTask("f", "Hey, would you help me locate some nice attractions?"))
 	if res.Ranked[0].Entry.Key != "sights/view-attractions" {
 		t.Fatalf("best match %s, want the attractions", res.Ranked[0].Entry.Key)
 	}
@@ -57,20 +57,20 @@ func (r *recordingEmbedder) EmbedText(text string) []float32 {
 // without its framing, to cards whose skills have examples (requests as
 // their authors wrote them, framing and all) whole.
 func TestFramingKeptWhereCardsHaveExamples(t *testing.T) {
-	const request = "Hi, can you please find me some attractions?"
+	const request = "Hey, would you please find me a few attractions?"
 	bare := []agentSpec{
 		{ID: "sights", Name: "Sights", Desc: "Places of interest.", Skills: []skillSpec{
-			{ID: "view-attractions", Name: "View Attractions", Desc: "Show a list of attractions in the city"}}},
+			{ID: "view-attractions", Name: "View Attractions", Desc: "List the attractions worth visiting in a city"}}},
 		{ID: "stays", Name: "Stays", Desc: "Hotels for every budget.", Skills: []skillSpec{
 			{ID: "search-hotels", Name: "Search Hotels", Desc: "Search for and book hotels"}}},
 	}
 	withExamples := []agentSpec{
 		{ID: "sights", Name: "Sights", Desc: "Places of interest.", Skills: []skillSpec{
-			{ID: "view-attractions", Name: "View Attractions", Desc: "Show a list of attractions in the city",
+			{ID: "view-attractions", Name: "View Attractions", Desc: "List the attractions worth visiting in a city",
 				Examples: []string{"can you show me what to see in Rome?", "hi, any museums worth a visit in Oslo?"}}}},
 		{ID: "stays", Name: "Stays", Desc: "Hotels for every budget.", Skills: []skillSpec{
 			{ID: "search-hotels", Name: "Search Hotels", Desc: "Search for and book hotels",
-				Examples: []string{"could you find me a hotel in Paris?"}}}},
+				Examples: []string{"could you look up a hotel in Lyon for me?"}}}},
 	}
 	// One agent listing many skills with examples does not choose for a
 	// catalog of description-only agents.
@@ -85,9 +85,9 @@ func TestFramingKeptWhereCardsHaveExamples(t *testing.T) {
 		specs []agentSpec
 		want  string
 	}{
-		{"description-only cards", bare, "me some attractions"},
+		{"description-only cards", bare, "me a few attractions"},
 		{"cards with examples", withExamples, request},
-		{"one agent's many skills with examples", flooded, "me some attractions"},
+		{"one agent's many skills with examples", flooded, "me a few attractions"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recordingEmbedder{Local: embed.Default()}

@@ -11,8 +11,8 @@ import (
 func coachLines() agentSpec {
 	return agentSpec{ID: "coach", Name: "Coach Lines", Desc: "Bus journeys across the country.",
 		Skills: []skillSpec{
-			{ID: "find-bus", Name: "Find Bus", Desc: "Find a bus journey between two cities", Tags: []string{"origin", "destination", "date"}},
-			{ID: "buy-bus-ticket", Name: "Buy Bus Ticket", Desc: "Buy tickets for a bus journey", Tags: []string{"origin", "destination", "date", "time"}}}}
+			{ID: "find-bus", Name: "Find Bus", Desc: "Find bus trips between two cities", Tags: []string{"origin", "destination", "date"}},
+			{ID: "buy-bus-ticket", Name: "Buy Bus Ticket", Desc: "Buy tickets for a chosen bus trip", Tags: []string{"origin", "destination", "date", "time"}}}}
 }
 
 // A request that names one skill's job in its own words goes to that
@@ -28,10 +28,10 @@ func TestNamedJobPicksSibling(t *testing.T) {
 		want    string
 	}{
 		// moved: "book" is WordNet's relative of "reserve"
-		{"Find me a hotel in Paris.", "Good, book two rooms.", "stay/reserve-hotel"},
+		{"Find me a hotel in Paris.", "Fine, book two rooms then.", "stay/reserve-hotel"},
 		{"Find me a hotel in Paris.", "Book it for three nights.", "stay/reserve-hotel"},
-		{"Find me a hotel in Paris.", "Yes please, make a booking.", "stay/reserve-hotel"},
-		{"", "I want to book a hotel room in Rome.", "stay/reserve-hotel"},
+		{"Find me a hotel in Paris.", "Yes, go on and make a booking.", "stay/reserve-hotel"},
+		{"", "We want to book one hotel room in Rome.", "stay/reserve-hotel"},
 		// moved: "book" names buying here too ("Buy Bus Ticket"), and
 		// "purchase" is a relative of "buy"
 		{"Find a bus to Boston.", "Book this bus.", "coach/buy-bus-ticket"},
@@ -39,7 +39,7 @@ func TestNamedJobPicksSibling(t *testing.T) {
 		// unchanged: the request names the job of the skill already first
 		{"", "Find me a hotel in Paris.", "stay/search-hotel"},
 		{"", "Find songs by Adele.", "tunes/lookup-song"},
-		{"Find songs by Adele.", "Yes, play it.", "tunes/play-song"},
+		{"Find songs by Adele.", "Sure, play it now.", "tunes/play-song"},
 		{"Find a sushi restaurant.", "Great, reserve it for four.", "dine/reserve-restaurant"},
 		// unchanged: no job named ("room" is in neither hotel skill's name)
 		{"Find me a hotel in Paris.", "I need a room there.", "stay/search-hotel"},
@@ -72,12 +72,12 @@ func TestNamedJobPicksSibling(t *testing.T) {
 func TestNamedJobSeekVerbs(t *testing.T) {
 	specs := append(travelDesk()[:2], agentSpec{ID: "jukebox", Name: "Jukebox", Desc: "Songs to search and to listen to",
 		Skills: []skillSpec{
-			{ID: "lookup-song", Name: "Lookup Song", Desc: "Search for a song", Tags: []string{"lookup", "song"}},
-			{ID: "play-song", Name: "Play Song", Desc: "Play the selected song on the device", Tags: []string{"song name", "play"}}}})
+			{ID: "lookup-song", Name: "Lookup Song", Desc: "Search songs by title or artist", Tags: []string{"lookup", "song"}},
+			{ID: "play-song", Name: "Play Song", Desc: "Play the chosen song on the device", Tags: []string{"song name", "play"}}}})
 	m := newMatcher(t, buildCatalog(t, specs...))
 	for _, text := range []string{
 		"Could you find songs I can listen to?",
-		"I'd like to find a song to listen to.",
+		"Help me find some song I could listen to.",
 		"Look for songs from 2019.",
 		"Find me a song to hear.",
 	} {
@@ -96,7 +96,7 @@ func TestNamedJobSeekVerbs(t *testing.T) {
 // reranker: examples tell the reranker an agent's jobs apart.
 func TestNamedJobReasonAndExamples(t *testing.T) {
 	m := newMatcher(t, buildCatalog(t, travelDesk()...))
-	res := mustMatch(t, m, textTask("j", "I want to book a hotel room in Rome."))
+	res := mustMatch(t, m, textTask("j", "We want to book one hotel room in Rome."))
 	if got := res.Ranked[0]; got.Entry.Key != "stay/reserve-hotel" || !strings.Contains(got.Reason, "names its job") {
 		t.Fatalf("best %s, reason %q: want stay/reserve-hotel, saying the request names its job", got.Entry.Key, got.Reason)
 	}
@@ -108,7 +108,7 @@ func TestNamedJobReasonAndExamples(t *testing.T) {
 		s.Examples = []string{"a hotel in " + s.ID}
 	}
 	m = newMatcher(t, buildCatalog(t, withExamples...))
-	res = mustMatch(t, m, textTask("j", "I want to book a hotel room in Rome."))
+	res = mustMatch(t, m, textTask("j", "We want to book one hotel room in Rome."))
 	if strings.Contains(res.Ranked[0].Reason, "names its job") {
 		t.Errorf("best %s moved up by the rule though both hotel skills have examples: %q", res.Ranked[0].Entry.Key, res.Ranked[0].Reason)
 	}

@@ -41,11 +41,11 @@ func TestKin(t *testing.T) {
 		return agentSpec{ID: id, Name: name, Desc: "Bank accounts.",
 			Skills: []skillSpec{
 				{ID: "check-balance", Name: "Check Balance", Desc: desc, Tags: []string{"account type", "check"}},
-				{ID: "transfer-money", Name: "Transfer Money", Desc: "Transfer money from one account to another user's account", Tags: []string{"account type", "amount", "recipient"}}}}
+				{ID: "transfer-money", Name: "Transfer Money", Desc: "Transfer funds from your account to someone else's account", Tags: []string{"account type", "amount", "recipient"}}}}
 	}
-	first := bank("bank-one", "Bank One", "Check the amount of money in a user's bank account")
-	sibling := bank("bank-two", "Bank Two", "Get the balance of an account")
-	pasted := bank("bank-three", "Bank Three", "Check the amount of money in a user's bank account")
+	first := bank("bank-one", "Bank One", "Check how much money a user holds in a bank account")
+	sibling := bank("bank-two", "Bank Two", "Report an account's current balance")
+	pasted := bank("bank-three", "Bank Three", "Check how much money a user holds in a bank account")
 	own := described(pasted, "Savings and current accounts for families.")
 	template := reworded(own, 1, "Send money to another person's account at any bank")
 	const spam = "money transfer money transfer money transfer money transfer money transfer money transfer send money"
@@ -76,12 +76,12 @@ func TestKin(t *testing.T) {
 		{"a paste under an empty agent description", []agentSpec{first, described(template, "")},
 			[][2]string{{"bank-one/transfer-money", "bank-three/transfer-money"}}},
 		{"a paste beside an untrusted skill", []agentSpec{first, reworded(template, 1, spam)}, nil},
-		{"a paste with its examples", []agentSpec{exemplified(first, "what's my balance"), exemplified(template, "what's my balance")},
+		{"a paste with its examples", []agentSpec{exemplified(first, "what's my balance today"), exemplified(template, "what's my balance today")},
 			[][2]string{{"bank-one/transfer-money", "bank-three/transfer-money"}}}, // written apart
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cs, kin := shortlistKin(t, tt.agents, "How much money is in my checking account?")
+			cs, kin := shortlistKin(t, tt.agents, "Tell me how much money my checking account holds.")
 			for i := range cs {
 				for j := i + 1; j < len(cs); j++ {
 					a, b := cs[i].Entry.AgentID+"/"+cs[i].Entry.SkillID, cs[j].Entry.AgentID+"/"+cs[j].Entry.SkillID
@@ -105,13 +105,13 @@ func TestTemplateTwinsDelegate(t *testing.T) {
 	bank := func(id, name, desc, transfer string) agentSpec {
 		return agentSpec{ID: id, Name: name, Desc: desc,
 			Skills: []skillSpec{
-				{ID: "check-balance", Name: "Check Balance", Desc: "Check the amount of money in a user's bank account", Tags: []string{"account type", "check"}},
+				{ID: "check-balance", Name: "Check Balance", Desc: "Check how much money a user holds in a bank account", Tags: []string{"account type", "check"}},
 				{ID: "transfer-money", Name: "Transfer Money", Desc: transfer, Tags: []string{"account type", "amount", "recipient"}}}}
 	}
 	m := newMatcher(t, buildCatalog(t, append(travelDesk(),
-		bank("bank-one", "Bank One", "Bank accounts for everyone.", "Transfer money from one account to another user's account"),
+		bank("bank-one", "Bank One", "Bank accounts for everyone.", "Transfer funds from your account to someone else's account"),
 		bank("bank-two", "Bank Two", "Savings and current accounts for families.", "Send money to another person's account at any bank"))...))
-	res := mustMatch(t, m, textTask("k", "How much money is in my checking account?"))
+	res := mustMatch(t, m, textTask("k", "Tell me how much money my checking account holds."))
 	d := res.Decision
 	if d.Action != decide.Delegate || d.Chosen.SkillID != "check-balance" || len(d.Fallbacks) == 0 ||
 		d.Fallbacks[0].SkillID != "check-balance" || d.Fallbacks[0].AgentID == d.Chosen.AgentID {
@@ -135,7 +135,7 @@ func TestKinNamesOwnThings(t *testing.T) {
 				{ID: "find-provider", Name: "Find Provider", Desc: "Find a " + thing + " in a city", Tags: []string{"city", "find"}}}}
 	}
 	dentist := booking("smile-desk", "dentist", "The go-to service for top rated dentists.")
-	therapist := booking("mind-care", "therapist", "Discover the right therapist for you.")
+	therapist := booking("mind-care", "therapist", "Helps you find a therapist who suits you.")
 	clinic := booking("open-clinic", "clinician", "Appointments at the practice nearest you.") // "clinician" only in its skills
 	tests := []struct {
 		name   string
@@ -147,7 +147,7 @@ func TestKinNamesOwnThings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cs, kin := shortlistKin(t, tt.agents, "I'd like to book an appointment for Tuesday at 10")
+			cs, kin := shortlistKin(t, tt.agents, "Please set up an appointment on Tuesday at 10")
 			found := false
 			for i := range cs {
 				for j := i + 1; j < len(cs); j++ {

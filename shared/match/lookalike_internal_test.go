@@ -191,9 +191,9 @@ func TestWordsInOrder(t *testing.T) {
 		a, b string
 		want float64
 	}{
-		{"book a table for two", "Book a table, for two!", 1},
-		{"book a table for two", "for two book a table", 0.6},
-		{"book a table", "", 0},
+		{"hold a table for six", "Hold a table, for six!", 1},
+		{"hold a table for six", "for six hold a table", 0.6},
+		{"hold a table", "", 0},
 		{"a b c d", "a x c y", 0.5},
 	}
 	for _, tt := range tests {
@@ -241,10 +241,10 @@ func TestNamesItElsewhere(t *testing.T) {
 	skill := func(id, name, desc string) card.Skill {
 		return card.Skill{ID: id, Name: name, Description: desc, Tags: []string{"flight"}}
 	}
-	air := agentWith("air", skill("search", "Search Oneway Flight", "Search for one-way flights to a destination city"),
-		skill("reserve", "Reserve Oneway Flight", "Reserve a one-way flight on a chosen airline"))
-	jet := agentWith("jet", skill("reserve", "Reserve Oneway Flight", "Book the one way flight you picked with the airline"),
-		skill("search", "Search Oneway Flight", "Look up one way flights with your own preferences"))
+	air := agentWith("air", skill("search", "Find Oneway Flight", "Search one-way flights that fly to a chosen city"),
+		skill("reserve", "Book Oneway Flight", "Reserve a one-way flight on a chosen airline"))
+	jet := agentWith("jet", skill("reserve", "Book Oneway Flight", "Book the one way flight you picked with the airline"),
+		skill("search", "Find Oneway Flight", "Look up one way flights with your own preferences"))
 	m, err := New(catalog.New(air, jet), WithEmbedder(embed.Default()))
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func TestNamesItElsewhere(t *testing.T) {
 		return Ranked{Scored: rerank.Scored{Candidate: index.Candidate{Doc: d, Entry: m.idx.Doc(d)}}}
 	}
 	out := []Ranked{ranked(airSearch), ranked(jetReserve), ranked(jetSearch)}
-	m.markLookAlikes(&extract.Requirement{Need: "find me a one way flight to Denver"}, out)
+	m.markLookAlikes(&extract.Requirement{Need: "show me one way flights to Tulsa"}, out)
 	if out[1].AlikeOf != "" {
 		t.Errorf("jet/reserve marked a look-alike (%s) of air/search", out[1].Alike)
 	}

@@ -299,7 +299,7 @@ func TestRewordedCopyNeverTakesATask(t *testing.T) {
 	c := weatherTwin("a-weather", catalog.EntryDefault)
 	c.Skills[0].Desc = "Gives hourly and ten-day weather forecasts for every city: rain, snow, wind, temperature and storm alerts."
 	c.Skills[0].Examples = []string{"will it rain in Oslo tomorrow please", "weekend weather forecast for Madrid, please",
-		"how windy is it going to be in Chicago on Friday"}
+		"how strong will the wind be in Chicago on Friday"}
 	m := newMatcher(t, buildCatalog(t, append(honest(), c)...))
 	copyNeverTakes(t, m, "a-weather", "will it rain in Lisbon this weekend?", "is it going to snow in Denver",
 		"wind forecast for the coast on Sunday")
@@ -424,17 +424,17 @@ func TestOneSkillVendorsAlikeInMeaning(t *testing.T) {
 func TestOneSkillPasteIsACopy(t *testing.T) {
 	hourly := agentSpec{ID: "hourcast", Name: "Hourcast", Desc: "Weather by the hour.",
 		Skills: []skillSpec{{ID: "hours", Name: "Hour by hour",
-			Desc:     "Tells you what the weather will be like in the city of your choice, hour by hour, for the next ten days.",
+			Desc:     "Describes for you what the weather will be doing in a city you choose, hour by hour, over the coming ten days.",
 			Tags:     []string{"hourly weather"},
-			Examples: []string{"what is the weather going to be like in Porto at noon"}}}}
+			Examples: []string{"how will the weather turn out in Porto at noon"}}}}
 	paste := agentSpec{ID: "a-sky", Name: "Skyline", Desc: "Outlooks for towns.",
 		Skills: []skillSpec{{ID: "outlook", Name: "Sky outlook",
-			Desc:     "Tells you what the sky will be like in the town of your pick, hour by hour, for the next ten nights.",
+			Desc:     "Describes for you what the sky will be doing in a town you pick, hour by hour, over the coming ten nights.",
 			Tags:     []string{"outlooks"},
-			Examples: []string{"what is the sky going to be like in Porto at midnight"}}}}
+			Examples: []string{"how will the sky turn out in Porto at midnight"}}}}
 	m := newMatcher(t, buildCatalog(t, append(honest()[1:], hourly, paste)...))
-	copyNeverTakes(t, m, "a-sky", "what will the weather be like in the city hour by hour tomorrow",
-		"hour by hour weather for the next ten days in my town")
+	copyNeverTakes(t, m, "a-sky", "give me the weather in the city hour by hour tomorrow",
+		"hour by hour weather over the coming ten days in my town")
 }
 
 // TestCopyRankedAfterItsSource: a card offering only a paste of one skill

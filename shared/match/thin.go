@@ -15,10 +15,10 @@ import (
 // A thin link is a skill's only tie to a request: one common word ("play
 // some jazz in the living room" to hotel reservations by "room", "order a
 // new pair of running shoes" to invoice reconciliation by "purchase
-// order", "I'm looking for an apartment" to a hotel search by "look"),
-// while the request's other words speak of something the skill's text
-// does not. The learned reranker weighs the word match as it would any
-// other, and on the golden dev sets such delegations, made at 0.85 on
+// order", "help me look for a cheap apartment" to a hotel search by
+// "look"), while the request's other words speak of something the skill's
+// text does not. The learned reranker weighs the word match as it would
+// any other, and on the golden dev sets such delegations, made at 0.85 on
 // average, were right about four times in ten (and most of the rest were
 // requests no skill of the catalog takes). A thin link keeps its rank but
 // not its confidence (thinShrink).
@@ -32,8 +32,8 @@ const (
 	// invoices" or "book it" are short, not thin.
 	thinOthers = 2
 	// thinAlign is the word-to-word cosine at which another word of the
-	// request speaks to the skill after all ("call a cab": "cab" meets the
-	// skill's "taxi"; "apartment" to hotel words stays under it).
+	// request speaks to the skill after all ("call us a cab": "cab" meets
+	// the skill's "taxi"; "apartment" to hotel words stays under it).
 	thinAlign = 0.75
 	// thinDense is the request's similarity to the skill under which a
 	// common word of the skill's name or tags is no link either: a label

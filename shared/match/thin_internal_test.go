@@ -23,7 +23,7 @@ var (
 	invoiceDoc = analyzed(index.Doc{Key: "ledger/reconcile", AgentID: "ledger", SkillID: "reconcile", AgentName: "Ledger", Name: "Invoice reconciliation",
 		Description: "Matches supplier invoices against purchase orders and receipts and flags mismatches.",
 		Tags:        []string{"invoices", "accounts payable", "purchase order"}})
-	rideDoc = analyzed(index.Doc{Key: "rides/getride", AgentID: "rides", SkillID: "getride", AgentName: "Rides", Name: "Get a ride",
+	rideDoc = analyzed(index.Doc{Key: "rides/getride", AgentID: "rides", SkillID: "getride", AgentName: "Rides", Name: "Order a ride",
 		Description: "Call a taxi to take you to a destination."})
 	forecastDoc = analyzed(index.Doc{Key: "meteo/forecast", AgentID: "meteo", SkillID: "forecast", AgentName: "Meteo", Name: "Weather",
 		Description: "Gives the forecast for a city."})
@@ -47,7 +47,7 @@ func TestThinLink(t *testing.T) {
 		{"a common word of a label phrase, dissimilar texts", "order a new pair of running shoes", invoiceDoc, 0.26, true},
 		{"a common word of a label phrase, similar texts", "order a new pair of running shoes", invoiceDoc, 0.5, false},
 		{"two links", "book a hotel room in Vienna", hotelDoc, 0.75, false},
-		{"another word close to the skill's", "can you call me a cab to the airport", rideDoc, 0.6, false},
+		{"another word close to the skill's", "could you call a cab to take us to the airport", rideDoc, 0.6, false},
 		{"a rare word", "forecast for Nairobi on Saturday", forecastDoc, 0.5, false},
 		{"a short request", "living room", hotelDoc, 0.5, false},
 		{"no link at all", "somewhere to sleep in Porto", hotelDoc, 0.7, false},

@@ -240,11 +240,11 @@ func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
 // The domain is the conversation's for a follow-up that names none: the
 // built-in model gives its history features no weight (it was fitted on
 // CLINC150, which has no earlier turns), so "make me a reservation on the
-// 1st of March" after turns about hotels went to whichever domain's skill
-// its job words fit best ("Reserve Restaurant": "Make a table
-// reservation"), although the carried domain words are in its query. And
-// it is the request's own when it names one that a skill's label holds:
-// "I want to make a reservation for this hotel" went the same way, the
+// 2nd of April" after turns about hotels went to whichever domain's skill
+// its job words fit best ("Reserve Restaurant": "Make a reservation for a
+// table"), although the carried domain words are in its query. And it is
+// the request's own when it names one that a skill's label holds: "I'd
+// like a reservation for this hotel" went the same way, the
 // job words outweighing the one word that says where (see namedTopic).
 // The move is made only when
 //   - the best skill holds none of the domain's words, while the skill
@@ -257,13 +257,13 @@ func carriedTerms(req *extract.Requirement, domain map[string]bool) []string {
 //     single-skill agent offers, whose words are never domain words.
 //     Against a domain the request names, only such a word in the best
 //     skill's labels counts: "find me flights headed to my destination"
-//     is no taxi ride because a taxi card says "head to a destination";
+//     is no taxi ride because a taxi card says "head to the destination";
 //   - the turn names the job of the skill moved up (its skill name, a
 //     WordNet relative or a seek verb, see jobNamedBy) at least as often
-//     as the best one's: "get me tickets to that festival" after a turn
+//     as the best one's: "two tickets for the fair, please" after a turn
 //     about a bank account stays with tickets. A domain the turn names
-//     itself counts as one such word for the skill moved up: "I need to
-//     reserve a seat on the bus" names Reserve Car's job once and the bus
+//     itself counts as one such word for the skill moved up: "reserve me a
+//     seat on a bus bound for Reno" names Reserve Car's job once and the bus
 //     agent's domain once, and goes to the bus agent (on SGD dev 22 tasks
 //     fixed, 3 broken; sgd-x1 23 and 2). A carried domain is the earlier
 //     turns' word, not this turn's, and counts for nothing;
@@ -389,8 +389,8 @@ func (m *Matcher) inAgentsForms(d int, words, terms []string) []string {
 }
 
 // namedTopic are the domain words the request's own turn names, as the
-// caller wrote them and as terms ("hotel" in "I want to make a reservation
-// for this hotel"), nil when it names none.
+// caller wrote them and as terms ("hotel" in "make the reservation for
+// this hotel and two guests"), nil when it names none.
 func namedTopic(req *extract.Requirement, domain map[string]bool) (words, terms []string) {
 	return domainWordsIn(placesOut(analyze.Words(req.Need)), domain)
 }
@@ -448,10 +448,10 @@ func (m *Matcher) domainHolds(d int, topic []string) bool {
 
 // labelHolds is domainHolds for a domain the request names itself: the
 // agent's name when it is that one word (soleNameTerm), or every one of
-// its skills' names or tags, holds one of the topic terms. A word every skill's description happens to use
-// ("with your set of preferences" on both of a flight agent's skills)
-// says how the card is written, not what it is about: "I prefer pop" is
-// no flight.
+// its skills' names or tags, holds one of the topic terms. A word every
+// skill's description happens to use ("that suit your preferences" on
+// both of a flight agent's skills) says how the card is written, not what
+// it is about: "I prefer pop" is no flight.
 func (m *Matcher) labelHolds(d int, topic []string) bool {
 	return m.agentHolds(d, topic, m.domainAgents(), labelled, true)
 }

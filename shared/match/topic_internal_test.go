@@ -16,9 +16,9 @@ import (
 func topicDocs() []index.Doc {
 	docs := []index.Doc{
 		{AgentID: "stay", AgentName: "Stay Hotels", Name: "Search Hotel", Description: "Find a hotel in a city", Tags: []string{"destination"}},
-		{AgentID: "stay", AgentName: "Stay Hotels", Name: "Reserve Hotel", Description: "Reserve rooms at a selected hotel for given dates", Tags: []string{"destination", "check in date"}},
+		{AgentID: "stay", AgentName: "Stay Hotels", Name: "Reserve Hotel", Description: "Reserve rooms at the chosen hotel for some dates", Tags: []string{"destination", "check in date"}},
 		{AgentID: "dine", AgentName: "Dine Out", Name: "Find Restaurants", Description: "Find a restaurant by cuisine and city"},
-		{AgentID: "dine", AgentName: "Dine Out", Name: "Reserve Restaurant", Description: "Book a table at a restaurant"},
+		{AgentID: "dine", AgentName: "Dine Out", Name: "Reserve Restaurant", Description: "Book a table at the chosen restaurant"},
 		{AgentID: "tunes", AgentName: "Tunes 2", Name: "Lookup Song", Description: "Search for a song by artist"},
 		{AgentID: "tunes", AgentName: "Tunes 2", Name: "Play Song", Description: "Play the selected song on a device"},
 		{AgentID: "cabs", AgentName: "Cabs", Name: "Get Ride", Description: "Call a taxi to a destination"},
@@ -81,8 +81,8 @@ func TestCarryTopic(t *testing.T) {
 		{"latest domain wins", "sounds good, reserve it", []string{"find me a restaurant nearby", "and a hotel close to it", "that one looks fine"}, "hotel"},
 		{"names its own new domain", "now find me some songs by Adele", []string{"I need a hotel in Paris"}, ""},
 		{"names the same domain", "reserve that hotel", []string{"I need a hotel in Paris"}, ""},
-		{"earlier turns name no domain", "yes, do it", []string{"sounds good", "ok"}, ""},
-		{"no earlier turns", "yes, book it", nil, ""},
+		{"earlier turns name no domain", "sure, do it then", []string{"sounds good", "ok"}, ""},
+		{"no earlier turns", "yes, book that", nil, ""},
 		// The one-skill taxi agent's word does not stop the carry (topicMove
 		// keeps the taxi first: see TestTopicMove).
 		{"a one-skill agent's word", "thanks, now call me a taxi", []string{"I need a hotel in Paris"}, "hotel"},
@@ -147,7 +147,7 @@ func TestOneAgentTerms(t *testing.T) {
 // trip", "Roundtrip"); light verbs ("make") and domain words ("hotel")
 // name none.
 func TestJobNamedBy(t *testing.T) {
-	docs := append(topicDocs(), index.Doc{AgentID: "fly", AgentName: "Fly", Name: "Search Roundtrip Flights", Description: "Search for round trip flights"})
+	docs := append(topicDocs(), index.Doc{AgentID: "fly", AgentName: "Fly", Name: "Find Roundtrip Flights", Description: "Search round trip fares"})
 	docs[len(docs)-1].Analyze()
 	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
 	lex := stubLexicon{"book": {stem("reserve")}}
@@ -162,7 +162,7 @@ func TestJobNamedBy(t *testing.T) {
 		{"please book it", 1, 1},                   // book is a relative of reserve
 		{"find me one near the station", 0, 1},     // find and search are seek verbs
 		{"find me one near the station", 4, 1},     // Lookup Song
-		{"a hotel please", 0, 0},                   // hotel is a domain word
+		{"one hotel please", 0, 0},                 // hotel is a domain word
 		{"make it so", 3, 0},                       // make is a light verb
 		{"play it in the kitchen", 5, 1},           // Play Song
 		{"play it in the kitchen", 1, 0},           // Reserve Hotel
@@ -218,8 +218,8 @@ func TestDomainWords(t *testing.T) {
 		text string
 		want []string
 	}{
-		{"I'll pick up the car at noon", []string{"pickup"}},
-		{"I want to pick it up at noon", nil}, // not side by side
+		{"we pick up the keys at noon", []string{"pickup"}},
+		{"we'll pick them up at noon", nil}, // not side by side
 		{"two hotels, and the hotel by the pickup", []string{"hotels", "pickup"}},
 		{"a pick up, then a pickup", []string{"pickup"}},
 		{"do Rental Cars have one?", []string{"rentalcars"}},
@@ -244,7 +244,7 @@ func TestNamedTopic(t *testing.T) {
 		need string
 		want []string
 	}{
-		{"I want to make a reservation for this hotel", []string{"hotel"}},
+		{"make the reservation for this hotel and two guests", []string{"hotel"}},
 		{"I need a taxi to the restaurant", nil},
 		{"find me a table near my hotel", nil},
 		{"a taxi to the restaurant near the hotel", nil},

@@ -9,14 +9,14 @@ import (
 // own domain, cards with no examples.
 func travelDesk() []agentSpec {
 	return []agentSpec{
-		{ID: "stay", Name: "Stay Hotels", Desc: "Searching and reserving rooms in hotels.",
+		{ID: "stay", Name: "Stay Hotels", Desc: "Hotel rooms to look up and to book.",
 			Skills: []skillSpec{
-				{ID: "search-hotel", Name: "Search Hotel", Desc: "Find a hotel at a given location", Tags: []string{"destination", "search"}},
-				{ID: "reserve-hotel", Name: "Reserve Hotel", Desc: "Reserve a selected hotel for given dates", Tags: []string{"hotel name", "check in date", "number of days"}}}},
+				{ID: "search-hotel", Name: "Search Hotel", Desc: "Look up hotels in a chosen place", Tags: []string{"destination", "search"}},
+				{ID: "reserve-hotel", Name: "Reserve Hotel", Desc: "Reserve rooms at the chosen hotel for some dates", Tags: []string{"hotel name", "check in date", "number of days"}}}},
 		{ID: "dine", Name: "Dine Out", Desc: "Restaurant search and reservations.",
 			Skills: []skillSpec{
-				{ID: "find-restaurants", Name: "Find Restaurants", Desc: "Find a restaurant of a particular cuisine in a city", Tags: []string{"city", "cuisine"}},
-				{ID: "reserve-restaurant", Name: "Reserve Restaurant", Desc: "Make a table reservation at a restaurant", Tags: []string{"restaurant name", "time", "party size"}}}},
+				{ID: "find-restaurants", Name: "Find Restaurants", Desc: "Find restaurants in a city that serve a chosen cuisine", Tags: []string{"city", "cuisine"}},
+				{ID: "reserve-restaurant", Name: "Reserve Restaurant", Desc: "Make a reservation for a table at the chosen restaurant", Tags: []string{"restaurant name", "time", "party size"}}}},
 		{ID: "tunes", Name: "Tunes", Desc: "Music to find and play.",
 			Skills: []skillSpec{
 				{ID: "lookup-song", Name: "Lookup Song", Desc: "Search for a song by artist or album", Tags: []string{"artist", "album"}},
@@ -24,11 +24,11 @@ func travelDesk() []agentSpec {
 		{ID: "shows", Name: "Shows", Desc: "Concerts, games and other events.",
 			Skills: []skillSpec{
 				{ID: "find-events", Name: "Find Events", Desc: "Find events such as concerts and games in a city", Tags: []string{"category", "city"}},
-				{ID: "buy-event-tickets", Name: "Buy Event Tickets", Desc: "Buy tickets for an event", Tags: []string{"event name", "number of tickets", "date"}}}},
+				{ID: "buy-event-tickets", Name: "Buy Event Tickets", Desc: "Buy seats for a chosen event", Tags: []string{"event name", "number of tickets", "date"}}}},
 		{ID: "cinema", Name: "Cinema", Desc: "Movies in theatres near you.",
 			Skills: []skillSpec{
 				{ID: "find-movies", Name: "Find Movies", Desc: "Find movies playing at a theatre by genre", Tags: []string{"location", "genre"}},
-				{ID: "buy-movie-tickets", Name: "Buy Movie Tickets", Desc: "Buy movie tickets for a particular show", Tags: []string{"movie name", "number of tickets", "show time"}}}},
+				{ID: "buy-movie-tickets", Name: "Buy Movie Tickets", Desc: "Buy tickets to a chosen showing of a film", Tags: []string{"movie name", "number of tickets", "show time"}}}},
 	}
 }
 
@@ -46,17 +46,17 @@ func TestFollowUpCarriesTopic(t *testing.T) {
 	}{
 		// Each follow-up below goes to another domain's skill when the
 		// earlier turns are not read (checked when the rule was written).
-		{"reserve after a restaurant search", "Great, I want to reserve it.",
+		{"reserve after a restaurant search", "Great, let's reserve that one.",
 			[]string{"Find me a sushi restaurant in Tokyo."}, "dine/reserve-restaurant"},
 		{"book after a restaurant search", "Please make a booking for Friday.",
 			[]string{"Find me a sushi restaurant in Tokyo.", "Is it expensive?"}, "dine/reserve-restaurant"},
-		{"tickets after an event search", "That sounds good, I'd like to buy tickets.",
+		{"tickets after an event search", "Sounds fun, I'll buy some tickets then.",
 			[]string{"Are there any events in Chicago this weekend?"}, "shows/buy-event-tickets"},
 		{"book after a movie search", "Please make a booking for Friday.",
 			[]string{"What movies are on in Boston tonight?", "Anything else?"}, "cinema/buy-movie-tickets"},
 		// A turn that names its own domain is not pulled back.
 		{"songs named after a hotel", "Now I want to find songs by Adele.",
-			[]string{"I am looking for a hotel in Paris.", "Does it have wifi?"}, "tunes/lookup-song"},
+			[]string{"I'm after a hotel room in Paris.", "Is there wifi in the rooms?"}, "tunes/lookup-song"},
 		{"a restaurant named after movies", "Now find me a sushi restaurant nearby.",
 			[]string{"What movies are on in Boston tonight?"}, "dine/find-restaurants"},
 	}

@@ -12,7 +12,7 @@ import (
 func travelDeskPlus() []agentSpec {
 	return append(travelDesk(),
 		agentSpec{ID: "cabs", Name: "Cabs", Desc: "On-demand taxi calling.",
-			Skills: []skillSpec{{ID: "get-ride", Name: "Get Ride", Desc: "Call a cab to head to a given destination", Tags: []string{"destination", "number of riders"}}}},
+			Skills: []skillSpec{{ID: "get-ride", Name: "Get Ride", Desc: "Call a cab that will head to the destination you give", Tags: []string{"destination", "number of riders"}}}},
 		agentSpec{ID: "skies", Name: "Skies", Desc: "Weather for any place and date.",
 			Skills: []skillSpec{{ID: "get-weather", Name: "Get Weather", Desc: "Get the weather forecast of a city on a date", Tags: []string{"city", "date"}}}},
 		agentSpec{ID: "vault", Name: "Vault Bank", Desc: "Bank accounts.",
@@ -41,20 +41,20 @@ func TestTopicMove(t *testing.T) {
 		history []string
 		want    string
 	}{
-		{"reservation after hotel turns", "Make me a reservation on the 1st of March.",
-			[]string{"In NYC I want to be.", "What is their phone number?", "Other 3 star hotels can you find me?"}, "stay/reserve-hotel"},
-		{"reservation for one day after hotel turns", "Okay, that could work. Please make me a reservation for one day.",
-			[]string{"I'm looking for 2 rooms at a 3 star hotel.", "I want to look in Sydney."}, "stay/reserve-hotel"},
-		{"a cab after restaurant turns", "Thanks. Find me a cab to go there with my friends.",
+		{"reservation after hotel turns", "Make me a reservation on the 2nd of April.",
+			[]string{"I'd like to stay in Boston.", "Their phone number, please?", "Are there other 4 star hotels?"}, "stay/reserve-hotel"},
+		{"reservation for one day after hotel turns", "Fine, that will do. A reservation for a single day, please.",
+			[]string{"Two rooms in a hotel, four stars or better, please.", "Search around Melbourne."}, "stay/reserve-hotel"},
+		{"a cab after restaurant turns", "Cheers. Get me a cab over there, we are four friends.",
 			[]string{"Find me a sushi restaurant in Tokyo.", "Is it expensive?"}, "cabs/get-ride"},
-		{"the weather after hotel turns", "Sounds nice. What will the weather be like there on the 12th?",
-			[]string{"I want a hotel.", "Find hotels in London."}, "skies/get-weather"},
+		{"the weather after hotel turns", "Lovely. And the weather on the 12th, will it be warm there?",
+			[]string{"Hotels, please.", "Find hotels in London."}, "skies/get-weather"},
 		// A one-skill card that mentions hotels is not the conversation's
 		// domain: only an agent all of whose skills hold the word is.
-		{"a card that mentions the domain in passing", "Make me a reservation on the 1st of March.",
-			[]string{"Other 3 star hotels can you find me?"}, "stay/reserve-hotel"},
+		{"a card that mentions the domain in passing", "Make me a reservation on the 2nd of April.",
+			[]string{"Are there other 4 star hotels?"}, "stay/reserve-hotel"},
 		// A one-skill card's adjective does not switch the carry off.
-		{"a word of a one-skill card", "Great, I want to reserve it.",
+		{"a word of a one-skill card", "Great, let's reserve that one.",
 			[]string{"Find me a sushi restaurant in Tokyo."}, "dine/reserve-restaurant"},
 	}
 	for _, tt := range tests {
@@ -73,18 +73,18 @@ func TestTopicMove(t *testing.T) {
 func TestTopicMoveNamedDomain(t *testing.T) {
 	flights := agentSpec{ID: "skyfare", Name: "Skyfare", Desc: "Cheap flights across providers.",
 		Skills: []skillSpec{
-			{ID: "search-oneway", Name: "Search One Way Flight", Desc: "Search for a one way flight with your set of preferences", Tags: []string{"origin", "destination"}},
-			{ID: "search-roundtrip", Name: "Search Round Trip Flights", Desc: "Search for round trip flights with your set of preferences", Tags: []string{"origin", "destination", "return date"}}}}
+			{ID: "search-oneway", Name: "One Way Flight Search", Desc: "Look for one way flights that suit your preferences", Tags: []string{"origin", "destination"}},
+			{ID: "search-roundtrip", Name: "Round Trip Flight Search", Desc: "Look for round trip flights that suit your preferences", Tags: []string{"origin", "destination", "return date"}}}}
 	cabs := agentSpec{ID: "cabs", Name: "Cabs", Desc: "On-demand taxi calling.",
-		Skills: []skillSpec{{ID: "get-ride", Name: "Get Ride", Desc: "Call a cab to head to a given destination", Tags: []string{"destination", "number of riders"}}}}
+		Skills: []skillSpec{{ID: "get-ride", Name: "Get Ride", Desc: "Call a cab that will head to the destination you give", Tags: []string{"destination", "number of riders"}}}}
 	m := newMatcher(t, buildCatalog(t, append(travelDesk(), flights, cabs)...))
 	tests := []struct {
 		name string
 		text string
 		want string
 	}{
-		{"a reservation for a hotel", "That is good. I want to make a reservation for this hotel. I need two rooms.", "stay/reserve-hotel"},
-		{"a description's word", "I'm looking for interesting things I can do, preferably Baseball related.", "shows/find-events"},
+		{"a reservation for a hotel", "Good. I'd like a reservation for this hotel, with two rooms.", "stay/reserve-hotel"},
+		{"a description's word", "Any ideas for what I could do this weekend? Preferably baseball.", "shows/find-events"},
 		// "head" is the taxi card's alone, but only in its description:
 		// the flights the request names win over it.
 		{"a word of the best skill's description", "Find me flights headed to my destination", "skyfare/search-oneway"},
@@ -97,20 +97,21 @@ func TestTopicMoveNamedDomain(t *testing.T) {
 }
 
 // A domain the request names weighs as much as a job word of the best
-// skill: "reserve a seat on the bus" names Reserve Car's job and the
-// bus line's domain, and goes to the bus line, whose skills' names hold
-// no "reserve". Without the domain counted it went to the cars at 0.54.
+// skill: "reserve me a seat on a bus bound for Reno" names Reserve Car's
+// job and the bus line's domain, and goes to the bus line, whose skills'
+// names hold no "reserve". Without the domain counted such a request went
+// to the cars at 0.54.
 func TestTopicMoveNamedDomainAgainstJobWord(t *testing.T) {
 	buses := agentSpec{ID: "buses", Name: "Bus Line", Desc: "Intercity bus travel.",
 		Skills: []skillSpec{
-			{ID: "find-bus", Name: "Find Bus", Desc: "Find a bus journey for a given pair of cities", Tags: []string{"from location", "to location", "leaving date"}},
-			{ID: "buy-bus-ticket", Name: "Buy Bus Ticket", Desc: "Buy tickets for a bus journey", Tags: []string{"from location", "to location", "leaving date", "leaving time"}}}}
+			{ID: "find-bus", Name: "Find Bus", Desc: "Find bus trips between two cities", Tags: []string{"from location", "to location", "leaving date"}},
+			{ID: "buy-bus-ticket", Name: "Buy Bus Ticket", Desc: "Buy tickets for a chosen bus trip", Tags: []string{"from location", "to location", "leaving date", "leaving time"}}}}
 	cars := agentSpec{ID: "wheels", Name: "Wheels Rental", Desc: "Car rental in many cities.",
 		Skills: []skillSpec{
-			{ID: "get-cars", Name: "Get Cars Available", Desc: "Search for available rental cars by city and date", Tags: []string{"pickup city", "pickup date"}},
-			{ID: "reserve-car", Name: "Reserve Car", Desc: "Reserve car rental for given dates and location", Tags: []string{"pickup location", "pickup date"}}}}
+			{ID: "get-cars", Name: "Find Available Cars", Desc: "List rental cars free in a city on a date", Tags: []string{"pickup city", "pickup date"}},
+			{ID: "reserve-car", Name: "Reserve Car", Desc: "Reserve a rental car for a place and dates", Tags: []string{"pickup location", "pickup date"}}}}
 	m := newMatcher(t, buildCatalog(t, append(travelDesk(), buses, cars)...))
-	res := mustMatch(t, m, textTask("c", "I need to reserve a seat on the bus to Vegas."))
+	res := mustMatch(t, m, textTask("c", "Please reserve me a seat on a bus bound for Reno."))
 	if got := res.Ranked[0].Entry.AgentID; got != "buses" {
 		t.Errorf("best %s (p %.2f), want a skill of the bus line", res.Ranked[0].Entry.Key, res.Ranked[0].Prob)
 	}
@@ -127,8 +128,8 @@ func TestTopicMoveStuffedAgentName(t *testing.T) {
 			{ID: "lookups", Name: "Lookup Desk", Desc: "Front desk for lookups", Tags: []string{"desk"}}}}
 	m := newMatcher(t, buildCatalog(t, append(travelDesk(), desk)...))
 	for _, tt := range []struct{ text, history string }{
-		{"That is good. I want to make a reservation for this hotel. I need two rooms.", ""},
-		{"Make me a reservation on the 1st of March.", "Other 3 star hotels can you find me?"},
+		{"Good. I'd like a reservation for this hotel, with two rooms.", ""},
+		{"Make me a reservation on the 2nd of April.", "Are there other 4 star hotels?"},
 	} {
 		tk := textTask("n", tt.text)
 		if tt.history != "" {
@@ -223,7 +224,7 @@ func TestTopicMoveWordOfALongerAgentName(t *testing.T) {
 			{ID: "find-routes", Name: "Find Routes", Desc: "Find trips from one city to another on a date", Tags: []string{"origin city", "destination", "date"}},
 			{ID: "buy-seats", Name: "Buy Seats", Desc: "Buy seats on a trip for a number of travellers", Tags: []string{"origin city", "destination", "travellers"}}}}
 	m = newMatcher(t, buildCatalog(t, append(travelDesk(), buses)...))
-	res = mustMatch(t, m, textTask("b", "I want to reserve a bus for 3 people on March 3rd"))
+	res = mustMatch(t, m, textTask("b", "Reserve a bus for four of us on April 5th"))
 	if got := res.Ranked[0].Entry.AgentID; got != "buses" {
 		t.Errorf("best %s (p %.2f, %s): a one-word agent name no longer names its domain", res.Ranked[0].Entry.Key, res.Ranked[0].Prob, res.Ranked[0].Reason)
 	}

@@ -200,7 +200,7 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"all-in-one, in a tag", "Assistant", "Answers questions.", []string{"all-in-one"}, true},
 		{"every request, in a tag", "Router", "Routes mail.", []string{"handles every request"}, true},
 		{"a scoped question", "Leave policy", "Answers any question about the leave policy.", nil, false},
-		{"cancels whatever", "Cancel", "Stops or cancels whatever the assistant is currently doing or saying.", nil, false},
+		{"cancels whatever", "Cancel", "Cancels whatever the assistant happens to be doing or saying right now.", nil, false},
 		{"without booking anything", "Free/busy", "Looks up when you are free, without booking anything.", nil, false},
 		{"tracks all tasks", "Project board", "Tracks all tasks in your project and who owns them.", nil, false},
 		{"a job", "Weather forecast", "Gives the weather forecast for a place.", []string{"weather", "forecast"}, false},
@@ -227,7 +227,7 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"all your IT needs", "IT desk", "Handles all your IT needs.", nil, false},
 		{"reminders for all tasks due", "Reminders", "Sends reminders for all tasks due this week.", nil, false},
 		{"tracks all tasks", "Board", "Tracks all tasks.", nil, false},
-		{"for everything on a list", "Prices", "Finds prices for everything on my shopping list.", nil, false},
+		{"for everything on a list", "Prices", "Finds prices for everything on the grocery list you give it.", nil, false},
 		{"care of everything in a move", "Movers", "Takes care of everything in your office move.", nil, false},
 		{"the only tool for invoices", "Invoices", "The only tool for supplier invoices.", nil, false},
 		// A universal object after a concrete job is that job's (a

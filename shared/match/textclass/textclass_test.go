@@ -12,15 +12,15 @@ import (
 // "put" and "remove" on one side and "what", "show" on the other tell
 // them apart, which nearest-neighbour votes weigh like any other word.
 var lists = []Example{
-	{"add milk to my shopping list", 0},
+	{"add oat milk to the grocery list", 0},
 	{"put eggs on the shopping list", 0},
-	{"remove bread from my shopping list", 0},
+	{"remove the bread from our grocery list", 0},
 	{"add bananas to the list for shopping", 0},
-	{"what is on my shopping list", 1},
-	{"show me my shopping list", 1},
+	{"what have i put on the grocery list", 1},
+	{"show me the grocery list", 1},
 	{"what do i have on the shopping list", 1},
-	{"read my shopping list to me", 1},
-	{"how long should i cook the rice", 2},
+	{"read the grocery list out to me", 1},
+	{"how many minutes should the rice cook", 2},
 	{"cooking time for a boiled egg", 2},
 }
 
@@ -30,9 +30,9 @@ func TestTrainSeparates(t *testing.T) {
 		text string
 		want int
 	}{
-		{"add apples to my shopping list", 0},
+		{"add some apples to the grocery list", 0},
 		{"remove the milk from the shopping list", 0},
-		{"what's on the shopping list", 1},
+		{"what's on the grocery list now", 1},
 		{"show the shopping list", 1},
 		{"how long do i cook pasta", 2},
 	}
@@ -161,7 +161,7 @@ func TestManyExamplesStartFromNothing(t *testing.T) {
 // example had and an unknown text score 0, and nil scores nothing.
 func TestScores(t *testing.T) {
 	m := Train(lists, 5) // classes 3 and 4 have no examples
-	s := m.Scores("add milk to my shopping list", []int{1, 0, 4}, []float64{9, 9, 9, 9, 9})
+	s := m.Scores("add oat milk to the grocery list", []int{1, 0, 4}, []float64{9, 9, 9, 9, 9})
 	if len(s) != 3 || s[1] <= s[0] || s[2] != 0 {
 		t.Errorf("scores %v: want 3, the second above the first, the third 0", s)
 	}

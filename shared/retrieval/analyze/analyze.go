@@ -136,8 +136,8 @@ const maxStems = 1 << 18
 // sibilantPlurals stems the plurals of short words ending in s or z as
 // their singulars. Snowball strips only the s of "buses", and keeps the e
 // after a short syllable, so "buses" stemmed to "buse" and never met
-// "bus": a card saying "Find buses from here to there" was not found by
-// "find me a bus". Like Snowball's own exceptional forms ("skis", "news"),
+// "bus": a card saying "Find buses that go from one town to the next" was
+// not found by "find me a bus". Like Snowball's own exceptional forms ("skis", "news"),
 // a short fixed list: no rule tells "buses" (bus) from "cases" (case).
 var sibilantPlurals = map[string]string{
 	"buses": "bus", "busses": "bus", "gases": "gas", "lenses": "len", "pluses": "plus",
