@@ -105,7 +105,7 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 	// Alice submits as herself; then a task whose payload claims to be
 	// bob, on her subject: it is decided as hers, on her subject.
 	tk := &task.Task{ID: "iso-1", Caller: task.Caller{ID: "alice"},
-		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}}
+		Message: task.Message{Parts: []task.Part{{Text: "how will the weather turn out in Lisbon tomorrow"}}}}
 	a, err := pipeline.Submit(ctx, alice, pipeline.Streams{}, tk)
 	if err != nil {
 		select {
@@ -123,7 +123,7 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		t.Errorf("alice's request does not carry her directory tenant: %+v", r)
 	}
 	claim := &task.Task{ID: "iso-claim", Caller: task.Caller{ID: "bob"},
-		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}}
+		Message: task.Message{Parts: []task.Part{{Text: "how will the weather turn out in Lisbon tomorrow"}}}}
 	sub, _ := wire.NewTaskSubmitted(claim, time.Now())
 	data, _ := json.Marshal(sub)
 	if _, err := alice.Publish(ctx, wire.SubjectSubmittedBy("alice"), data); err != nil {
@@ -278,7 +278,7 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		t.Errorf("a calibration was published after the flood: %v", err)
 	}
 	after, err := pipeline.Submit(ctx, alice, pipeline.Streams{}, &task.Task{ID: "iso-3", Caller: task.Caller{ID: "alice"},
-		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}})
+		Message: task.Message{Parts: []task.Part{{Text: "how will the weather turn out in Lisbon tomorrow"}}}})
 	if err != nil || after.Decision == nil || after.Decision.Chosen == nil || after.Decision.Chosen.Key != first.Chosen.Key ||
 		after.Decision.Probability != first.Probability {
 		t.Errorf("alice's decision after the flood: %+v %v, before %+v", after, err, first.Decision)
@@ -299,7 +299,7 @@ func TestDeployedCallersAreIsolated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := ex[first.Chosen.Key]; len(got) == 1 && got[0] == "what's the weather going to be in Lisbon tomorrow" && len(ex) == 1 {
+		if got := ex[first.Chosen.Key]; len(got) == 1 && got[0] == "how will the weather turn out in Lisbon tomorrow" && len(ex) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -376,7 +376,7 @@ func TestRunWithAuth(t *testing.T) {
 	}
 	defer nc.Close()
 	a, err := pipeline.Submit(ctx, js, pipeline.Streams{}, &task.Task{ID: "auth-1", Caller: task.Caller{ID: "alice"},
-		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}})
+		Message: task.Message{Parts: []task.Part{{Text: "how will the weather turn out in Lisbon tomorrow"}}}})
 	if err != nil || a.Decision == nil || a.Decision.Action != decide.Delegate {
 		t.Fatalf("alice's submit: %+v %v", a, err)
 	}
@@ -453,7 +453,7 @@ func TestRunMetrics(t *testing.T) {
 	}
 	defer nc.Close()
 	a, err := pipeline.Submit(ctx, js, pipeline.Streams{}, &task.Task{ID: "m-1",
-		Message: task.Message{Parts: []task.Part{{Text: "what's the weather going to be in Lisbon tomorrow"}}}})
+		Message: task.Message{Parts: []task.Part{{Text: "how will the weather turn out in Lisbon tomorrow"}}}})
 	if err != nil || a.Decision == nil || a.Decision.Action != decide.Delegate {
 		t.Fatalf("submit: %+v %v", a, err)
 	}
