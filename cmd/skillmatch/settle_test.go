@@ -53,7 +53,7 @@ func TestMatchContinue(t *testing.T) {
 		t.Fatalf("first task: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, _ = runCmd(t, "match", "--cards", examplesDir, "--followups", file, "--caller", "ana", "--continue", "w-1",
-		"and how much is 100 dollars in euros")
+		"and what would 100 dollars come to in euros")
 	if code != 0 || !strings.HasPrefix(stdout, "delegate to world-info/weather-forecast") || !strings.Contains(stdout, "follow-up of task w-1") {
 		t.Errorf("follow-up: exit %d\n%s", code, stdout)
 	}

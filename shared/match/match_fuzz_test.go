@@ -23,7 +23,7 @@ func FuzzMatch(f *testing.F) {
 	m := newMatcher(f, cat)
 	keys := skillKeys(cat)
 	for _, seed := range [][2]string{
-		{"convert 100 dollars to euros", ""},
+		{"change 100 dollars into euros", ""},
 		{"book a flight to Lisbon on Friday, then rent a car there", "what's the weather in Lisbon"},
 		{"yes, book it", "find me a hotel in Rome"},
 		{"İstanbul İzmir, and then Ⱥ; also ǅ", ""},

@@ -979,7 +979,7 @@ var exampleTasks = []string{
 	"how long is parental leave for the Amsterdam office?",
 	"plot monthly revenue as a line chart",
 	"a watercolor fox reading a newspaper",
-	"what is the meaning of life",
+	"explain the purpose of human existence",
 	"and in euros?",
 }
 

@@ -102,7 +102,7 @@ func genTasks(m *match.Matcher, n int, seed uint64) []*task.Task {
 		examples = append(examples, ref.Skill.Examples...)
 		examples = append(examples, ref.Skill.Name+": "+ref.Skill.Description)
 	}
-	offTopic := []string{"what is the meaning of life", "sing me a song about cheese", "xyzzy plugh frobnicate",
+	offTopic := []string{"explain the purpose of human existence", "sing me a song about cheese", "xyzzy plugh frobnicate",
 		"how tall is the tallest tree", "recommend a good novel", "tell me a joke about penguins"}
 	scopes := []string{"finance.read", "finance.write", "hr.read", "calendar.read", "calendar.write", "travel.book",
 		"legal.read", "code.read", "support.tickets", "analytics.query", "expenses.submit"}

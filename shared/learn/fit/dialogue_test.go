@@ -20,8 +20,8 @@ func TestDialogues(t *testing.T) {
 		})
 	}
 	tasks = append(tasks,
-		golden.Task{ID: "none1", Text: "what is the meaning of life"},
-		golden.Task{ID: "none2", Text: "tell me a joke about cats"},
+		golden.Task{ID: "none1", Text: "explain the purpose of human existence"},
+		golden.Task{ID: "none2", Text: "make up a riddle about owls"},
 		golden.Task{ID: "talk", Text: "book it", Expected: "a0/s0", History: []string{"find a0 s1"}},
 	)
 	for i := range 40 {

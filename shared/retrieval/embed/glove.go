@@ -88,7 +88,7 @@ func WithVectorsFile(path string) Option {
 // (default false). Dense retrieval alone ranks better without them (top-1
 // 65% → 68% on the CLINC150 dev set), but the whole matcher does worse
 // (top-1 after reranking 0.884 → 0.864): short requests such as "are you
-// from here" or "what is my pay" lose the words that tell them apart, and
+// from here" or "how much is my salary" lose the words that tell them apart, and
 // the reranker reads example similarities that then tie at 1.0. A text
 // made only of stopwords is always embedded with them.
 func WithSkipStopwords(skip bool) Option {

@@ -16,7 +16,7 @@ func testDocs() []Doc {
 	return []Doc{
 		{Key: "bank/transfer", AgentID: "bank", SkillID: "transfer", AgentName: "Bank", Name: "Transfer money",
 			Description: "Moves money between the customer's accounts.", Tags: []string{"transfer", "funds"},
-			Examples: []string{"move 100 dollars from checking to savings", "send money to my savings account"}},
+			Examples: []string{"shift 100 dollars out of checking into savings", "send money to my savings account"}},
 		{Key: "bank/balance", AgentID: "bank", SkillID: "balance", AgentName: "Bank", Name: "Account balance",
 			Description: "Tells how much money is in an account.", Tags: []string{"balance"},
 			Examples: []string{"how much money do i have", "what is my checking balance"}},

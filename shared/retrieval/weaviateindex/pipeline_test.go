@@ -31,7 +31,7 @@ func pipelineTasks(cat *catalog.Catalog, n int) []*task.Task {
 	for _, ref := range cat.Skills() {
 		texts = append(texts, ref.Skill.Examples...)
 	}
-	off := []string{"sing me a song about cheese", "what is the meaning of life", "xyzzy plugh"}
+	off := []string{"sing me a song about cheese", "explain the purpose of human existence", "xyzzy plugh"}
 	out := make([]*task.Task, n)
 	for i := range out {
 		text := texts[(i*7)%len(texts)]
