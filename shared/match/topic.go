@@ -501,11 +501,12 @@ func (m *Matcher) agentHolds(d int, topic []string, reach map[string]int, holds 
 		}
 	}
 	named := others < 2
+	sole := ""
 	if wholeName {
-		named = named && soleNameTerm(name) != ""
+		sole = soleNameTerm(name)
 	}
 	for _, t := range topic {
-		if named && slices.Contains(name, t) {
+		if named && (wholeName && t == sole || !wholeName && slices.Contains(name, t)) {
 			return true
 		}
 		all := true

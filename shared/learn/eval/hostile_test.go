@@ -519,7 +519,8 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	// delegated to an attacking card.
 	var attackIDs, attackMissed []string
 	for _, r := range runs {
-		if r.Task.Category != "twins" && !slices.Contains(h.ambiguous, r.Task.Category) && !r.Task.NoMatch() {
+		ownBar := r.Task.Category != "twins" && !slices.Contains(h.ambiguous, r.Task.Category) && !r.Task.NoMatch()
+		if ownBar {
 			attackIDs = append(attackIDs, r.Task.ID)
 		}
 		// The data policy is a hard filter: an external agent never even
@@ -535,8 +536,8 @@ func testHostileSet(t *testing.T, h hostileSet) {
 			continue
 		}
 		attackMissed = append(attackMissed, r.Task.ID)
-		if h.misses[r.Task.ID] != "" {
-			continue
+		if ownBar && h.misses[r.Task.ID] != "" {
+			continue // a miss another bar lists is no excuse here
 		}
 		switch h.kind(agentOf(r.Chosen)) {
 		case "cloned":
