@@ -150,8 +150,6 @@ func orDash(s string) string {
 	return s
 }
 
-// writeCard writes the card as the agent served it, indented, through a
-// temporary file so a reader never sees half a card.
 // checkFolder says whether dir is a folder or could be made one: the
 // nearest part of it that exists is a folder.
 func checkFolder(dir string) error {
@@ -170,6 +168,9 @@ func checkFolder(dir string) error {
 	}
 }
 
+// writeCard writes the card as the agent served it, indented, through a
+// temporary file so a reader never sees half a card; dir is made if it
+// is missing.
 func writeCard(dir string, got *discover.Fetched) error {
 	name := got.ID + ".json"
 	if name == catalog.RegistryFile {

@@ -43,6 +43,7 @@ type consoleFiles struct {
 	auth    *console.Auth
 	grants  *grants.Grants
 	callers *identity.Directory
+	cert    *tls.Certificate // --console-tls-cert and --console-tls-key, nil without
 }
 
 // files reads the console's auth file, the grants file it shows under
@@ -66,9 +67,11 @@ func (c *ConsoleFlags) files(grantsFile string, callers *identity.Directory) (co
 		}
 	}
 	if c.TLSCert != "" {
-		if _, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey); err != nil {
+		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+		if err != nil {
 			return f, BadInput(fmt.Errorf("--console-tls-cert: %w", err))
 		}
+		f.cert = &cert
 	}
 	if err := console.CheckAddr(c.Listen, f.auth); errors.Is(err, console.ErrOpenNonLoopback) {
 		return f, fmt.Errorf("%w: --console-listen %s: %v; give --console-auth FILE", ErrUsage, c.Listen, err)
@@ -89,8 +92,8 @@ func (c *ConsoleFlags) start(ctx context.Context, js jetstream.JetStream, pf *Pi
 		return "", nil, err
 	}
 	var opts []console.ServeOption
-	if c.TLSCert != "" {
-		opts = append(opts, console.WithTLS(c.TLSCert, c.TLSKey))
+	if files.cert != nil {
+		opts = append(opts, console.WithCertificate(*files.cert))
 	}
 	addr, err := srv.Serve(ctx, c.Listen, opts...)
 	if errors.Is(err, console.ErrOpenNonLoopback) {
@@ -106,7 +109,7 @@ func (c *ConsoleFlags) start(ctx context.Context, js jetstream.JetStream, pf *Pi
 		who = "operators of " + c.Auth
 	}
 	scheme := "http"
-	if c.TLSCert != "" {
+	if files.cert != nil {
 		scheme = "https"
 	}
 	log.Info("console", zap.String("url", scheme+"://"+addr+"/"), zap.String("auth", who))

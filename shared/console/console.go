@@ -265,12 +265,21 @@ func CheckAddr(addr string, auth *Auth) error {
 // ServeOption configures Serve.
 type ServeOption func(*serveConfig)
 
-type serveConfig struct{ certFile, keyFile string }
+type serveConfig struct {
+	certFile, keyFile string
+	cert              *tls.Certificate
+}
 
 // WithTLS serves HTTPS with the certificate and key files (PEM), so that
 // operators' passwords and tokens do not cross the network in clear.
 func WithTLS(certFile, keyFile string) ServeOption {
 	return func(c *serveConfig) { c.certFile, c.keyFile = certFile, keyFile }
+}
+
+// WithCertificate serves HTTPS with a certificate its caller has loaded
+// (checked before anything started, not read again here).
+func WithCertificate(cert tls.Certificate) ServeOption {
+	return func(c *serveConfig) { c.cert = &cert }
 }
 
 // Serve listens on addr (ListenAddr) and serves the console until ctx
@@ -280,13 +289,16 @@ func (s *Server) Serve(ctx context.Context, addr string, opts ...ServeOption) (s
 	for _, o := range opts {
 		o(&sc)
 	}
-	var tlsCfg *tls.Config
-	if sc.certFile != "" || sc.keyFile != "" {
+	if sc.cert == nil && (sc.certFile != "" || sc.keyFile != "") {
 		cert, err := tls.LoadX509KeyPair(sc.certFile, sc.keyFile)
 		if err != nil {
 			return "", fmt.Errorf("console: TLS: %w", err)
 		}
-		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		sc.cert = &cert
+	}
+	var tlsCfg *tls.Config
+	if sc.cert != nil {
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{*sc.cert}, MinVersion: tls.VersionTLS12}
 	}
 	addr = ListenAddr(addr)
 	if err := CheckAddr(addr, s.cfg.Auth); err != nil {

@@ -308,3 +308,29 @@ func TestServeTLS(t *testing.T) {
 		t.Error("a missing key was accepted")
 	}
 }
+
+// TestServeCertificate: a certificate its caller loaded serves HTTPS as
+// the files would.
+func TestServeCertificate(t *testing.T) {
+	certFile, keyFile, pool := selfSigned(t)
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{cfg: Config{Log: zap.NewNop()}}
+	s.routes()
+	defer s.Stop()
+	addr, err := s.Serve(t.Context(), "127.0.0.1:0", WithCertificate(cert))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 5 * time.Second}
+	resp, err := client.Get("https://" + addr + "/static/console.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("HTTPS: %d", resp.StatusCode)
+	}
+}
