@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -127,7 +128,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	if cat == nil {
 		return nil, errors.New("new matcher: nil catalog (catalog.New() makes an empty one)")
 	}
-	cfg := config{policy: decide.DefaultPolicy, shortlist: 20, rrfK: 60, examples: true, log: zap.NewNop()}
+	cfg := config{policy: decide.DefaultPolicy, shortlist: 20, rrfK: 60, examples: true, ownWords: true, log: zap.NewNop()}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -208,14 +209,38 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		m.lines = serviceLines(m.refs)
 		m.names = nameKeysOf(docs)
 	})
-	if cfg.words != nil && !cfg.noSearch {
-		beside.Go(func() { m.cfg.words = rerank.NewWordCache(cfg.words, docs) })
+	// The catalog's own words (WithCatalogWords) are learned from
+	// trusted skills only, so after the catch-all check: a card's text is
+	// measured, never let to steer. Requests read them in retrieval and
+	// in the word cache's alignment.
+	learner, learns := cfg.embedder.(vector.CatalogLearner)
+	learns = learns && cfg.ownWords && !cfg.noSearch
+	var checked sync.WaitGroup
+	checked.Add(1)
+	if learns || cfg.words != nil && !cfg.noSearch {
+		beside.Go(func() {
+			var opts []rerank.WordCacheOption
+			if learns {
+				checked.Wait()
+				learned := learner.LearnCatalog(m.catalogTexts(docs))
+				m.emb = learned
+				// The word cache reads a request's learned words only
+				// when its vectors are the embedder's.
+				if wv, ok := learned.(rerank.WordVectors); ok && sameVectors(cfg.words, learner) {
+					opts = append(opts, rerank.RequestWords(wv))
+				}
+			}
+			if cfg.words != nil {
+				m.cfg.words = rerank.NewWordCache(cfg.words, docs, opts...)
+			}
+		})
 	}
 	// The classifier learns from trusted skills only, so it waits for the
 	// catch-all check's verdicts.
 	classes := usesFeature(cfg.model.Reranker.Features, classFeatures...) && !cfg.noSearch
 	beside.Go(func() {
 		markCatchAll(m.refs, docs)
+		checked.Done()
 		if classes {
 			m.classes = exampleClasses(m.refs, docs)
 		}
@@ -964,4 +989,31 @@ func JoinDegraded(notes ...string) string {
 		}
 	}
 	return out
+}
+
+// catalogTexts are the trusted skills' texts, for the embedder to learn
+// the catalog's words it lacks (vector.CatalogLearner).
+func (m *Matcher) catalogTexts(docs []index.Doc) []vector.CatalogText {
+	out := make([]vector.CatalogText, 0, len(docs))
+	for i := range docs {
+		if m.refs[i].distrust != "" {
+			continue
+		}
+		d := &docs[i]
+		texts := make([]string, 0, 2+len(d.Tags)+len(d.Examples))
+		texts = append(append(append(texts, d.Name, d.Description), d.Tags...), d.Examples...)
+		out = append(out, vector.CatalogText{Words: d.TextWords, Texts: texts})
+	}
+	return out
+}
+
+// sameVectors says whether word vectors are the embedder's own (one
+// pointer), whose learned words they may then read too. Values of other
+// kinds are never taken for the same: comparing two of one uncomparable
+// type would panic.
+func sameVectors(words rerank.WordVectors, emb vector.Embedder) bool {
+	if words == nil || emb == nil || reflect.TypeOf(words).Kind() != reflect.Pointer {
+		return false
+	}
+	return any(words) == any(emb)
 }

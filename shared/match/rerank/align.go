@@ -275,13 +275,17 @@ func alignFeatures(rows []float64, cands []index.Candidate) [6][]float64 {
 // words, read once when the matcher is built, so that aligning a request
 // costs the dot products and not a table lookup, dequantisation and
 // normalisation per word. Words it does not hold (the request's) are
-// looked up in the underlying vectors. Immutable once built.
+// looked up in the underlying vectors, or in RequestWords'. Immutable
+// once built.
 type WordCache struct {
-	wv     WordVectors
-	dim    int
-	at     map[string]int32 // word → row; -1: no vector
-	vecs   []float32
-	weight []float32
+	wv WordVectors
+	// requests are the vectors a request's words are read from when
+	// the cache has none for them (nil: wv's).
+	requests WordVectors
+	dim      int
+	at       map[string]int32 // word → row; -1: no vector
+	vecs     []float32
+	weight   []float32
 	// text and label are each doc's TextWords and LabelWords as rows
 	// (-1: no vector), in order, by doc number.
 	text, label [][]int32
@@ -326,11 +330,26 @@ func (c *WordCache) release(a *alignment) {
 	c.scratch.Put(s)
 }
 
+// WordCacheOption configures NewWordCache.
+type WordCacheOption func(*WordCache)
+
+// RequestWords has a request's words that the skills' words lack vectors
+// for read from wv: an embedder that learned the catalog's own words
+// (vector.CatalogLearner) gives a request's trade word the
+// meaning of the skills that use it, while each skill's own words keep
+// their vectors, so that a request without such a word aligns as before.
+func RequestWords(wv WordVectors) WordCacheOption {
+	return func(c *WordCache) { c.requests = wv }
+}
+
 // NewWordCache reads the vectors of every word of docs' TextWords and
 // LabelWords.
-func NewWordCache(wv WordVectors, docs []index.Doc) *WordCache {
+func NewWordCache(wv WordVectors, docs []index.Doc, opts ...WordCacheOption) *WordCache {
 	c := &WordCache{wv: wv, dim: wv.Dim(), at: map[string]int32{},
 		text: make([][]int32, len(docs)), label: make([][]int32, len(docs))}
+	for _, o := range opts {
+		o(c)
+	}
 	buf := make([]float32, c.dim)
 	row := func(w string) int32 {
 		if r, ok := c.at[w]; ok {
@@ -445,6 +464,8 @@ func (c *WordCache) Dim() int { return c.dim }
 func (c *WordCache) WordVector(dst []float32, w string) (float32, bool) {
 	r, ok := c.at[w]
 	switch {
+	case (!ok || r < 0) && c.requests != nil:
+		return c.requests.WordVector(dst, w)
 	case !ok:
 		return c.wv.WordVector(dst, w)
 	case r < 0:

@@ -171,3 +171,35 @@ func TestWordCacheRowsMatchWords(t *testing.T) {
 		}
 	}
 }
+
+// TestWordCacheRequestWords: with RequestWords, a request's word that
+// the skills' vectors lack is read from the request vectors, and aligns;
+// the skills' own words keep their rows.
+func TestWordCacheRequestWords(t *testing.T) {
+	docs := []index.Doc{
+		{TextWords: []string{"payment", "zzz"}, LabelWords: []string{"payment"}},
+		{TextWords: []string{"weather"}, LabelWords: []string{"weather"}},
+	}
+	// The request vectors know "zzz" (a trade word learned from doc 0's
+	// text), and give "payment" another vector the cache must not take.
+	requests := toyWords{"zzz": {0.8, 0.6, 0}, "payment": {0, 0, 1}, "weather": {0, 0, 1}}
+	plain, learned := NewWordCache(toy, docs), NewWordCache(toy, docs, RequestWords(requests))
+	dst := make([]float32, 3)
+	if _, ok := plain.WordVector(dst, "zzz"); ok {
+		t.Error("without RequestWords, zzz has a vector")
+	}
+	if _, ok := learned.WordVector(dst, "zzz"); !ok || !slices.Equal(dst, requests["zzz"]) {
+		t.Errorf("with RequestWords, zzz reads %v, want the request vectors' %v", dst, requests["zzz"])
+	}
+	if _, ok := learned.WordVector(dst, "payment"); !ok || !slices.Equal(dst, toy["payment"]) {
+		t.Errorf("payment reads %v, want the cache's own %v", dst, toy["payment"])
+	}
+	align := func(c *WordCache) float32 {
+		cands := []index.Candidate{{Doc: 0, Entry: &docs[0]}, {Doc: 1, Entry: &docs[1]}}
+		Align(c, nil, "zzz", cands)
+		return cands[0].Align
+	}
+	if before, after := align(plain), align(learned); !(before == 0 && after > 0.99) {
+		t.Errorf("a request of zzz aligns with doc 0 at %.3f, with the request words at %.3f: want 0, then 1", before, after)
+	}
+}

@@ -45,6 +45,9 @@ type GloVe struct {
 	factor   []float32
 	common   []float32
 	skipStop bool
+	// catalog holds the words of one catalog the vectors lack, by stem
+	// (WithCatalogWords); nil for the embedder of no catalog.
+	catalog map[string]*catalogWord
 }
 
 // Option configures NewGloVe.
@@ -237,6 +240,11 @@ func (g *GloVe) accumulate(acc []float32, words []string, skipStop bool) bool {
 		}
 		if i, ok := g.t.lookup(w); ok {
 			g.t.AddScaled(acc, i, g.factor[i])
+			found = true
+		} else if c := g.catalogWord(w); c != nil {
+			for j, x := range c.vec {
+				acc[j] += x
+			}
 			found = true
 		}
 	}

@@ -12,6 +12,10 @@ import "github.com/skillmatch/skillmatch/shared/retrieval/vector"
 func (g *GloVe) WordVector(dst []float32, w string) (weight float32, ok bool) {
 	i, ok := g.t.lookup(w)
 	if !ok {
+		if c := g.catalogWord(w); c != nil {
+			copy(dst[:g.t.Dim], c.unit)
+			return c.weight, true
+		}
 		return 0, false
 	}
 	clear(dst[:g.t.Dim])

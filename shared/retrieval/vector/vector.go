@@ -48,6 +48,25 @@ type LocalInto interface {
 	EmbedWordsInto(out []float32, words []string)
 }
 
+// CatalogLearner is a Local embedder that can learn the words of one
+// catalog it has no vectors for (embed.GloVe does: a card's trade words,
+// read with the meaning of the skills whose text uses them). The
+// embedder it returns is for requests: the catalog's own texts stay
+// embedded by the learner, as an index stores them.
+type CatalogLearner interface {
+	Local
+	LearnCatalog(skills []CatalogText) Local
+}
+
+// CatalogText is one skill's text, as a CatalogLearner reads it.
+type CatalogText struct {
+	// Words are the words of its texts as analyze.Words splits them
+	// (stopwords may be left out, repeats do not matter).
+	Words []string
+	// Texts are its name, description, tags and examples as written.
+	Texts []string
+}
+
 // DocumentEmbedder is an Embedder that embeds catalog texts apart from
 // queries, for example through a cache keyed by content, so that a
 // changed card re-embeds only its own texts. Indexes embed their docs
