@@ -65,9 +65,10 @@ FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
 	match/cardtrust:FuzzWords match/cardtrust:FuzzSpamHashes match/textclass:FuzzTrainScores \
 	pipeline/wire:FuzzStringsAt pipeline/wire:FuzzScanStageMessages pipeline/wire:FuzzScanRetrieval \
 	pipeline/wire:FuzzUnquote pipeline/wire:FuzzDecodeDecision pipeline/wire:FuzzDecoders \
-	retrieval/analyze:FuzzWords retrieval/analyze:FuzzIsStopword retrieval/bm25:FuzzIndexedTermsMatchAnalyze
+	retrieval/analyze:FuzzWords retrieval/analyze:FuzzIsStopword retrieval/bm25:FuzzIndexedTermsMatchAnalyze \
+	retrieval/embed:FuzzWrittenPlain
 
-fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 33 tests, about 17 minutes)
+fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 34 tests, about 17 minutes)
 	@set -e; for t in $(FUZZ); do \
 		echo "fuzz $$t"; \
 		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./shared/$${t%%:*}/; \

@@ -219,19 +219,24 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	checked.Add(1)
 	if learns || cfg.words != nil && !cfg.noSearch {
 		beside.Go(func() {
-			var opts []rerank.WordCacheOption
-			if learns {
-				checked.Wait()
-				learned := learner.LearnCatalog(m.catalogTexts(docs))
-				m.emb = learned
-				// The word cache reads a request's learned words only
-				// when its vectors are the embedder's.
-				if wv, ok := learned.(rerank.WordVectors); ok && sameVectors(cfg.words, learner) {
-					opts = append(opts, rerank.RequestWords(wv))
-				}
-			}
+			var cache *rerank.WordCache
 			if cfg.words != nil {
-				m.cfg.words = rerank.NewWordCache(cfg.words, docs, opts...)
+				cache = rerank.NewWordCache(cfg.words, docs)
+				m.cfg.words = cache
+			}
+			if !learns {
+				return
+			}
+			// A cache of the embedder's own vectors knows which words
+			// they lack, and reads a request's learned words.
+			if !sameVectors(cfg.words, learner) {
+				cache = nil
+			}
+			checked.Wait()
+			learned := learner.LearnCatalog(m.catalogTexts(docs, cache))
+			m.emb = learned
+			if wv, ok := learned.(rerank.WordVectors); ok && cache != nil {
+				m.cfg.words = cache.WithRequestWords(wv)
 			}
 		})
 	}
@@ -992,17 +997,23 @@ func JoinDegraded(notes ...string) string {
 }
 
 // catalogTexts are the trusted skills' texts, for the embedder to learn
-// the catalog's words it lacks (vector.CatalogLearner).
-func (m *Matcher) catalogTexts(docs []index.Doc) []vector.CatalogText {
+// the catalog's words it lacks (vector.CatalogLearner): with a word
+// cache of the embedder's own vectors, only the words it found no vector
+// for, so that no word is looked up twice.
+func (m *Matcher) catalogTexts(docs []index.Doc, cache *rerank.WordCache) []vector.CatalogText {
 	out := make([]vector.CatalogText, 0, len(docs))
 	for i := range docs {
 		if m.refs[i].distrust != "" {
 			continue
 		}
 		d := &docs[i]
+		words := d.TextWords
+		if cache != nil {
+			words = cache.Lacking(nil, i, d.TextWords)
+		}
 		texts := make([]string, 0, 2+len(d.Tags)+len(d.Examples))
 		texts = append(append(append(texts, d.Name, d.Description), d.Tags...), d.Examples...)
-		out = append(out, vector.CatalogText{Words: d.TextWords, Texts: texts})
+		out = append(out, vector.CatalogText{Words: words, Texts: texts})
 	}
 	return out
 }

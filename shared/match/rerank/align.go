@@ -275,25 +275,31 @@ func alignFeatures(rows []float64, cands []index.Candidate) [6][]float64 {
 // words, read once when the matcher is built, so that aligning a request
 // costs the dot products and not a table lookup, dequantisation and
 // normalisation per word. Words it does not hold (the request's) are
-// looked up in the underlying vectors, or in RequestWords'. Immutable
-// once built.
+// looked up in the underlying vectors, or in those WithRequestWords
+// gives. Immutable once built.
 type WordCache struct {
-	wv WordVectors
+	*wordRows
 	// requests are the vectors a request's words are read from when
 	// the cache has none for them (nil: wv's).
 	requests WordVectors
-	dim      int
-	at       map[string]int32 // word → row; -1: no vector
-	vecs     []float32
-	weight   []float32
-	// text and label are each doc's TextWords and LabelWords as rows
-	// (-1: no vector), in order, by doc number.
-	text, label [][]int32
 	// scratch holds *rowScratch for alignments to borrow: a catalog's
 	// vocabulary is too large to allocate and fill a row index per
 	// request, and the cosines' buffers were a ninth of the bytes a
 	// decision allocated.
 	scratch sync.Pool
+}
+
+// wordRows is what a WordCache read from the skills' words, shared by
+// the caches WithRequestWords makes.
+type wordRows struct {
+	wv     WordVectors
+	dim    int
+	at     map[string]int32 // word → row; -1: no vector
+	vecs   []float32
+	weight []float32
+	// text and label are each doc's TextWords and LabelWords as rows
+	// (-1: no vector), in order, by doc number.
+	text, label [][]int32
 }
 
 // rowScratch is what an alignment borrows from a WordCache for one
@@ -330,26 +336,11 @@ func (c *WordCache) release(a *alignment) {
 	c.scratch.Put(s)
 }
 
-// WordCacheOption configures NewWordCache.
-type WordCacheOption func(*WordCache)
-
-// RequestWords has a request's words that the skills' words lack vectors
-// for read from wv: an embedder that learned the catalog's own words
-// (vector.CatalogLearner) gives a request's trade word the
-// meaning of the skills that use it, while each skill's own words keep
-// their vectors, so that a request without such a word aligns as before.
-func RequestWords(wv WordVectors) WordCacheOption {
-	return func(c *WordCache) { c.requests = wv }
-}
-
 // NewWordCache reads the vectors of every word of docs' TextWords and
 // LabelWords.
-func NewWordCache(wv WordVectors, docs []index.Doc, opts ...WordCacheOption) *WordCache {
-	c := &WordCache{wv: wv, dim: wv.Dim(), at: map[string]int32{},
-		text: make([][]int32, len(docs)), label: make([][]int32, len(docs))}
-	for _, o := range opts {
-		o(c)
-	}
+func NewWordCache(wv WordVectors, docs []index.Doc) *WordCache {
+	c := &WordCache{wordRows: &wordRows{wv: wv, dim: wv.Dim(), at: map[string]int32{},
+		text: make([][]int32, len(docs)), label: make([][]int32, len(docs))}}
 	buf := make([]float32, c.dim)
 	row := func(w string) int32 {
 		if r, ok := c.at[w]; ok {
@@ -455,6 +446,32 @@ func (a *alignment) fromSkillRows(c *WordCache, rows []int32) float64 {
 		}
 		return a.rowSims(c, r), float64(c.weight[r])
 	})
+}
+
+// WithRequestWords returns a cache of the same rows that reads a
+// request's words it has no vector for from wv: an embedder that learned
+// the catalog's own words (vector.CatalogLearner) gives a request's
+// trade word the meaning of the skills that use it, while each skill's
+// own words keep their rows, so that a request without such a word
+// aligns as before.
+func (c *WordCache) WithRequestWords(wv WordVectors) *WordCache {
+	return &WordCache{wordRows: c.wordRows, requests: wv}
+}
+
+// Lacking appends to dst the words of doc i that have no vector, given
+// the doc's TextWords as the cache read them: the words a catalog's
+// learner may give one (vector.CatalogLearner), found without looking
+// any word up again.
+func (c *WordCache) Lacking(dst []string, i int, textWords []string) []string {
+	if i < 0 || i >= len(c.text) || len(c.text[i]) != len(textWords) {
+		return append(dst, textWords...) // not the words the cache read: all of them
+	}
+	for j, r := range c.text[i] {
+		if r < 0 {
+			dst = append(dst, textWords[j])
+		}
+	}
+	return dst
 }
 
 // Dim implements WordVectors.

@@ -172,7 +172,7 @@ func TestWordCacheRowsMatchWords(t *testing.T) {
 	}
 }
 
-// TestWordCacheRequestWords: with RequestWords, a request's word that
+// TestWordCacheRequestWords: through WithRequestWords, a request's word that
 // the skills' vectors lack is read from the request vectors, and aligns;
 // the skills' own words keep their rows.
 func TestWordCacheRequestWords(t *testing.T) {
@@ -183,13 +183,14 @@ func TestWordCacheRequestWords(t *testing.T) {
 	// The request vectors know "zzz" (a trade word learned from doc 0's
 	// text), and give "payment" another vector the cache must not take.
 	requests := toyWords{"zzz": {0.8, 0.6, 0}, "payment": {0, 0, 1}, "weather": {0, 0, 1}}
-	plain, learned := NewWordCache(toy, docs), NewWordCache(toy, docs, RequestWords(requests))
+	plain := NewWordCache(toy, docs)
+	learned := plain.WithRequestWords(requests)
 	dst := make([]float32, 3)
 	if _, ok := plain.WordVector(dst, "zzz"); ok {
-		t.Error("without RequestWords, zzz has a vector")
+		t.Error("without request words, zzz has a vector")
 	}
 	if _, ok := learned.WordVector(dst, "zzz"); !ok || !slices.Equal(dst, requests["zzz"]) {
-		t.Errorf("with RequestWords, zzz reads %v, want the request vectors' %v", dst, requests["zzz"])
+		t.Errorf("with request words, zzz reads %v, want the request vectors' %v", dst, requests["zzz"])
 	}
 	if _, ok := learned.WordVector(dst, "payment"); !ok || !slices.Equal(dst, toy["payment"]) {
 		t.Errorf("payment reads %v, want the cache's own %v", dst, toy["payment"])
@@ -201,5 +202,27 @@ func TestWordCacheRequestWords(t *testing.T) {
 	}
 	if before, after := align(plain), align(learned); !(before == 0 && after > 0.99) {
 		t.Errorf("a request of zzz aligns with doc 0 at %.3f, with the request words at %.3f: want 0, then 1", before, after)
+	}
+}
+
+func TestWordCacheLacking(t *testing.T) {
+	docs := []index.Doc{
+		{TextWords: []string{"payment", "zzz", "cash", "qqq"}, LabelWords: []string{"payment"}},
+		{TextWords: []string{"weather"}, LabelWords: []string{"weather"}},
+	}
+	c := NewWordCache(toy, docs)
+	for _, tt := range []struct {
+		doc   int
+		words []string
+		want  []string
+	}{
+		{0, docs[0].TextWords, []string{"zzz", "qqq"}},
+		{1, docs[1].TextWords, nil},
+		{1, []string{"weather", "other"}, []string{"weather", "other"}}, // not the words it read
+		{5, []string{"qqq"}, []string{"qqq"}},
+	} {
+		if got := c.Lacking(nil, tt.doc, tt.words); !slices.Equal(got, tt.want) {
+			t.Errorf("Lacking(doc %d, %v) = %v, want %v", tt.doc, tt.words, got, tt.want)
+		}
 	}
 }

@@ -25,7 +25,7 @@ type catalogWord struct {
 // frequent words, has no vector for them, so a request that names the
 // job in them gets no dense evidence for it. Each such word is given the
 // normalised sum of the SIF vectors of the skills whose text uses it,
-// scaled as a known word of those texts, and weighed down the more skills
+// as long as those texts' known words' vectors, and weighed down the more skills
 // use it, as idf does: a word of one skill's text stands for that
 // skill's meaning. Only words written in lower case or in capitals
 // somewhere are learned (writtenPlain). g itself is left as it was; with
@@ -37,12 +37,15 @@ func (g *GloVe) LearnCatalog(skills []vector.CatalogText) vector.Local {
 	// Every distinct word is looked up once, and a skill's words are
 	// embedded again only when they hold one to learn: most catalogs
 	// have few, and this runs in every index build.
-	unknown := map[string]bool{}
+	unknown := map[string]bool{}   // the words the vectors lack, by their lookup
 	learnable := map[string]bool{} // unknown words written plain somewhere
 	var holds []int                // the skills holding an unknown word
 	for i, sk := range skills {
 		held := false
 		for _, w := range sk.Words {
+			if _, ok := g.t.find(w); ok {
+				continue // most words: one probe of the table, no map
+			}
 			u, seen := unknown[w]
 			if !seen {
 				_, known := g.t.lookup(w)
@@ -65,9 +68,9 @@ func (g *GloVe) LearnCatalog(skills []vector.CatalogText) vector.Local {
 		return g
 	}
 	type sum struct {
-		vec  []float32
-		norm float64 // the known words' mean vector length, summed
-		df   int
+		vec    []float32
+		length float64 // the known words' mean vector length, summed
+		df     int
 	}
 	dim := g.t.Dim
 	sums := map[string]*sum{}
@@ -87,7 +90,7 @@ func (g *GloVe) LearnCatalog(skills []vector.CatalogText) vector.Local {
 		}
 		clear(text)
 		g.embedWords(text, ws)
-		size := g.knownSize(ws)
+		size := g.knownLength(ws)
 		if size == 0 || norm64(text) == 0 {
 			continue
 		}
@@ -101,7 +104,7 @@ func (g *GloVe) LearnCatalog(skills []vector.CatalogText) vector.Local {
 			for j, x := range text {
 				c.vec[j] += x
 			}
-			c.norm += size
+			c.length += size
 			c.df++
 		}
 	}
@@ -117,7 +120,7 @@ func (g *GloVe) LearnCatalog(skills []vector.CatalogText) vector.Local {
 			continue
 		}
 		weight := float32(math.Log((n+1)/float64(c.df)) / math.Log(n+1))
-		scale := weight * float32(c.norm/float64(c.df))
+		scale := weight * float32(c.length/float64(c.df))
 		vec := make([]float32, dim)
 		for j, x := range unit {
 			vec[j] = x * scale
@@ -127,18 +130,16 @@ func (g *GloVe) LearnCatalog(skills []vector.CatalogText) vector.Local {
 	return &out
 }
 
-// knownSize is the mean length of the vectors of the known words of
+// knownLength is the mean length of the vectors of the known words of
 // words: how long a learned word's vector is made, so that it weighs in a
 // request as a known word of its texts does.
-func (g *GloVe) knownSize(words []string) float64 {
-	word := make([]float32, g.t.Dim)
+func (g *GloVe) knownLength(words []string) float64 {
+	lengths := g.t.lengths()
 	var sum float64
 	n := 0
 	for _, w := range words {
 		if i, ok := g.t.lookup(w); ok {
-			clear(word)
-			g.t.AddScaled(word, i, g.t.Scales[i])
-			sum += norm64(word)
+			sum += float64(lengths[i])
 			n++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed/internal/vecfile"
@@ -261,6 +262,9 @@ type table struct {
 	mask    uint64
 	prob    []float64 // Zipf estimate of each word's corpus probability
 	builtin bool
+	// lengths are the lengths of the words' vectors, worked out when a
+	// catalog's words are first learned (LearnCatalog).
+	lengths func() []float32
 }
 
 func parseTable(data string, builtin bool) (*table, error) {
@@ -281,6 +285,16 @@ func parseTable(data string, builtin bool) (*table, error) {
 		prob:    vecfile.Probs(vt),
 		builtin: builtin,
 	}
+	t.lengths = sync.OnceValue(func() []float32 {
+		out := make([]float32, vt.Len())
+		v := make([]float32, vt.Dim)
+		for i := range out {
+			clear(v)
+			vt.AddScaled(v, i, vt.Scales[i])
+			out[i] = float32(norm64(v))
+		}
+		return out
+	})
 	for i, w := range vt.Words {
 		h := hashWord(w) & t.mask
 		for t.slots[h] != 0 {

@@ -61,7 +61,8 @@ type CatalogLearner interface {
 // CatalogText is one skill's text, as a CatalogLearner reads it.
 type CatalogText struct {
 	// Words are the words of its texts as analyze.Words splits them
-	// (stopwords may be left out, repeats do not matter).
+	// (stopwords may be left out, repeats do not matter), or only those
+	// the learner has no vector for: the ones it may learn.
 	Words []string
 	// Texts are its name, description, tags and examples as written.
 	Texts []string
