@@ -31,7 +31,7 @@ type config struct {
 	shortlist int
 	rrfK      float64
 	examples  bool
-	// ownWords: the built-in embedder learns the catalog's own words
+	// ownWords: an embedder that can learn the catalog's own words does
 	// (WithCatalogWords; default on).
 	ownWords  bool
 	learned   map[string][]string
@@ -119,9 +119,10 @@ func WithRRFK(k float64) Option { return func(c *config) { c.rrfK = k } }
 
 // WithCatalogWords sets whether a request's words that the embedder has
 // no vector for are read with the meaning of the catalog skills whose
-// text uses them, when the embedder can learn them (vector.
-// CatalogLearner: the built-in GloVe; default true): a card's trade words ("chargebacks") are the ones that
-// name its job. Skills' own vectors do not change.
+// text uses them, when the embedder can learn them (a
+// vector.CatalogLearner, as the built-in GloVe is; default true): a
+// card's trade words ("chargebacks") are often the ones that name its
+// job. Skills' own vectors do not change.
 func WithCatalogWords(on bool) Option { return func(c *config) { c.ownWords = on } }
 
 // WithModelExamples says whether the model's extra examples are indexed

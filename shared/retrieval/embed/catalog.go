@@ -19,24 +19,24 @@ type catalogWord struct {
 	weight float32
 }
 
-// LearnCatalog implements vector.CatalogLearner: a *GloVe knowing also
-// the words of one catalog's skills that its vectors lack: a card's trade words ("chargeback",
-// "cxl") are often the ones that say its job, and GloVe, cut at the most
-// frequent words, has no vector for them, so a request that names the
-// job in them gets no dense evidence for it. Each such word is given the
-// normalised sum of the SIF vectors of the skills whose text uses it,
-// as long as those texts' known words' vectors, and weighed down the more skills
-// use it, as idf does: a word of one skill's text stands for that
-// skill's meaning. Only words written in lower case or in capitals
-// somewhere are learned (writtenPlain). g itself is left as it was; with
-// nothing to learn, LearnCatalog returns g. The result keeps g's ID
-// and is meant for requests: the catalog's own texts stay embedded by g,
-// as an index stores them, so a card's vector never depends on the other
-// cards.
+// LearnCatalog implements vector.CatalogLearner: a *GloVe that also
+// knows the words of one catalog's skills that its vectors lack. A card's
+// trade words ("chargeback", "cxl") are often the ones that say its job,
+// and GloVe, cut at its most frequent words, has no vector for them, so a
+// request that names the job in them got no dense evidence for it. Each
+// such word is given the normalised sum of the SIF vectors of the skills
+// whose text uses it, as long as those texts' known words' vectors, and
+// weighed down the more skills use it, as idf does: a word of one skill's
+// text stands for that skill's meaning. Only words written in lower case
+// or in capitals somewhere are learned (writtenPlain). g itself is left
+// as it was; with nothing to learn, LearnCatalog returns g. The result
+// keeps g's ID and is meant for requests: the catalog's own texts stay
+// embedded by g, as an index stores them, so a card's vector never
+// depends on the other cards.
 func (g *GloVe) LearnCatalog(skills []vector.CatalogText) vector.Local {
-	// Every distinct word is looked up once, and a skill's words are
-	// embedded again only when they hold one to learn: most catalogs
-	// have few, and this runs in every index build.
+	// A distinct word the table lacks is looked up once, and a skill's
+	// text is embedded again only when it holds a word to learn: most
+	// catalogs have few, and this runs in every index build.
 	unknown := map[string]bool{}   // the words the vectors lack, by their lookup
 	learnable := map[string]bool{} // unknown words written plain somewhere
 	var holds []int                // the skills holding an unknown word

@@ -47,7 +47,7 @@ type GloVe struct {
 	common   []float32
 	skipStop bool
 	// catalog holds the words of one catalog the vectors lack, by stem
-	// (WithCatalogWords); nil for the embedder of no catalog.
+	// (LearnCatalog); nil for the embedder of no catalog.
 	catalog map[string]*catalogWord
 }
 
