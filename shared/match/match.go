@@ -18,6 +18,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/a2a/mediatype"
 	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/match/calibrate"
 	"github.com/skillmatch/skillmatch/shared/match/cardtrust"
@@ -1011,6 +1012,10 @@ func (m *Matcher) catalogTexts(docs []index.Doc, cache *rerank.WordCache) []vect
 		if cache != nil {
 			words = cache.Lacking(nil, i, d.TextWords)
 		}
+		// A file format's name ("JSON", "xlsx") is a hard constraint the
+		// filters check, never a meaning to score: learned, "send me a
+		// JSON summary" leaned to the skill whose example asks for json.
+		words = slices.DeleteFunc(slices.Clone(words), func(w string) bool { return mediatype.OfExtension(w) != "" })
 		texts := make([]string, 0, 2+len(d.Tags)+len(d.Examples))
 		texts = append(append(append(texts, d.Name, d.Description), d.Tags...), d.Examples...)
 		out = append(out, vector.CatalogText{Words: words, Texts: texts})
