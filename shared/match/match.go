@@ -1008,14 +1008,16 @@ func (m *Matcher) catalogTexts(docs []index.Doc, cache *rerank.WordCache) []vect
 			continue
 		}
 		d := &docs[i]
-		words := d.TextWords
+		var words []string
 		if cache != nil {
 			words = cache.Lacking(nil, i, d.TextWords)
+		} else {
+			words = slices.Clone(d.TextWords)
 		}
 		// A file format's name ("JSON", "xlsx") is a hard constraint the
 		// filters check, never a meaning to score: learned, "send me a
 		// JSON summary" leaned to the skill whose example asks for json.
-		words = slices.DeleteFunc(slices.Clone(words), func(w string) bool { return mediatype.OfExtension(w) != "" })
+		words = slices.DeleteFunc(words, func(w string) bool { return mediatype.OfExtension(w) != "" })
 		texts := make([]string, 0, 2+len(d.Tags)+len(d.Examples))
 		texts = append(append(append(texts, d.Name, d.Description), d.Tags...), d.Examples...)
 		out = append(out, vector.CatalogText{Words: words, Texts: texts})

@@ -69,14 +69,19 @@ func domainReach(docs func(i int) *index.Doc, n int, skip func(doc int) bool) ma
 		}
 	})
 	for t, r := range reach {
-		// A number ("Hotels 2") names an instance, not a domain, and a
-		// word for a kind of organisation ("Deal Desk", "People Team")
-		// names how the agent is run, not what it is about.
-		if r == varies || strings.IndexFunc(t, unicode.IsDigit) >= 0 || orgNouns[t] {
+		if r == varies || namesNoDomain(t) {
 			delete(reach, t)
 		}
 	}
 	return reach
+}
+
+// namesNoDomain says whether an agent's name term names no domain: a
+// number ("Hotels 2") names an instance, and a word for a kind of
+// organisation ("Deal Desk", "People Team") how the agent is run, not
+// what it is about.
+func namesNoDomain(t string) bool {
+	return strings.IndexFunc(t, unicode.IsDigit) >= 0 || orgNouns[t]
 }
 
 // orgNouns are the terms of the words that name a kind of organisation
@@ -535,7 +540,7 @@ func (m *Matcher) agentHolds(d int, topic []string, reach map[string]int, holds 
 func soleNameTerm(name []string) string {
 	word := ""
 	for _, t := range name {
-		if strings.IndexFunc(t, unicode.IsDigit) >= 0 || orgNouns[t] {
+		if namesNoDomain(t) {
 			continue
 		}
 		if word != "" {

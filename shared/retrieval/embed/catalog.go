@@ -91,7 +91,7 @@ func (g *GloVe) LearnCatalog(skills []vector.CatalogText) vector.Local {
 		clear(text)
 		g.embedWords(text, ws)
 		size := g.knownLength(ws)
-		if size == 0 || norm64(text) == 0 {
+		if size == 0 || vector.Norm(text) == 0 {
 			continue
 		}
 		slices.Sort(learn)
@@ -163,14 +163,6 @@ func (g *GloVe) catalogWord(w string) *catalogWord {
 // number or a code names an instance, not a job).
 func catalogCandidate(w string) bool {
 	return len(w) >= 3 && !analyze.IsStopword(w) && strings.IndexFunc(w, unicode.IsDigit) < 0
-}
-
-func norm64(v []float32) float64 {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	return math.Sqrt(s)
 }
 
 // writtenPlain says whether one of texts writes word w (lower case, as

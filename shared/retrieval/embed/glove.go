@@ -291,7 +291,7 @@ func parseTable(data string, builtin bool) (*table, error) {
 		for i := range out {
 			clear(v)
 			vt.AddScaled(v, i, vt.Scales[i])
-			out[i] = float32(norm64(v))
+			out[i] = float32(vector.Norm(v))
 		}
 		return out
 	})

@@ -10,6 +10,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
 )
 
 // lanes is how many int8 codes the kernel reads per step; a vector's codes
@@ -159,7 +161,7 @@ func (s *Set) Query(q []float32) *Query {
 	}
 	codes := make([]int8, s.stride)
 	sc, e, _ := encode(q, codes)
-	out := &Query{codes: make([]int16, s.stride), scale: sc, errNorm: e, norm: up(norm64(q))}
+	out := &Query{codes: make([]int16, s.stride), scale: sc, errNorm: e, norm: up(vector.Norm(q))}
 	for i, c := range codes {
 		out.codes[i] = int16(c)
 	}
@@ -208,14 +210,6 @@ func round(t float64) int64 {
 }
 
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
-
-func norm64(v []float32) float64 {
-	var s float64
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	return math.Sqrt(s)
-}
 
 // up rounds x up to a float32.
 func up(x float64) float32 {
