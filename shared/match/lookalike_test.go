@@ -383,7 +383,8 @@ func TestOneSkillVendorsOfOneJobAreSiblings(t *testing.T) {
 // TestOneSkillVendorsAlikeInMeaning: two one-skill vendors whose stated
 // jobs share few words (under a quarter of their terms) but read alike
 // to the embedder (statedAlike) are siblings too; by meaning alone, a
-// vendor of another job is not.
+// vendor of another job is not. The cruise pair reads 0.74 alike, under
+// the first bar (0.76) that left such twins written blind apart.
 func TestOneSkillVendorsAlikeInMeaning(t *testing.T) {
 	upkeep := agentSpec{ID: "upkeep", Name: "Upkeep", Desc: "Keeps your repositories' packages current.",
 		Skills: []skillSpec{{ID: "upgrade-prs", Name: "Automated upgrade pull requests",
@@ -393,26 +394,44 @@ func TestOneSkillVendorsAlikeInMeaning(t *testing.T) {
 		Skills: []skillSpec{{ID: "library-refresh", Name: "Library refresh",
 			Desc: "Brings a codebase's third-party packages and libraries up to date: picks a safe newer version, edits the manifests, runs the tests and raises a merge request.",
 			Tags: []string{"library versions", "framework upgrade", "outdated packages"}}}}
-	m := newMatcher(t, buildCatalog(t, append(honest(), upkeep, refresh)...))
-	res := mustMatch(t, m, textTask("u", "open pull requests upgrading the outdated npm packages in the web repo"))
-	var other *match.Ranked
-	for i := range res.Ranked[1:] {
-		if r := &res.Ranked[i+1]; r.Entry.Key == "versionwise/library-refresh" {
-			other = r
-		}
-	}
-	if res.Ranked[0].Entry.Key != "upkeep/upgrade-prs" || other == nil {
-		t.Fatalf("ranked %v, want upkeep first and versionwise after; the test checks nothing", rankedKeys(res))
-	}
-	if other.Alike != decide.AlikeTwin || !other.Sibling {
-		t.Errorf("versionwise: alike %q sibling %v, want a sibling twin", other.Alike, other.Sibling)
-	}
-	// The weather forecast of a one-skill vendor is no sibling of a
-	// translation's, whatever the embedder says of two short texts.
-	for _, r := range res.Ranked[1:] {
-		if r.Sibling && r.Entry.Key != "versionwise/library-refresh" {
-			t.Errorf("%s is marked a sibling of %s", r.Entry.Key, res.Ranked[0].Entry.Key)
-		}
+	quay := agentSpec{ID: "quayside", Name: "Quayside Runs", Desc: "Cruise shuttles.",
+		Skills: []skillSpec{{ID: "cruise-shuttle", Name: "Cruise shuttles",
+			Desc: "Shuttle buses between the cruise terminal and the old town on every call day; we wait for late tenders.",
+			Tags: []string{"cruise shuttle", "port bus", "shore trips"}}}}
+	dock := agentSpec{ID: "dockline", Name: "Dockline Cars", Desc: "Passenger cars.",
+		Skills: []skillSpec{{ID: "ship-pickups", Name: "Ship pick-ups and drop-offs",
+			Desc: "We meet passengers leaving the ship at the quay and take them to hotels or back aboard before sailing, by taxi or minivan.",
+			Tags: []string{"pick-up", "quay", "minivan"}}}}
+	for _, tc := range []struct {
+		name, task, first, twin string
+		agents                  []agentSpec
+	}{
+		{"upgraders", "open pull requests upgrading the outdated npm packages in the web repo", "upkeep/upgrade-prs", "versionwise/library-refresh", []agentSpec{upkeep, refresh}},
+		{"ferries", "a shuttle bus from the cruise terminal to the old town for 40 passengers on Tuesday's call", "quayside/cruise-shuttle", "dockline/ship-pickups", []agentSpec{quay, dock}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMatcher(t, buildCatalog(t, append(honest(), tc.agents...)...))
+			res := mustMatch(t, m, textTask("u", tc.task))
+			var other *match.Ranked
+			for i := range res.Ranked[1:] {
+				if r := &res.Ranked[i+1]; r.Entry.Key == tc.twin {
+					other = r
+				}
+			}
+			if res.Ranked[0].Entry.Key != tc.first || other == nil {
+				t.Fatalf("ranked %v, want %s first and %s after; the test checks nothing", rankedKeys(res), tc.first, tc.twin)
+			}
+			if other.Alike != decide.AlikeTwin || !other.Sibling {
+				t.Errorf("%s: alike %q sibling %v, want a sibling twin", tc.twin, other.Alike, other.Sibling)
+			}
+			// The weather forecast of a one-skill vendor is no sibling of a
+			// translation's, whatever the embedder says of two short texts.
+			for _, r := range res.Ranked[1:] {
+				if r.Sibling && r.Entry.Key != tc.twin {
+					t.Errorf("%s is marked a sibling of %s", r.Entry.Key, res.Ranked[0].Entry.Key)
+				}
+			}
+		})
 	}
 }
 

@@ -180,7 +180,8 @@ var hostileSets = []hostileSet{
 			"h9-043": "an owing customer who won't answer letters reads as a payment plan (0.71): delegated",
 			"h9-044": "a former tenant's old debt goes to the outside agency at 0.83, in-house collections not looked alike",
 			"h9-046": "a doorstep visit about a debt reads as a depot dispatch (0.27): abstained",
-			"h9-035": meterFitters, "h9-036": meterFitters, "h9-037": meterFitters, "h9-038": meterFitters, "h9-039": meterFitters,
+			"h9-036": "a household's wish to pay for what it uses reads as a tariff switch (0.41), the fitters third: a question between two tariffs",
+			"h9-037": "a free meter for an account code is asked about between a fitter (0.62) and a meter reading (0.51)",
 			"h9-048": "\"a cheaper rate\" goes to the social tariff at 0.99, not asked beside a tariff switch",
 			"h9-049": "water pooling in the road that smells goes to water quality at 0.80, not asked beside a burst main",
 			"h9-086": "a pothole that wrecked a tyre goes to the health and safety incident report at 0.96",
@@ -215,7 +216,6 @@ var hostileSets = []hostileSet{
 		// Its first run, before any change for it: each of these is
 		// listed as what fails today, not mended.
 		misses: map[string]string{
-			"h11-035": transferFirms, "h11-036": transferFirms, "h11-037": transferFirms, "h11-038": transferFirms, "h11-039": transferFirms,
 			"h11-040": complaintDesks, "h11-041": complaintDesks, "h11-042": complaintDesks, "h11-043": complaintDesks,
 			"h11-044": complaintDesks, "h11-045": complaintDesks, "h11-046": complaintDesks,
 			"h11-024": "a mouse in a hotel's pastry section shares no word with the food hygiene skill (not shortlisted) and goes to a flood card's table booking at that hotel (\"Kestrel\") at 0.75",
@@ -228,21 +228,6 @@ var hostileSets = []hostileSet{
 // share 6 of their 27 stated terms (under a quarter), and ClearView offers
 // a second skill, so nothing tells they do one job.
 const twinsApart = "twins in words apart (windscreen, glazing: 6 of 27 terms), one of two skills: each delegated alone"
-
-// meterFitters is hostile9's known miss on its twins: two outside water
-// meter fitters state one job in words apart ("fits water meters" for
-// "householders who have opted", "installs a first meter" for "customers
-// who ask to go metered"), so nothing tells they are twins: each is
-// delegated alone or asked about against a tariff switch.
-const meterFitters = "twins in words apart (fits, installs; opted, opting): no fallback"
-
-// transferFirms is hostile11's known miss on its twins: two outside
-// airport transfer firms state one job in words apart ("Airport
-// transfers", "meet-and-greet cars"; "Flight pick-ups and drop-offs",
-// "collect arriving passengers at the terminal"; one stated term of
-// their 15 and 22 in common, and no tag), so nothing tells they are
-// twins: each is delegated alone.
-const transferFirms = "twins in words apart (airport transfers; flight pick-ups, terminal): no fallback"
 
 // complaintDesks is hostile11's known miss on its two-agent ambiguity:
 // the in-house "Guest complaint case" and an outside agency's "Review and
