@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillmatch/skillmatch/shared/discovery/discover"
 	"github.com/skillmatch/skillmatch/shared/pipeline"
+	"github.com/skillmatch/skillmatch/shared/pipeline/wire"
 )
 
 // Help is asked for, so it is output: stdout, exit 0, both as CMD --help
@@ -72,6 +73,9 @@ func TestShortUsageErrors(t *testing.T) {
 		{[]string{"report", "--decision", "d-1", "--skill", "a/b", "--success"}, "skillmatch report", "needs --task"},
 		{[]string{"report", "--decision", "d-1", "--task", "t-1", "--skill", "ab", "--success"}, "skillmatch report", `skill "ab"`},
 		{[]string{"report", "--decision", "d-1", "--task", "t-1", "--skill", "a/b"}, "skillmatch report", "--success or --failure"},
+		{[]string{"report", "--decision", "d-1", "--task", "t-1", "--skill", "a/b", "--success"}, "skillmatch report", `decision "d-1" is not the decision of task "t-1" for caller "_"`},
+		{[]string{"report", "--decision", wire.DecisionID("", "t-1"), "--task", "t-1", "--caller", "alice", "--skill", "a/b", "--success"}, "skillmatch report", `for caller "alice"`},
+		{[]string{"report", "--task", "t-1", "--skill", "a/b", "--failure"}, "skillmatch report", "no decisionId"},
 		{[]string{"version", "extra"}, "skillmatch version", "no arguments"},
 		{[]string{"frobnicate"}, "skillmatch", `unknown command "frobnicate"`},
 		{[]string{"help", "frobnicate"}, "skillmatch", `unknown command "frobnicate"`},
@@ -280,9 +284,10 @@ func TestProgressStages(t *testing.T) {
 // feedback stage reads, and says so.
 func TestReportPublishesTheOutcome(t *testing.T) {
 	url, js := pipelineServer(t)
-	code, stdout, stderr := runCmd(t, "report", "--nats", url, "--decision", "d-1", "--task", "t-1",
+	id := wire.DecisionID("", "t-1")
+	code, stdout, stderr := runCmd(t, "report", "--nats", url, "--decision", id, "--task", "t-1",
 		"--skill", "world-info/weather-forecast", "--failure", "--latency-ms", "120")
-	if code != 0 || !strings.Contains(stdout, "outcome of decision d-1 reported (world-info/weather-forecast, success false)") {
+	if code != 0 || !strings.Contains(stdout, "outcome of decision "+id+" reported (world-info/weather-forecast, success false)") {
 		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -301,7 +306,13 @@ func TestReportPublishesTheOutcome(t *testing.T) {
 		Skill      string `json:"skill"`
 		Success    bool   `json:"success"`
 	}
-	if err := json.Unmarshal(msg.Data, &o); err != nil || o.DecisionID != "d-1" || o.TaskID != "t-1" || o.Skill != "world-info/weather-forecast" || o.Success {
+	if err := json.Unmarshal(msg.Data, &o); err != nil || o.DecisionID != id || o.TaskID != "t-1" || o.Skill != "world-info/weather-forecast" || o.Success {
 		t.Errorf("stored outcome %s (%v)", msg.Data, err)
+	}
+	// A plan's step is reported under its own decision id.
+	code, stdout, stderr = runCmd(t, "report", "--nats", url, "--decision", id+"-s2", "--task", "t-1",
+		"--skill", "world-info/weather-forecast", "--success")
+	if code != 0 || !strings.Contains(stdout, "outcome of decision "+id+"-s2 reported") {
+		t.Errorf("report of a plan's step: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -17,7 +17,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		"Reports what came of acting on a decision: an outcome on skillmatch.outcome.<caller>. Outcomes are\n"+
 			"evidence, not commands: the feedback stage counts one into the skill's success posterior only when\n"+
 			"it names its task, comes from the caller the task was delegated for and reports on the delegated\n"+
-			"skill (and that caller is trusted); others are kept as evidence or dead-lettered with the reason.", stderr)
+			"skill (and that caller is trusted); others are kept as evidence or dead-lettered with the reason.\n"+
+			"A decision id that is not the task's for this caller (decision ids are made from both) is refused\n"+
+			"here, with exit status 2, before anything is published.", stderr)
 	decision := fs.String("decision", "", "the decision id (decisionId of the decision)")
 	taskID := fs.String("task", "", "the task id (the decision's taskId): the feedback stage checks the outcome against its delegation")
 	skill := fs.String("skill", "", "the skill that was tried, AGENT/SKILL")
@@ -58,6 +60,14 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}{wire.Version, o})
 	if _, err := wire.DecodeOutcome(data); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	// A decision id is made from its caller and task id: one that is not
+	// this task's (or a step of its plan) for this caller is dead-lettered
+	// by the feedback stage. Said here, before anything is published, so
+	// a mistyped id or a missing --caller is not reported as done.
+	if want := wire.DecisionID(*caller, *taskID); o.DecisionID != want && !wire.StepOf(o.DecisionID, want) {
+		return fmt.Errorf("%w: decision %q is not the decision of task %q for caller %q (that is %s): give the decisionId and taskId of one decision, and --caller as the task was submitted",
+			errUsage, o.DecisionID, *taskID, identity.Token(*caller), want)
 	}
 	nc, js, err := nf.connect("skillmatch report")
 	if err != nil {
