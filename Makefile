@@ -69,10 +69,7 @@ FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
 	retrieval/embed:FuzzWrittenPlain
 
 fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 34 tests, about 17 minutes)
-	@set -e; for t in $(FUZZ); do \
-		echo "fuzz $$t"; \
-		$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) ./shared/$${t%%:*}/; \
-	done
+	@FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh $(FUZZ)
 
 $(MODEL): build
 	$(BIN) fit --set $(GOLDEN)/clinc150 --split train -o $(MODEL)
