@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -87,6 +88,26 @@ func SubjectDecisionOf(caller, taskID string) string {
 // whatever the stage: skillmatch.deadletter.*.<caller>.<task token>.
 func SubjectDeadLetterOf(caller, taskID string) string {
 	return subjectDeadLetterPfx + "*." + identity.Token(caller) + "." + TaskToken(taskID)
+}
+
+// DecisionID is the id of the decision on caller's task
+// (wire.DecisionID): made from both, so an outcome can name only its own
+// task's decision; a plan's steps are reported under DecisionID-s<n>.
+func DecisionID(caller, taskID string) string {
+	sum := sha256.Sum256([]byte("skillmatch/decision/v2/" + identity.Token(caller) + "/" + taskID))
+	return "d-" + hex.EncodeToString(sum[:10])
+}
+
+// ofDecision says whether id is decision's or one of its plan steps'
+// (decision-s<n>). The feedback stage checks the step's number against
+// the plan's limit.
+func ofDecision(id, decision string) bool {
+	n, ok := strings.CutPrefix(id, decision+"-s")
+	if !ok {
+		return id == decision
+	}
+	v, err := strconv.Atoi(n)
+	return err == nil && v >= 1 && strconv.Itoa(v) == n
 }
 
 // SubmissionMsgID is the Nats-Msg-Id Publish gives t
@@ -176,6 +197,10 @@ type Answer struct {
 // could never find (the pipeline checks everything else, and answers a
 // bad task with its dead letter).
 var ErrTask = errors.New("client: bad task")
+
+// ErrOutcome marks an outcome the client refuses to publish: one the
+// feedback stage would dead-letter for what it names, not for who sends it.
+var ErrOutcome = errors.New("client: bad outcome")
 
 // ErrBadReply marks a message on a decision or dead-letter subject that is
 // not one: the client reports it rather than wait on.
@@ -472,13 +497,18 @@ type Outcome struct {
 
 // Report publishes an outcome as caller ("": anonymous), once per decision
 // and skill (its Nats-Msg-Id). It needs the decision id, the task id and
-// the skill; the feedback stage checks the rest: one it refuses is
-// dead-lettered with the reason.
+// the skill, and the decision id must be the task's for caller (or one of
+// its plan steps'): else ErrOutcome, and nothing is sent. The feedback
+// stage checks the rest: one it refuses is dead-lettered with the reason.
 func (c *Client) Report(ctx context.Context, caller string, o Outcome) error {
 	if o.DecisionID == "" || o.TaskID == "" || o.Skill == "" {
 		// The feedback stage checks an outcome against its task's
 		// delegation, and dead-letters one it cannot.
-		return errors.New("client: an outcome needs its decision id, task id and skill")
+		return fmt.Errorf("%w: an outcome needs its decision id, task id and skill", ErrOutcome)
+	}
+	if want := DecisionID(caller, o.TaskID); !ofDecision(o.DecisionID, want) {
+		return fmt.Errorf("%w: decision %q is not the decision of task %q for caller %q (that is %s)",
+			ErrOutcome, o.DecisionID, o.TaskID, identity.Token(caller), want)
 	}
 	if o.At.IsZero() {
 		o.At = time.Now().UTC()

@@ -59,6 +59,9 @@ func TestContract(t *testing.T) {
 		if got, want := client.SubjectDeadLetterOf(c, "t 1.x"), wire.SubjectDeadLetterOf(c, "t 1.x"); got != want {
 			t.Errorf("dead letters %q, want %q", got, want)
 		}
+		if got, want := client.DecisionID(c, "t 1.x"), wire.DecisionID(c, "t 1.x"); got != want {
+			t.Errorf("decision id %q, want %q", got, want)
+		}
 		tk := &task.Task{ID: "t-1", Caller: task.Caller{ID: c}, Message: task.Message{Parts: []task.Part{{Text: "hi"}}}}
 		raw, err := json.Marshal(tk)
 		if err != nil {

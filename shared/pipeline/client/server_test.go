@@ -135,4 +135,24 @@ func TestSubmitAwaitReport(t *testing.T) {
 	if err := c.Report(ctx, "alice", client.Outcome{DecisionID: a.Decision.DecisionID, Skill: "a/b"}); err == nil {
 		t.Error("an outcome without its task id was sent")
 	}
+	// Decision ids are made from caller and task: an outcome naming
+	// another task's, or another caller's, is refused before it is sent
+	// (the feedback stage would dead-letter it); a plan step's is not.
+	for _, bad := range []struct{ caller, decision string }{
+		{"alice", client.DecisionID("alice", "c-2")},
+		{"bob", a.Decision.DecisionID},
+		{"alice", a.Decision.DecisionID + "-s0"},
+		{"alice", a.Decision.DecisionID + "-sx"},
+	} {
+		err := c.Report(ctx, bad.caller, client.Outcome{DecisionID: bad.decision, TaskID: "c-1", Skill: "a/b"})
+		if !errors.Is(err, client.ErrOutcome) {
+			t.Errorf("%s reporting decision %s of c-1: %v, want ErrOutcome", bad.caller, bad.decision, err)
+		}
+	}
+	if err := c.Report(ctx, "alice", client.Outcome{DecisionID: a.Decision.DecisionID + "-s3", TaskID: "c-1", Skill: "a/b"}); err != nil {
+		t.Errorf("a plan step's outcome: %v", err)
+	}
+	if info, _ := s.Info(ctx); info.State.Msgs != 2 {
+		t.Errorf("%d outcomes stored, want 2 (the refused ones are not)", info.State.Msgs)
+	}
 }
