@@ -120,7 +120,10 @@ func Load(dir string) (*Set, error) {
 	// not external.
 	cat, cardErrs := catalog.LoadDirUnlisted(dir, catalog.EntryDefault)
 	if cat == nil || len(cat.Agents) == 0 {
-		return nil, fmt.Errorf("%w: %s: no card could be loaded (%v)", ErrInvalidSet, dir, errors.Join(cardErrs...))
+		if len(cardErrs) == 0 {
+			return nil, fmt.Errorf("%w: %s: no cards (a golden set is a folder of card files, or a cards/ folder, beside tasks.jsonl)", ErrInvalidSet, dir)
+		}
+		return nil, fmt.Errorf("%w: %s: no card could be loaded (%w)", ErrInvalidSet, dir, errors.Join(cardErrs...))
 	}
 	tasks, err := LoadTasks(filepath.Join(dir, "tasks.jsonl"))
 	if err != nil {

@@ -72,6 +72,21 @@ func TestLoadTasksRejects(t *testing.T) {
 	}
 }
 
+// A set without cards says so, and why a card was refused when one was.
+func TestLoadWithoutCards(t *testing.T) {
+	empty := t.TempDir()
+	if _, err := Load(empty); !errors.Is(err, ErrInvalidSet) || !strings.Contains(err.Error(), "no cards") || strings.Contains(err.Error(), "<nil>") {
+		t.Errorf("empty folder: %v", err)
+	}
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "x.json"), []byte(`{"name":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(broken); !errors.Is(err, ErrInvalidSet) || !strings.Contains(err.Error(), "x.json") {
+		t.Errorf("a folder of one broken card: %v", err)
+	}
+}
+
 func TestSplit(t *testing.T) {
 	s := &Set{Tasks: []Task{{ID: "a", Split: "train"}, {ID: "b", Split: "dev"}, {ID: "c", Split: "dev"}}}
 	if len(s.Split("dev")) != 2 || len(s.Split("train")) != 1 || len(s.Split("all")) != 3 || len(s.Split("test")) != 0 {
