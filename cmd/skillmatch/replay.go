@@ -57,6 +57,9 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("%w: --to: %v", errUsage, err)
 	}
+	if lo.after(hi) {
+		return fmt.Errorf("%w: --from %s is after --to %s: no task can be in between", errUsage, *from, *to)
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	nc, js, kv, err := nf.connectCatalog(ctx, "skillmatch replay", *bucket)
@@ -128,6 +131,19 @@ func (r *replayResult) document(bucket string, rev uint64) *replayDocument {
 type bound struct {
 	seq uint64
 	at  time.Time
+}
+
+// after says whether lower bound b leaves nothing up to upper bound hi:
+// both sequences or both times, b past hi. A sequence and a time are not
+// compared (the stream maps one to the other).
+func (b bound) after(hi bound) bool {
+	switch {
+	case b.seq > 0 && hi.seq > 0:
+		return b.seq > hi.seq
+	case !b.at.IsZero() && !hi.at.IsZero():
+		return b.at.After(hi.at)
+	}
+	return false
 }
 
 func parseBound(s string, now time.Time) (bound, error) {
