@@ -62,12 +62,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	// A decision id is made from its caller and task id: one that is not
-	// this task's (or a step of its plan) for this caller is dead-lettered
-	// by the feedback stage. Said here, before anything is published, so
-	// a mistyped id or a missing --caller is not reported as done.
-	if want := wire.DecisionID(*caller, *taskID); o.DecisionID != want && !wire.StepOf(o.DecisionID, want) {
-		return fmt.Errorf("%w: decision %q is not the decision of task %q for caller %q (that is %s): give the decisionId and taskId of one decision, and --caller as the task was submitted",
-			errUsage, o.DecisionID, *taskID, identity.Token(*caller), want)
+	// this task's for this caller is dead-lettered by the feedback stage.
+	// Said here, before connecting, so a mistyped id or a missing --caller
+	// is not reported as done.
+	if err := client.CheckOutcome(*caller, o); err != nil {
+		return fmt.Errorf("%w: %v: give the decisionId and taskId of one decision, and --caller as the task was submitted", errUsage, err)
 	}
 	nc, js, err := nf.connect("skillmatch report")
 	if err != nil {

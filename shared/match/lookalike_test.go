@@ -407,7 +407,7 @@ func TestOneSkillVendorsAlikeInMeaning(t *testing.T) {
 		agents                  []agentSpec
 	}{
 		{"upgraders", "open pull requests upgrading the outdated npm packages in the web repo", "upkeep/upgrade-prs", "versionwise/library-refresh", []agentSpec{upkeep, refresh}},
-		{"ferries", "a shuttle bus from the cruise terminal to the old town for 40 passengers on Tuesday's call", "quayside/cruise-shuttle", "dockline/ship-pickups", []agentSpec{quay, dock}},
+		{"cruise shuttles", "a shuttle bus from the cruise terminal to the old town for 40 passengers on Tuesday's call", "quayside/cruise-shuttle", "dockline/ship-pickups", []agentSpec{quay, dock}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMatcher(t, buildCatalog(t, append(honest(), tc.agents...)...))

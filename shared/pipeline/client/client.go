@@ -495,20 +495,29 @@ type Outcome struct {
 	At         time.Time `json:"at,omitzero"`
 }
 
-// Report publishes an outcome as caller ("": anonymous), once per decision
-// and skill (its Nats-Msg-Id). It needs the decision id, the task id and
-// the skill, and the decision id must be the task's for caller (or one of
-// its plan steps'): else ErrOutcome, and nothing is sent. The feedback
-// stage checks the rest: one it refuses is dead-lettered with the reason.
-func (c *Client) Report(ctx context.Context, caller string, o Outcome) error {
+// CheckOutcome refuses (ErrOutcome) an outcome from caller that the
+// feedback stage would dead-letter for what it names: no decision id, task
+// id or skill, or a decision id that is not the task's for caller (nor one
+// of its plan steps').
+func CheckOutcome(caller string, o Outcome) error {
 	if o.DecisionID == "" || o.TaskID == "" || o.Skill == "" {
-		// The feedback stage checks an outcome against its task's
-		// delegation, and dead-letters one it cannot.
 		return fmt.Errorf("%w: an outcome needs its decision id, task id and skill", ErrOutcome)
 	}
 	if want := DecisionID(caller, o.TaskID); !ofDecision(o.DecisionID, want) {
 		return fmt.Errorf("%w: decision %q is not the decision of task %q for caller %q (that is %s)",
 			ErrOutcome, o.DecisionID, o.TaskID, identity.Token(caller), want)
+	}
+	return nil
+}
+
+// Report publishes an outcome as caller ("": anonymous), once per decision
+// and skill (its Nats-Msg-Id). It needs the decision id, the task id and
+// the skill, and the decision id must be the task's for caller
+// (CheckOutcome): else ErrOutcome, and nothing is sent. The feedback stage
+// checks the rest: one it refuses is dead-lettered with the reason.
+func (c *Client) Report(ctx context.Context, caller string, o Outcome) error {
+	if err := CheckOutcome(caller, o); err != nil {
+		return err
 	}
 	if o.At.IsZero() {
 		o.At = time.Now().UTC()
