@@ -120,6 +120,20 @@ func TestServeHTTPReadOnlyAndAuthenticated(t *testing.T) {
 	}
 }
 
+// A sequence in the decisions' query that is no number is refused with
+// the reason, not read as none (the newest page).
+func TestDecisionsRefuseBadSequences(t *testing.T) {
+	s := &Server{cfg: Config{Log: zap.NewNop()}}
+	s.routes()
+	for _, target := range []string{"/decisions?before=abc", "/decisions?before=-1", "/decisions/events?since=x", "/decisions/events?before=1e3"} {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest("GET", target, nil))
+		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "want a decision's stream sequence") {
+			t.Errorf("%s: %d %q, want 400 saying what a sequence is", target, w.Code, w.Body.String())
+		}
+	}
+}
+
 // Assets are named by their content's hash, so browsers may keep them.
 func TestAssetsCached(t *testing.T) {
 	s := &Server{cfg: Config{Log: zap.NewNop()}}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,15 +39,35 @@ type decisionsView struct {
 	Older uint64
 }
 
-func filterOf(r *http.Request) Filter {
+// filterOf reads a decisions filter from r's query; a "before" that is
+// no stream sequence is refused, not read as none.
+func filterOf(r *http.Request) (Filter, error) {
 	q := r.URL.Query()
-	before, _ := strconv.ParseUint(q.Get("before"), 10, 64)
+	before, err := sequenceParam(q, "before")
 	return Filter{Caller: strings.TrimSpace(q.Get("caller")), Action: strings.TrimSpace(q.Get("action")),
-		Agent: strings.TrimSpace(q.Get("agent")), Before: before}
+		Agent: strings.TrimSpace(q.Get("agent")), Before: before}, err
+}
+
+// sequenceParam is query parameter name as a stream sequence, 0 when it
+// is absent.
+func sequenceParam(q url.Values, name string) (uint64, error) {
+	v := q.Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%.40q: want a decision's stream sequence", name, v)
+	}
+	return n, nil
 }
 
 func (s *Server) decisionsPage(w http.ResponseWriter, r *http.Request) {
-	f := filterOf(r)
+	f, err := filterOf(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	v := decisionsView{page: s.page(r, "decisions", "Live decisions"), Filter: f, Limit: s.cfg.PageSize}
 	v.LastSeq = s.tail.LastSeq()
 	v.Rows, v.Matched = s.tail.Latest(f, s.cfg.PageSize)
@@ -72,8 +93,16 @@ func (s *Server) decisionEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
-	f := filterOf(r)
-	since, _ := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64)
+	f, err := filterOf(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	since, err := sequenceParam(r.URL.Query(), "since")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	ch, cancel := s.tail.Subscribe()
 	defer cancel()
 	h := w.Header()
