@@ -115,7 +115,7 @@ func (g *GloVe) LearnCatalog(skills []vector.CatalogText) vector.Local {
 	out.catalog = make(map[string]*catalogWord, len(sums))
 	n := float64(len(skills))
 	for s, c := range sums {
-		unit := slices.Clone(c.vec)
+		unit := c.vec // the sum, made unit in place: not needed after
 		if !vector.Normalize(unit) {
 			continue
 		}

@@ -126,22 +126,22 @@ func EmbedDocuments(ctx context.Context, e Embedder, texts []string) ([][]float3
 }
 
 // Norm is v's length, summed in float64.
-func Norm(v []float32) float64 {
+func Norm(v []float32) float64 { return math.Sqrt(squaredNorm(v)) }
+
+// squaredNorm is v's squared length, summed in float64.
+func squaredNorm(v []float32) float64 {
 	var n float64
 	for _, x := range v {
 		n += float64(x) * float64(x)
 	}
-	return math.Sqrt(n)
+	return n
 }
 
 // Normalize scales v to unit length in place and reports true, or leaves
 // it and reports false when it is too short to have a direction (squared
 // length under 1e-12).
 func Normalize(v []float32) bool {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
-	}
+	n := squaredNorm(v)
 	if n < 1e-12 {
 		return false
 	}
