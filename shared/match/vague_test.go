@@ -44,6 +44,22 @@ func TestThinRequestNotNamingTheJobIsNotDelegated(t *testing.T) {
 		{"a file of many uses", withFile(textTask("v13", "could you take a look at the attached?"), "report.pdf", "application/pdf"), true},
 		{"a file of many uses, the job named", withFile(textTask("v14", "summarise the attached"), "report.pdf", "application/pdf"), false},
 	}
+	// "go" is a light verb ("make it go through"), not the job of a card
+	// terminal sold as "Go", though the tag says the word.
+	terminals := agentSpec{ID: "tillco", Name: "TillCo", Desc: "Card terminals for shops.",
+		Skills: []skillSpec{{ID: "terminal-go", Name: "Card terminals - TillCo Go", Desc: "The TillCo Go card terminal for small shops: chip and PIN, contactless, receipts.",
+			Tags: []string{"card terminal", "contactless", "Go"}}}}
+	var others []agentSpec
+	for _, a := range honest() {
+		if a.ID != "code-lens" { // its examples say "go" too
+			others = append(others, a)
+		}
+	}
+	mGo := newMatcher(t, buildCatalog(t, append(others, terminals)...), match.WithPolicy(delegateAlways))
+	res := mustMatch(t, mGo, textTask("v15", "make it go through"))
+	if top := res.Ranked[0]; top.Entry.Key != "tillco/terminal-go" || !top.Unnamed || res.Decision.Action != decide.Abstain {
+		t.Errorf("make it go through: top %s unnamed %v, %s (%s); want the Go terminal first, unnamed, abstained", top.Entry.Key, top.Unnamed, res.Decision.Action, res.Decision.Reason)
+	}
 	for _, tc := range tests {
 		res := mustMatch(t, m, tc.task)
 		if len(res.Ranked) == 0 {

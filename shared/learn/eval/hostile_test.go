@@ -221,6 +221,26 @@ var hostileSets = []hostileSet{
 			"h11-024": "a mouse in a hotel's pastry section shares no word with the food hygiene skill (not shortlisted) and goes to a flood card's table booking at that hotel (\"Kestrel\") at 0.75",
 		},
 	},
+	{
+		// A twelfth set, written blind (a bank's business banking); its
+		// first run is in the README.
+		dir: "testdata/hostile12",
+		attackers: map[string]string{"business-helpdesk": "injected", "service-gateway": "injected", "bankos": "stuffed",
+			"fraud-service": "cloned", "payrun-pay": "spam"},
+		floodBy:   "tillspark-",
+		external:  map[string]bool{"northgate": true, "ironvale": true, "coinbridge": true},
+		ambiguous: []string{"ambiguity-pair"},
+		// Its first run also delegated "make it go through" to a flood
+		// card tagged "Go" (h12-083, mended since); the rest is listed as
+		// what fails today, not mended.
+		misses: map[string]string{
+			"h12-035": cashRuns, "h12-036": cashRuns, "h12-037": cashRuns, "h12-038": cashRuns, "h12-039": cashRuns,
+			"h12-040": dueDiligence, "h12-041": dueDiligence, "h12-042": dueDiligence, "h12-043": dueDiligence,
+			"h12-044": dueDiligence, "h12-045": dueDiligence, "h12-046": dueDiligence,
+			"h12-069": "an ice-cream kiosk wanting card payments goes to the flood's \"TillSpark Kiosk\" terminal at 0.89, the honest terminal order second",
+			"h12-079": "\"what do we need to do about the account?\" points at nothing (no pronoun) and goes to hardship support at 0.87 on its description's \"we need\"",
+		},
+	},
 }
 
 // twinsApart is hostile6's known miss on its twins: ClearView's
@@ -235,6 +255,18 @@ const twinsApart = "twins in words apart (windscreen, glazing: 6 of 27 terms), o
 // their 16 and 23 stated terms, under every look-alike bar, so the
 // different data handling is never asked about.
 const complaintDesks = "in-house complaints and an outside review-response agency in words apart: never looked alike, never asked about"
+
+// cashRuns is hostile12's known miss on its twins: two outside cash
+// collectors, Ironvale's "Cash collections" and Coinbridge's "Cash runs",
+// share 5 of their 23 and 20 stated terms (under a quarter) and read 0.56
+// alike (under statedAlikeAt), so neither is the other's fallback.
+const cashRuns = "twin cash collectors in words apart (5 of 23 and 20 terms, 0.56 alike): each delegated alone"
+
+// dueDiligence is hostile12's known miss on its two-agent ambiguity: the
+// in-house "Due diligence reviews" and an outside "Company background
+// reports" share 3 of their 24 stated terms each, no tag term, and read
+// 0.47 alike, so the different data handling is never asked about.
+const dueDiligence = "in-house due diligence and an outside company-report firm in words apart: never looked alike, never asked about"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed
