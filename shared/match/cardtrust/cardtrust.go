@@ -53,8 +53,9 @@ func (v Verdict) String() string {
 // description hold for every skill it lists.
 type Agent struct {
 	card      *card.Card
-	orders    bool // the agent's own name or description talks to the selector
-	mayDirect bool // they hold an anchor of the directive regexp
+	orders    bool       // the agent's own name or description talks to the selector
+	mayDirect bool       // they hold an anchor of the directive regexp
+	kinds     anchorKind // the anchor lists its name and description hold
 }
 
 // ReadAgent reads agent card c's own texts, each scanned once.
@@ -65,6 +66,7 @@ func ReadAgent(c *card.Card) Agent {
 		card:      c,
 		orders:    talksToSelectorIn(c.Name, c.ID, texts),
 		mayDirect: (texts[0].kinds|texts[1].kinds)&directiveKind != 0,
+		kinds:     texts[0].kinds | texts[1].kinds,
 	}
 }
 
@@ -121,7 +123,8 @@ func readSkill(s *card.Skill, buf []scanned) skillTexts {
 
 // givesOrders says whether skill s's card text gives the matcher orders:
 // isDirective over the agent's and the skill's texts (only when one of
-// them holds an anchor of the regexp), talksToSelector over the skill's.
+// them holds an anchor of the regexp), talksToSelector over the skill's,
+// ordersAcross over the agent's and the skill's fields together.
 func (a Agent) givesOrders(s *card.Skill, t skillTexts) bool {
 	c := a.card
 	if a.mayDirect || slices.ContainsFunc(t.texts[:t.fields], func(x scanned) bool { return x.kinds&directiveKind != 0 }) {
@@ -129,7 +132,7 @@ func (a Agent) givesOrders(s *card.Skill, t skillTexts) bool {
 			return true
 		}
 	}
-	return talksToSelectorIn(c.Name, c.ID, t.texts)
+	return talksToSelectorIn(c.Name, c.ID, t.texts) || a.ordersAcross(t)
 }
 
 // claimsAnyTask says whether a skill's own text claims every job rather
