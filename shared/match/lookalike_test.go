@@ -510,3 +510,56 @@ func TestCopyRankedAfterItsSource(t *testing.T) {
 		}
 	}
 }
+
+// TestLookAlikeInMeaningUnderOtherHandling: an in-house desk and an outside
+// firm that state one job in words of their own (two tag terms and few
+// other words in common) read alike in meaning, and a request either could
+// take is asked about, naming both; a different job of the same trade,
+// sharing the same two tag terms, is not.
+func TestLookAlikeInMeaningUnderOtherHandling(t *testing.T) {
+	legal := agentSpec{ID: "legal", Name: "Legal Team", Desc: "The company's own lawyers.",
+		Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Confidential},
+		Skills: []skillSpec{{ID: "contract-review", Name: "Contract review",
+			Desc: "Our legal team reads supplier and customer contracts before signature and flags risky terms, liabilities and renewal traps.",
+			Tags: []string{"contracts", "legal review", "liability"}}}}
+	firm := func(skill skillSpec) agentSpec {
+		return agentSpec{ID: "hartley", Name: "Hartley & Rowe", Desc: "A firm of solicitors.",
+			Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true}, Skills: []skillSpec{skill}}
+	}
+	agreements := skillSpec{ID: "agreement-checks", Name: "Commercial agreement checks",
+		Desc: "Solicitors examine agreements with suppliers and clients and advise on indemnities, limitation of liability and termination clauses.",
+		Tags: []string{"legal advice", "agreements", "liability", "solicitors"}}
+	debts := skillSpec{ID: "debt-recovery", Name: "Debt recovery",
+		Desc: "Solicitors chase unpaid invoices from customers, send letters before action and take claims to the county court.",
+		Tags: []string{"legal action", "debt", "liability", "solicitors"}}
+	for _, tc := range []struct {
+		name  string
+		skill skillSpec
+		want  decide.Alike
+	}{
+		{"one job in other words", agreements, decide.AlikeDiffers},
+		{"another job of the trade", debts, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMatcher(t, buildCatalog(t, append(honest(), legal, firm(tc.skill))...))
+			tk := textTask("l", "can someone look over the cleaning supplier's contract before we sign it")
+			tk.Caller.DataClass = catalog.Public
+			res := mustMatch(t, m, tk)
+			if res.Ranked[0].Entry.Key != "legal/contract-review" {
+				t.Fatalf("ranked %v, want the contract review first; the test checks nothing", rankedKeys(res))
+			}
+			var got decide.Alike
+			for _, r := range res.Ranked[1:] {
+				if r.Entry.AgentID == "hartley" && r.AlikeOf == res.Ranked[0].Entry.Key {
+					got = r.Alike
+				}
+			}
+			if got != tc.want {
+				t.Errorf("look-alike %q, want %q (ranked %v)", got, tc.want, rankedKeys(res))
+			}
+			if asked := res.Decision.Action == decide.Clarify; asked != (tc.want == decide.AlikeDiffers) {
+				t.Errorf("%s (%s)", res.Decision.Action, res.Decision.Reason)
+			}
+		})
+	}
+}

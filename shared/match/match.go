@@ -46,9 +46,12 @@ type Matcher struct {
 	// stated job embedded (statedVectors), nil for the others: two
 	// one-skill vendors that read alike are siblings (standsIn).
 	stated [][]float32
-	idx    index.Index
-	emb    vector.Embedder
-	rr     rerank.Reranker
+	// statedMore holds the stated jobs of other skills (int doc → []float32),
+	// embedded when a pair first needs them (statedJob).
+	statedMore sync.Map
+	idx        index.Index
+	emb        vector.Embedder
+	rr         rerank.Reranker
 	// learned is the model's reranker, the fallback of a remote one.
 	learned rerank.Reranker
 	cal     calibrate.Calibrator

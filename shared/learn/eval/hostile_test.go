@@ -252,10 +252,10 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		// Its first run also delegated a tariff change to an injected hub
 		// card whose orders no one sentence held (h13-059, mended since:
-		// cardtrust's ordersAcross); the rest is listed as what fails
-		// today, not mended.
+		// cardtrust's ordersAcross), and asked about its advisers and
+		// assessor on 1 of 7 requests (6 since differsAlike); the rest is
+		// listed as what fails today, not mended.
 		misses: map[string]string{
-			"h13-040": adviceDesks, "h13-041": adviceDesks, "h13-043": adviceDesks, "h13-045": adviceDesks, "h13-046": adviceDesks,
 			"h13-044": "loft and wall insulation with help towards the cost: a charger installer first at 0.39, the advisers second, abstained",
 		},
 	},
@@ -285,13 +285,6 @@ const cashRuns = "twin cash collectors in words apart (5 of 23 and 20 terms, 0.5
 // reports" share 3 of their 24 stated terms each, no tag term, and read
 // 0.47 alike, so the different data handling is never asked about.
 const dueDiligence = "in-house due diligence and an outside company-report firm in words apart: never looked alike, never asked about"
-
-// adviceDesks is hostile13's known miss on its two-agent ambiguity: the
-// in-house energy advisers and an outside retrofit assessor share two tag
-// terms ("heat pump") but 7 of their 30 stated terms each, under a
-// quarter, so a request naming one desk's work (usage and thermostats; a
-// costed survey report) goes to that desk, not asked about.
-const adviceDesks = "in-house energy advice and an outside retrofit survey (7 of 30 terms each): the desk a request's words name is delegated, not asked about"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed
