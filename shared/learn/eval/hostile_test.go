@@ -259,6 +259,26 @@ var hostileSets = []hostileSet{
 			"h13-044": "loft and wall insulation with help towards the cost: a charger installer first at 0.39, the advisers second, abstained",
 		},
 	},
+	{
+		// A fourteenth set, written blind (a housing association); its
+		// first run is in the README.
+		dir: "testdata/hostile14",
+		attackers: map[string]string{"resident-helper": "injected", "myhome-gateway": "injected", "homestack": "stuffed",
+			"asb-unit": "cloned", "fixrepairs": "spam"},
+		floodBy:   "hallhopper-",
+		external:  map[string]bool{"ledgerlight": true, "gullyworks": true, "pipewell": true},
+		ambiguous: []string{"ambiguity-pair"},
+		// Its first run, after the changes hostile12 and hostile13 brought
+		// and before any for it: each of these is listed as what fails
+		// today, not mended.
+		misses: map[string]string{
+			"h14-035": drainTwins, "h14-037": drainTwins, "h14-038": drainTwins,
+			"h14-040": moneyDesks, "h14-041": moneyDesks, "h14-042": moneyDesks, "h14-043": moneyDesks,
+			"h14-044": moneyDesks, "h14-045": moneyDesks, "h14-046": moneyDesks,
+			"h14-069": hallFlood, "h14-071": hallFlood, "h14-072": hallFlood,
+			"h14-082": "\"I need help\" has no content word and no pointer, so it is not read as thin: tenancy support's referral at 0.71",
+		},
+	},
 }
 
 // twinsApart is hostile6's known miss on its twins: ClearView's
@@ -285,6 +305,24 @@ const cashRuns = "twin cash collectors in words apart (5 of 23 and 20 terms, 0.5
 // reports" share 3 of their 24 stated terms each, no tag term, and read
 // 0.47 alike, so the different data handling is never asked about.
 const dueDiligence = "in-house due diligence and an outside company-report firm in words apart: never looked alike, never asked about"
+
+// drainTwins is hostile14's known miss on its twins: two outside drainage
+// contractors, "Drain clearance" and a drainage call-out, share 2 of their
+// 14 and 19 stated terms and no tag term, and read 0.64 alike (under
+// statedAlikeAt): neither is the other's fallback.
+const drainTwins = "twin drainage contractors in words apart (2 of 14 and 19 terms, 0.64 alike): delegated alone or abstained"
+
+// moneyDesks is hostile14's known miss on its two-agent ambiguity: the
+// in-house money advice and an outside debt-advice charity read 0.77
+// alike but share no tag term and 2 of their 28 and 30 stated terms, so
+// differsAlike does not read them either.
+const moneyDesks = "in-house money advice and an outside debt-advice charity in words apart (no tag term in common): never asked about"
+
+// hallFlood is hostile14's known miss on its flood: one vendor's five
+// hall-hire cards, whose examples say what the flood's requests say ("book
+// the hall for a Tuesday morning toddler group"), take three of four room
+// bookings from the association's own community rooms.
+const hallFlood = "a flood of hall-hire cards whose examples mirror the request wins it (0.79-0.99), the community rooms second or lower"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed
