@@ -649,7 +649,7 @@ func (m *Matcher) statedAlike(a, b int) bool {
 
 // differsStatedAt is the similarity of two skills' stated jobs from which
 // two skills under different data handling that share two tag terms or
-// more do one job (differsAlike). Over the thirteen hostile sets, the
+// more do one job (differsAlike). Over the fourteen hostile sets, the
 // pairs of one job under different handling sharing two tag terms read
 // 0.646-0.939 alike: eleven of fourteen 0.785 or more, all read by their terms
 // too, and hostile13's energy advisers and outside retrofit assessor
