@@ -651,15 +651,16 @@ func (m *Matcher) statedAlike(a, b int) bool {
 // two skills under different data handling that share two tag terms or
 // more do one job (differsAlike). Over the fourteen hostile sets, the
 // pairs of one job under different handling sharing two tag terms read
-// 0.646-0.939 alike: eleven of fourteen 0.785 or more, all read by their terms
-// too, and hostile13's energy advisers and outside retrofit assessor
-// (7 of their 30 stated terms each) 0.808, read by nothing else. The
-// different jobs under different handling that share two tag terms (the
-// catch-alls aside) read at most 0.725 (an airline's delay compensation
-// and its booking cancellation) and 0.707 (an outside water meter fitter
-// and the in-house smart meter installs). Pairs of one job further apart
-// in meaning stay to their terms or go unread (hostile11's complaint desks,
-// 0.682; hostile12's due diligence and company reports, no tag term).
+// 0.646-0.939 alike: eleven of fourteen 0.785 or more, all read by their
+// terms too, and hostile13's energy advisers and outside retrofit
+// assessor (7 of their 30 stated terms each) 0.808, read by nothing else.
+// The different jobs under different handling that share two tag terms
+// (the catch-alls aside) read at most 0.725 (an airline's delay
+// compensation and its booking cancellation) and 0.707 (an outside water
+// meter fitter and the in-house smart meter installs). Pairs of one job
+// further apart in meaning stay to their terms or go unread (hostile11's
+// complaint desks, 0.682; hostile12's due diligence and company reports
+// and hostile14's money advice and debt charity, no tag term in common).
 const differsStatedAt = 0.75
 
 // differsAlike says whether skill docs a and b, related as alike says,
