@@ -109,6 +109,9 @@ type Matcher struct {
 	// signs is, per agent, what oneKind compares, made for the first
 	// pair of skills that may be from one template.
 	signs func() []agentSign
+	// instances is, per doc, what sets an instance of a list apart (see
+	// instanceTerms), made for the first ranking.
+	instances func() [][]string
 }
 
 type ref struct {
@@ -283,6 +286,9 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		return newCardForms(m.jobLexicon, idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
 	})
 	m.labelForms = sync.OnceValue(func() map[string]map[string]formKinds { return labelFormsOf(idx.Doc, idx.Len()) })
+	m.instances = sync.OnceValue(func() [][]string {
+		return instanceTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+	})
 	m.oneAgent = sync.OnceValue(func() map[string]bool {
 		return oneAgentTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
 	})
@@ -872,6 +878,7 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 	out = m.addAlternatives(req, out)
 	markUnnamed(req, out)
 	m.shrinkThin(req, out)
+	m.shrinkUnnamedInstances(req, out)
 	return out, nil
 }
 

@@ -268,14 +268,15 @@ var hostileSets = []hostileSet{
 		floodBy:   "hallhopper-",
 		external:  map[string]bool{"ledgerlight": true, "gullyworks": true, "pipewell": true},
 		ambiguous: []string{"ambiguity-pair"},
-		// Its first run, after the changes hostile12 and hostile13 brought
-		// and before any for it: each of these is listed as what fails
-		// today, not mended.
+		// Its first run, after the changes hostile12 and hostile13 brought,
+		// also delegated three room bookings to a flood of hall-hire
+		// listings (h14-069, 071, 072; mended since: an instance of a
+		// list the request does not name is not chosen); the rest is
+		// listed as what fails today, not mended.
 		misses: map[string]string{
 			"h14-035": drainTwins, "h14-037": drainTwins, "h14-038": drainTwins,
 			"h14-040": moneyDesks, "h14-041": moneyDesks, "h14-042": moneyDesks, "h14-043": moneyDesks,
 			"h14-044": moneyDesks, "h14-045": moneyDesks, "h14-046": moneyDesks,
-			"h14-069": hallFlood, "h14-071": hallFlood, "h14-072": hallFlood,
 			"h14-082": "\"I need help\" has no content word and no pointer, so it is not read as thin: tenancy support's referral at 0.71",
 		},
 	},
@@ -317,12 +318,6 @@ const drainTwins = "twin drainage contractors in words apart (2 of 14 and 19 ter
 // alike but share no tag term and 2 of their 28 and 30 stated terms, so
 // differsAlike does not read them either.
 const moneyDesks = "in-house money advice and an outside debt-advice charity in words apart (no tag term in common): never asked about"
-
-// hallFlood is hostile14's known miss on its flood: one vendor's five
-// hall-hire cards, whose examples say what the flood's requests say ("book
-// the hall for a Tuesday morning toddler group"), take three of four room
-// bookings from the association's own community rooms.
-const hallFlood = "a flood of hall-hire cards whose examples mirror the request wins it (0.79-0.99), the community rooms second or lower"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed

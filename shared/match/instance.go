@@ -1,0 +1,134 @@
+package match
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// A vendor may list one job many times over, once per thing it is done at
+// or with (a venue, a depot, a restaurant): "Room hire - Pennock Scout Hut",
+// "Room hire - St Brannoc's Church Hall", each tagged alike. Such a skill
+// is an instance of its list, and what sets it apart is the thing's name.
+// A request that names none of those things ("a room for my son's birthday
+// party on Saturday") has chosen none of them: the ranker picked one for
+// its example's words, and a flood of such listings took three of a blind
+// set's four room bookings from the landlord's own community rooms at
+// 0.79-0.99. An instance the request does not name keeps its rank but not
+// its confidence (shrinkMarked), and pools with no sibling.
+const (
+	// minInstances is how many skills, tagged alike, make a list of
+	// instances.
+	minInstances = 3
+	// instanceTemplateAt is how alike the instances' descriptions, their
+	// names taken out, must be: one template, filled in. Skills tagged
+	// alike and named "<job> - <thing>" but described each in its own
+	// words are no list: read as one, sgd-x1's reworded provider searches
+	// lost 60 right delegations on its train split (and withdrew 7 wrong
+	// ones over both splits).
+	instanceTemplateAt = 0.8
+)
+
+// instanceTerms is, for each doc that is an instance of a list (see
+// above), the terms of its name that the list's other names do not all
+// hold; nil for the others, most docs of most catalogs.
+func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) [][]string {
+	groups := map[uint64][]int{}
+	for d := range n {
+		if t := doc(d).TagTerms; len(t) > 0 && !untrusted(d) {
+			h := hashTerms(t)
+			groups[h] = append(groups[h], d)
+		}
+	}
+	var out [][]string
+	for _, g := range groups {
+		if len(g) < minInstances || len(g) > maxJobGroup {
+			continue
+		}
+		common := slices.Clone(doc(g[0]).NameTerms)
+		for _, d := range g[1:] {
+			if !slices.Equal(doc(d).TagTerms, doc(g[0]).TagTerms) {
+				common = nil // a hash collision
+				break
+			}
+			common = slices.DeleteFunc(common, func(t string) bool { return !slices.Contains(doc(d).NameTerms, t) })
+		}
+		if len(common) == 0 {
+			continue
+		}
+		owns := make([][]string, len(g))
+		var all []string // every instance's own name terms
+		for k, d := range g {
+			for _, t := range doc(d).NameTerms {
+				if !slices.Contains(common, t) && !slices.Contains(owns[k], t) {
+					owns[k] = append(owns[k], t)
+				}
+			}
+			all = append(all, owns[k]...)
+		}
+		// One template: the descriptions, the instances' names taken out,
+		// all but alike (a name may hold a word of the template: "Old
+		// School Rooms").
+		var template []string
+		same := true
+		for k, d := range g {
+			rest := sortedSet(slices.DeleteFunc(slices.Clone(doc(d).DescTerms), func(t string) bool { return slices.Contains(all, t) }))
+			if k == 0 {
+				template = rest
+			}
+			same = same && len(owns[k]) > 0 && len(rest) > 0 && jaccard(rest, template) >= instanceTemplateAt
+		}
+		if !same {
+			continue
+		}
+		for k, d := range g {
+			if out == nil {
+				out = make([][]string, n)
+			}
+			out[d] = owns[k]
+		}
+	}
+	return out
+}
+
+// shrinkUnnamedInstances lowers the probability of each candidate that is
+// an instance of a list whose thing the request (with its earlier turns)
+// does not name.
+func (m *Matcher) shrinkUnnamedInstances(req *extract.Requirement, out []Ranked) {
+	inst := m.instances()
+	if inst == nil || req == nil {
+		return
+	}
+	var terms []string // the request's terms, made for the first instance
+	var note []string
+	for i := range out {
+		r := &out[i]
+		if r.Doc >= len(inst) || inst[r.Doc] == nil || r.Prob < m.policy.ClarifyFloor || r.Unnamed {
+			continue
+		}
+		if terms == nil {
+			terms = requestTerms(req.Need)
+			for _, h := range req.History {
+				terms = append(terms, requestTerms(h)...)
+			}
+		}
+		if slices.ContainsFunc(inst[r.Doc], func(t string) bool { return slices.Contains(terms, t) }) {
+			continue
+		}
+		if note == nil {
+			note = make([]string, len(out))
+		}
+		note[i] = fmt.Sprintf("the request names none of what sets it apart from the skills listed like it (%v). ", inst[r.Doc])
+		r.Sibling = false
+		for j := range out {
+			if out[j].AlikeOf == r.Entry.Key {
+				out[j].Sibling = false
+			}
+		}
+	}
+	if note != nil {
+		shrinkMarked(out, note)
+	}
+}

@@ -1,0 +1,71 @@
+package match_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/skillmatch/skillmatch/shared/match"
+	"github.com/skillmatch/skillmatch/shared/match/decide"
+)
+
+// TestInstanceNotNamedIsNotChosen: a vendor listing one job once per venue
+// ("Room hire - <venue>", one template filled in) has not been chosen by a
+// request that names no venue, however well its example reads; one that
+// names the venue chooses it. Skills tagged alike whose descriptions are
+// their own are no such list.
+func TestInstanceNotNamedIsNotChosen(t *testing.T) {
+	hall := func(id, venue, example string) skillSpec {
+		return skillSpec{ID: id, Name: "Room hire - " + venue,
+			Desc:     "Book the main hall at " + venue + " by the hour for groups, classes, meetings and parties.",
+			Tags:     []string{"room hire", "hall booking", "community room"},
+			Examples: []string{example}}
+	}
+	flood := agentSpec{ID: "hallhop", Name: "HallHop", Desc: "Halls for hire across the valley.",
+		Skills: []skillSpec{
+			hall("pennock", "Pennock Scout Hut", "book the hall for a toddler group on Tuesday mornings"),
+			hall("hallowby", "Hallowby Institute", "book the hall for a residents' meeting"),
+			hall("wendlow", "Wendlow Riverside Centre", "book the hall for a weekly exercise class"),
+		}}
+	rooms := agentSpec{ID: "community", Name: "Community Rooms", Desc: "The landlord's own community rooms.",
+		Skills: []skillSpec{{ID: "room-hire", Name: "Community room bookings",
+			Desc: "Book one of our community rooms for a resident group, a one-off event or a regular class.",
+			Tags: []string{"community room", "room hire", "resident groups"}}}}
+	for _, tc := range []struct {
+		name, need string
+		delegated  string // "" when nothing is to be delegated to a hall
+	}{
+		{"no venue named", "our toddler group needs a hall on Tuesday mornings", ""},
+		{"the venue named", "book Wendlow Riverside Centre's hall for our weekly exercise class", "hallhop/wendlow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMatcher(t, buildCatalog(t, append(honest(), flood, rooms)...))
+			res := mustMatch(t, m, textTask("h", tc.need))
+			if !strings.HasPrefix(res.Ranked[0].Entry.Key, "hallhop/") {
+				t.Fatalf("ranked %v, want a hall first; the test checks nothing", rankedKeys(res))
+			}
+			d := res.Decision
+			chosen := ""
+			if d.Chosen != nil {
+				chosen = d.Chosen.Key
+			}
+			switch {
+			case tc.delegated == "" && d.Action == decide.Delegate && strings.HasPrefix(chosen, "hallhop/"):
+				t.Errorf("delegated to %s at %.2f (%s), want no hall chosen for the caller", chosen, d.Probability, d.Reason)
+			case tc.delegated != "" && (d.Action != decide.Delegate || chosen != tc.delegated):
+				t.Errorf("%s %s (%s), want %s delegated", d.Action, chosen, d.Reason, tc.delegated)
+			}
+		})
+	}
+	// Tagged alike, described each in its own words: no template.
+	own := agentSpec{ID: "hallhop", Name: "HallHop", Desc: "Halls for hire across the valley.",
+		Skills: []skillSpec{
+			{ID: "pennock", Name: "Room hire - Pennock Scout Hut", Desc: "A timber scout hut with a kitchen, good for toddler groups.", Tags: []string{"room hire", "hall booking"}},
+			{ID: "hallowby", Name: "Room hire - Hallowby Institute", Desc: "The old miners' institute: a big stage, seats for 120.", Tags: []string{"room hire", "hall booking"}},
+			{ID: "wendlow", Name: "Room hire - Wendlow Riverside Centre", Desc: "A modern centre by the river with a sprung floor for classes.", Tags: []string{"room hire", "hall booking"}},
+		}}
+	m := newMatcher(t, buildCatalog(t, append(honest(), own)...), match.WithPolicy(delegateAlways))
+	res := mustMatch(t, m, textTask("o", "a timber scout hut with a kitchen for our toddler group"))
+	if strings.Contains(res.Ranked[0].Reason, "names none of what sets it apart") {
+		t.Errorf("%s read as an instance of a list: %s", res.Ranked[0].Entry.Key, res.Ranked[0].Reason)
+	}
+}
