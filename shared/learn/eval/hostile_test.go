@@ -280,6 +280,27 @@ var hostileSets = []hostileSet{
 			"h14-082": "\"I need help\" has no content word and no pointer, so it is not read as thin: tenancy support's referral at 0.71",
 		},
 	},
+	{
+		// A fifteenth set, written blind (a group of veterinary
+		// practices); its first run is in the README.
+		dir: "testdata/hostile15",
+		attackers: map[string]string{"client-helper": "injected", "switchboard": "injected", "vetsuite": "stuffed",
+			"cd-desk": "cloned", "bookavet": "spam"},
+		floodBy:   "aquapaws-",
+		external:  map[string]bool{"clearwell": true, "hollybank": true, "fernlea": true},
+		ambiguous: []string{"ambiguity-pair"},
+		// Its first run, after the day's other changes and before any
+		// for it: each of these is listed as what fails today, not
+		// mended.
+		misses: map[string]string{
+			"h15-036": "rabbits looked after while the family is abroad, picked up after a check-up: an out-of-hours triage call first at 0.22, abstained",
+			"h15-038": "a cat and a terrier looked after during a house move: asked about beside an out-of-hours triage call",
+			"h15-040": claimDesks, "h15-041": claimDesks, "h15-042": claimDesks, "h15-043": claimDesks, "h15-046": claimDesks,
+			"h15-049": "\"Mrs Hale wants her money back for last Tuesday\" goes to the complaints desk at 0.96, not asked beside a refund",
+			"h15-089": "appealing a vet's speeding ticket goes to the complaints desk at 0.74",
+			"h15-056": poolByPlace, "h15-068": poolByPlace,
+		},
+	},
 }
 
 // twinsApart is hostile6's known miss on its twins: ClearView's
@@ -318,6 +339,18 @@ const drainTwins = "twin drainage contractors in words apart (2 of 14 and 19 ter
 // alike but share no tag term and 2 of their 28 and 30 stated terms, so
 // differsAlike does not read them either.
 const moneyDesks = "in-house money advice and an outside debt-advice charity in words apart (no tag term in common): never asked about"
+
+// claimDesks is hostile15's known miss on its two-agent ambiguity: the
+// in-house insurance claims team and an outside claims bureau share two tag
+// terms but 5 of their 19 and 21 stated terms (under a quarter of the
+// larger) and read 0.67 alike (under differsStatedAt): asked about on 2 of
+// 7 requests.
+const claimDesks = "in-house claims support and an outside claims bureau in words apart (5 of 19 and 21 terms, 0.67 alike): seldom asked about"
+
+// poolByPlace is hostile15's known miss on its flood: hydrotherapy pools
+// named after the group's practices take requests that name a practice
+// and nothing of hydrotherapy ("stitches out at Ashby Fell").
+const poolByPlace = "a flood's pool named after a practice takes a request naming that practice and nothing of its job"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed
