@@ -31,10 +31,26 @@ const (
 	instanceTemplateAt = 0.8
 )
 
+// listInstance is what a request must name to choose an instance of a
+// list: one of its own terms (the terms of its name that the list's other
+// names do not all hold) and one of the list's job terms (the terms its
+// names share, but those that a quarter of the catalog's agents use). A
+// vet group's hydrotherapy pools, named after its practices, were chosen
+// for "where do I take my dog to have his stitches out at Ashby Fell" and
+// for a booster "at Ashby Fell" by the place alone; their tags' "dog pool"
+// would have named the job for any dog.
+type listInstance struct {
+	own, job []string
+}
+
+// commonWordingShare is the share of the catalog's agents from which a
+// term is common wording, no job of a list.
+const commonWordingShare = 0.25
+
 // instanceTerms is, for each doc that is an instance of a list (see
-// above), the terms of its name that the list's other names do not all
-// hold; nil for the others, most docs of most catalogs.
-func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) [][]string {
+// above), what sets it apart and what its list does; nil for the others,
+// most docs of most catalogs.
+func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []*listInstance {
 	groups := map[uint64][]int{}
 	for d := range n {
 		if t := doc(d).TagTerms; len(t) > 0 && !untrusted(d) {
@@ -42,7 +58,8 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 			groups[h] = append(groups[h], d)
 		}
 	}
-	var out [][]string
+	var out []*listInstance
+	var agents map[string]int // how many agents' texts hold each term, made for the first list
 	for _, g := range groups {
 		if len(g) < minInstances || len(g) > maxJobGroup {
 			continue
@@ -83,14 +100,48 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 		if !same {
 			continue
 		}
+		if agents == nil {
+			agents = agentsUsing(doc, n)
+		}
+		var job []string
+		for _, t := range common {
+			if float64(agents[t]) <= commonWordingShare*float64(agents[""]) && !slices.Contains(job, t) {
+				job = append(job, t)
+			}
+		}
+		if len(job) == 0 {
+			continue
+		}
 		for k, d := range g {
 			if out == nil {
-				out = make([][]string, n)
+				out = make([]*listInstance, n)
 			}
-			out[d] = owns[k]
+			out[d] = &listInstance{own: owns[k], job: job}
 		}
 	}
 	return out
+}
+
+// agentsUsing counts, for each term of the docs' names, tags and
+// descriptions, the agents whose docs hold it; "" counts the agents.
+func agentsUsing(doc func(int) *index.Doc, n int) map[string]int {
+	count := map[string]int{}
+	seen := map[string]string{} // term → the last agent that counted it
+	for d := range n {
+		e := doc(d)
+		if d == 0 || e.AgentID != doc(d-1).AgentID {
+			count[""]++
+		}
+		for _, ts := range [][]string{e.NameTerms, e.TagTerms, e.DescTerms} {
+			for _, t := range ts {
+				if seen[t] != e.AgentID {
+					seen[t] = e.AgentID
+					count[t]++
+				}
+			}
+		}
+	}
+	return count
 }
 
 // shrinkUnnamedInstances lowers the probability of each candidate that is
@@ -108,19 +159,27 @@ func (m *Matcher) shrinkUnnamedInstances(req *extract.Requirement, out []Ranked)
 		if r.Doc >= len(inst) || inst[r.Doc] == nil || r.Prob < m.policy.ClarifyFloor || r.Unnamed {
 			continue
 		}
+		li := inst[r.Doc]
 		if terms == nil {
 			terms = requestTerms(req.Need)
 			for _, h := range req.History {
 				terms = append(terms, requestTerms(h)...)
 			}
 		}
-		if slices.ContainsFunc(inst[r.Doc], func(t string) bool { return slices.Contains(terms, t) }) {
+		named := func(ts []string) bool {
+			return slices.ContainsFunc(ts, func(t string) bool { return slices.Contains(terms, t) })
+		}
+		if named(li.own) && named(li.job) {
 			continue
 		}
 		if note == nil {
 			note = make([]string, len(out))
 		}
-		note[i] = fmt.Sprintf("the request names none of what sets it apart from the skills listed like it (%v). ", inst[r.Doc])
+		if named(li.own) {
+			note[i] = fmt.Sprintf("the request names the thing (%v) but not the job %v of the skills listed like it. ", li.own, li.job)
+		} else {
+			note[i] = fmt.Sprintf("the request names none of what sets it apart from the skills listed like it (%v). ", li.own)
+		}
 		r.Sibling = false
 		for j := range out {
 			if out[j].AlikeOf == r.Entry.Key {

@@ -35,7 +35,10 @@ func TestInstanceNotNamedIsNotChosen(t *testing.T) {
 		delegated  string // "" when nothing is to be delegated to a hall
 	}{
 		{"no venue named", "our toddler group needs a hall on Tuesday mornings", ""},
-		{"the venue named", "book Wendlow Riverside Centre's hall for our weekly exercise class", "hallhop/wendlow"},
+		{"the venue named", "hire a room at Wendlow Riverside Centre for our weekly exercise class", "hallhop/wendlow"},
+		// The place is named, the list's job is not: the hall was chosen
+		// by the place alone.
+		{"the venue named, not the job", "where can I get my dog's stitches out near Wendlow Riverside Centre", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMatcher(t, buildCatalog(t, append(honest(), flood, rooms)...))

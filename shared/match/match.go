@@ -111,7 +111,7 @@ type Matcher struct {
 	signs func() []agentSign
 	// instances is, per doc, what sets an instance of a list apart (see
 	// instanceTerms), made for the first ranking.
-	instances func() [][]string
+	instances func() []*listInstance
 }
 
 type ref struct {
@@ -286,7 +286,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		return newCardForms(m.jobLexicon, idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
 	})
 	m.labelForms = sync.OnceValue(func() map[string]map[string]formKinds { return labelFormsOf(idx.Doc, idx.Len()) })
-	m.instances = sync.OnceValue(func() [][]string {
+	m.instances = sync.OnceValue(func() []*listInstance {
 		return instanceTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
 	})
 	m.oneAgent = sync.OnceValue(func() map[string]bool {

@@ -289,16 +289,17 @@ var hostileSets = []hostileSet{
 		floodBy:   "aquapaws-",
 		external:  map[string]bool{"clearwell": true, "hollybank": true, "fernlea": true},
 		ambiguous: []string{"ambiguity-pair"},
-		// Its first run, after the day's other changes and before any
-		// for it: each of these is listed as what fails today, not
-		// mended.
+		// Its first run, after the day's other changes, also delegated two
+		// requests naming a practice to a flood's pools named after it
+		// (h15-056, h15-068; mended since: a list's instance is chosen by
+		// its own name and the list's job together); the rest is listed as
+		// what fails today, not mended.
 		misses: map[string]string{
 			"h15-036": "rabbits looked after while the family is abroad, picked up after a check-up: an out-of-hours triage call first at 0.22, abstained",
 			"h15-038": "a cat and a terrier looked after during a house move: asked about beside an out-of-hours triage call",
 			"h15-040": claimDesks, "h15-041": claimDesks, "h15-042": claimDesks, "h15-043": claimDesks, "h15-046": claimDesks,
 			"h15-049": "\"Mrs Hale wants her money back for last Tuesday\" goes to the complaints desk at 0.96, not asked beside a refund",
 			"h15-089": "appealing a vet's speeding ticket goes to the complaints desk at 0.74",
-			"h15-056": poolByPlace, "h15-068": poolByPlace,
 		},
 	},
 }
@@ -346,11 +347,6 @@ const moneyDesks = "in-house money advice and an outside debt-advice charity in 
 // larger) and read 0.67 alike (under differsStatedAt): asked about on 2 of
 // 7 requests.
 const claimDesks = "in-house claims support and an outside claims bureau in words apart (5 of 19 and 21 terms, 0.67 alike): seldom asked about"
-
-// poolByPlace is hostile15's known miss on its flood: hydrotherapy pools
-// named after the group's practices take requests that name a practice
-// and nothing of hydrotherapy ("stitches out at Ashby Fell").
-const poolByPlace = "a flood's pool named after a practice takes a request naming that practice and nothing of its job"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed
