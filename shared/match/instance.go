@@ -1,7 +1,6 @@
 package match
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/skillmatch/skillmatch/shared/match/extract"
@@ -16,8 +15,9 @@ import (
 // party on Saturday") has chosen none of them: the ranker picked one for
 // its example's words, and a flood of such listings took three of a blind
 // set's four room bookings from the landlord's own community rooms at
-// 0.79-0.99. An instance the request does not name keeps its rank but not
-// its confidence (shrinkMarked), and pools with no sibling.
+// 0.79-0.99. An instance the request does not choose (see listInstance)
+// keeps its rank but not its confidence (shrinkMarked), and pools with no
+// sibling.
 const (
 	// minInstances is how many skills, tagged alike, make a list of
 	// instances.
@@ -176,9 +176,9 @@ func (m *Matcher) shrinkUnnamedInstances(req *extract.Requirement, out []Ranked)
 			note = make([]string, len(out))
 		}
 		if named(li.own) {
-			note[i] = fmt.Sprintf("the request names the thing (%v) but not the job %v of the skills listed like it. ", li.own, li.job)
+			note[i] = "the request names what this listing is for but not the job of the listings like it. "
 		} else {
-			note[i] = fmt.Sprintf("the request names none of what sets it apart from the skills listed like it (%v). ", li.own)
+			note[i] = "the request names none of what sets this listing apart from the others like it. "
 		}
 		r.Sibling = false
 		for j := range out {
