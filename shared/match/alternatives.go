@@ -72,41 +72,29 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *ag
 		return nil, nil
 	}
 	kinds = &agentKinds{class: class, name: name}
-	type key struct {
-		field int
-		hash  uint64
-	}
 	fields := [2]func(*index.Doc) []string{
 		func(d *index.Doc) []string { return d.TagTerms },
 		func(d *index.Doc) []string { return d.NameTerms },
 	}
-	groups := map[key][]int32{}
-	for i := range docs {
-		for f, terms := range fields {
-			if t := terms(&docs[i]); len(t) > 0 {
-				k := key{f, hashTerms(t)}
-				groups[k] = append(groups[k], int32(i))
-			}
-		}
-	}
 	var out map[int][]int
-	for k, g := range groups {
-		if len(g) < 2 || len(g) > maxJobGroup {
-			continue
-		}
-		terms := fields[k.field]
-		for _, i := range g {
-			for _, j := range g {
-				if refs[i].agentN == refs[j].agentN || (class[i] == class[j] && name[i] != name[j]) {
-					continue // the same agent, or twins at most
+	for _, terms := range fields {
+		for _, g := range termGroups(len(docs), func(d int) []string { return terms(&docs[d]) }, nil) {
+			if len(g) < 2 || len(g) > maxJobGroup {
+				continue
+			}
+			for _, i := range g {
+				for _, j := range g {
+					if refs[i].agentN == refs[j].agentN || (class[i] == class[j] && name[i] != name[j]) {
+						continue // the same agent, or twins at most
+					}
+					if slices.Contains(out[i], j) {
+						continue // found by the other field
+					}
+					if out == nil {
+						out = map[int][]int{}
+					}
+					out[i] = append(out[i], j)
 				}
-				if !slices.Equal(terms(&docs[i]), terms(&docs[j])) || slices.Contains(out[int(i)], int(j)) {
-					continue // a hash collision, or found by the other field
-				}
-				if out == nil {
-					out = map[int][]int{}
-				}
-				out[int(i)] = append(out[int(i)], int(j))
 			}
 		}
 	}
@@ -120,6 +108,31 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *ag
 // internal or external) and its agent's name (case, spacing and
 // punctuation aside).
 type agentKinds struct{ class, name []int32 }
+
+// termGroups groups docs 0..n-1 by their terms (as terms gives them):
+// each group holds the docs whose non-empty term lists are the very same,
+// in doc order. keep, when not nil, leaves docs out. One hash per doc; a
+// hash collision is told apart by comparing the lists.
+func termGroups(n int, terms func(d int) []string, keep func(d int) bool) [][]int {
+	buckets := map[uint64][]int{} // hash → indexes into groups
+	var groups [][]int
+	for d := range n {
+		t := terms(d)
+		if len(t) == 0 || keep != nil && !keep(d) {
+			continue
+		}
+		h := hashTerms(t)
+		k := slices.IndexFunc(buckets[h], func(g int) bool { return slices.Equal(terms(groups[g][0]), t) })
+		if k < 0 {
+			buckets[h] = append(buckets[h], len(groups))
+			groups = append(groups, []int{d})
+			continue
+		}
+		g := buckets[h][k]
+		groups[g] = append(groups[g], d)
+	}
+	return groups
+}
 
 // hashTerms is the FNV-1a hash of a term list, terms separated by a 0.
 func hashTerms(terms []string) uint64 {

@@ -51,25 +51,15 @@ const commonWordingShare = 0.25
 // above), what sets it apart and what its list does; nil for the others,
 // most docs of most catalogs.
 func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []*listInstance {
-	groups := map[uint64][]int{}
-	for d := range n {
-		if t := doc(d).TagTerms; len(t) > 0 && !untrusted(d) {
-			h := hashTerms(t)
-			groups[h] = append(groups[h], d)
-		}
-	}
 	var out []*listInstance
 	var agents map[string]int // how many agents' texts hold each term, made for the first list
+	groups := termGroups(n, func(d int) []string { return doc(d).TagTerms }, func(d int) bool { return !untrusted(d) })
 	for _, g := range groups {
 		if len(g) < minInstances || len(g) > maxJobGroup {
 			continue
 		}
 		common := slices.Clone(doc(g[0]).NameTerms)
 		for _, d := range g[1:] {
-			if !slices.Equal(doc(d).TagTerms, doc(g[0]).TagTerms) {
-				common = nil // a hash collision
-				break
-			}
 			common = slices.DeleteFunc(common, func(t string) bool { return !slices.Contains(doc(d).NameTerms, t) })
 		}
 		if len(common) == 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -335,4 +336,23 @@ func FuzzFoldKey(f *testing.F) {
 			t.Fatalf("%q, %q: appendFoldKey says %v, EqualFold %v", a, b, got, want)
 		}
 	})
+}
+
+// termGroups puts docs of the very same term list together, in doc order,
+// and leaves out docs without terms and those keep refuses.
+func TestTermGroups(t *testing.T) {
+	lists := [][]string{{"hall", "hire"}, {"pool"}, nil, {"hall", "hire"}, {"hall"}, {"pool"}, {"hall", "hire"}}
+	terms := func(d int) []string { return lists[d] }
+	for _, tc := range []struct {
+		name string
+		keep func(int) bool
+		want [][]int
+	}{
+		{"all", nil, [][]int{{0, 3, 6}, {1, 5}, {4}}},
+		{"kept", func(d int) bool { return d != 3 }, [][]int{{0, 6}, {1, 5}, {4}}},
+	} {
+		if got := termGroups(len(lists), terms, tc.keep); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: groups %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }

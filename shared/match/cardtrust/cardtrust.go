@@ -53,9 +53,10 @@ func (v Verdict) String() string {
 // description hold for every skill it lists.
 type Agent struct {
 	card      *card.Card
-	orders    bool       // the agent's own name or description talks to the selector
-	mayDirect bool       // they hold an anchor of the directive regexp
-	kinds     anchorKind // the anchor lists its name and description hold
+	orders    bool        // the agent's own name or description talks to the selector
+	mayDirect bool        // they hold an anchor of the directive regexp
+	kinds     anchorKind  // the anchor lists its name and description hold
+	signals   cardSignals // what its name and description say, for ordersAcross
 }
 
 // ReadAgent reads agent card c's own texts, each scanned once.
@@ -67,6 +68,7 @@ func ReadAgent(c *card.Card) Agent {
 		orders:    talksToSelectorIn(c.Name, c.ID, texts),
 		mayDirect: (texts[0].kinds|texts[1].kinds)&directiveKind != 0,
 		kinds:     texts[0].kinds | texts[1].kinds,
+		signals:   readSignals(selfNames(c.Name, c.ID), c.Name, c.Description),
 	}
 }
 

@@ -104,27 +104,49 @@ func (a Agent) ordersAcross(t skillTexts) bool {
 	if k&(catalogKind|actKind) != catalogKind|actKind {
 		return false // no word of the catalog, or none of selecting or of a reader
 	}
+	selves := selfNames(a.card.Name, a.card.ID)
+	fields := make([]string, t.fields)
+	for i, x := range t.texts[:t.fields] {
+		fields[i] = x.text
+	}
+	sig := a.signals
+	sig.add(readSignals(selves, fields...))
+	return sig.all == allFamilies && sig.claims && sig.addresses
+}
+
+// cardSignals is what texts say of the families, read sentence by
+// sentence: every family they speak of, and whether one sentence claims
+// over the catalog (the catalog and a claim over the rest) and one names
+// the machine that selects (a reader and selecting).
+type cardSignals struct {
+	all               signalFamily
+	claims, addresses bool
+}
+
+// readSignals reads texts' sentences for cardSignals; selves are the
+// card's own names (selfNames).
+func readSignals(selves []self, texts ...string) cardSignals {
 	const (
 		claim     = familyCatalog | familyOverAll
 		addressee = familyReader | familySelecting
 	)
-	selves := selfNames(a.card.Name, a.card.ID)
-	var all signalFamily
-	claims, addresses := false, false
-	read := func(text string) {
+	var s cardSignals
+	for _, text := range texts {
 		for _, sentence := range sentences(text) {
 			f := signalFamilies(selfAsTool(sentence, words(sentence), selves))
-			all |= f
-			claims = claims || f&claim == claim
-			addresses = addresses || f&addressee == addressee
+			s.all |= f
+			s.claims = s.claims || f&claim == claim
+			s.addresses = s.addresses || f&addressee == addressee
 		}
 	}
-	read(a.card.Name)
-	read(a.card.Description)
-	for _, x := range t.texts[:t.fields] {
-		read(x.text)
-	}
-	return all == allFamilies && claims && addresses
+	return s
+}
+
+// add joins what other texts say to what s's say.
+func (s *cardSignals) add(o cardSignals) {
+	s.all |= o.all
+	s.claims = s.claims || o.claims
+	s.addresses = s.addresses || o.addresses
 }
 
 // sentences splits text where a sentence or a clause ends.
