@@ -519,7 +519,11 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := QueryText(req)
 	if len(req.History) > 0 {
-		q = carryTopic(q, req, m.domains())
+		if c := continuedTurn(req, m.domains()); c != "" {
+			q = c
+		} else {
+			q = carryTopic(q, req, m.domains())
+		}
 	}
 	sl.Terms = analyze.Terms(q)
 	// BM25 also searches the other forms of the request's words that

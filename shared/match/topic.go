@@ -153,6 +153,80 @@ func carryTopic(q string, req *extract.Requirement, domain map[string]bool) stri
 	return q
 }
 
+// continuedTurn is the query text of a turn that adds to what the turn
+// before it asked rather than asking anew (continues: "same for number 7
+// next door please", "and her sister too while we're there", "actually,
+// make it the whole week") and names no domain of its own: that turn and
+// this one together. Such a turn names the thing, not the job; its words
+// alone went to whatever skill shares them ("number 7 next door" to a
+// house viewing), and carrying the earlier turn's domain words was too
+// little where one agent's skills share none. "" when the rule does not
+// apply: no earlier turn, a short turn QueryText already joins, or a turn
+// that names its own domain ("and a hotel there too"), which goes where its
+// words say, as carryTopic lets it. Measured over SGD's dialogues, whose
+// "too" and "also" open another service's job ("I also need a cab"), only
+// the opening "and", "same for" and "make it" forms carry, which SGD's
+// turns seldom use.
+func continuedTurn(req *extract.Requirement, domain map[string]bool) string {
+	if len(req.History) == 0 || QueryText(req) != req.Need || !continues(req.Need) ||
+		len(domainWords(req.Need, domain)) > 0 {
+		return ""
+	}
+	return req.History[len(req.History)-1] + " " + req.Need
+}
+
+// continues says whether a turn adds to the turn before it: it opens, after
+// any interjection ("oh,", "actually,"), with "and", "same", "another" or
+// "plus", or with "make it" (as a request: "can you make it"); or it asks
+// "the same for" something, or says "while you're at it" or "while they're
+// there".
+func continues(turn string) bool {
+	ws := analyze.Words(turn) // lower case, and "you're" reads "you"
+	i := 0
+	for i < len(ws) && interjections[ws[i]] {
+		i++
+	}
+	if i < len(ws) && opensContinuation[ws[i]] {
+		return true
+	}
+	switch {
+	case i+1 < len(ws) && (ws[i] == "can" || ws[i] == "could") && ws[i+1] == "you":
+		i += 2
+	case i < len(ws) && ws[i] == "please":
+		i++
+	}
+	if i+1 < len(ws) && ws[i] == "make" && ws[i+1] == "it" {
+		return true
+	}
+	for k := 0; k+1 < len(ws); k++ {
+		if ws[k] == "same" && ws[k+1] == "for" || ws[k] == "while" && meanwhile(ws[k+1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// meanwhile says whether the words after "while" say "you're at it" or
+// "they're there" (as analyze.Words reads them: "you at it", "they there"):
+// whoever does the job is at it already. "While we are there" is the
+// caller's trip, and SGD's "find a house to stay in while we are there"
+// opens another job.
+func meanwhile(ws []string) bool {
+	if len(ws) < 2 || ws[0] != "you" && ws[0] != "they" {
+		return false
+	}
+	ws = ws[1:]
+	if ws[0] == "are" {
+		ws = ws[1:]
+	}
+	return len(ws) > 0 && ws[0] == "there" || len(ws) > 1 && ws[0] == "at" && ws[1] == "it"
+}
+
+var (
+	interjections     = map[string]bool{"oh": true, "ok": true, "okay": true, "um": true, "actually": true, "sorry": true, "right": true, "great": true, "thanks": true}
+	opensContinuation = map[string]bool{"and": true, "same": true, "another": true, "plus": true}
+)
+
 // domainWords are the words of text that are domain terms, once each, as
 // written; two words that a catalog writes as one ("pick up" against the
 // tag "pickup", "rental cars" against "RentalCars") count as that word

@@ -109,6 +109,73 @@ func TestCarryTopic(t *testing.T) {
 	}
 }
 
+// A turn continues the one before when it opens with "and", "same",
+// "another", "plus" or "make it" (after an interjection), asks "the same
+// for" something, or says "while you're at it"; the "too" and "also" that
+// open another service's job in a dialogue ("I also need a cab") do not
+// make one.
+func TestContinues(t *testing.T) {
+	tests := []struct {
+		turn string
+		want bool
+	}{
+		{"and next door at number 11 too, same day if they can", true},
+		{"oh, and 107 as well please", true},
+		{"Same for number 7 next door please", true},
+		{"another one by the back door", true},
+		{"plus the garage", true},
+		{"actually, make it the whole week", true},
+		{"Actually, can you make it Thursday instead?", true},
+		{"please make it two", true},
+		{"yes, do the same for Friday", true},
+		{"the guinea pigs too while you're at it", true},
+		{"her sister as well while they're there", true},
+		{"his brother while you are at it", true},
+		{"I also need a cab to get there", false},
+		{"Could you find me a hotel there too?", false},
+		{"Can you also tell me the weather forecast for the 5th?", false},
+		{"we make it to the airport by noon", false},
+		{"keep the same room", false},
+		{"while the kettle boils, check my balance", false},
+		{"let's find a house to stay in while we are there", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := continues(tt.turn); got != tt.want {
+			t.Errorf("continues(%q) = %v, want %v", tt.turn, got, tt.want)
+		}
+	}
+}
+
+// A continuing turn that names no domain is searched with the turn before
+// it; one that names its own domain, a short turn QueryText joins already
+// and a turn with no earlier one are left to the other rules.
+func TestContinuedTurn(t *testing.T) {
+	docs := topicDocs()
+	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	tests := []struct {
+		name    string
+		need    string
+		history []string
+		want    string
+	}{
+		{"the same for another thing", "same for my colleague arriving on Monday", []string{"I need a hotel in Paris for Friday", "a room for three nights"},
+			"a room for three nights same for my colleague arriving on Monday"},
+		{"names its own domain", "and a restaurant near it too please", []string{"I need a hotel in Paris for Friday"}, ""},
+		{"does not continue", "I also need a cab to the station", []string{"I need a hotel in Paris for Friday"}, ""},
+		{"short: QueryText joins it", "and mine", []string{"I need a hotel in Paris for Friday"}, ""},
+		{"no earlier turn", "same for my colleague arriving on Monday", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &extract.Requirement{Need: tt.need, History: tt.history}
+			if got := continuedTurn(req, domain); got != tt.want {
+				t.Errorf("continuedTurn = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // A one-agent term is one that the text of a single agent holds, whatever
 // its number of skills ("taxi" of the one-skill taxi agent, "song" of the
 // music agent); a word two agents hold ("find", "reserve", "destination")

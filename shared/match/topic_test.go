@@ -66,3 +66,59 @@ func TestFollowUpCarriesTopic(t *testing.T) {
 		})
 	}
 }
+
+// estateServices is an invented catalog of a landlord's services, written
+// as such teams write their cards: each skill in its own trade's words.
+func estateServices() []agentSpec {
+	return []agentSpec{
+		{ID: "gas", Name: "Gas Team", Desc: "Gas safety and heating for every tenanted home.",
+			Skills: []skillSpec{
+				{ID: "safety-check", Name: "Annual gas safety check", Desc: "Book the yearly landlord gas safety inspection and certificate for a property", Tags: []string{"CP12", "landlord certificate"}},
+				{ID: "breakdown", Name: "Heating breakdown", Desc: "Send an engineer when the boiler, radiators or hot water stop working", Tags: []string{"boiler", "no heat"}}}},
+		{ID: "lettings", Name: "Lettings", Desc: "Empty homes and new tenancies.",
+			Skills: []skillSpec{
+				{ID: "viewing", Name: "Property viewing", Desc: "Show an empty home to the next applicant on the list (keys at the office next door)", Tags: []string{"viewing", "applicant"}},
+				{ID: "sign-up", Name: "Tenancy sign-up", Desc: "Sign a new tenancy agreement with the incoming tenant", Tags: []string{"tenancy", "keys"}}}},
+		{ID: "adapt", Name: "Adaptations", Desc: "Changes to homes for residents with mobility needs.",
+			Skills: []skillSpec{
+				{ID: "minor", Name: "Minor adaptations", Desc: "Fit grab rails, handrails, lever taps and key safes", Tags: []string{"grab rail", "handrail"}},
+				{ID: "major", Name: "Major adaptations", Desc: "Level-access showers, stairlifts and ramps after an OT assessment", Tags: []string{"stairlift", "ramp"}}}},
+		{ID: "people", Name: "People Team", Desc: "Staff matters.",
+			Skills: []skillSpec{
+				{ID: "leave", Name: "Holiday request", Desc: "Book days of annual leave for a member of staff", Tags: []string{"annual leave", "days off"}},
+				{ID: "sickness", Name: "Sickness absence", Desc: "Record a member of staff off sick and their fit note", Tags: []string{"sick", "fit note"}}}},
+		{ID: "grounds", Name: "Grounds", Desc: "Communal gardens and outside spaces.",
+			Skills: []skillSpec{
+				{ID: "grass", Name: "Grass cutting", Desc: "Cut the grass and hedges in communal gardens", Tags: []string{"mowing", "hedges"}},
+				{ID: "fences", Name: "Fence repair", Desc: "Mend or replace a broken fence or gate", Tags: []string{"fence", "gate"}}}},
+	}
+}
+
+// A follow-up that adds to the turn before it ("same for number 7 next
+// door", "and another by the back door while they're there") is about
+// that turn's job: read alone, its words ("next door", "door") point at
+// other skills. A continuing turn that names another job goes to it.
+func TestFollowUpContinuesTheTurnBefore(t *testing.T) {
+	m := newMatcher(t, buildCatalog(t, estateServices()...))
+	tests := []struct {
+		name    string
+		text    string
+		history []string
+		want    string
+	}{
+		{"the same for next door", "Same for number 7 next door please, theirs runs out the week after",
+			[]string{"Please book the yearly gas check at 5 Elm Road, the certificate expires on 2 May"}, "gas/safety-check"},
+		{"another while they're there", "and another one by the back door step while they're there",
+			[]string{"Can Mr Patel at 12 Ash Close have a grab rail put up beside his bath?"}, "adapt/minor"},
+		{"make it longer", "actually, can you make it the whole of that week instead?",
+			[]string{"I'd like the 3rd and 4th of June off please"}, "people/leave"},
+		// A continuing turn naming another job is not pulled back.
+		{"another job named", "and the grass at the front needs cutting and the hedges trimming",
+			[]string{"Please book the yearly gas check at 5 Elm Road, the certificate expires on 2 May"}, "grounds/grass"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantBest(t, mustMatch(t, m, withHistory(textTask("c", tt.text), tt.history...)), tt.want)
+		})
+	}
+}
