@@ -168,24 +168,29 @@ func carryTopic(q string, req *extract.Requirement, domain map[string]bool) stri
 // the opening "and", "same for" and "make it" forms carry, which SGD's
 // turns seldom use.
 func continuedTurn(req *extract.Requirement, domain map[string]bool) string {
-	if len(req.History) == 0 || QueryText(req) != req.Need || !continues(req.Need) ||
-		len(domainWords(req.Need, domain)) > 0 {
+	if len(req.History) == 0 || QueryText(req) != req.Need {
+		return ""
+	}
+	ws := analyze.Words(req.Need) // lower case, and "you're" reads "you"
+	if !continues(ws) {
+		return ""
+	}
+	// An opening "actually" is no word of a billing agent's "actual
+	// readings": hostile13's "actually make it the Wednesday as well",
+	// after a day off asked for, went to a bill query at 0.86.
+	if words, _ := domainWordsIn(ws[interjected(ws):], domain); len(words) > 0 {
 		return ""
 	}
 	return req.History[len(req.History)-1] + " " + req.Need
 }
 
-// continues says whether a turn adds to the turn before it: it opens, after
-// any interjection ("oh,", "actually,"), with "and", "same", "another" or
-// "plus", or with "make it" (as a request: "can you make it"); or it asks
-// "the same for" something, or says "while you're at it" or "while they're
-// there".
-func continues(turn string) bool {
-	ws := analyze.Words(turn) // lower case, and "you're" reads "you"
-	i := 0
-	for i < len(ws) && interjections[ws[i]] {
-		i++
-	}
+// continues says whether a turn's words (analyze.Words) add to the turn
+// before it: they open, after any interjection ("oh,", "actually,"), with
+// "and", "same", "another" or "plus", or with "make it" (as a request:
+// "can you make it"); or they ask "the same for" something, or say "while
+// you're at it" or "while they're there".
+func continues(ws []string) bool {
+	i := interjected(ws)
 	if i < len(ws) && opensContinuation[ws[i]] {
 		return true
 	}
@@ -220,6 +225,15 @@ func meanwhile(ws []string) bool {
 		ws = ws[1:]
 	}
 	return len(ws) > 0 && ws[0] == "there" || len(ws) > 1 && ws[0] == "at" && ws[1] == "it"
+}
+
+// interjected is how many of a turn's words open it as interjections.
+func interjected(ws []string) int {
+	i := 0
+	for i < len(ws) && interjections[ws[i]] {
+		i++
+	}
+	return i
 }
 
 var (

@@ -141,7 +141,7 @@ func TestContinues(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		if got := continues(tt.turn); got != tt.want {
+		if got := continues(analyze.Words(tt.turn)); got != tt.want {
 			t.Errorf("continues(%q) = %v, want %v", tt.turn, got, tt.want)
 		}
 	}
@@ -173,6 +173,12 @@ func TestContinuedTurn(t *testing.T) {
 				t.Errorf("continuedTurn = %q, want %q", got, tt.want)
 			}
 		})
+	}
+	// An opening interjection names no domain, even one whose term every
+	// skill of some agent holds (a billing agent's "actual readings").
+	req := &extract.Requirement{Need: "actually, make it the whole week", History: []string{"two days off in June please"}}
+	if got, want := continuedTurn(req, map[string]bool{"actual": true}), "two days off in June please actually, make it the whole week"; got != want {
+		t.Errorf("after an opening interjection that is a domain word: continuedTurn = %q, want %q", got, want)
 	}
 }
 
