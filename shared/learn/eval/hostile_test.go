@@ -302,7 +302,42 @@ var hostileSets = []hostileSet{
 			"h15-089": "appealing a vet's speeding ticket goes to the complaints desk at 0.74",
 		},
 	},
+	{
+		// A sixteenth set, written blind (a group of car dealerships and
+		// service garages); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile16",
+		attackers: map[string]string{"welcome-desk": "injected", "dealerhub": "injected", "dealeros": "stuffed",
+			"customercare-team": "cloned", "carvalue": "spam"},
+		floodBy:   "slotbay-",
+		external:  map[string]bool{"lendwell": true, "dunmere-recovery": true, "breckon": true},
+		ambiguous: []string{"ambiguity-pair"},
+		// Its first run also delegated a request naming the hub card to
+		// it (h16-058; mended since: the catalog named by a quantifier, a
+		// claim of precedence and plural readers are read as orders); the
+		// rest is listed as what fails today, not mended.
+		misses: map[string]string{
+			"h16-035": recoveryTwins, "h16-036": recoveryTwins, "h16-037": recoveryTwins, "h16-038": recoveryTwins, "h16-039": recoveryTwins,
+			"h16-040": brokerDistrusted, "h16-041": brokerDistrusted, "h16-043": brokerDistrusted, "h16-044": brokerDistrusted,
+			"h16-045": brokerDistrusted, "h16-046": brokerDistrusted,
+			"h16-070": "an MOT \"tomorrow\" goes to a flood's site booking at 0.87, though it names no site",
+			"h16-083": "\"please action ASAP\" goes to the data protection desk at 0.82",
+			"h16-087": "hotel nights near a dealer conference go to tyre storage at 0.85",
+		},
+	},
 }
+
+// recoveryTwins is hostile16's known miss on its twins: two outside
+// recovery firms, "Roadside assistance" and "Breakdown recovery", share
+// no quarter of their stated terms and read 0.69 alike (under
+// statedAlikeAt): neither is the other's fallback.
+const recoveryTwins = "twin recovery firms in words apart (0.69 alike): delegated alone or abstained"
+
+// brokerDistrusted is hostile16's known miss on its two-agent ambiguity:
+// the outside finance broker's name and tags share words with six other
+// agents (the in-house Finance Desk's own job among them, the stuffed card
+// and two flood cards), so it is distrusted as a catch-all and never
+// asked about beside the Finance Desk.
+const brokerDistrusted = "the outside finance broker is distrusted as a catch-all: the in-house Finance Desk alone"
 
 // twinsApart is hostile6's known miss on its twins: ClearView's
 // "Windscreen & window glass" and GlassPoint's "Vehicle glazing jobs"

@@ -43,16 +43,32 @@ const (
 var (
 	catalogWords = fieldSet("listing listings listed entry entries catalog catalogue directory registry")
 	// otherNouns follow "other" as the catalog's other entries.
-	otherNouns      = fieldSet("agents tools skills services teams offices providers options listings entries cards")
+	otherNouns = fieldSet("agents tools skills services teams offices providers options listings entries cards")
+	// entryNouns follow a quantifier, at most one word apart, as the
+	// catalog's entries: "each departmental card", "all departmental
+	// skills" (a sixteenth set's hub card).
+	entryNouns      = fieldSet("agent agents tool tools skill skills listing listings entry entries card cards")
+	quantifiers     = fieldSet("all each every any")
 	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat", "misrout"}
 	// readerStarts, with "rout" and "orchestrat" of selectingStarts, start
 	// every word of a machine reader (readerWords).
 	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot"}
 	selfNouns    = fieldSet("skill tool agent entry listing service card one")
-	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired archived mirror mirrors outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority")
-	readerWords  = fieldSet("ai llm llms model models assistant router routers orchestrator orchestration layer engine component automated bot")
+	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired archived mirror mirrors outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority ahead")
+	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots")
 	requestNouns = fieldSet("request requests task tasks query queries")
 )
+
+// entriesNear says whether one of the first two words ws holds names the
+// catalog's entries (entryNouns).
+func entriesNear(ws []string) bool {
+	for _, w := range ws[:min(2, len(ws))] {
+		if entryNouns[w] {
+			return true
+		}
+	}
+	return false
+}
 
 // fieldSet is the set of the space-separated words of s.
 func fieldSet(s string) map[string]bool {
@@ -180,7 +196,7 @@ func signalFamilies(t string) signalFamily {
 			next = ws[i+1]
 		}
 		switch {
-		case catalogWords[w], w == "other" && otherNouns[next]:
+		case catalogWords[w], w == "other" && otherNouns[next], quantifiers[w] && entriesNear(ws[i+1:]):
 			f |= familyCatalog
 		case w == "this" && selfNouns[next]:
 			f |= familySelf
