@@ -53,9 +53,14 @@ const commonWordingShare = 0.25
 func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []*listInstance {
 	var out []*listInstance
 	var agents map[string]int // how many agents' texts hold each term, made for the first list
-	groups := termGroups(n, func(d int) []string { return doc(d).TagTerms }, func(d int) bool { return !untrusted(d) })
+	trusted := func(d int) bool { return !untrusted(d) }
+	groups := termGroups(n, func(d int) []string { return doc(d).TagTerms }, trusted)
+	// A list may tag each instance with its thing too ("MOT", "online
+	// booking", "Castlebridge"): grouped again by the tags its name does
+	// not hold.
+	groups = append(groups, termGroups(n, func(d int) []string { return tagsBesideName(doc(d)) }, trusted)...)
 	for _, g := range groups {
-		if len(g) < minInstances || len(g) > maxJobGroup {
+		if len(g) < minInstances || len(g) > maxJobGroup || out != nil && out[g[0]] != nil {
 			continue
 		}
 		common := slices.Clone(doc(g[0]).NameTerms)
@@ -110,6 +115,11 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 		}
 	}
 	return out
+}
+
+// tagsBesideName is a doc's tag terms that its name does not hold.
+func tagsBesideName(d *index.Doc) []string {
+	return slices.DeleteFunc(slices.Clone(d.TagTerms), func(t string) bool { return slices.Contains(d.NameTerms, t) })
 }
 
 // agentsUsing counts, for each term of the docs' names, tags and

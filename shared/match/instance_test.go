@@ -1,6 +1,7 @@
 package match_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,10 +10,11 @@ import (
 )
 
 // TestInstanceNotNamedIsNotChosen: a vendor listing one job once per venue
-// ("Room hire - <venue>", one template filled in) has not been chosen by a
-// request that names no venue, however well its example reads; one that
-// names the venue chooses it. Skills tagged alike whose descriptions are
-// their own are no such list.
+// ("Room hire - <venue>", one template filled in, tagged alike or each
+// with its venue too) has not been chosen by a request that names no
+// venue, however well its example reads; one that names the venue chooses
+// it. Skills tagged alike whose descriptions are their own are no such
+// list.
 func TestInstanceNotNamedIsNotChosen(t *testing.T) {
 	hall := func(id, venue, example string) skillSpec {
 		return skillSpec{ID: id, Name: "Room hire - " + venue,
@@ -26,6 +28,15 @@ func TestInstanceNotNamedIsNotChosen(t *testing.T) {
 			hall("hallowby", "Hallowby Institute", "book the hall for a residents' meeting"),
 			hall("wendlow", "Wendlow Riverside Centre", "book the hall for a weekly exercise class"),
 		}}
+	// The same list with each hall tagged with its venue as well, as a
+	// sixteenth set's MOT bookings were ("MOT", "online booking",
+	// "Castlebridge").
+	tagged := flood
+	tagged.Skills = nil
+	for _, sk := range flood.Skills {
+		sk.Tags = append(slices.Clone(sk.Tags), strings.TrimPrefix(sk.Name, "Room hire - "))
+		tagged.Skills = append(tagged.Skills, sk)
+	}
 	rooms := agentSpec{ID: "community", Name: "Community Rooms", Desc: "The landlord's own community rooms.",
 		Skills: []skillSpec{{ID: "room-hire", Name: "Community room bookings",
 			Desc: "Book one of our community rooms for a resident group, a one-off event or a regular class.",
@@ -40,24 +51,29 @@ func TestInstanceNotNamedIsNotChosen(t *testing.T) {
 		// by the place alone.
 		{"the venue named, not the job", "where can I get my dog's stitches out near Wendlow Riverside Centre", ""},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newMatcher(t, buildCatalog(t, append(honest(), flood, rooms)...))
-			res := mustMatch(t, m, textTask("h", tc.need))
-			if !strings.HasPrefix(res.Ranked[0].Entry.Key, "hallhop/") {
-				t.Fatalf("ranked %v, want a hall first; the test checks nothing", rankedKeys(res))
-			}
-			d := res.Decision
-			chosen := ""
-			if d.Chosen != nil {
-				chosen = d.Chosen.Key
-			}
-			switch {
-			case tc.delegated == "" && d.Action == decide.Delegate && strings.HasPrefix(chosen, "hallhop/"):
-				t.Errorf("delegated to %s at %.2f (%s), want no hall chosen for the caller", chosen, d.Probability, d.Reason)
-			case tc.delegated != "" && (d.Action != decide.Delegate || chosen != tc.delegated):
-				t.Errorf("%s %s (%s), want %s delegated", d.Action, chosen, d.Reason, tc.delegated)
-			}
-		})
+		for _, list := range []struct {
+			name  string
+			halls agentSpec
+		}{{"tagged alike", flood}, {"tagged with their venues", tagged}} {
+			t.Run(list.name+"/"+tc.name, func(t *testing.T) {
+				m := newMatcher(t, buildCatalog(t, append(honest(), list.halls, rooms)...))
+				res := mustMatch(t, m, textTask("h", tc.need))
+				if !strings.HasPrefix(res.Ranked[0].Entry.Key, "hallhop/") {
+					t.Fatalf("ranked %v, want a hall first; the test checks nothing", rankedKeys(res))
+				}
+				d := res.Decision
+				chosen := ""
+				if d.Chosen != nil {
+					chosen = d.Chosen.Key
+				}
+				switch {
+				case tc.delegated == "" && d.Action == decide.Delegate && strings.HasPrefix(chosen, "hallhop/"):
+					t.Errorf("delegated to %s at %.2f (%s), want no hall chosen for the caller", chosen, d.Probability, d.Reason)
+				case tc.delegated != "" && (d.Action != decide.Delegate || chosen != tc.delegated):
+					t.Errorf("%s %s (%s), want %s delegated", d.Action, chosen, d.Reason, tc.delegated)
+				}
+			})
+		}
 	}
 	// Tagged alike, described each in its own words: no template.
 	own := agentSpec{ID: "hallhop", Name: "HallHop", Desc: "Halls for hire across the valley.",

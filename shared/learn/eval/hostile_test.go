@@ -313,13 +313,14 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		// Its first run also delegated a request naming the hub card to
 		// it (h16-058; mended since: the catalog named by a quantifier, a
-		// claim of precedence and plural readers are read as orders); the
+		// claim of precedence and plural readers are read as orders) and
+		// an MOT naming no site to a flood's site booking at 0.87 (h16-070;
+		// mended since: a list may tag each instance with its thing); the
 		// rest is listed as what fails today, not mended.
 		misses: map[string]string{
 			"h16-035": recoveryTwins, "h16-036": recoveryTwins, "h16-037": recoveryTwins, "h16-038": recoveryTwins, "h16-039": recoveryTwins,
 			"h16-040": brokerDistrusted, "h16-041": brokerDistrusted, "h16-043": brokerDistrusted, "h16-044": brokerDistrusted,
 			"h16-045": brokerDistrusted, "h16-046": brokerDistrusted,
-			"h16-070": "an MOT \"tomorrow\" goes to a flood's site booking at 0.87, though it names no site",
 			"h16-083": "\"please action ASAP\" goes to the data protection desk at 0.82",
 			"h16-087": "hotel nights near a dealer conference go to tyre storage at 0.85",
 		},
