@@ -57,8 +57,12 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 	groups := termGroups(n, func(d int) []string { return doc(d).TagTerms }, trusted)
 	// A list may tag each instance with its thing too ("MOT", "online
 	// booking", "Castlebridge"): grouped again by the tags its name does
-	// not hold.
-	groups = append(groups, termGroups(n, func(d int) []string { return tagsBesideName(doc(d)) }, trusted)...)
+	// not hold (made once a doc: termGroups reads a group's first again).
+	beside := make([][]string, n)
+	for d := range n {
+		beside[d] = tagsBesideName(doc(d))
+	}
+	groups = append(groups, termGroups(n, func(d int) []string { return beside[d] }, trusted)...)
 	for _, g := range groups {
 		if len(g) < minInstances || len(g) > maxJobGroup || out != nil && out[g[0]] != nil {
 			continue
@@ -117,9 +121,14 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 	return out
 }
 
-// tagsBesideName is a doc's tag terms that its name does not hold.
+// tagsBesideName is a doc's tag terms that its name does not hold: its
+// own tag terms, not copied, when the name holds none of them.
 func tagsBesideName(d *index.Doc) []string {
-	return slices.DeleteFunc(slices.Clone(d.TagTerms), func(t string) bool { return slices.Contains(d.NameTerms, t) })
+	inName := func(t string) bool { return slices.Contains(d.NameTerms, t) }
+	if !slices.ContainsFunc(d.TagTerms, inName) {
+		return d.TagTerms
+	}
+	return slices.DeleteFunc(slices.Clone(d.TagTerms), inName)
 }
 
 // agentsUsing counts, for each term of the docs' names, tags and

@@ -519,10 +519,11 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := QueryText(req)
 	if len(req.History) > 0 {
-		if c := continuedTurn(req, m.domains()); c != "" {
+		domain := m.domains()
+		if c := continuedTurn(req, domain); c != "" {
 			q = c
 		} else {
-			q = carryTopic(q, req, m.domains())
+			q = carryTopic(q, req, domain)
 		}
 	}
 	sl.Terms = analyze.Terms(q)

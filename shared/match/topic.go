@@ -155,18 +155,17 @@ func carryTopic(q string, req *extract.Requirement, domain map[string]bool) stri
 
 // continuedTurn is the query text of a turn that adds to what the turn
 // before it asked rather than asking anew (continues: "same for number 7
-// next door please", "and her sister too while we're there", "actually,
-// make it the whole week") and names no domain of its own: that turn and
+// next door please", "another by the back door while they're there",
+// "actually, make it the whole week") and names no domain of its own: that turn and
 // this one together. Such a turn names the thing, not the job; its words
 // alone went to whatever skill shares them ("number 7 next door" to a
 // house viewing), and carrying the earlier turn's domain words was too
 // little where one agent's skills share none. "" when the rule does not
 // apply: no earlier turn, a short turn QueryText already joins, or a turn
 // that names its own domain ("and a hotel there too"), which goes where its
-// words say, as carryTopic lets it. Measured over SGD's dialogues, whose
-// "too" and "also" open another service's job ("I also need a cab"), only
-// the opening "and", "same for" and "make it" forms carry, which SGD's
-// turns seldom use.
+// words say, as carryTopic lets it. SGD's "too" and "also" open another
+// service's job ("I also need a cab"), so only the forms continues reads
+// carry, which SGD's turns seldom use.
 func continuedTurn(req *extract.Requirement, domain map[string]bool) string {
 	if len(req.History) == 0 || QueryText(req) != req.Need {
 		return ""
