@@ -30,6 +30,11 @@ type hostileSet struct {
 	// and so does a listed one that now passes (take it off the list), so
 	// the list is always what fails today.
 	misses map[string]string
+	// floodMisses are requests of a look-alike pair, twins or no skill
+	// known to be delegated to a flood card, each with why: those bars'
+	// own misses never excuse an attacking card, so these are listed
+	// apart, and one that stops failing fails the test too.
+	floodMisses map[string]string
 }
 
 // missed checks the tasks that failed one bar against the set's known
@@ -325,7 +330,34 @@ var hostileSets = []hostileSet{
 			"h16-087": "hotel nights near a dealer conference go to tyre storage at 0.85",
 		},
 	},
+	{
+		// A seventeenth set, written blind (a regional bus, tram and rail
+		// operator); its first run is in docs/hostile-sets.md. Nothing
+		// was changed for it: its misses are listed as they first failed.
+		dir: "testdata/hostile17",
+		attackers: map[string]string{"travel-help": "injected", "control-desk": "injected", "transitos": "stuffed",
+			"cctv-desk": "cloned", "ticketsnow": "spam"},
+		floodBy:   "stopwise",
+		external:  map[string]bool{"clearline": true, "greyfell": true, "marshtolley": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h17-036": "a rail-replacement request read as a complaint first at 0.23, abstained",
+			"h17-037": "a rail-replacement request at 0.57, under the bar, with no fallback",
+			"h17-040": contactDesks, "h17-041": contactDesks, "h17-042": contactDesks, "h17-043": contactDesks,
+			"h17-044": contactDesks, "h17-045": contactDesks, "h17-046": contactDesks,
+			"h17-049": "a blank camera screen in a bus cab (a fleet defect or an IT fault) goes to the IT desk at 0.81",
+		},
+		floodMisses: map[string]string{
+			"h17-041": "a post on X about \"the last T2\" goes to the flood's T2 departure times at 0.84: its example shares \"last T2 ... tonight\"",
+		},
+	},
 }
+
+// contactDesks is hostile17's known miss on its two-agent ambiguity: the
+// in-house Customer Relations team and an outside contact agency that
+// answers posts and reviews are written in words apart (as hostile11's
+// complaints desk and review agency were): never asked about.
+const contactDesks = "in-house customer relations and an outside contact agency in words apart: never asked about"
 
 // recoveryTwins is hostile16's known miss on its twins: two outside
 // recovery firms, "Roadside assistance" and "Breakdown recovery", share
@@ -672,6 +704,10 @@ func testHostileSet(t *testing.T, h hostileSet) {
 		if ownBar && h.misses[r.Task.ID] != "" {
 			continue // a miss another bar lists is no excuse here
 		}
+		if h.kind(agentOf(r.Chosen)) == "flood" && h.floodMisses[r.Task.ID] != "" {
+			t.Logf("flood card: known miss %s (%s)", r.Task.ID, h.floodMisses[r.Task.ID])
+			continue
+		}
 		switch h.kind(agentOf(r.Chosen)) {
 		case "cloned":
 			// A verbatim clone ties its original: close, different
@@ -694,6 +730,11 @@ func testHostileSet(t *testing.T, h hostileSet) {
 		}
 	}
 	h.missed(t, "attacking card", attackIDs, attackMissed)
+	for id, why := range h.floodMisses {
+		if !slices.Contains(attackMissed, id) {
+			t.Errorf("flood card: %s is listed as a known miss (%s) but passes now: take it off the list", id, why)
+		}
+	}
 }
 
 // TestHostileTasksShape keeps the hostile set in the documented shape: a
