@@ -27,6 +27,11 @@ func topicDocs() []index.Doc {
 	return docs
 }
 
+// domainsOf is the domain terms of docs, none left out.
+func domainsOf(docs []index.Doc) map[string]bool {
+	return domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+}
+
 // Domain terms are those every skill of an agent holds and no agent's
 // skills differ by; job words tell one agent's skills apart. A one-skill
 // agent tells nothing apart, so its words are none ("taxi"), and neither
@@ -68,8 +73,7 @@ func stem(w string) string {
 // (its words no other agent holds, light verbs aside), or whose earlier
 // turns name none, is left alone.
 func TestCarryTopic(t *testing.T) {
-	docs := topicDocs()
-	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	domain := domainsOf(topicDocs())
 	tests := []struct {
 		name    string
 		need    string
@@ -151,8 +155,7 @@ func TestContinues(t *testing.T) {
 // it; one that names its own domain, a short turn QueryText joins already
 // and a turn with no earlier one are left to the other rules.
 func TestContinuedTurn(t *testing.T) {
-	docs := topicDocs()
-	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	domain := domainsOf(topicDocs())
 	tests := []struct {
 		name    string
 		need    string
@@ -222,7 +225,7 @@ func TestOneAgentTerms(t *testing.T) {
 func TestJobNamedBy(t *testing.T) {
 	docs := append(topicDocs(), index.Doc{AgentID: "fly", AgentName: "Fly", Name: "Find Roundtrip Flights", Description: "Search round trip fares"})
 	docs[len(docs)-1].Analyze()
-	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	domain := domainsOf(docs)
 	lex := stubLexicon{"book": {stem("reserve")}}
 	tests := []struct {
 		request string
@@ -311,8 +314,7 @@ func TestDomainWords(t *testing.T) {
 // preposition of place and a determiner: "a taxi to the restaurant" is
 // about a taxi. "Listen to music" has no determiner: music is its topic.
 func TestNamedTopic(t *testing.T) {
-	docs := topicDocs()
-	domain := domainTerms(func(i int) *index.Doc { return &docs[i] }, len(docs), nil)
+	domain := domainsOf(topicDocs())
 	tests := []struct {
 		need string
 		want []string
