@@ -53,6 +53,7 @@ const commonWordingShare = 0.25
 func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []*listInstance {
 	var out []*listInstance
 	var agents map[string]int // how many agents' texts hold each term, made for the first list
+	var allAgents int
 	trusted := func(d int) bool { return !untrusted(d) }
 	groups := termGroups(n, func(d int) []string { return doc(d).TagTerms }, trusted)
 	// A list may tag each instance with its thing too ("MOT", "online
@@ -100,11 +101,13 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 			continue
 		}
 		if agents == nil {
-			agents = agentsUsing(doc, n)
+			agents, allAgents = termAgents(doc, n, nil, func(d *index.Doc, _ []string) [][]string {
+				return [][]string{d.NameTerms, d.TagTerms, d.DescTerms}
+			})
 		}
 		var job []string
 		for _, t := range common {
-			if float64(agents[t]) <= commonWordingShare*float64(agents[""]) && !slices.Contains(job, t) {
+			if float64(agents[t]) <= commonWordingShare*float64(allAgents) && !slices.Contains(job, t) {
 				job = append(job, t)
 			}
 		}
@@ -129,28 +132,6 @@ func tagsBesideName(d *index.Doc) []string {
 		return d.TagTerms
 	}
 	return slices.DeleteFunc(slices.Clone(d.TagTerms), inName)
-}
-
-// agentsUsing counts, for each term of the docs' names, tags and
-// descriptions, the agents whose docs hold it; "" counts the agents.
-func agentsUsing(doc func(int) *index.Doc, n int) map[string]int {
-	count := map[string]int{}
-	seen := map[string]string{} // term → the last agent that counted it
-	for d := range n {
-		e := doc(d)
-		if d == 0 || e.AgentID != doc(d-1).AgentID {
-			count[""]++
-		}
-		for _, ts := range [][]string{e.NameTerms, e.TagTerms, e.DescTerms} {
-			for _, t := range ts {
-				if seen[t] != e.AgentID {
-					seen[t] = e.AgentID
-					count[t]++
-				}
-			}
-		}
-	}
-	return count
 }
 
 // shrinkUnnamedInstances lowers the probability of each candidate that is

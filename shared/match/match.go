@@ -520,7 +520,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	q := QueryText(req)
 	if len(req.History) > 0 {
 		domain := m.domains()
-		if c := continuedTurn(req, domain); c != "" {
+		if c := continuedTurn(q, req, domain); c != "" {
 			q = c
 		} else {
 			q = carryTopic(q, req, domain)

@@ -156,8 +156,8 @@ func carryTopic(q string, req *extract.Requirement, domain map[string]bool) stri
 // continuedTurn is the query text of a turn that adds to what the turn
 // before it asked rather than asking anew (continues: "same for number 7
 // next door please", "another by the back door while they're there",
-// "actually, make it the whole week") and names no domain of its own: that turn and
-// this one together. Such a turn names the thing, not the job; its words
+// "actually, make it the whole week") and names no domain of its own:
+// that turn and this one together. q is the turn's QueryText. Such a turn names the thing, not the job; its words
 // alone went to whatever skill shares them ("number 7 next door" to a
 // house viewing), and carrying the earlier turn's domain words was too
 // little where one agent's skills share none. "" when the rule does not
@@ -166,8 +166,8 @@ func carryTopic(q string, req *extract.Requirement, domain map[string]bool) stri
 // words say, as carryTopic lets it. SGD's "too" and "also" open another
 // service's job ("I also need a cab"), so only the forms continues reads
 // carry, which SGD's turns seldom use.
-func continuedTurn(req *extract.Requirement, domain map[string]bool) string {
-	if len(req.History) == 0 || QueryText(req) != req.Need {
+func continuedTurn(q string, req *extract.Requirement, domain map[string]bool) string {
+	if len(req.History) == 0 || q != req.Need {
 		return ""
 	}
 	ws := analyze.Words(req.Need) // lower case, and "you're" reads "you"
@@ -290,24 +290,9 @@ var particles = map[string]bool{"up": true, "down": true, "in": true, "out": tru
 // skills to tell its domain words by (see domainTerms, topicMove). One
 // counting map, reused per agent.
 func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) map[string]bool {
-	agents := map[string]int{}
-	seen := map[string]bool{}
-	agentSpans(docs, n, func(lo, hi int) {
-		if skipAgent(skip, lo, hi) {
-			return
-		}
-		clear(seen)
-		name := analyze.Terms(docs(lo).AgentName)
-		for d := lo; d < hi; d++ {
-			for _, ts := range skillFields(docs(d), name) {
-				for _, t := range ts {
-					if !seen[t] {
-						seen[t] = true
-						agents[t]++
-					}
-				}
-			}
-		}
+	agents, _ := termAgents(docs, n, skip, func(d *index.Doc, name []string) [][]string {
+		f := skillFields(d, name)
+		return f[:]
 	})
 	out := make(map[string]bool)
 	for t, c := range agents {
@@ -316,6 +301,33 @@ func oneAgentTerms(docs func(i int) *index.Doc, n int, skip func(doc int) bool) 
 		}
 	}
 	return out
+}
+
+// termAgents counts, for each term that fields gives of an agent's docs
+// (with the terms of its agent's name), the agents holding it, leaving out
+// the agents skip leaves out; all is how many agents it counted.
+func termAgents(docs func(i int) *index.Doc, n int, skip func(doc int) bool, fields func(d *index.Doc, agentName []string) [][]string) (count map[string]int, all int) {
+	count = map[string]int{}
+	seen := map[string]bool{}
+	agentSpans(docs, n, func(lo, hi int) {
+		if skipAgent(skip, lo, hi) {
+			return
+		}
+		all++
+		clear(seen)
+		name := analyze.Terms(docs(lo).AgentName)
+		for d := lo; d < hi; d++ {
+			for _, ts := range fields(docs(d), name) {
+				for _, t := range ts {
+					if !seen[t] {
+						seen[t] = true
+						count[t]++
+					}
+				}
+			}
+		}
+	})
+	return count, all
 }
 
 // carriedTerms are the stems of the domain words carryTopic carries into

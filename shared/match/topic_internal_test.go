@@ -172,7 +172,7 @@ func TestContinuedTurn(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := &extract.Requirement{Need: tt.need, History: tt.history}
-			if got := continuedTurn(req, domain); got != tt.want {
+			if got := continuedTurn(QueryText(req), req, domain); got != tt.want {
 				t.Errorf("continuedTurn = %q, want %q", got, tt.want)
 			}
 		})
@@ -180,7 +180,7 @@ func TestContinuedTurn(t *testing.T) {
 	// An opening interjection names no domain, even one whose term every
 	// skill of some agent holds (a billing agent's "actual readings").
 	req := &extract.Requirement{Need: "actually, make it the whole week", History: []string{"two days off in June please"}}
-	if got, want := continuedTurn(req, map[string]bool{"actual": true}), "two days off in June please actually, make it the whole week"; got != want {
+	if got, want := continuedTurn(QueryText(req), req, map[string]bool{"actual": true}), "two days off in June please actually, make it the whole week"; got != want {
 		t.Errorf("after an opening interjection that is a domain word: continuedTurn = %q, want %q", got, want)
 	}
 }
