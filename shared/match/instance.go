@@ -64,6 +64,14 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 		beside[d] = tagsBesideName(doc(d))
 	}
 	groups = append(groups, termGroups(n, func(d int) []string { return beside[d] }, trusted)...)
+	// Or its tags may be its name over again ("pallet booking", "Pennock
+	// Trade Park"): grouped a third time by the description its name's
+	// terms taken out, the template itself.
+	template := make([][]string, n)
+	for d := range n {
+		template[d] = termsBesideName(doc(d).DescTerms, doc(d))
+	}
+	groups = append(groups, termGroups(n, func(d int) []string { return template[d] }, trusted)...)
 	for _, g := range groups {
 		if len(g) < minInstances || len(g) > maxJobGroup || out != nil && out[g[0]] != nil {
 			continue
@@ -124,14 +132,17 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 	return out
 }
 
-// tagsBesideName is a doc's tag terms that its name does not hold: its
-// own tag terms, not copied, when the name holds none of them.
-func tagsBesideName(d *index.Doc) []string {
+// tagsBesideName is a doc's tag terms that its name does not hold.
+func tagsBesideName(d *index.Doc) []string { return termsBesideName(d.TagTerms, d) }
+
+// termsBesideName is the terms of a doc's text that its name does not
+// hold: terms itself, not copied, when the name holds none of them.
+func termsBesideName(terms []string, d *index.Doc) []string {
 	inName := func(t string) bool { return slices.Contains(d.NameTerms, t) }
-	if !slices.ContainsFunc(d.TagTerms, inName) {
-		return d.TagTerms
+	if !slices.ContainsFunc(terms, inName) {
+		return terms
 	}
-	return slices.DeleteFunc(slices.Clone(d.TagTerms), inName)
+	return slices.DeleteFunc(slices.Clone(terms), inName)
 }
 
 // shrinkUnnamedInstances lowers the probability of each candidate that is

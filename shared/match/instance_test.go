@@ -37,6 +37,15 @@ func TestInstanceNotNamedIsNotChosen(t *testing.T) {
 		sk.Tags = append(slices.Clone(sk.Tags), strings.TrimPrefix(sk.Name, "Room hire - "))
 		tagged.Skills = append(tagged.Skills, sk)
 	}
+	// Or tagged with its name over again, each tag a part of it, as an
+	// eighteenth set's pallet bookings were ("pallet booking", "Pennock
+	// Trade Park").
+	named := flood
+	named.Skills = nil
+	for _, sk := range flood.Skills {
+		sk.Tags = []string{"room hire", strings.TrimPrefix(sk.Name, "Room hire - ")}
+		named.Skills = append(named.Skills, sk)
+	}
 	rooms := agentSpec{ID: "community", Name: "Community Rooms", Desc: "The landlord's own community rooms.",
 		Skills: []skillSpec{{ID: "room-hire", Name: "Community room bookings",
 			Desc: "Book one of our community rooms for a resident group, a one-off event or a regular class.",
@@ -54,7 +63,7 @@ func TestInstanceNotNamedIsNotChosen(t *testing.T) {
 		for _, list := range []struct {
 			name  string
 			halls agentSpec
-		}{{"tagged alike", flood}, {"tagged with their venues", tagged}} {
+		}{{"tagged alike", flood}, {"tagged with their venues", tagged}, {"tagged with their names", named}} {
 			t.Run(list.name+"/"+tc.name, func(t *testing.T) {
 				m := newMatcher(t, buildCatalog(t, append(honest(), list.halls, rooms)...))
 				res := mustMatch(t, m, textTask("h", tc.need))
