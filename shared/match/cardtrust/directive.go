@@ -86,17 +86,36 @@ const (
 	repetitiveWords    = 64
 )
 
+// A spammer may vary the word's form instead ("Collection - Book
+// Collection - Parcel Collection Collect", "collect parcels", "collection
+// booking": 10 distinct words of 24, just not repetitive), so the name
+// and description are judged again as the index reads them, as stemmed
+// content terms: there every hostile set's spam card measures 0.32 or
+// less, and every other skill of the hostile and golden sets and the
+// examples 0.43 or more (a flood's template), honest ones 0.5 or more.
+// Only a text whose words are under formsCheckedUnder distinct is
+// stemmed: written text measures more, and stemming every skill would
+// slow the index build.
+const (
+	repetitiveTermsMaxShare = 0.35
+	formsCheckedUnder       = 0.6
+)
+
 // repetitive says whether a skill's name and description, of these
 // words, are keyword spam: long enough to judge, and few distinct words.
 // It runs for every skill of every index build, so it neither allocates
 // nor hashes.
-func repetitive[W comparable](words []W) bool {
+func repetitive[W comparable](words []W) bool { return fewDistinct(words, repetitiveMaxShare) }
+
+// fewDistinct says whether words, at least repetitiveMinWords of the
+// first repetitiveWords, are under share distinct.
+func fewDistinct[W comparable](words []W, share float64) bool {
 	words = words[:min(len(words), repetitiveWords)]
 	n := len(words)
 	if n < repetitiveMinWords {
 		return false
 	}
-	enough := repetitiveMaxShare * float64(n)
+	enough := share * float64(n)
 	distinct := 0
 	for i, w := range words {
 		if !slices.Contains(words[:i], w) {
@@ -116,7 +135,7 @@ func repetitive[W comparable](words []W) bool {
 // made half the trust checks' allocations in an index build.
 func isKeywordSpam(s *card.Skill) bool {
 	if h, ok := spamHashes(s); ok {
-		if _, most := mostWord(h.all[:h.n]); !repetitive(h.all[:h.named]) && !most {
+		if _, most := mostWord(h.all[:h.n]); !fewDistinct(h.all[:h.named], formsCheckedUnder) && !most {
 			return false
 		}
 	}
@@ -128,7 +147,25 @@ func isKeywordSpamWords(s *card.Skill) bool {
 	var buf [repetitiveWords]string
 	words := analyze.AppendWords(buf[:0], s.Name)
 	words = analyze.AppendWords(words, s.Description)
-	return repetitive(words) || dominated(appendFieldWords(words, s.Tags, s.Examples), s.Name, s.Description, s.Tags, s.Examples)
+	return repetitive(words) || fewDistinctForms(words) ||
+		dominated(appendFieldWords(words, s.Tags, s.Examples), s.Name, s.Description, s.Tags, s.Examples)
+}
+
+// fewDistinctForms says whether words, stemmed and their stopwords left
+// out, are keyword spam (see repetitiveTermsMaxShare). Words with many
+// distinct are not stemmed.
+func fewDistinctForms(words []string) bool {
+	if !fewDistinct(words, formsCheckedUnder) {
+		return false
+	}
+	var buf [repetitiveWords]string
+	terms := buf[:0]
+	for _, w := range words {
+		if !analyze.IsStopword(w) {
+			terms = append(terms, analyze.Stem(w))
+		}
+	}
+	return fewDistinct(terms, repetitiveTermsMaxShare)
 }
 
 // skillHashes are the hashes of a skill's first repetitiveWords words as

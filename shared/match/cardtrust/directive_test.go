@@ -111,6 +111,29 @@ func TestIsRepetitive(t *testing.T) {
 	}
 }
 
+// A spammer may vary the word's form; the stemmed terms show it.
+func TestKeywordSpamOfForms(t *testing.T) {
+	for _, tt := range []struct {
+		name, skill, description string
+		want                     bool
+	}{
+		{"forms of one word", "Delivery - Book Delivery - Parcel Delivery Deliver",
+			"Deliver parcels: delivery of parcels, parcel delivery booking, book delivery, deliver a parcel, courier delivery, delivery deliver deliveries.", true},
+		{"a written job that names its subject in two forms", "Parcel collections",
+			"Book a collection of parcels from a business or home address; collected parcels are scanned at the depot the same evening.", false},
+		{"a flood's template", "Pallet booking - Hallam Quay",
+			"Book pallets collected from or delivered to Hallam Quay.", false},
+	} {
+		s := &card.Skill{Name: tt.skill, Description: tt.description}
+		if got := isKeywordSpam(s); got != tt.want {
+			t.Errorf("%s: isKeywordSpam = %v, want %v", tt.name, got, tt.want)
+		}
+		if words := append(analyze.Words(tt.skill), analyze.Words(tt.description)...); repetitive(words) {
+			t.Errorf("%s: repetitive as words; the case tests nothing of forms", tt.name)
+		}
+	}
+}
+
 func TestIsDominated(t *testing.T) {
 	for _, tt := range []struct {
 		name, skill, description string
