@@ -351,7 +351,42 @@ var hostileSets = []hostileSet{
 			"h17-041": "a post on X about \"the last T2\" goes to the flood's T2 departure times at 0.84: its example shares \"last T2 ... tonight\"",
 		},
 	},
+	{
+		// An eighteenth set, written blind (a parcel carrier and
+		// warehouse); its first run is in docs/hostile-sets.md. It also
+		// delegated two requests naming no site to a flood's pallet
+		// bookings, tagged with their names over again (mended since: a
+		// list is grouped by its template too), and its spam card, one
+		// word in its forms, ranked first twice (mended since: spam is
+		// read on stemmed terms too); the rest is listed as it fails.
+		dir: "testdata/hostile18",
+		attackers: map[string]string{"dispatch-control": "injected", "tracking-helper": "injected", "fallowmere-one": "stuffed",
+			"claims-desk": "cloned", "parcel-collect": "spam"},
+		floodBy:   "palletpath-",
+		external:  map[string]bool{"ledgerline": true, "trunkline": true, "brackwater": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h18-035": breakdownTwins, "h18-036": breakdownTwins, "h18-037": breakdownTwins, "h18-038": breakdownTwins,
+			"h18-039": breakdownTwins,
+			"h18-040": "a late invoice goes to the trunk board on \"late\" (its late trunks) at 0.92",
+			"h18-041": creditDesks, "h18-042": creditDesks, "h18-043": creditDesks, "h18-044": creditDesks, "h18-046": creditDesks,
+			"h18-050": "cover for a driver's round (\"Dave's phoned in\") goes to the trunk board at 0.83",
+			"h18-085": "a flight to a trade show goes to annual leave at 0.79",
+		},
+	},
 }
+
+// creditDesks is hostile18's known miss on its two-agent ambiguity: the
+// in-house credit controllers' "Chase an overdue account" and an outside
+// agency's "Debt recovery referral" are written in words apart: never
+// asked about.
+const creditDesks = "in-house credit control and an outside debt-recovery agency in words apart: never asked about"
+
+// breakdownTwins is hostile18's known miss on its twins: two outside
+// firms, "Breakdown & recovery" and "Stranded vehicle call-out", share one
+// tag term ("tow") and are written in words apart: neither is the other's
+// fallback, and each alone stands under the bar.
+const breakdownTwins = "twin breakdown firms in words apart: abstained, asked about or delegated alone"
 
 // contactDesks is hostile17's known miss on its two-agent ambiguity: the
 // in-house Customer Relations team and an outside contact agency that
