@@ -59,19 +59,16 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 	// A list may tag each instance with its thing too ("MOT", "online
 	// booking", "Castlebridge"): grouped again by the tags its name does
 	// not hold (made once a doc: termGroups reads a group's first again).
-	beside := make([][]string, n)
-	for d := range n {
-		beside[d] = tagsBesideName(doc(d))
-	}
-	groups = append(groups, termGroups(n, func(d int) []string { return beside[d] }, trusted)...)
 	// Or its tags may be its name over again ("pallet booking", "Pennock
 	// Trade Park"): grouped a third time by the description its name's
 	// terms taken out, the template itself.
-	template := make([][]string, n)
+	beside, filled := make([][]string, n), make([][]string, n)
 	for d := range n {
-		template[d] = termsBesideName(doc(d).DescTerms, doc(d))
+		beside[d] = termsBesideName(doc(d).TagTerms, doc(d))
+		filled[d] = termsBesideName(doc(d).DescTerms, doc(d))
 	}
-	groups = append(groups, termGroups(n, func(d int) []string { return template[d] }, trusted)...)
+	groups = append(groups, termGroups(n, func(d int) []string { return beside[d] }, trusted)...)
+	groups = append(groups, termGroups(n, func(d int) []string { return filled[d] }, trusted)...)
 	for _, g := range groups {
 		if len(g) < minInstances || len(g) > maxJobGroup || out != nil && out[g[0]] != nil {
 			continue
@@ -131,9 +128,6 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 	}
 	return out
 }
-
-// tagsBesideName is a doc's tag terms that its name does not hold.
-func tagsBesideName(d *index.Doc) []string { return termsBesideName(d.TagTerms, d) }
 
 // termsBesideName is the terms of a doc's text that its name does not
 // hold: terms itself, not copied, when the name holds none of them.
