@@ -272,8 +272,10 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	m.wholeRequests = examplesPrevail(m.refs, docs)
 	m.idx = idx
 	m.signs = sync.OnceValue(m.agentSigns)
+	// The catalog readings below leave untrusted skills' words out.
+	untrusted := func(d int) bool { return m.refs[d].distrust != "" }
 	m.domainAgents = sync.OnceValue(func() map[string]int {
-		return domainReach(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+		return domainReach(idx.Doc, idx.Len(), untrusted)
 	})
 	m.domains = sync.OnceValue(func() map[string]bool {
 		out := make(map[string]bool, len(m.domainAgents()))
@@ -283,14 +285,14 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		return out
 	})
 	m.forms = sync.OnceValue(func() *cardForms {
-		return newCardForms(m.jobLexicon, idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+		return newCardForms(m.jobLexicon, idx.Doc, idx.Len(), untrusted)
 	})
 	m.labelForms = sync.OnceValue(func() map[string]map[string]formKinds { return labelFormsOf(idx.Doc, idx.Len()) })
 	m.instances = sync.OnceValue(func() []*listInstance {
-		return instanceTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+		return instanceTerms(idx.Doc, idx.Len(), untrusted)
 	})
 	m.oneAgent = sync.OnceValue(func() map[string]bool {
-		return oneAgentTerms(idx.Doc, idx.Len(), func(d int) bool { return m.refs[d].distrust != "" })
+		return oneAgentTerms(idx.Doc, idx.Len(), untrusted)
 	})
 	if cfg.selfCal {
 		if err := m.selfCalibrate(context.Background()); err != nil {
