@@ -65,7 +65,7 @@ func ReadAgent(c *card.Card) Agent {
 	texts := []scanned{{c.Name, anchorsIn(c.Name, kinds)}, {c.Description, anchorsIn(c.Description, kinds)}}
 	return Agent{
 		card:      c,
-		orders:    talksToSelectorIn(c.Name, c.ID, texts),
+		orders:    talksToSelectorIn(c.Name, c.ID, texts) || agentIdentifiersSpeak(c),
 		mayDirect: (texts[0].kinds|texts[1].kinds)&directiveKind != 0,
 		kinds:     texts[0].kinds | texts[1].kinds,
 		signals:   readSignals(selfNames(c.Name, c.ID), c.Name, c.Description),
@@ -80,7 +80,7 @@ func (a Agent) Skill(s *card.Skill) Verdict {
 	var buf [16]scanned // a skill's texts, most often, without an allocation
 	t := readSkill(s, buf[:0])
 	switch {
-	case a.givesOrders(s, t):
+	case identifierSpeaks(s.ID), a.givesOrders(s, t):
 		return GivesOrders
 	case isKeywordSpam(s):
 		return KeywordSpam

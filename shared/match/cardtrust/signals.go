@@ -47,14 +47,17 @@ var (
 	// entryNouns follow a quantifier, at most one word apart, as the
 	// catalog's entries: "each departmental card", "all departmental
 	// skills" (a sixteenth set's hub card).
-	entryNouns      = fieldSet("agent agents tool tools skill skills listing listings entry entries card cards")
-	quantifiers     = fieldSet("all each every any")
+	entryNouns  = fieldSet("agent agents tool tools skill skills listing listings entry entries card cards")
+	quantifiers = fieldSet("all each every any")
+	// entryModifiers, before the catalog's entries, speak of the others
+	// among them: "departmental cards" (a nineteenth set's hidden orders).
+	entryModifiers  = fieldSet("departmental remaining individual legacy existing")
 	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat", "misrout"}
 	// readerStarts, with "rout" and "orchestrat" of selectingStarts, start
 	// every word of a machine reader (readerWords).
 	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot"}
 	selfNouns    = fieldSet("skill tool agent entry listing service card one")
-	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired archived mirror mirrors outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority ahead")
+	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired decommissioned archived mirror mirrors outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority ahead")
 	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots")
 	requestNouns = fieldSet("request requests task tasks query queries")
 )
@@ -196,7 +199,7 @@ func signalFamilies(t string) signalFamily {
 			next = ws[i+1]
 		}
 		switch {
-		case catalogWords[w], w == "other" && otherNouns[next], quantifiers[w] && entriesNear(ws[i+1:]):
+		case catalogWords[w], w == "other" && otherNouns[next], (quantifiers[w] || entryModifiers[w]) && entriesNear(ws[i+1:]):
 			f |= familyCatalog
 		case w == "this" && selfNouns[next]:
 			f |= familySelf
