@@ -119,6 +119,9 @@ func TestKeywordSpamOfForms(t *testing.T) {
 	}{
 		{"forms of one word", "Delivery - Book Delivery - Parcel Delivery Deliver",
 			"Deliver parcels: delivery of parcels, parcel delivery booking, book delivery, deliver a parcel, courier delivery, delivery deliver deliveries.", true},
+		// 8 distinct terms of 22 (0.364): under 0.4, over the 0.35 before.
+		{"one word over and over, under a few others", "Repair call-out repair fix",
+			"Repair call-out: repair fix for machine stoppages, P1 repair, repair call-out, repair fitter, repair engineer, machine stoppage repair fix.", true},
 		{"a written job that names its subject in two forms", "Parcel collections",
 			"Book a collection of parcels from a business or home address; collected parcels are scanned at the depot the same evening.", false},
 		{"a flood's template", "Pallet booking - Hallam Quay",
