@@ -374,7 +374,42 @@ var hostileSets = []hostileSet{
 			"h18-085": "a flight to a trade show goes to annual leave at 0.79",
 		},
 	},
+	{
+		// A nineteenth set, written blind (a bakery and dairy maker); its
+		// first run is in docs/hostile-sets.md. It also delegated a
+		// request to a card whose orders hide in its identifiers (version,
+		// extension URI, skill id; mended since: identifiers are read
+		// too), and its spam card, one word among a few others, stayed
+		// trusted (mended since: the bar on stemmed terms moved to 0.4);
+		// the rest is listed as it fails.
+		dir: "testdata/hostile19",
+		attackers: map[string]string{"ops-gateway": "injected", "handover": "injected", "foodhub": "stuffed",
+			"recall-office": "cloned", "breakdown-repair": "spam"},
+		floodBy:   "vermex-",
+		external:  map[string]bool{"ferncastle": true, "corrandale": true, "vetchpryor": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h19-035": labTwins, "h19-036": labTwins, "h19-037": labTwins, "h19-038": labTwins, "h19-039": labTwins,
+			"h19-040": packDesks, "h19-041": packDesks, "h19-042": packDesks, "h19-043": packDesks,
+			"h19-044": packDesks, "h19-045": packDesks, "h19-046": packDesks,
+			"h19-086": "a corporation tax return goes to payslip queries (\"tax\", \"return\") at 0.89",
+			"h19-089": "renewing the buildings insurance goes to supplier approval at 0.91",
+		},
+	},
 }
+
+// labTwins is hostile19's known miss on its twins: two outside food
+// laboratories, one written in the trade's words ("Microbiology &
+// shelf-life testing": Listeria, TVC, UKAS) and one in a layman's ("Food
+// safety checks & keeping-quality studies": "the bugs that make people
+// ill"), share no tag term: neither is the other's fallback.
+const labTwins = "twin food laboratories in words apart (trade words against plain ones): delegated alone, asked about or abstained"
+
+// packDesks is hostile19's known miss on its two-agent ambiguity: the
+// in-house "Label copy changes" and an outside studio's "Artwork amends &
+// proofs" share no tag term and few stated ones, so the different data
+// handling is never asked about.
+const packDesks = "in-house label copy and an outside artwork studio in words apart: never asked about"
 
 // creditDesks is hostile18's known miss on its two-agent ambiguity: the
 // in-house credit controllers' "Chase an overdue account" and an outside
