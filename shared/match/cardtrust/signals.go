@@ -44,9 +44,9 @@ var (
 	catalogWords = fieldSet("listing listings listed entry entries catalog catalogue directory registry")
 	// otherNouns follow "other" as the catalog's other entries.
 	otherNouns = fieldSet("agents tools skills services teams offices providers options listings entries cards")
-	// entryNouns follow a quantifier, at most one word apart, as the
-	// catalog's entries: "each departmental card", "all departmental
-	// skills" (a sixteenth set's hub card).
+	// entryNouns follow a quantifier or an entry modifier, at most one
+	// word apart, as the catalog's entries: "each departmental card", "all
+	// departmental skills" (a sixteenth set's hub card).
 	entryNouns  = fieldSet("agent agents tool tools skill skills listing listings entry entries card cards")
 	quantifiers = fieldSet("all each every any")
 	// entryModifiers, before the catalog's entries, speak of the others
