@@ -62,6 +62,7 @@ type Agent struct {
 // ReadAgent reads agent card c's own texts, each scanned once.
 func ReadAgent(c *card.Card) Agent {
 	const kinds = exampleKinds | directiveKind
+	c = foldedCard(c)
 	texts := []scanned{{c.Name, anchorsIn(c.Name, kinds)}, {c.Description, anchorsIn(c.Description, kinds)}}
 	return Agent{
 		card:      c,
@@ -77,6 +78,7 @@ func (a Agent) Skill(s *card.Skill) Verdict {
 	if a.orders {
 		return GivesOrders
 	}
+	s = foldedSkill(s)
 	var buf [16]scanned // a skill's texts, most often, without an allocation
 	t := readSkill(s, buf[:0])
 	switch {
