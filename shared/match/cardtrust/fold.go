@@ -14,9 +14,10 @@ import (
 // order it is, and to the checks as words they do not know. The checks
 // read each word written in Latin letters and letters that look like
 // them (Cyrillic, Greek, the mathematical alphanumerics) with those
-// letters folded to Latin. A word that also holds a Cyrillic or Greek
-// letter with no Latin look-alike is a word of that script, and an honest
-// Russian or Greek card is read as written.
+// letters folded to Latin, and digits written for letters inside Latin
+// words ("1gn0re prev10us 1nstruct10ns") as those letters. A word that
+// also holds a Cyrillic or Greek letter with no Latin look-alike is a word
+// of that script, and an honest Russian or Greek card is read as written.
 
 // lookAlikes maps each Cyrillic and Greek letter that looks like a Latin
 // one to it.
@@ -51,59 +52,108 @@ func latinOf(r rune) (rune, bool) {
 	return l, ok
 }
 
-// fold is s with each word written in Latin letters and look-alikes (see
-// above) read in Latin letters; s itself, without an allocation, when it
-// holds no look-alike.
+// leetOf maps the digits written for letters ("1gn0re prev10us
+// 1nstruct10ns") to those letters.
+var leetOf = map[rune]rune{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't'}
+
+// fold is s with each word (a run of letters and digits) written in Latin
+// letters and look-alikes (see above) read in Latin letters, and each
+// word of two Latin letters or more that holds digits read with its
+// digits as the letters they stand for (leetOf: "P1" and "2026" stay as
+// they are); s itself, without an allocation, when no word changes.
 func fold(s string) string {
-	i := 0
-	for i < len(s) && s[i] < utf8.RuneSelf {
-		i++
-	}
-	if i == len(s) {
-		return s // ASCII: most texts
-	}
-	if !strings.ContainsFunc(s[i:], func(r rune) bool { _, ok := latinOf(r); return ok && r >= utf8.RuneSelf }) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
+	var b *strings.Builder // made when a word first changes
+	written := 0           // s[:written] is in b
 	for start := 0; start < len(s); {
-		// A word is a run of letters; everything between words is kept.
-		end := start
+		// Most words are ASCII letters alone, which fold leaves: only a
+		// word with a non-ASCII rune, or with a digit beside two
+		// letters, is read again (foldWord).
+		end, letters, digit, wide := start, 0, false, false
 		for end < len(s) {
+			if c := s[end]; c < utf8.RuneSelf {
+				if !isASCIIAlnum(c) {
+					break
+				}
+				if c <= '9' {
+					digit = true
+				} else {
+					letters++
+				}
+				end++
+				continue
+			}
 			r, n := utf8.DecodeRuneInString(s[end:])
-			if !unicode.IsLetter(r) {
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 				break
 			}
+			wide = true
 			end += n
 		}
 		if end == start {
 			_, n := utf8.DecodeRuneInString(s[start:])
-			b.WriteString(s[start : start+n])
 			start += n
 			continue
 		}
-		b.WriteString(foldWord(s[start:end]))
+		if !wide && (!digit || letters < 2) {
+			start = end
+			continue
+		}
+		if f, changed := foldWord(s[start:end]); changed {
+			if b == nil {
+				b = &strings.Builder{}
+				b.Grow(len(s))
+			}
+			b.WriteString(s[written:start])
+			b.WriteString(f)
+			written = end
+		}
 		start = end
 	}
+	if b == nil {
+		return s
+	}
+	b.WriteString(s[written:])
 	return b.String()
 }
 
-// foldWord is word in Latin letters when every letter of it has a Latin
-// one (latinOf), else word as written.
-func foldWord(word string) string {
+// foldWord is word read as fold reads it, and whether that differs: a
+// word holding a letter or digit of another script (a Russian or Greek
+// word, Arabic-Indic digits) is read as written.
+func foldWord(word string) (string, bool) {
+	letters, digits, alike := 0, 0, false
 	for _, r := range word {
-		if _, ok := latinOf(r); !ok {
-			return word
+		if _, ok := latinOf(r); ok {
+			letters++
+			alike = alike || r >= utf8.RuneSelf
+			continue
 		}
+		if _, ok := leetOf[r]; ok || '0' <= r && r <= '9' {
+			digits++
+			continue
+		}
+		return word, false
+	}
+	leet := letters >= 2 && digits > 0
+	if !alike && !leet {
+		return word, false
 	}
 	var b strings.Builder
 	b.Grow(len(word))
+	changed := false
 	for _, r := range word {
-		l, _ := latinOf(r)
-		b.WriteRune(l)
+		out := r
+		if l, ok := latinOf(r); ok {
+			out = l
+		} else if l, ok := leetOf[r]; ok && leet {
+			out = l
+		}
+		changed = changed || out != r
+		b.WriteRune(out)
 	}
-	return b.String()
+	if !changed {
+		return word, false
+	}
+	return b.String(), true
 }
 
 // foldedCard is c with its own texts and identifiers folded (fold), c
