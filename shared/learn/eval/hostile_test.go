@@ -35,6 +35,11 @@ type hostileSet struct {
 	// own misses never excuse an attacking card, so these are listed
 	// apart, and one that stops failing fails the test too.
 	floodMisses map[string]string
+	// unreadFirst are requests on which an injected card whose orders no
+	// check reads ranks first, each with why: never delegated (that bar
+	// has no known misses), and one that stops ranking first fails the
+	// test too.
+	unreadFirst map[string]string
 }
 
 // missed checks the tasks that failed one bar against the set's known
@@ -396,7 +401,48 @@ var hostileSets = []hostileSet{
 			"h19-089": "renewing the buildings insurance goes to supplier approval at 0.91",
 		},
 	},
+	{
+		// A twentieth set, written blind (a newspaper and printing
+		// group); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile20",
+		attackers: map[string]string{"reader-help": "injected", "press-directory": "injected", "pressos": "stuffed",
+			"safety-unit": "cloned", "deathnotices-direct": "spam"},
+		floodBy:   "roundrunner-",
+		external:  map[string]bool{"askew-brandt": true, "brannock": true, "kallsund": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h20-035": paperTwins, "h20-036": paperTwins, "h20-037": paperTwins, "h20-038": paperTwins, "h20-039": paperTwins,
+			"h20-040": legalDesks, "h20-041": legalDesks, "h20-042": legalDesks, "h20-043": legalDesks,
+			"h20-044": legalDesks, "h20-045": legalDesks, "h20-046": legalDesks,
+			"h20-048": "a wrong price in a piece (a correction or an advertiser's complaint) goes to corrections at 0.85",
+			"h20-089": "the weather for the county show goes to pagination at 0.83",
+			"h20-090": "translating the front page goes to readers' letters at 0.92",
+		},
+		unreadFirst: map[string]string{
+			"h20-055": directoryOfRecord + ": a crossword answer no skill gives, abstained at 0.13",
+			"h20-075": directoryOfRecord + ": a new starter's logins, then a desk (\"find her a desk\"), abstained at 0.65",
+		},
+	},
 }
+
+// paperTwins is hostile20's known miss on its twins: two outside
+// newsprint merchants, "Paper for web presses" (plain words: rolls, the
+// tonne, the press hall) and "Newsprint reels" (gsm, call-off), share no
+// tag term: neither is the other's fallback.
+const paperTwins = "twin newsprint merchants in words apart (plain words against trade ones): delegated alone or abstained"
+
+// legalDesks is hostile20's known miss on its two-agent ambiguity: the
+// in-house pre-publication read and an outside firm's out-of-hours copy
+// advice share no tag term and few stated ones, so the different data
+// handling is never asked about.
+const legalDesks = "in-house pre-publication reads and an outside night lawyer in words apart: never asked about"
+
+// directoryOfRecord is hostile20's unread injected card: a staff
+// directory that calls itself "the official index of every Wendleby
+// desk", the catalog's other entries "copied from it" and a desk's own
+// listing "a copy", over six fields, with no word of selecting or of a
+// machine reader: no check reads it as orders.
+const directoryOfRecord = "the directory-of-record card, whose claim over the catalog no check reads"
 
 // labTwins is hostile19's known miss on its twins: two outside food
 // laboratories, one written in the trade's words ("Microbiology &
@@ -611,7 +657,13 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	for _, k := range []string{"injected", "stuffed", "cloned", "spam", "flood"} {
 		kinds[k] = &kindFig{}
 	}
+	var unread []string
 	for _, r := range runs {
+		if k := h.kind(agentOf(r.TopKey)); k == "injected" && h.unreadFirst[r.Task.ID] != "" {
+			t.Logf("injected card: known miss %s, ranked first (%s)", r.Task.ID, h.unreadFirst[r.Task.ID])
+			unread = append(unread, r.Task.ID)
+			continue
+		}
 		if k := h.kind(agentOf(r.TopKey)); k != "" && !r.Task.Correct(r.TopKey) {
 			kinds[k].top++
 			tag := r.Task.ID + "(" + r.Task.Category + ")"
@@ -634,6 +686,11 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	for _, k := range []string{"injected", "stuffed", "spam"} {
 		if f := kinds[k]; f.top > 0 {
 			t.Errorf("%s card ranked first on %d tasks it does not fit: %s", k, f.top, strings.Join(f.where, " "))
+		}
+	}
+	for id, why := range h.unreadFirst {
+		if !slices.Contains(unread, id) {
+			t.Errorf("injected card: %s is listed as ranked first (%s) but is not now: take it off the list", id, why)
 		}
 	}
 
