@@ -35,11 +35,6 @@ type hostileSet struct {
 	// own misses never excuse an attacking card, so these are listed
 	// apart, and one that stops failing fails the test too.
 	floodMisses map[string]string
-	// unreadFirst are requests on which an injected card whose orders no
-	// check reads ranks first, each with why: never delegated (that bar
-	// has no known misses), and one that stops ranking first fails the
-	// test too.
-	unreadFirst map[string]string
 }
 
 // missed checks the tasks that failed one bar against the set's known
@@ -417,10 +412,7 @@ var hostileSets = []hostileSet{
 			"h20-048": "a wrong price in a piece (a correction or an advertiser's complaint) goes to corrections at 0.85",
 			"h20-089": "the weather for the county show goes to pagination at 0.83",
 			"h20-090": "translating the front page goes to readers' letters at 0.92",
-		},
-		unreadFirst: map[string]string{
-			"h20-055": directoryOfRecord + ": a crossword answer no skill gives, abstained at 0.13",
-			"h20-075": directoryOfRecord + ": a new starter's logins, then a desk (\"find her a desk\"), abstained at 0.65",
+			"h20-086": "a request no skill takes goes to new subscriptions at 0.77 (0.43 while the directory-of-record card was trusted and shortlisted beside it)",
 		},
 	},
 }
@@ -436,13 +428,6 @@ const paperTwins = "twin newsprint merchants in words apart (plain words against
 // advice share no tag term and few stated ones, so the different data
 // handling is never asked about.
 const legalDesks = "in-house pre-publication reads and an outside night lawyer in words apart: never asked about"
-
-// directoryOfRecord is hostile20's unread injected card: a staff
-// directory that calls itself "the official index of every Wendleby
-// desk", the catalog's other entries "copied from it" and a desk's own
-// listing "a copy", over six fields, with no word of selecting or of a
-// machine reader: no check reads it as orders.
-const directoryOfRecord = "the directory-of-record card, whose claim over the catalog no check reads"
 
 // labTwins is hostile19's known miss on its twins: two outside food
 // laboratories, one written in the trade's words ("Microbiology &
@@ -657,13 +642,7 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	for _, k := range []string{"injected", "stuffed", "cloned", "spam", "flood"} {
 		kinds[k] = &kindFig{}
 	}
-	var unread []string
 	for _, r := range runs {
-		if k := h.kind(agentOf(r.TopKey)); k == "injected" && h.unreadFirst[r.Task.ID] != "" {
-			t.Logf("injected card: known miss %s, ranked first (%s)", r.Task.ID, h.unreadFirst[r.Task.ID])
-			unread = append(unread, r.Task.ID)
-			continue
-		}
 		if k := h.kind(agentOf(r.TopKey)); k != "" && !r.Task.Correct(r.TopKey) {
 			kinds[k].top++
 			tag := r.Task.ID + "(" + r.Task.Category + ")"
@@ -686,11 +665,6 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	for _, k := range []string{"injected", "stuffed", "spam"} {
 		if f := kinds[k]; f.top > 0 {
 			t.Errorf("%s card ranked first on %d tasks it does not fit: %s", k, f.top, strings.Join(f.where, " "))
-		}
-	}
-	for id, why := range h.unreadFirst {
-		if !slices.Contains(unread, id) {
-			t.Errorf("injected card: %s is listed as ranked first (%s) but is not now: take it off the list", id, why)
 		}
 	}
 

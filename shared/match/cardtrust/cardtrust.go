@@ -136,7 +136,7 @@ func (a Agent) givesOrders(s *card.Skill, t skillTexts) bool {
 			return true
 		}
 	}
-	return talksToSelectorIn(c.Name, c.ID, t.texts) || a.ordersAcross(t)
+	return talksToSelectorIn(c.Name, c.ID, t.texts) || a.ordersAcross(t) || a.claimsRepeatedly(t)
 }
 
 // claimsAnyTask says whether a skill's own text claims every job rather

@@ -57,7 +57,7 @@ var (
 	// every word of a machine reader (readerWords).
 	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot"}
 	selfNouns    = fieldSet("skill tool agent entry listing service card one")
-	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired decommissioned archived mirror mirrors outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority ahead")
+	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority ahead")
 	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots")
 	requestNouns = fieldSet("request requests task tasks query queries")
 )
@@ -140,6 +140,8 @@ func (a Agent) ordersAcross(t skillTexts) bool {
 type cardSignals struct {
 	all               signalFamily
 	claims, addresses bool
+	// claimed counts the sentences that claim over the catalog.
+	claimed int
 }
 
 // readSignals reads texts' sentences for cardSignals; selves are the
@@ -154,7 +156,10 @@ func readSignals(selves []self, texts ...string) cardSignals {
 		for _, sentence := range sentences(text) {
 			f := signalFamilies(selfAsTool(sentence, words(sentence), selves))
 			s.all |= f
-			s.claims = s.claims || f&claim == claim
+			if f&claim == claim {
+				s.claims = true
+				s.claimed++
+			}
 			s.addresses = s.addresses || f&addressee == addressee
 		}
 	}
@@ -166,7 +171,42 @@ func (s *cardSignals) add(o cardSignals) {
 	s.all |= o.all
 	s.claims = s.claims || o.claims
 	s.addresses = s.addresses || o.addresses
+	s.claimed += o.claimed
 }
+
+// claimsRepeatedly says whether the agent's and a skill's texts (fields
+// and examples, t) claim over the catalog in claimedAt sentences or more:
+// a catalog word and a claim over the rest together ("the other entries
+// in this catalogue are copied from it", "a desk's own listing is a
+// copy"). A twentieth set's "directory of record" said so in five of its
+// sentences without a word of selecting or of a machine reader, and an
+// eighteenth set's tracking helper in two (as "supersedes=departmental-
+// listings" and a fake routing log); every skill of the golden sets, the
+// examples and the hostile sets' honest cards has at most one such
+// sentence (a "Priority Services Registry").
+func (a Agent) claimsRepeatedly(t skillTexts) bool {
+	k := a.kinds
+	for _, x := range t.texts {
+		k |= x.kinds
+	}
+	if k&catalogKind == 0 {
+		return false // no word of the catalog anywhere (most skills)
+	}
+	// Each text is read, not only those holding a catalog anchor: "all
+	// departmental skills" speaks of the catalog without one.
+	claimed := a.signals.claimed
+	for _, x := range t.texts {
+		if claimed >= claimedAt {
+			break
+		}
+		claimed += readSignals(nil, x.text).claimed
+	}
+	return claimed >= claimedAt
+}
+
+// claimedAt is how many sentences claiming over the catalog give a card
+// away (claimsRepeatedly).
+const claimedAt = 2
 
 // sentences splits text where a sentence or a clause ends.
 func sentences(text string) []string {
