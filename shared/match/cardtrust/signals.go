@@ -130,18 +130,17 @@ func (a Agent) ordersAcross(t skillTexts) bool {
 	}
 	sig := a.signals
 	sig.add(readSignals(selves, fields...))
-	return sig.all == allFamilies && sig.claims && sig.addresses
+	return sig.all == allFamilies && sig.claimed > 0 && sig.addresses
 }
 
 // cardSignals is what texts say of the families, read sentence by
-// sentence: every family they speak of, and whether one sentence claims
-// over the catalog (the catalog and a claim over the rest) and one names
+// sentence: every family they speak of, how many sentences claim over the
+// catalog (the catalog and a claim over the rest), and whether one names
 // the machine that selects (a reader and selecting).
 type cardSignals struct {
-	all               signalFamily
-	claims, addresses bool
-	// claimed counts the sentences that claim over the catalog.
-	claimed int
+	all       signalFamily
+	claimed   int
+	addresses bool
 }
 
 // readSignals reads texts' sentences for cardSignals; selves are the
@@ -157,7 +156,6 @@ func readSignals(selves []self, texts ...string) cardSignals {
 			f := signalFamilies(selfAsTool(sentence, words(sentence), selves))
 			s.all |= f
 			if f&claim == claim {
-				s.claims = true
 				s.claimed++
 			}
 			s.addresses = s.addresses || f&addressee == addressee
@@ -169,21 +167,20 @@ func readSignals(selves []self, texts ...string) cardSignals {
 // add joins what other texts say to what s's say.
 func (s *cardSignals) add(o cardSignals) {
 	s.all |= o.all
-	s.claims = s.claims || o.claims
-	s.addresses = s.addresses || o.addresses
 	s.claimed += o.claimed
+	s.addresses = s.addresses || o.addresses
 }
 
 // claimsRepeatedly says whether the agent's and a skill's texts (fields
 // and examples, t) claim over the catalog in claimedAt sentences or more:
 // a catalog word and a claim over the rest together ("the other entries
 // in this catalogue are copied from it", "a desk's own listing is a
-// copy"). A twentieth set's "directory of record" said so in five of its
+// copy"). A twentieth set's "directory of record" said so in three of its
 // sentences without a word of selecting or of a machine reader, and an
 // eighteenth set's tracking helper in two (as "supersedes=departmental-
-// listings" and a fake routing log); every skill of the golden sets, the
-// examples and the hostile sets' honest cards has at most one such
-// sentence (a "Priority Services Registry").
+// listings" and a fake routing log); no honest skill of the golden sets,
+// the examples or the hostile sets has one, and a staff directory whose
+// "entries of leavers are archived" has one.
 func (a Agent) claimsRepeatedly(t skillTexts) bool {
 	k := a.kinds
 	for _, x := range t.texts {
