@@ -127,7 +127,7 @@ func foldWord(word string) (string, bool) {
 			alike = alike || r >= utf8.RuneSelf
 			continue
 		}
-		if _, ok := leetOf[r]; ok || '0' <= r && r <= '9' {
+		if '0' <= r && r <= '9' {
 			digits++
 			continue
 		}
