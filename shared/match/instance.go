@@ -16,8 +16,11 @@ import (
 // its example's words, and a flood of such listings took three of a blind
 // set's four room bookings from the landlord's own community rooms at
 // 0.79-0.99. An instance the request does not choose (see listInstance)
-// keeps its rank but not its confidence (shrinkMarked), and pools with no
-// sibling.
+// loses half its confidence and, with it, its rank over the candidates it
+// no longer outscores (demoteMarked). Kept first, such instances still
+// stood before the right skill, undelegated: let fall, six more requests
+// of the twenty hostile sets have their right skill first, and no
+// decision to delegate changes. It pools with no sibling.
 const (
 	// minInstances is how many skills, tagged alike, make a list of
 	// instances.
@@ -151,7 +154,7 @@ func (m *Matcher) shrinkUnnamedInstances(req *extract.Requirement, out []Ranked)
 	var note []string
 	for i := range out {
 		r := &out[i]
-		if r.Doc >= len(inst) || inst[r.Doc] == nil || r.Prob < m.policy.ClarifyFloor || r.Unnamed {
+		if r.Doc >= len(inst) || inst[r.Doc] == nil || r.Unnamed {
 			continue
 		}
 		li := inst[r.Doc]
@@ -183,6 +186,6 @@ func (m *Matcher) shrinkUnnamedInstances(req *extract.Requirement, out []Ranked)
 		}
 	}
 	if note != nil {
-		shrinkMarked(out, note)
+		demoteMarked(out, note)
 	}
 }

@@ -128,6 +128,33 @@ func shrinkMarked(out []Ranked, note []string) {
 	}
 }
 
+// demoteMarked scales the probability of each candidate with a note to
+// thinShrink of it, prefixing the note to its reason, and moves it below
+// every unmarked candidate it no longer outscores. Unlike shrinkMarked it
+// gives up the rank: it is for a candidate the request did not choose,
+// however well its words read (an instance of a list whose thing the
+// request does not name). The unmarked candidates keep their order, and
+// so do the marked ones.
+func demoteMarked(out []Ranked, note []string) {
+	var kept, marked []Ranked
+	for i, r := range out {
+		if note[i] == "" {
+			kept = append(kept, r)
+			continue
+		}
+		r.Reason = note[i] + r.Reason
+		r.Prob *= thinShrink
+		marked = append(marked, r)
+	}
+	for i := range out {
+		if len(marked) > 0 && (len(kept) == 0 || marked[0].Prob > kept[0].Prob) {
+			out[i], marked = marked[0], marked[1:]
+		} else {
+			out[i], kept = kept[0], kept[1:]
+		}
+	}
+}
+
 // thinQuery is what shrinkThin reads of a request, each part when first
 // needed: most candidates share no term or several with the request and
 // are told apart by its terms alone.

@@ -147,3 +147,59 @@ func TestUnnamedShrinks(t *testing.T) {
 		})
 	}
 }
+
+// TestDemoteMarked: a marked candidate loses half its probability and
+// falls below every unmarked one it no longer outscores; the unmarked
+// keep their order, and so do the marked.
+func TestDemoteMarked(t *testing.T) {
+	cand := func(key string, p float64) Ranked {
+		return Ranked{Scored: rerank.Scored{Candidate: index.Candidate{Entry: &index.Doc{Key: key}}}, Prob: p}
+	}
+	for _, tc := range []struct {
+		name   string
+		in     []Ranked
+		marked []bool
+		want   []string
+	}{
+		{"first falls below the second", []Ranked{cand("a", 0.8), cand("b", 0.5), cand("c", 0.3)}, []bool{true, false, false}, []string{"b", "a", "c"}},
+		{"first falls below two", []Ranked{cand("a", 0.8), cand("b", 0.5), cand("c", 0.45)}, []bool{true, false, false}, []string{"b", "c", "a"}},
+		{"first stays over what it still outscores", []Ranked{cand("a", 0.8), cand("b", 0.39), cand("c", 0.1)}, []bool{true, false, false}, []string{"a", "b", "c"}},
+		{"a tie goes to the unmarked", []Ranked{cand("a", 0.8), cand("b", 0.4)}, []bool{true, false}, []string{"b", "a"}},
+		{"marked keep their order", []Ranked{cand("a", 0.9), cand("b", 0.8), cand("c", 0.3), cand("d", 0)}, []bool{true, true, false, false}, []string{"a", "b", "c", "d"}},
+		{"all marked", []Ranked{cand("a", 0.9), cand("b", 0.2)}, []bool{true, true}, []string{"a", "b"}},
+		{"none marked", []Ranked{cand("a", 0.2), cand("b", 0.9)}, []bool{false, false}, []string{"a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := map[string]float64{}
+			note := make([]string, len(tc.in))
+			for i, r := range tc.in {
+				before[r.Entry.Key] = r.Prob
+				if tc.marked[i] {
+					note[i] = "marked. "
+				}
+			}
+			wasMarked := map[string]bool{}
+			for i, r := range tc.in {
+				wasMarked[r.Entry.Key] = tc.marked[i]
+			}
+			demoteMarked(tc.in, note)
+			var got []string
+			for _, r := range tc.in {
+				got = append(got, r.Entry.Key)
+				want := before[r.Entry.Key]
+				if wasMarked[r.Entry.Key] {
+					want *= thinShrink
+					if !strings.HasPrefix(r.Reason, "marked. ") {
+						t.Errorf("%s: reason %q lacks the note", r.Entry.Key, r.Reason)
+					}
+				}
+				if r.Prob != want {
+					t.Errorf("%s: probability %v, want %v", r.Entry.Key, r.Prob, want)
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("order %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
