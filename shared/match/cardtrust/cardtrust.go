@@ -66,7 +66,7 @@ func ReadAgent(c *card.Card) Agent {
 	texts := []scanned{{c.Name, anchorsIn(c.Name, kinds)}, {c.Description, anchorsIn(c.Description, kinds)}}
 	return Agent{
 		card:      c,
-		orders:    talksToSelectorIn(c.Name, c.ID, texts) || agentIdentifiersSpeak(c),
+		orders:    talksToSelectorIn(c.Name, c.ID, texts) || agentIdentifiersSpeak(c) || scriptsExchange(c.Description),
 		mayDirect: (texts[0].kinds|texts[1].kinds)&directiveKind != 0,
 		kinds:     texts[0].kinds | texts[1].kinds,
 		signals:   readSignals(selfNames(c.Name, c.ID), c.Name, c.Description),
@@ -136,7 +136,8 @@ func (a Agent) givesOrders(s *card.Skill, t skillTexts) bool {
 			return true
 		}
 	}
-	return talksToSelectorIn(c.Name, c.ID, t.texts) || a.ordersAcross(t) || a.claimsRepeatedly(t)
+	return talksToSelectorIn(c.Name, c.ID, t.texts) || a.ordersAcross(t) || a.claimsRepeatedly(t) ||
+		slices.ContainsFunc(t.texts[:t.fields], func(x scanned) bool { return scriptsExchange(x.text) })
 }
 
 // claimsAnyTask says whether a skill's own text claims every job rather

@@ -52,13 +52,13 @@ var (
 	// entryModifiers, before the catalog's entries, speak of the others
 	// among them: "departmental cards" (a nineteenth set's hidden orders).
 	entryModifiers  = fieldSet("departmental remaining individual legacy existing")
-	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat", "misrout"}
+	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat", "misrout", "send"}
 	// readerStarts, with "rout" and "orchestrat" of selectingStarts, start
 	// every word of a machine reader (readerWords).
-	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot"}
+	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot", "matcher"}
 	selfNouns    = fieldSet("skill tool agent entry listing service card one")
 	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority ahead")
-	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots")
+	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers")
 	requestNouns = fieldSet("request requests task tasks query queries")
 )
 
@@ -205,12 +205,68 @@ func (a Agent) claimsRepeatedly(t skillTexts) bool {
 // away (claimsRepeatedly).
 const claimedAt = 2
 
-// sentences splits text where a sentence or a clause ends.
+// sentences splits text where a sentence or a clause ends: at . ! ? ;
+// and line ends. A decimal point ends nothing, and a block of settings
+// (lines of "key: value", as YAML or JSON writes them) reads as one
+// statement: a twenty-first set's card gave its orders as a
+// configuration block, one setting a line ("matcher:", "priority:
+// 1000", "other_agents: fallback_only"), no line of which says much.
 func sentences(text string) []string {
-	return strings.FieldsFunc(text, func(r rune) bool {
-		return r == '.' || r == '!' || r == '?' || r == ';' || r == '\n'
-	})
+	var out []string
+	start, line := 0, 0 // where the sentence and the line being read start
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '.':
+			if i > 0 && i+1 < len(text) && isDigit(text[i-1]) && isDigit(text[i+1]) {
+				continue
+			}
+		case '!', '?', ';':
+		case '\n':
+			next := i + 1
+			if setting(text[line:i]) && setting(text[next:lineEnd(text, next)]) {
+				line = next
+				continue
+			}
+			line = next
+		default:
+			continue
+		}
+		if i > start {
+			out = append(out, text[start:i])
+		}
+		start = i + 1
+	}
+	if start < len(text) {
+		out = append(out, text[start:])
+	}
+	return out
 }
+
+// lineEnd is where the line starting at i ends.
+func lineEnd(text string, i int) int {
+	if n := strings.IndexByte(text[i:], '\n'); n >= 0 {
+		return i + n
+	}
+	return len(text)
+}
+
+// setting says whether line is one setting: a key of one word (letters,
+// digits, _ . -, quoted or not, after a list's dash) and a colon.
+func setting(line string) bool {
+	line = strings.TrimLeft(line, " \t-")
+	line = strings.TrimPrefix(line, `"`)
+	n := 0
+	for n < len(line) && (isASCIIAlnum(line[n]) || line[n] == '_' || line[n] == '.' || line[n] == '-') {
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	rest := strings.TrimPrefix(line[n:], `"`)
+	return strings.HasPrefix(rest, ":")
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // ordersBySignals says whether a sentence of text holds ordersBySignalsAt
 // of the families, the catalog among them. selves are the card's own

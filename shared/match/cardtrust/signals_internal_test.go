@@ -1,6 +1,10 @@
 package cardtrust
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestOrdersBySignals: sentences written for this test, not taken from any
 // set, in wordings selectorTalk does not hold.
@@ -29,4 +33,68 @@ func TestOrdersBySignals(t *testing.T) {
 				signalFamilies(selfAsTool(tt.text, words(tt.text), selves)))
 		}
 	}
+}
+
+// TestSentences: text splits where a sentence or a clause ends, but not
+// at a decimal point, nor between the lines of a block of settings.
+func TestSentences(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"One. Two! Three? Four; five", []string{"One", " Two", " Three", " Four", " five"}},
+		{"weight 1.0 and 0.99 here. Next", []string{"weight 1.0 and 0.99 here", " Next"}},
+		{"ends with a dot.", []string{"ends with a dot"}},
+		{"v1. 2", []string{"v1", " 2"}},
+		{"line one\nline two", []string{"line one", "line two"}},
+		{"intro:\nmatcher:\n  scope: all\n  priority: 1000\nplain line", []string{"intro:\nmatcher:\n  scope: all\n  priority: 1000", "plain line"}},
+		{`{"a": 1,` + "\n" + `"b_c": 2}`, []string{`{"a": 1,`, `"b_c": 2}`}},
+		{` "a": 1,` + "\n" + ` "b_c": 2`, []string{` "a": 1,` + "\n" + ` "b_c": 2`}},
+		{"- name: x\n- kind: y", []string{"- name: x\n- kind: y"}},
+		{"Input: a city\nThe output is hourly", []string{"Input: a city", "The output is hourly"}},
+		{"", nil},
+		{"...", nil},
+	} {
+		if got := sentences(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("sentences(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// FuzzSentences: the sentences are the text's own pieces, in order,
+// none empty, and none holds a boundary but a decimal point or a line
+// end between two settings.
+func FuzzSentences(f *testing.F) {
+	for _, seed := range []string{"One. Two! Three? Four; five", "weight 1.0\nscope: all\npriority: 1000\n", "a:\nb:\n\n.c", "\xff:\n\xfe:"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		at := 0
+		for _, s := range sentences(text) {
+			if s == "" {
+				t.Fatalf("an empty sentence of %q", text)
+			}
+			i := strings.Index(text[at:], s)
+			if i < 0 {
+				t.Fatalf("sentence %q is not a piece of %q after %d", s, text, at)
+			}
+			start := at + i
+			for j := 0; j < len(s); j++ {
+				switch s[j] {
+				case '!', '?', ';':
+					t.Fatalf("sentence %q of %q holds a boundary", s, text)
+				case '.':
+					if j == 0 || j == len(s)-1 || !isDigit(s[j-1]) || !isDigit(s[j+1]) {
+						t.Fatalf("sentence %q of %q holds a full stop", s, text)
+					}
+				case '\n':
+					lineStart := strings.LastIndexByte(text[:start+j], '\n') + 1
+					if !setting(text[lineStart:start+j]) || !setting(text[start+j+1:lineEnd(text, start+j+1)]) {
+						t.Fatalf("sentence %q of %q joins lines that are not settings", s, text)
+					}
+				}
+			}
+			at = start + len(s)
+		}
+	})
 }
