@@ -49,7 +49,34 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 		return
 	}
 	reach := min(catchAllMaxReach, max(2, int(catchAllReach*float64(agents)+0.999)))
-	users := wordUsers(docs, agentOf, reach)
+	// Words are another agent's speciality only as a trusted card uses
+	// them: a stuffed card tags every job of the catalog, and an injected
+	// card claims others' jobs as its own, so beside them an honest
+	// skill's words reach agents they would not. A twenty-first set's
+	// admissions office ("Offers, conditions & Clearing": near miss,
+	// results day) reached five agents, two of them attack cards, and was
+	// distrusted. A first round finds the catch-alls over every card's
+	// words; the second, over the words of the cards still trusted, keeps
+	// those that are catch-alls there too. (Over the trusted cards' words
+	// alone, a word that attack cards made common wording becomes a
+	// speciality, and a twelfth set's account opening was distrusted.)
+	first := catchAllsAmong(refs, docs, agentOf, reach, nil)
+	if first == nil {
+		return
+	}
+	second := catchAllsAmong(refs, docs, agentOf, reach, func(i int) bool { return refs[i].distrust == "" && first[i] == "" })
+	for i, why := range first {
+		if why != "" && second != nil && second[i] != "" {
+			refs[i].distrust = second[i]
+		}
+	}
+}
+
+// catchAllsAmong is, for each doc, why it is a catch-all ("" if it is
+// not) among the words of the docs speaks says: nil when none is. Docs
+// already distrusted are not judged.
+func catchAllsAmong(refs []ref, docs []index.Doc, agentOf []int32, reach int, speaks func(int) bool) []string {
+	users := wordUsers(docs, agentOf, reach, speaks)
 	jobs := make([]int, len(docs))
 	claimed := make([]int, len(docs))
 	for i := range docs {
@@ -58,18 +85,23 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 		}
 	}
 	least := catchAllLeast(jobs)
+	var out []string
 	for i, n := range jobs {
 		if refs[i].distrust != "" || n < least && claimed[i] < least ||
 			fewLabelsExcuse(n, claimed[i], least) && claimingLabels(&docs[i], agentOf[i], users, reach) < catchAllJobs {
 			continue
 		}
+		if out == nil {
+			out = make([]string, len(docs))
+		}
 		switch {
 		case n >= least:
-			refs[i].distrust = fmt.Sprintf("card names the jobs of %d other groups of agents (catch-all); not trusted. ", n)
+			out[i] = fmt.Sprintf("card names the jobs of %d other groups of agents (catch-all); not trusted. ", n)
 		case claimed[i] >= least:
-			refs[i].distrust = fmt.Sprintf("card names the specialities of %d other agents (catch-all); not trusted. ", claimed[i])
+			out[i] = fmt.Sprintf("card names the specialities of %d other agents (catch-all); not trusted. ", claimed[i])
 		}
 	}
+	return out
 }
 
 // catchAllLeast is how many jobs make a catch-all in this catalog: at
@@ -98,10 +130,10 @@ func labelTerms(d *index.Doc) int {
 	return n
 }
 
-// wordUsers maps each name or tag term to the agents using it, up to
-// reach+2 of them: a term used by more agents than that is common wording,
-// whoever asks.
-func wordUsers(docs []index.Doc, agentOf []int32, reach int) map[string][]int32 {
+// wordUsers maps each name or tag term to the agents using it in the
+// docs speaks says (all when nil), up to reach+2 of them: a term used by
+// more agents than that is common wording, whoever asks.
+func wordUsers(docs []index.Doc, agentOf []int32, reach int, speaks func(int) bool) map[string][]int32 {
 	users := map[string][]int32{}
 	add := func(term string, a int32) {
 		u := users[term]
@@ -111,6 +143,9 @@ func wordUsers(docs []index.Doc, agentOf []int32, reach int) map[string][]int32 
 		users[term] = append(u, a)
 	}
 	for i := range docs {
+		if speaks != nil && !speaks(i) {
+			continue
+		}
 		for _, t := range docs[i].NameTerms {
 			add(t, agentOf[i])
 		}
