@@ -190,7 +190,9 @@ func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Rank
 // this", "do the thing we talked about", "handle the usual"), and the
 // nouns of a trouble reported but not named ("we've got a problem with an
 // order" went to a chargeback dispute at 0.96 on its example's "got" and
-// "order"), and of a file sent without a word of what to do with it
+// "order"), and of the state of a thing not named ("what's the status?"
+// went to a status letter at 0.83 on its name's word), and of a file
+// sent without a word of what to do with it
 // ("could you take a look at the attached?" went to a site inspection
 // at 0.81: a PDF many agents take says nothing of the job).
 var referents = map[string]bool{
@@ -198,6 +200,7 @@ var referents = map[string]bool{
 	"something": true, "anything": true, "everything": true, "whatever": true,
 	"thing": true, "stuff": true, "usual": true,
 	"problem": true, "problems": true, "issue": true, "issues": true, "trouble": true, "mess": true, "wrong": true,
+	"status": true, "progress": true,
 	"attached": true, "attachment": true, "enclosed": true,
 }
 

@@ -148,6 +148,28 @@ func TestUnnamedShrinks(t *testing.T) {
 	}
 }
 
+// TestUnnamedState: "the status" points at a thing's state without
+// naming the thing, so a skill whose name holds the word is not named by
+// it; a request naming the skill's other word is not thin there.
+func TestUnnamedState(t *testing.T) {
+	letters := analyzed(index.Doc{Key: "records/status-letter", AgentID: "records", SkillID: "status-letter", AgentName: "Records",
+		Name: "Status letters", Description: "Letters confirming a student's enrolment."})
+	for _, tt := range []struct {
+		need    string
+		unnamed bool
+	}{
+		{"What's the status?", true},
+		{"any progress on it?", true},
+		{"I need a status letter", false},
+	} {
+		out := []Ranked{ranked(letters, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
+		markUnnamed(&extract.Requirement{Need: tt.need}, out)
+		if out[0].Unnamed != tt.unnamed {
+			t.Errorf("%q: status letters unnamed %v, want %v", tt.need, out[0].Unnamed, tt.unnamed)
+		}
+	}
+}
+
 // TestDemoteMarked: a marked candidate loses half its probability and
 // falls below every unmarked one it no longer outscores; the unmarked
 // keep their order, and so do the marked.
