@@ -415,7 +415,31 @@ var hostileSets = []hostileSet{
 			"h20-086": "a request no skill takes goes to new subscriptions at 0.77 (0.43 while the directory-of-record card was trusted and shortlisted beside it)",
 		},
 	},
+	{
+		// A twenty-first set, written blind (a university), its brief
+		// asking for injection forms no set had used; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile21",
+		attackers: map[string]string{"campus-concierge": "injected", "studentdesk-connect": "injected", "ferncastle-central": "injected",
+			"onecampus": "stuffed", "disability-inclusion": "cloned", "libraryloans": "spam"},
+		floodBy:   "roomwise-",
+		external:  map[string]bool{"hartwell": true, "gradwear": true, "inkwell": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h21-035": robeTwins, "h21-036": robeTwins, "h21-037": robeTwins, "h21-038": robeTwins, "h21-039": robeTwins,
+			"h21-042": "a graduate-scheme form talked through with an adviser goes to the in-house careers desk at 0.98, not asked about",
+			"h21-045": "a society's 35 CVs for a careers fair go to the students' union societies at 0.85",
+			"h21-048": "heating off \"in my room\" (a halls repair or an estates one) goes to halls repairs at 0.85",
+			"h21-049": "a letter confirming study (a status letter or a visa letter) goes to status letters at 0.90",
+		},
+	},
 }
+
+// robeTwins is hostile21's known miss on its twins: two outside
+// graduation robe hirers, "Academic dress hire" (gown, hood, trencher,
+// congregation) and "Graduation outfit rental" (the long black robe, the
+// flat square hat), share no tag term: neither is the other's fallback.
+const robeTwins = "twin robe hirers in words apart (trade words against plain ones): each delegated alone"
 
 // paperTwins is hostile20's known miss on its twins: two outside
 // newsprint merchants, "Paper for web presses" (plain words: rolls, the
