@@ -435,6 +435,50 @@ func TestOneSkillVendorsAlikeInMeaning(t *testing.T) {
 	}
 }
 
+// TestNearestVendorsAreTwins: two one-skill vendors in words apart,
+// a trade's and a layman's, whose stated jobs read 0.68 alike (under
+// statedAlikeAt) are twins when each is the other's nearest vendor: the
+// other is the sibling fallback. A vendor reading 0.54 alike is none, and
+// neither is the pair once a third vendor stands nearer to one of them
+// (a prom dress rental reads 0.79 alike to the outfit rental).
+func TestNearestVendorsAreTwins(t *testing.T) {
+	vendor := func(id, name, desc string, tags ...string) agentSpec {
+		return agentSpec{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Desc: name + ".",
+			Skills: []skillSpec{{ID: "hire", Name: name, Desc: desc, Tags: tags}}}
+	}
+	robes := vendor("robemakers", "Academic dress hire", "Gowns, hoods and caps hired out for degree ceremonies, fitted by height and chest size.", "academic dress", "gown hire", "hood")
+	outfits := vendor("outfitters", "Graduation outfit rental", "Rent the long black robe and the square hat for your big day; we post them to you before the event.", "graduation outfit", "robe rental", "square hat")
+	photos := vendor("portraits", "Graduation photographs", "Portraits of graduands in their gowns on the day of the ceremony, printed and framed.", "graduation photos", "portraits")
+	prom := vendor("promwear", "Prom dress rental", "Rent a long dress for the school prom; we post it to you a week before.", "prom dress", "dress rental")
+	for _, tc := range []struct {
+		name    string
+		agents  []agentSpec
+		other   string
+		sibling bool
+	}{
+		{"each the other's nearest", []agentSpec{robes, outfits, photos}, "outfitters/hire", true},
+		{"not alike enough", []agentSpec{robes, photos}, "portraits/hire", false},
+		{"a nearer vendor", []agentSpec{robes, outfits, prom}, "outfitters/hire", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMatcher(t, buildCatalog(t, append(honest(), tc.agents...)...))
+			res := mustMatch(t, m, textTask("r", "hire a gown, hood and cap for my degree ceremony in July"))
+			var other *match.Ranked
+			for i := range res.Ranked[1:] {
+				if r := &res.Ranked[i+1]; r.Entry.Key == tc.other {
+					other = r
+				}
+			}
+			if res.Ranked[0].Entry.Key != "robemakers/hire" || other == nil {
+				t.Fatalf("ranked %v, want robemakers/hire first and %s after; the test checks nothing", rankedKeys(res), tc.other)
+			}
+			if got := other.Alike == decide.AlikeTwin && other.Sibling; got != tc.sibling {
+				t.Errorf("%s: alike %q sibling %v, want a sibling twin %v", tc.other, other.Alike, other.Sibling, tc.sibling)
+			}
+		})
+	}
+}
+
 // TestOneSkillPasteIsACopy: a one-skill card pasted from another and
 // reworded in a few content words keeps too few of them to be one job by
 // the word tests, but a quarter of its terms make the two one-skill

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -49,9 +50,13 @@ type Matcher struct {
 	// statedMore holds the stated jobs of other skills (int doc → []float32),
 	// embedded when a pair first needs them (statedJob).
 	statedMore sync.Map
-	idx        index.Index
-	emb        vector.Embedder
-	rr         rerank.Reranker
+	// nearestVendor holds, for each doc of stated, the nearest other
+	// one-skill vendor's doc by stated job (nearestVendorOf), filled when
+	// a pair first needs it: -2 not yet known, -1 none.
+	nearestVendor []atomic.Int32
+	idx           index.Index
+	emb           vector.Embedder
+	rr            rerank.Reranker
 	// learned is the model's reranker, the fallback of a remote one.
 	learned rerank.Reranker
 	cal     calibrate.Calibrator
@@ -257,7 +262,15 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 			m.classes = exampleClasses(m.refs, docs)
 		}
 	})
-	beside.Go(func() { m.stated = statedVectors(m.refs, cfg.embedder) })
+	beside.Go(func() {
+		m.stated = statedVectors(m.refs, cfg.embedder)
+		if m.stated != nil {
+			m.nearestVendor = make([]atomic.Int32, len(m.stated))
+			for i := range m.nearestVendor {
+				m.nearestVendor[i].Store(-2)
+			}
+		}
+	})
 	idx, err := cfg.newIndex(docs, cfg.embedder)
 	beside.Wait()
 	if err != nil {

@@ -279,7 +279,7 @@ var hostileSets = []hostileSet{
 		// list the request does not name is not chosen); the rest is
 		// listed as what fails today, not mended.
 		misses: map[string]string{
-			"h14-035": drainTwins, "h14-037": drainTwins, "h14-038": drainTwins,
+			"h14-035": drainTwins, "h14-037": drainTwins,
 			"h14-040": moneyDesks, "h14-041": moneyDesks, "h14-042": moneyDesks, "h14-043": moneyDesks,
 			"h14-044": moneyDesks, "h14-045": moneyDesks, "h14-046": moneyDesks,
 			"h14-082": "\"I need help\" has no content word and no pointer, so it is not read as thin: tenancy support's referral at 0.71",
@@ -366,8 +366,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"ledgerline": true, "trunkline": true, "brackwater": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h18-035": breakdownTwins, "h18-036": breakdownTwins, "h18-037": breakdownTwins, "h18-038": breakdownTwins,
-			"h18-039": breakdownTwins,
+			"h18-035": breakdownTwins, "h18-037": breakdownTwins, "h18-038": breakdownTwins,
 			"h18-040": "a late invoice goes to the trunk board on \"late\" (its late trunks) at 0.92",
 			"h18-041": creditDesks, "h18-042": creditDesks, "h18-043": creditDesks, "h18-044": creditDesks, "h18-046": creditDesks,
 			"h18-050": "cover for a driver's round (\"Dave's phoned in\") goes to the trunk board at 0.83",
@@ -406,7 +405,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"askew-brandt": true, "brannock": true, "kallsund": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h20-035": paperTwins, "h20-036": paperTwins, "h20-037": paperTwins, "h20-038": paperTwins, "h20-039": paperTwins,
+			"h20-039": paperTwins,
 			"h20-040": legalDesks, "h20-041": legalDesks, "h20-042": legalDesks, "h20-043": legalDesks,
 			"h20-044": legalDesks, "h20-045": legalDesks, "h20-046": legalDesks,
 			"h20-048": "a wrong price in a piece (a correction or an advertiser's complaint) goes to corrections at 0.85",
@@ -426,7 +425,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"hartwell": true, "gradwear": true, "inkwell": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h21-035": robeTwins, "h21-036": robeTwins, "h21-037": robeTwins, "h21-038": robeTwins, "h21-039": robeTwins,
 			"h21-042": "a graduate-scheme form talked through with an adviser goes to the in-house careers desk at 0.98, not asked about",
 			"h21-045": "a society's 35 CVs for a careers fair go to the students' union societies at 0.85",
 			"h21-048": "heating off \"in my room\" (a halls repair or an estates one) goes to halls repairs at 0.85",
@@ -435,17 +433,11 @@ var hostileSets = []hostileSet{
 	},
 }
 
-// robeTwins is hostile21's known miss on its twins: two outside
-// graduation robe hirers, "Academic dress hire" (gown, hood, trencher,
-// congregation) and "Graduation outfit rental" (the long black robe, the
-// flat square hat), share no tag term: neither is the other's fallback.
-const robeTwins = "twin robe hirers in words apart (trade words against plain ones): each delegated alone"
-
 // paperTwins is hostile20's known miss on its twins: two outside
-// newsprint merchants, "Paper for web presses" (plain words: rolls, the
-// tonne, the press hall) and "Newsprint reels" (gsm, call-off), share no
-// tag term: neither is the other's fallback.
-const paperTwins = "twin newsprint merchants in words apart (plain words against trade ones): delegated alone or abstained"
+// newsprint merchants in words apart ("Paper for web presses", "Newsprint
+// reels"), read as one job since they are each other's nearest vendors
+// (0.66 alike); one request still stands under the bar.
+const paperTwins = "twin newsprint merchants: one request abstained under the bar"
 
 // legalDesks is hostile20's known miss on its two-agent ambiguity: the
 // in-house pre-publication read and an outside firm's out-of-hours copy
@@ -473,10 +465,11 @@ const packDesks = "in-house label copy and an outside artwork studio in words ap
 const creditDesks = "in-house credit control and an outside debt-recovery agency in words apart: never asked about"
 
 // breakdownTwins is hostile18's known miss on its twins: two outside
-// firms, "Breakdown & recovery" and "Stranded vehicle call-out", share one
-// tag term ("tow") and are written in words apart: neither is the other's
-// fallback, and each alone stands under the bar.
-const breakdownTwins = "twin breakdown firms in words apart: abstained, asked about or delegated alone"
+// firms, "Breakdown & recovery" and "Stranded vehicle call-out", in words
+// apart, read as one job since they are each other's nearest vendors
+// (0.69 alike); three requests still stand under the bar, or beside an
+// incident report.
+const breakdownTwins = "twin breakdown firms: abstained under the bar or asked about beside another job"
 
 // contactDesks is hostile17's known miss on its two-agent ambiguity: the
 // in-house Customer Relations team and an outside contact agency that
@@ -523,10 +516,11 @@ const cashRuns = "twin cash collectors in words apart (5 of 23 and 20 terms, 0.5
 const dueDiligence = "in-house due diligence and an outside company-report firm in words apart: never looked alike, never asked about"
 
 // drainTwins is hostile14's known miss on its twins: two outside drainage
-// contractors, "Drain clearance" and a drainage call-out, share 2 of their
-// 14 and 19 stated terms and no tag term, and read 0.64 alike (under
-// statedAlikeAt): neither is the other's fallback.
-const drainTwins = "twin drainage contractors in words apart (2 of 14 and 19 terms, 0.64 alike): delegated alone or abstained"
+// contractors, "Drain clearance" and a drainage call-out, in words apart,
+// read as one job since they are each other's nearest vendors (0.64
+// alike); one request reads as a tenancy permission, one stands under the
+// bar.
+const drainTwins = "twin drainage contractors: one request read as another job, one abstained under the bar"
 
 // moneyDesks is hostile14's known miss on its two-agent ambiguity: the
 // in-house money advice and an outside debt-advice charity read 0.77
