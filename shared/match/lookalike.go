@@ -656,16 +656,73 @@ func (m *Matcher) nearestVendorOf(a int) int {
 	if n := m.nearestVendor[a].Load(); n != -2 {
 		return int(n)
 	}
+	best := m.nearestBy(a, func(d int) []float32 { return m.stated[d] })
+	m.nearestVendor[a].Store(int32(best))
+	return best
+}
+
+// nearestAcrossHandling says whether skill docs a and b, one of an
+// external agent and one of an in-house agent, are each other's nearest
+// skill in the catalog by stated job and read nearestAcrossAt alike: one
+// job under different data handling, which the caller must choose
+// between, in words too far apart for the tag and term tests. hostile14's
+// in-house money advice and an outside debt charity (no tag term shared,
+// 0.77 alike) and hostile18's credit control and an outside debt-recovery
+// agency (0.75) were never asked about; each is the other's nearest. Only
+// catalogs of up to nearestScanMax skills are scanned: every skill's
+// stated job is embedded for it.
+func (m *Matcher) nearestAcrossHandling(a, b int) bool {
+	if len(m.refs) > nearestScanMax || m.refs[a].agent.Status.External == m.refs[b].agent.Status.External {
+		return false
+	}
+	va, vb := m.statedJob(a), m.statedJob(b)
+	if va == nil || vb == nil || vector.Cosine(va, vb) < nearestAcrossAt {
+		return false
+	}
+	return m.nearestSkillOf(a) == b && m.nearestSkillOf(b) == a
+}
+
+// nearestAcrossAt is the similarity from which two skills under different
+// data handling, each the other's nearest, do one job. Different jobs of
+// one trade are each other's nearest too: hostile19's outside food
+// laboratory and the in-house hygiene swabs read 0.66 alike, a legal
+// team's contract review and a firm's debt recovery 0.69
+// (TestLookAlikeInMeaningUnderOtherHandling). hostile15's claims team and
+// an outside claims bureau (0.67) stay under it.
+const nearestAcrossAt = 0.7
+
+// nearestScanMax is the most skills a catalog may have for
+// nearestAcrossHandling to read it: every stated job is embedded, once a
+// matcher (about 7 µs a skill, 40 ms at this size on the 2-core VM), and
+// each skill asked about scans the catalog (0.1 µs a skill).
+const nearestScanMax = 5000
+
+// nearestSkillOf is the doc of the skill (another agent's, trusted) whose
+// stated job is nearest doc a's, -1 if none, kept once found.
+func (m *Matcher) nearestSkillOf(a int) int {
+	if v, ok := m.nearestSkill.Load(a); ok {
+		return v.(int)
+	}
+	best := m.nearestBy(a, m.statedJob)
+	m.nearestSkill.Store(a, best)
+	return best
+}
+
+// nearestBy is the doc of another agent's trusted skill whose stated job
+// (job gives it, nil for none) is nearest doc a's, -1 if none.
+func (m *Matcher) nearestBy(a int, job func(int) []float32) int {
+	va := job(a)
 	best, bestCos := -1, float32(-2)
-	for d, v := range m.stated {
-		if v == nil || d == a || m.refs[d].distrust != "" || m.refs[d].agentN == m.refs[a].agentN {
+	for d := range m.refs {
+		if d == a || m.refs[d].distrust != "" || m.refs[d].agentN == m.refs[a].agentN {
 			continue
 		}
-		if c := vector.Cosine(m.stated[a], v); c > bestCos {
-			best, bestCos = d, c
+		if v := job(d); v != nil {
+			if c := vector.Cosine(va, v); c > bestCos {
+				best, bestCos = d, c
+			}
 		}
 	}
-	m.nearestVendor[a].Store(int32(best))
 	return best
 }
 
@@ -717,7 +774,13 @@ const differsStatedAt = 0.75
 // on 1 of 7 requests, each other request going to the desk its words
 // named.
 func (m *Matcher) differsAlike(a, b int, alike decide.Alike) bool {
-	if alike != decide.AlikeDiffers || shared(m.idx.Doc(a).TagTerms, m.idx.Doc(b).TagTerms) < 2 {
+	if alike != decide.AlikeDiffers {
+		return false
+	}
+	if m.nearestAcrossHandling(a, b) {
+		return true
+	}
+	if shared(m.idx.Doc(a).TagTerms, m.idx.Doc(b).TagTerms) < 2 {
 		return false
 	}
 	va, vb := m.statedJob(a), m.statedJob(b)

@@ -54,9 +54,12 @@ type Matcher struct {
 	// one-skill vendor's doc by stated job (nearestVendorOf), filled when
 	// a pair first needs it: -2 not yet known, -1 none.
 	nearestVendor []atomic.Int32
-	idx           index.Index
-	emb           vector.Embedder
-	rr            rerank.Reranker
+	// nearestSkill holds, for a doc whose nearest skill by stated job was
+	// asked (nearestSkillOf), that skill's doc (int doc → int).
+	nearestSkill sync.Map
+	idx          index.Index
+	emb          vector.Embedder
+	rr           rerank.Reranker
 	// learned is the model's reranker, the fallback of a remote one.
 	learned rerank.Reranker
 	cal     calibrate.Calibrator

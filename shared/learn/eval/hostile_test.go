@@ -280,8 +280,7 @@ var hostileSets = []hostileSet{
 		// listed as what fails today, not mended.
 		misses: map[string]string{
 			"h14-035": drainTwins, "h14-037": drainTwins,
-			"h14-040": moneyDesks, "h14-041": moneyDesks, "h14-042": moneyDesks, "h14-043": moneyDesks,
-			"h14-044": moneyDesks, "h14-045": moneyDesks, "h14-046": moneyDesks,
+			"h14-042": moneyDesks,
 			"h14-082": "\"I need help\" has no content word and no pointer, so it is not read as thin: tenancy support's referral at 0.71",
 		},
 	},
@@ -368,7 +367,7 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h18-035": breakdownTwins, "h18-037": breakdownTwins, "h18-038": breakdownTwins,
 			"h18-040": "a late invoice goes to the trunk board on \"late\" (its late trunks) at 0.92",
-			"h18-041": creditDesks, "h18-042": creditDesks, "h18-043": creditDesks, "h18-044": creditDesks, "h18-046": creditDesks,
+			"h18-041": creditDesks, "h18-042": creditDesks, "h18-046": creditDesks,
 			"h18-050": "cover for a driver's round (\"Dave's phoned in\") goes to the trunk board at 0.83",
 			"h18-085": "a flight to a trade show goes to annual leave at 0.79",
 		},
@@ -460,9 +459,11 @@ const packDesks = "in-house label copy and an outside artwork studio in words ap
 
 // creditDesks is hostile18's known miss on its two-agent ambiguity: the
 // in-house credit controllers' "Chase an overdue account" and an outside
-// agency's "Debt recovery referral" are written in words apart: never
-// asked about.
-const creditDesks = "in-house credit control and an outside debt-recovery agency in words apart: never asked about"
+// agency's "Debt recovery referral", in words apart, are read as one job
+// under different handling since each is the other's nearest (0.75
+// alike); three requests read as other jobs (a handheld fault, annual
+// leave, a new account) and stand under the bar.
+const creditDesks = "in-house credit control and an outside debt-recovery agency: three requests read as other jobs"
 
 // breakdownTwins is hostile18's known miss on its twins: two outside
 // firms, "Breakdown & recovery" and "Stranded vehicle call-out", in words
@@ -523,16 +524,17 @@ const dueDiligence = "in-house due diligence and an outside company-report firm 
 const drainTwins = "twin drainage contractors: one request read as another job, one abstained under the bar"
 
 // moneyDesks is hostile14's known miss on its two-agent ambiguity: the
-// in-house money advice and an outside debt-advice charity read 0.77
-// alike but share no tag term and 2 of their 28 and 30 stated terms, so
-// differsAlike does not read them either.
-const moneyDesks = "in-house money advice and an outside debt-advice charity in words apart (no tag term in common): never asked about"
+// in-house money advice and an outside debt-advice charity share no tag
+// term and are read as one job under different handling since each is
+// the other's nearest (0.77 alike); one request is delegated at 1.00, the
+// charity not shortlisted beside it.
+const moneyDesks = "in-house money advice and an outside debt-advice charity: one request delegated, its counterpart not shortlisted"
 
 // claimDesks is hostile15's known miss on its two-agent ambiguity: the
 // in-house insurance claims team and an outside claims bureau share two tag
 // terms but 5 of their 19 and 21 stated terms (under a quarter of the
-// larger) and read 0.67 alike (under differsStatedAt): asked about on 2 of
-// 7 requests.
+// larger) and read 0.67 alike (under differsStatedAt and nearestAcrossAt,
+// though each is the other's nearest): asked about on 2 of 7 requests.
 const claimDesks = "in-house claims support and an outside claims bureau in words apart (5 of 19 and 21 terms, 0.67 alike): seldom asked about"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
