@@ -152,11 +152,15 @@ func hashTerms(terms []string) uint64 {
 // probability 0, for the decider to name beside the best one, never to
 // delegate to. A card that orders the matcher about is never offered.
 func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Ranked {
-	if len(out) == 0 || m.alts == nil {
+	if len(out) == 0 || m.kinds == nil {
 		return out
 	}
 	top := out[0]
 	alts := m.alts[top.Doc]
+	if d := m.nearestSkillOf(top.Doc); d >= 0 && !slices.Contains(alts, d) && m.nearestAcrossHandling(top.Doc, d) {
+		// Its counterpart under other handling in words apart.
+		alts = append(slices.Clip(alts), d)
+	}
 	if len(alts) == 0 || top.Prob == 0 {
 		return out
 	}
