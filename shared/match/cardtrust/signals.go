@@ -43,7 +43,7 @@ const (
 var (
 	catalogWords = fieldSet("listing listings listed entry entries catalog catalogue directory registry")
 	// otherNouns follow "other" as the catalog's other entries.
-	otherNouns = fieldSet("agents tools skills services teams offices providers options listings entries cards")
+	otherNouns = fieldSet("agents tools skills services teams offices providers options listings entries cards agent tool skill service team office provider option listing entry card")
 	// entryNouns follow a quantifier or an entry modifier, at most one
 	// word apart, as the catalog's entries: "each departmental card", "all
 	// departmental skills" (a sixteenth set's hub card).
@@ -57,7 +57,7 @@ var (
 	// every word of a machine reader (readerWords).
 	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot", "matcher"}
 	selfNouns    = fieldSet("skill tool agent entry listing service card one")
-	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority ahead")
+	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority precedence ahead")
 	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers")
 	requestNouns = fieldSet("request requests task tasks query queries")
 )
