@@ -235,6 +235,22 @@ var asking = map[string]bool{
 	"ideas": true, "look": true, "chance": true, "needful": true,
 }
 
+// askingParticle says whether words[i] is the particle of an asking verb
+// before it ("get back to me", "sort it out"): no more content than the
+// verb. "please look into it and get back to me" went to a refund at 0.82
+// on "back" ("money back" is its tag).
+func askingParticle(words []string, i int) bool {
+	if !particles[words[i]] {
+		return false
+	}
+	for j := i - 1; j >= max(0, i-2); j-- { // the verb, or the verb and its object ("sort it out")
+		if asking[words[j]] {
+			return true
+		}
+	}
+	return false
+}
+
 // markUnnamed marks the candidates Unnamed when the request is thin — it
 // points at something ("it", "this", "the attached") that no earlier turn
 // supplies, nor a file only one agent takes, and beside that holds at
@@ -258,11 +274,11 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 	}
 	words := analyze.Words(req.Need)
 	pointers, content := 0, 0
-	for _, w := range words {
+	for i, w := range words {
 		switch {
 		case referents[w]:
 			pointers++
-		case !analyze.IsStopword(w) && !asking[w] && !recalls[w]:
+		case !analyze.IsStopword(w) && !asking[w] && !recalls[w] && !askingParticle(words, i):
 			content++
 		}
 	}
@@ -292,8 +308,8 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 // "just fix everything" was delegated on them, to an equipment-fault
 // report at 0.92 and to a code review at 0.99.
 func namesJob(words []string, d *index.Doc) bool {
-	for _, w := range words {
-		if referents[w] || asking[w] || recalls[w] {
+	for i, w := range words {
+		if referents[w] || asking[w] || recalls[w] || askingParticle(words, i) {
 			continue
 		}
 		if slices.ContainsFunc(d.Tags, func(t string) bool { return strings.EqualFold(strings.TrimSpace(t), w) }) {

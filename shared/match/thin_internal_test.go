@@ -170,6 +170,29 @@ func TestUnnamedState(t *testing.T) {
 	}
 }
 
+// TestUnnamedParticle: the particle of an asking verb ("get back to
+// me") names no job, even a refund's tagged "money back"; "back" as the
+// job's own word ("money back") still names it.
+func TestUnnamedParticle(t *testing.T) {
+	refunds := analyzed(index.Doc{Key: "care/refund", AgentID: "care", SkillID: "refund", AgentName: "Customer Care",
+		Name: "Refunds", Description: "Refunds for cancelled sailings.", Tags: []string{"money back", "refund"}})
+	for _, tt := range []struct {
+		need    string
+		unnamed bool
+	}{
+		{"please look into it and get back to me", true},
+		{"sort it out for me", true},
+		{"I want it back", false},
+		{"money back for it", false},
+	} {
+		out := []Ranked{ranked(refunds, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
+		markUnnamed(&extract.Requirement{Need: tt.need}, out)
+		if out[0].Unnamed != tt.unnamed {
+			t.Errorf("%q: refund unnamed %v, want %v", tt.need, out[0].Unnamed, tt.unnamed)
+		}
+	}
+}
+
 // TestDemoteMarked: a marked candidate loses half its probability and
 // falls below every unmarked one it no longer outscores; the unmarked
 // keep their order, and so do the marked.
