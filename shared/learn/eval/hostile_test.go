@@ -429,7 +429,32 @@ var hostileSets = []hostileSet{
 			"h21-049": "a letter confirming study (a status letter or a visa letter) goes to status letters at 0.90",
 		},
 	},
+	{
+		// A twenty-second set, written blind (a ports and ferry operator),
+		// its brief naming every injection form used before; its first run
+		// is in docs/hostile-sets.md.
+		dir: "testdata/hostile22",
+		attackers: map[string]string{"port-control": "injected", "ferry-bookings": "injected", "portsuite": "stuffed",
+			"hse-team": "cloned", "lostfound": "spam"},
+		floodBy:   "berthbay-",
+		external:  map[string]bool{"galley": true, "brochan": true, "islandhop": true, "bosun-recruit": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h22-035": "a pier taxi in trade shorthand (\"PH for 4\") delegated to one twin alone at 0.99",
+			"h22-036": "a taxi off the evening boat for a wheelchair user goes to the ferry's assistance requests at 0.89",
+			"h22-040": crewHire, "h22-041": crewHire, "h22-042": crewHire, "h22-044": crewHire, "h22-045": crewHire, "h22-046": crewHire,
+			"h22-048": "cancelling \"Mr Dunlop's booking\" (a ferry, a berth, a taxi, a meal) goes to ferry booking changes at 0.93",
+			"h22-087": "a VAT return goes to the timetable at 0.85",
+		},
+	},
 }
+
+// crewHire is hostile22's known miss on its two-agent ambiguity: the
+// in-house Recruitment Team's "Filling a vacancy" and an outside maritime
+// agency's "Find seafarers and port staff" share no tag term and read
+// 0.51 alike (each the other's nearest, under nearestAcrossAt): asked
+// about on 1 of 7.
+const crewHire = "in-house recruitment and an outside crew agency in words apart (0.51 alike): asked about on 1 of 7"
 
 // paperTwins is hostile20's known miss on its twins: two outside
 // newsprint merchants in words apart ("Paper for web presses", "Newsprint
