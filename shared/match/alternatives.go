@@ -157,7 +157,7 @@ func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Rank
 	}
 	top := out[0]
 	alts := m.alts[top.Doc]
-	if d := m.nearestSkillOf(top.Doc); d >= 0 && !slices.Contains(alts, d) && m.nearestAcrossHandling(top.Doc, d) {
+	if d := m.counterpartAcross(top.Doc); d >= 0 && !slices.Contains(alts, d) {
 		// Its counterpart under other handling in words apart.
 		alts = append(slices.Clip(alts), d)
 	}

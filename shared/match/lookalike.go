@@ -682,6 +682,19 @@ func (m *Matcher) nearestAcrossHandling(a, b int) bool {
 	return m.nearestSkillOf(a) == b && m.nearestSkillOf(b) == a
 }
 
+// counterpartAcross is the skill doing doc a's job under other data
+// handling by nearestAcrossHandling (its nearest skill), -1 if none or if
+// the catalog is too large to scan.
+func (m *Matcher) counterpartAcross(a int) int {
+	if len(m.refs) > nearestScanMax {
+		return -1
+	}
+	if d := m.nearestSkillOf(a); d >= 0 && m.nearestAcrossHandling(a, d) {
+		return d
+	}
+	return -1
+}
+
 // nearestAcrossAt is the similarity from which two skills under different
 // data handling, each the other's nearest, do one job. Different jobs of
 // one trade are each other's nearest too: hostile19's outside food
