@@ -254,7 +254,9 @@ func askingParticle(words []string, i int) bool {
 // markUnnamed marks the candidates Unnamed when the request is thin — it
 // points at something ("it", "this", "the attached") that no earlier turn
 // supplies, nor a file only one agent takes, and beside that holds at
-// most one content word (asking words are none) — and none
+// most one content word (asking words are none), or it only asks, with no
+// content word at all ("I need help" went to a tenancy support referral
+// at 0.71; "where you from", which asks nothing, is small talk) — and none
 // of its words is part of the candidate's stated job (its name, tags or
 // description). "repeat that" names a repeat skill's job; "fix it" says
 // nothing of a pull-request review's, though a review example mentions a
@@ -273,16 +275,18 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 		return
 	}
 	words := analyze.Words(req.Need)
-	pointers, content := 0, 0
+	pointers, content, asks := 0, 0, 0
 	for i, w := range words {
 		switch {
 		case referents[w]:
 			pointers++
-		case !analyze.IsStopword(w) && !asking[w] && !recalls[w] && !askingParticle(words, i):
+		case asking[w]:
+			asks++
+		case !analyze.IsStopword(w) && !recalls[w] && !askingParticle(words, i):
 			content++
 		}
 	}
-	if pointers == 0 || content > 1 {
+	if (pointers == 0 && (content > 0 || asks == 0)) || content > 1 {
 		return
 	}
 	var note []string
