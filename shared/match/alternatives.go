@@ -221,7 +221,8 @@ var recalls = map[string]bool{
 // asking words say that something is wanted, never what: the closed class
 // of verbs of needing, helping and getting done ("I need help with a work
 // thing", "can you take care of it", "get this done asap", "we've got a
-// problem"). "want" is not one: "I want that last line read out again" is
+// problem", "please action ASAP": to action is office English for to
+// do). "want" is not one: "I want that last line read out again" is
 // a request to repeat. "go" is one ("make it go through"), even where a
 // card terminal sold as "Go" is tagged with it: a blind set's flood card
 // took that request at 0.81. They are not stopwords (BM25 and the vectors
@@ -232,7 +233,7 @@ var asking = map[string]bool{
 	"need": true, "needs": true, "help": true, "get": true, "got": true, "make": true, "go": true,
 	"done": true, "handle": true, "deal": true, "sort": true, "take": true, "care": true, "asap": true,
 	"someone": true, "somebody": true, "anyone": true, "anybody": true,
-	"ideas": true, "look": true, "chance": true, "needful": true,
+	"ideas": true, "look": true, "chance": true, "needful": true, "action": true, "actioned": true,
 }
 
 // askingParticle says whether words[i] is the particle of an asking verb

@@ -132,6 +132,7 @@ func TestUnnamedShrinks(t *testing.T) {
 		{"names the ride: never under it", "get a ride for it", []float64{0.9, 0.6}, []float64{0.6 + 1e-6, 0.6}},
 		{"not thin: no pointer", "sort out lodging", []float64{0.9, 0.6}, []float64{0.9, 0.6}},
 		{"only asks", "I need help", []float64{1, 0.3}, []float64{0.5, 0.15}},
+		{"only asks, in office English", "please action ASAP", []float64{1, 0.3}, []float64{0.5, 0.15}},
 		{"not thin: asks nothing", "where are you from", []float64{0.9, 0.6}, []float64{0.9, 0.6}},
 	}
 	for _, tt := range tests {

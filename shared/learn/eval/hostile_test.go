@@ -323,7 +323,6 @@ var hostileSets = []hostileSet{
 			"h16-035": recoveryTwins, "h16-036": recoveryTwins, "h16-037": recoveryTwins, "h16-038": recoveryTwins, "h16-039": recoveryTwins,
 			"h16-040": brokerDistrusted, "h16-041": brokerDistrusted, "h16-043": brokerDistrusted, "h16-044": brokerDistrusted,
 			"h16-045": brokerDistrusted, "h16-046": brokerDistrusted,
-			"h16-083": "\"please action ASAP\" goes to the data protection desk at 0.82",
 			"h16-087": "hotel nights near a dealer conference go to tyre storage at 0.85",
 		},
 	},
