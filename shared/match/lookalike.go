@@ -10,6 +10,8 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
+	"github.com/skillmatch/skillmatch/shared/match/filter"
+	"github.com/skillmatch/skillmatch/shared/match/rerank"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
@@ -642,7 +644,7 @@ const nearestAlikeAt = 0.6
 // nearestVendors says whether the one-skill vendors' docs a and b are
 // each other's nearest by stated job and read nearestAlikeAt alike.
 func (m *Matcher) nearestVendors(a, b int) bool {
-	if a >= len(m.stated) || b >= len(m.stated) || m.stated[a] == nil || m.stated[b] == nil ||
+	if len(m.refs) > nearestScanMax || a >= len(m.stated) || b >= len(m.stated) || m.stated[a] == nil || m.stated[b] == nil ||
 		vector.Cosine(m.stated[a], m.stated[b]) < nearestAlikeAt {
 		return false
 	}
@@ -651,7 +653,11 @@ func (m *Matcher) nearestVendors(a, b int) bool {
 
 // nearestVendorOf is the doc of the one-skill vendor (another agent's,
 // trusted) whose stated job is nearest doc a's, -1 if none: a scan of the
-// catalog's vendors, once a doc, when a pair of vendors first asks.
+// catalog's vendors, once a doc, when a pair of vendors first asks. Every
+// vendor counts, whatever its data handling: counting only those under
+// a's made hostile23's portable-toilet hirers twins (the in-house
+// facilities desk stood between them), but also a transcription desk and
+// a notes summariser of one handling in TestLookAlikeByTagsOfEach.
 func (m *Matcher) nearestVendorOf(a int) int {
 	if n := m.nearestVendor[a].Load(); n != -2 {
 		return int(n)
@@ -659,6 +665,38 @@ func (m *Matcher) nearestVendorOf(a int) int {
 	best := m.nearestBy(a, func(d int) []float32 { return m.stated[d] })
 	m.nearestVendor[a].Store(int32(best))
 	return best
+}
+
+// addTwin appends to a ranking whose best candidate is a one-skill
+// vendor the vendor doing its job in words apart (nearestVendors), when
+// the request's words kept it off the shortlist and the hard filters let
+// it take the task: the twin a delegation falls back on. A lay request
+// ("a portable loo and a little hut for the builders") does not retrieve
+// the trade's card ("Welfare unit hire ... site WCs"); unscored, it adds
+// nothing to the best one's probability.
+func (m *Matcher) addTwin(req *extract.Requirement, out []Ranked) []Ranked {
+	if len(out) == 0 || out[0].Prob == 0 || m.stated == nil || len(m.refs) > nearestScanMax {
+		return out
+	}
+	top := out[0]
+	if top.Doc >= len(m.stated) || m.stated[top.Doc] == nil {
+		return out
+	}
+	d := m.nearestVendorOf(top.Doc)
+	if d < 0 || slices.ContainsFunc(out, func(r Ranked) bool { return r.Doc == d || r.AlikeOf == top.Entry.Key && r.Alike == decide.AlikeTwin }) ||
+		m.alikeKind(top.Doc, d) != decide.AlikeTwin || !m.nearestVendors(top.Doc, d) {
+		return out
+	}
+	if v := filter.Check(req, m.refs[d].agent, m.refs[d].skill, m.cfg.filters...); !v.OK {
+		return out
+	}
+	return append(out, Ranked{
+		Scored: rerank.Scored{
+			Candidate: index.Candidate{Doc: d, Entry: m.idx.Doc(d), BestExample: -1},
+			Reason:    "not shortlisted; does " + top.Entry.Key + "'s job in other words",
+		},
+		AlikeOf: top.Entry.Key, Alike: decide.AlikeTwin,
+	})
 }
 
 // nearestAcrossHandling says whether skill docs a and b, one of an

@@ -542,6 +542,30 @@ func TestNearestVendorsAreTwins(t *testing.T) {
 	}
 }
 
+// TestNearestVendorTwinIsAFallback: a twin the request's words kept off
+// the shortlist (a shortlist of one here) is still the delegation's
+// fallback.
+func TestNearestVendorTwinIsAFallback(t *testing.T) {
+	vendor := func(id, name, desc string, tags ...string) agentSpec {
+		return agentSpec{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Desc: name + ".",
+			Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true},
+			Skills: []skillSpec{{ID: "hire", Name: name, Desc: desc, Tags: tags}}}
+	}
+	robes := vendor("robemakers", "Academic dress hire", "Gowns, hoods and caps hired out for degree ceremonies, fitted by height and chest size.", "academic dress", "gown hire", "hood")
+	outfits := vendor("outfitters", "Graduation outfit rental", "Rent the long black robe and the square hat for your big day; we post them to you before the event.", "graduation outfit", "robe rental", "square hat")
+	m := newMatcher(t, buildCatalog(t, append(honest(), robes, outfits)...), match.WithShortlist(1), match.WithPolicy(delegateAlways))
+	tk := textTask("r", "hire a gown, hood and cap for my degree ceremony in July")
+	tk.Caller.DataClass = catalog.Public
+	res := mustMatch(t, m, tk)
+	d := res.Decision
+	if d.Action != decide.Delegate || d.Chosen.Key != "robemakers/hire" {
+		t.Fatalf("%s %v (%s), want robemakers/hire delegated; the test checks nothing", d.Action, decisionKeys(d), d.Reason)
+	}
+	if len(d.Fallbacks) == 0 || d.Fallbacks[0].Key != "outfitters/hire" {
+		t.Errorf("fallbacks %v, want outfitters/hire first", d.Fallbacks)
+	}
+}
+
 // TestOneSkillPasteIsACopy: a one-skill card pasted from another and
 // reworded in a few content words keeps too few of them to be one job by
 // the word tests, but a quarter of its terms make the two one-skill

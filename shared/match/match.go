@@ -899,6 +899,7 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 		m.markLookAlikes(req, out)
 	}
 	out = m.addAlternatives(req, out)
+	out = m.addTwin(req, out)
 	markUnnamed(req, out)
 	m.shrinkThin(req, out)
 	m.shrinkUnnamedInstances(req, out)

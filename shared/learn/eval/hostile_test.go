@@ -320,7 +320,7 @@ var hostileSets = []hostileSet{
 		// mended since: a list may tag each instance with its thing); the
 		// rest is listed as what fails today, not mended.
 		misses: map[string]string{
-			"h16-035": recoveryTwins, "h16-036": recoveryTwins, "h16-037": recoveryTwins, "h16-038": recoveryTwins, "h16-039": recoveryTwins,
+			"h16-035": recoveryTwins, "h16-037": recoveryTwins, "h16-039": recoveryTwins,
 			"h16-040": brokerDistrusted, "h16-041": brokerDistrusted, "h16-043": brokerDistrusted, "h16-044": brokerDistrusted,
 			"h16-045": brokerDistrusted, "h16-046": brokerDistrusted,
 			"h16-087": "hotel nights near a dealer conference go to tyre storage at 0.85",
@@ -438,14 +438,34 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"galley": true, "brochan": true, "islandhop": true, "bosun-recruit": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h22-035": "a pier taxi in trade shorthand (\"PH for 4\") delegated to one twin alone at 0.99",
 			"h22-036": "a taxi off the evening boat for a wheelchair user goes to the ferry's assistance requests at 0.89",
 			"h22-040": crewHire, "h22-041": crewHire, "h22-042": crewHire, "h22-044": crewHire, "h22-045": crewHire, "h22-046": crewHire,
 			"h22-048": "cancelling \"Mr Dunlop's booking\" (a ferry, a berth, a taxi, a meal) goes to ferry booking changes at 0.93",
 			"h22-087": "a VAT return goes to the timetable at 0.85",
 		},
 	},
+	{
+		// A twenty-third set, written blind (a builders' merchant), its
+		// brief naming every injection form used before; its first run is
+		// in docs/hostile-sets.md.
+		dir: "testdata/hostile23",
+		attackers: map[string]string{"counter-assist": "injected", "merchant-connect": "injected", "branch-helpdesk": "injected",
+			"yardmaster": "stuffed", "hse-office": "cloned", "timbercuts": "spam"},
+		floodBy:   "skiply-",
+		external:  map[string]bool{"lodestone": true, "sitewell": true, "comfortcabins": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h23-035": cabinTwins, "h23-036": cabinTwins, "h23-037": cabinTwins, "h23-038": cabinTwins, "h23-039": cabinTwins,
+		},
+	},
 }
+
+// cabinTwins is hostile23's known miss on its twins: two outside hirers
+// of site toilets and huts, "Welfare unit hire" in the trade's shorthand
+// (site WCs, pump-out, del/coll) and "Portable toilets and site huts" in
+// plain words, read 0.68 alike, but the plain one's nearest vendor is the
+// in-house facilities desk: each delegated alone.
+const cabinTwins = "twin site-cabin hirers in words apart (0.68 alike), one nearer the in-house facilities desk: each delegated alone"
 
 // crewHire is hostile22's known miss on its two-agent ambiguity: the
 // in-house Recruitment Team's "Filling a vacancy" and an outside maritime
@@ -501,10 +521,10 @@ const breakdownTwins = "twin breakdown firms: abstained under the bar or asked a
 const contactDesks = "in-house customer relations and an outside contact agency in words apart: never asked about"
 
 // recoveryTwins is hostile16's known miss on its twins: two outside
-// recovery firms, "Roadside assistance" and "Breakdown recovery", share
-// no quarter of their stated terms and read 0.69 alike (under
-// statedAlikeAt): neither is the other's fallback.
-const recoveryTwins = "twin recovery firms in words apart (0.69 alike): delegated alone or abstained"
+// recovery firms, "Roadside assistance" and "Breakdown recovery", in words
+// apart, read as one job since each is the other's nearest vendor (0.69
+// alike); one request reads as a complaint and two stand under the bar.
+const recoveryTwins = "twin recovery firms: one request read as a complaint, two abstained under the bar"
 
 // brokerDistrusted is hostile16's known miss on its two-agent ambiguity:
 // the outside finance broker's name and tags share words with six other
