@@ -130,7 +130,8 @@ type ref struct {
 	skill  *card.Skill
 	// distrust says why the skill's card text is not trusted with a task
 	// ("" when it is): its own card's text gives it away (cardtrust), or
-	// it claims the jobs of many other agents (markCatchAll).
+	// it claims the jobs of many other agents (markCatchAll), or names
+	// other agents as its own (markFacades).
 	distrust string
 }
 
@@ -260,6 +261,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	classes := usesFeature(cfg.model.Reranker.Features, classFeatures...) && !cfg.noSearch
 	beside.Go(func() {
 		markCatchAll(m.refs, docs)
+		markFacades(m.refs, docs)
 		checked.Done()
 		if classes {
 			m.classes = exampleClasses(m.refs, docs)

@@ -1,0 +1,177 @@
+package match
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/index"
+)
+
+// A card that names other agents of the catalog as its own ("One front door
+// to Harcastle Rovers, powered by the Box Office, the Season Tickets Office,
+// Rovers Membership ...", its skill listing their skills' keys as
+// "sub-skills, delegated internally") claims their jobs as a catch-all
+// does, in their names rather than their tags, and took six of a blind
+// set's requests first. An agent is named by its name of two words or more
+// ("Box Office"), or by one of its skills' keys ("tickets/match-tickets").
+// Over the twenty-four hostile sets, the golden sets and the examples, no
+// honest skill's card names two other agents; the attack cards that name
+// three or more (up to ten) are all hubs and catch-alls.
+const facadeAgentsAt = 3
+
+// catalogNames indexes the agents' names of two words or more by their
+// first word, and their skills' keys, for facadeNames.
+type catalogNames struct {
+	byFirst map[string][]agentName
+	keys    map[string]int32
+}
+
+type agentName struct {
+	words []string
+	agent int32
+}
+
+// agentNameWords is s split into words as named reads a text (ASCII
+// letters and digits, and any other character's bytes), lower-cased.
+func agentNameWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r < 0x80 && !isWordByte(byte(r)) })
+}
+
+func newCatalogNames(refs []ref, docs []index.Doc) *catalogNames {
+	n := &catalogNames{byFirst: map[string][]agentName{}, keys: map[string]int32{}}
+	for i := range refs {
+		n.keys[strings.ToLower(docs[i].Key)] = refs[i].agentN
+		if i > 0 && refs[i-1].agentN == refs[i].agentN {
+			continue
+		}
+		if w := agentNameWords(refs[i].agent.Card.Name); len(w) >= 2 {
+			n.byFirst[w[0]] = append(n.byFirst[w[0]], agentName{words: w, agent: refs[i].agentN})
+		}
+	}
+	return n
+}
+
+// named adds to seen the agents other than own that text names. spans is
+// scratch for the text's word boundaries, returned for reuse: most texts
+// name no agent, and reading them allocates nothing else.
+func (n *catalogNames) named(text string, own int32, seen map[int32]bool, spans [][2]int) [][2]int {
+	spans = spans[:0]
+	for i := 0; i < len(text); {
+		if !isWordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isWordByte(text[j]) {
+			j++
+		}
+		spans = append(spans, [2]int{i, j})
+		i = j
+	}
+	var buf [32]byte
+	for k, sp := range spans {
+		w := text[sp[0]:sp[1]]
+		if len(w) > len(buf) {
+			continue
+		}
+		lw := buf[:len(w)]
+		for x := range len(w) {
+			lw[x] = lowerASCII(w[x])
+		}
+		for _, a := range n.byFirst[string(lw)] {
+			if a.agent == own || len(spans)-k < len(a.words) {
+				continue
+			}
+			same := true
+			for x, aw := range a.words[1:] {
+				sp := spans[k+1+x]
+				same = same && strings.EqualFold(text[sp[0]:sp[1]], aw)
+			}
+			if same {
+				seen[a.agent] = true
+			}
+		}
+	}
+	for i := strings.IndexByte(text, '/'); i >= 0; {
+		start, end := i, i+1
+		for start > 0 && keyByte(lowerASCII(text[start-1])) {
+			start--
+		}
+		for end < len(text) && keyByte(lowerASCII(text[end])) {
+			end++
+		}
+		for end > i+1 && strings.IndexByte(".-_", text[end-1]) >= 0 {
+			end-- // a full stop after a key ends its sentence
+		}
+		if a, ok := n.keys[strings.ToLower(text[start:end])]; ok && a != own {
+			seen[a] = true
+		}
+		next := strings.IndexByte(text[i+1:], '/')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return spans
+}
+
+// isWordByte says whether c is part of a word for agentNameWords: an
+// ASCII letter or digit, or any byte of a multi-byte character.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func equalWords(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// keyByte says whether c may be part of a skill key's agent or skill id.
+func keyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+}
+
+// markFacades sets distrust on each skill, not already distrusted, whose
+// card (its agent's description, its name, description and tags) names
+// facadeAgentsAt other agents or more. docs are one per ref.
+func markFacades(refs []ref, docs []index.Doc) {
+	if len(docs) != len(refs) || len(refs) == 0 || refs[len(refs)-1].agentN+1 <= facadeAgentsAt {
+		return
+	}
+	names := newCatalogNames(refs, docs)
+	seen, agentSeen := map[int32]bool{}, map[int32]bool{} // agentSeen: what the agent's own description names
+	var spans [][2]int
+	for i := range refs {
+		r := &refs[i]
+		if i == 0 || refs[i-1].agentN != r.agentN {
+			clear(agentSeen)
+			spans = names.named(r.agent.Card.Description, r.agentN, agentSeen, spans)
+		}
+		if r.distrust != "" {
+			continue
+		}
+		clear(seen)
+		for a := range agentSeen {
+			seen[a] = true
+		}
+		spans = names.named(r.skill.Name, r.agentN, seen, spans)
+		spans = names.named(r.skill.Description, r.agentN, seen, spans)
+		for _, tag := range r.skill.Tags {
+			spans = names.named(tag, r.agentN, seen, spans)
+		}
+		if len(seen) >= facadeAgentsAt {
+			r.distrust = fmt.Sprintf("card names %d other agents of the catalog as its own (a front door to their jobs); not trusted. ", len(seen))
+		}
+	}
+}
