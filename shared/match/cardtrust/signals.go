@@ -58,8 +58,14 @@ var (
 	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot", "matcher"}
 	selfNouns    = fieldSet("skill tool agent entry listing service card one")
 	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority precedence ahead")
-	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers")
+	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers systems")
 	requestNouns = fieldSet("request requests task tasks query queries")
+	// notAllowed, after "not", claim over the rest: "a disclosure the club
+	// has not authorised".
+	notAllowed = fieldSet("authorised authorized permitted allowed lawful")
+	// selectingWords select too, as whole words: "pass" starts
+	// "passenger" and "password".
+	selectingWords = fieldSet("pass passes passed passing destination")
 )
 
 // entriesNear says whether one of the first two words ws holds names the
@@ -90,7 +96,7 @@ func fieldSet(s string) map[string]bool {
 // build reads every card.
 var (
 	catalogAnchors = []string{"list", "entr", "catalog", "registry", "directory", "other"}
-	actAnchors     = slices.Concat(selectingStarts, readerStarts)
+	actAnchors     = slices.Concat(selectingStarts, readerStarts, []string{"pass", "destination", "systems"})
 )
 
 // allFamilies is every family an order to the selector speaks of.
@@ -296,11 +302,14 @@ func signalFamilies(t string) signalFamily {
 			f |= familyCatalog
 		case w == "this" && selfNouns[next]:
 			f |= familySelf
-		case overAllWords[w], w == "no" && next == "longer", w == "out" && next == "of" && i+2 < len(ws) && ws[i+2] == "date",
+		case overAllWords[w], w == "no" && next == "longer", w == "not" && notAllowed[next], w == "out" && next == "of" && i+2 < len(ws) && ws[i+2] == "date",
 			(w == "every" || w == "all" || w == "any") && requestNouns[next]:
 			f |= familyOverAll
 		case readerWords[w]:
 			f |= familyReader
+		}
+		if selectingWords[w] {
+			f |= familySelecting
 		}
 		for _, p := range selectingStarts {
 			if strings.HasPrefix(w, p) {
