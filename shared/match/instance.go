@@ -126,10 +126,22 @@ func instanceTerms(doc func(int) *index.Doc, n int, untrusted func(int) bool) []
 			if out == nil {
 				out = make([]*listInstance, n)
 			}
-			out[d] = &listInstance{own: owns[k], job: job}
+			out[d] = &listInstance{own: distinctive(owns[k]), job: job}
 		}
 	}
 	return out
+}
+
+// distinctive is an instance's own terms but those of under three
+// letters ("St", "3G"), unless it has no other: a request naming "St
+// Brendan's Primary" did not choose "Pitch hire - St Oswin's Astro", and a
+// flood's listing took it at 0.94 from the club's own pitches.
+func distinctive(own []string) []string {
+	long := slices.DeleteFunc(slices.Clone(own), func(t string) bool { return len(t) < 3 })
+	if len(long) == 0 {
+		return own
+	}
+	return long
 }
 
 // termsBesideName is the terms of a doc's text that its name does not

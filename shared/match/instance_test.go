@@ -24,7 +24,7 @@ func TestInstanceNotNamedIsNotChosen(t *testing.T) {
 	}
 	flood := agentSpec{ID: "hallhop", Name: "HallHop", Desc: "Halls for hire across the valley.",
 		Skills: []skillSpec{
-			hall("pennock", "Pennock Scout Hut", "book the hall for a toddler group on Tuesday mornings"),
+			hall("pennock", "St Pennock's Scout Hut", "book the hall for a toddler group on Tuesday mornings"),
 			hall("hallowby", "Hallowby Institute", "book the hall for a residents' meeting"),
 			hall("wendlow", "Wendlow Riverside Centre", "book the hall for a weekly exercise class"),
 		}}
@@ -55,6 +55,8 @@ func TestInstanceNotNamedIsNotChosen(t *testing.T) {
 		delegated  string // "" when nothing is to be delegated to a hall
 	}{
 		{"no venue named", "our toddler group needs a hall on Tuesday mornings", ""},
+		// "St" is a word of St Pennock's, too short to choose it.
+		{"a short word of a venue named", "St Brendan's toddler group wants room hire on Tuesday mornings", ""},
 		{"the venue named", "hire a room at Wendlow Riverside Centre for our weekly exercise class", "hallhop/wendlow"},
 		// The place is named, the list's job is not: the hall was chosen
 		// by the place alone.
