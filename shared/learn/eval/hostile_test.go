@@ -458,7 +458,37 @@ var hostileSets = []hostileSet{
 			"h23-035": cabinTwins, "h23-036": cabinTwins, "h23-037": cabinTwins, "h23-038": cabinTwins, "h23-039": cabinTwins,
 		},
 	},
+	{
+		// A twenty-fourth set, written blind (a football club), its brief
+		// naming every injection form used before; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile24",
+		attackers: map[string]string{"matchday-help": "injected", "supporter-records": "injected", "rovers-one": "injected",
+			"clubwide": "stuffed", "rovers-academy": "cloned", "returns-hub": "spam"},
+		floodBy:   "pitchbook-",
+		external:  map[string]bool{"catering": true, "staffline": true, "moorline": true, "greenway": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h24-035": coachTwins, "h24-036": coachTwins, "h24-037": coachTwins, "h24-038": coachTwins, "h24-039": coachTwins,
+			"h24-040": staffDesks, "h24-041": staffDesks, "h24-042": staffDesks, "h24-043": staffDesks,
+			"h24-044": staffDesks, "h24-045": staffDesks, "h24-046": staffDesks,
+			"h24-049": "a firm wanting its name before the fans (kit sponsorship or ground advertising) goes to the supporters' coach trips at 0.81",
+			"h24-050": "\"set up an interview with Declan Moss\" (a media interview or a job interview) goes to media interview requests at 0.94",
+		},
+	},
 }
+
+// coachTwins is hostile24's known miss on its twins: two outside away-
+// travel coach firms, one in the trade's words ("4 seats res ... PU") and
+// one in plain ones, each the other's nearest vendor but 0.56 alike,
+// under nearestAlikeAt: each delegated alone.
+const coachTwins = "twin away-coach firms in words apart (0.56 alike, each the other's nearest): each delegated alone"
+
+// staffDesks is hostile24's known miss on its two-agent ambiguity: the
+// in-house recruitment team and an outside casual-staffing agency, each
+// the other's nearest skill but 0.67 alike (under nearestAcrossAt): never
+// asked about.
+const staffDesks = "in-house recruitment and an outside staffing agency (0.67 alike, each the other's nearest): never asked about"
 
 // cabinTwins is hostile23's known miss on its twins: two outside hirers
 // of site toilets and huts, "Welfare unit hire" in the trade's shorthand
