@@ -55,13 +55,13 @@ var (
 	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat", "misrout", "send"}
 	// readerStarts, with "rout" and "orchestrat" of selectingStarts, start
 	// every word of a machine reader (readerWords).
-	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot", "matcher"}
+	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot", "matcher", "systems"}
 	selfNouns    = fieldSet("skill tool agent entry listing service card one")
 	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority precedence ahead")
 	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers systems")
 	requestNouns = fieldSet("request requests task tasks query queries")
-	// notAllowed, after "not", claim over the rest: "a disclosure the club
-	// has not authorised".
+	// notAllowed words, after "not", claim over the rest: "a disclosure the
+	// club has not authorised".
 	notAllowed = fieldSet("authorised authorized permitted allowed lawful")
 	// selectingWords select too, as whole words: "pass" starts
 	// "passenger" and "password".
@@ -96,7 +96,7 @@ func fieldSet(s string) map[string]bool {
 // build reads every card.
 var (
 	catalogAnchors = []string{"list", "entr", "catalog", "registry", "directory", "other"}
-	actAnchors     = slices.Concat(selectingStarts, readerStarts, []string{"pass", "destination", "systems"})
+	actAnchors     = slices.Concat(selectingStarts, readerStarts, []string{"pass", "destination"}) // the last selectingWords' own
 )
 
 // allFamilies is every family an order to the selector speaks of.
