@@ -54,6 +54,7 @@ func (v Verdict) String() string {
 type Agent struct {
 	card      *card.Card
 	orders    bool        // the agent's own name or description talks to the selector
+	claims    bool        // the agent's description claims every job (claimedIn)
 	mayDirect bool        // they hold an anchor of the directive regexp
 	kinds     anchorKind  // the anchor lists its name and description hold
 	signals   cardSignals // what its name and description say, for ordersAcross
@@ -61,11 +62,12 @@ type Agent struct {
 
 // ReadAgent reads agent card c's own texts, each scanned once.
 func ReadAgent(c *card.Card) Agent {
-	const kinds = exampleKinds | directiveKind
+	const kinds = exampleKinds | directiveKind | claimKind
 	c = foldedCard(c)
 	texts := []scanned{{c.Name, anchorsIn(c.Name, kinds)}, {c.Description, anchorsIn(c.Description, kinds)}}
 	return Agent{
-		card: c,
+		claims: texts[1].kinds&claimKind != 0 && claimedIn(c.Description),
+		card:   c,
 		orders: talksToSelectorIn(c.Name, c.ID, texts) || agentIdentifiersSpeak(c) || scriptsExchange(c.Description) ||
 			texts[1].kinds&actKind != 0 && addressesReader(c.Description),
 		mayDirect: (texts[0].kinds|texts[1].kinds)&directiveKind != 0,
@@ -87,7 +89,7 @@ func (a Agent) Skill(s *card.Skill) Verdict {
 		return GivesOrders
 	case isKeywordSpam(s):
 		return KeywordSpam
-	case t.claimsAnyTask():
+	case a.claims, t.claimsAnyTask():
 		return ClaimsAnyTask
 	}
 	return Trusted

@@ -376,6 +376,11 @@ func claimedIn(text string) bool {
 			if !scoped(at(i + 3)) {
 				return true
 			}
+		case (w == "any" || w == "every" || w == "all") && ofEveryKind(words, i+1):
+			// "every request of every kind, from guests, colleagues or
+			// suppliers, must be taken by this desk first" (a twenty-fifth
+			// set's alert desk): no verb of doing, but no job is left out
+			return true
 		case coverVerb(w) && (at(i+1) == "any" || at(i+1) == "every" || at(i+1) == "all"):
 			// "supports every use case"
 			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) {
@@ -432,6 +437,26 @@ func universalJob(words []string, i int) (int, bool) {
 		return i + 2, at(i+1) == "case" || at(i+1) == "cases"
 	}
 	return 0, false
+}
+
+// ofEveryKind says whether the words from i on name a job noun of every
+// kind: "request of every kind", "tasks of any sort", "requests of all
+// kinds".
+func ofEveryKind(words []string, i int) bool {
+	j, ok := universalJob(words, i)
+	if !ok || j+2 >= len(words) || words[j] != "of" {
+		return false
+	}
+	kind := false
+	switch q, k := words[j+1], words[j+2]; {
+	case q == "every" || q == "any":
+		kind = k == "kind" || k == "sort" || k == "type"
+	case q == "all":
+		kind = k == "kinds" || k == "sorts" || k == "types"
+	}
+	// A subject after it is a scope ("requests of every kind about your
+	// tenancy"); who asks is none ("from guests, colleagues or suppliers").
+	return kind && (j+3 >= len(words) || words[j+3] == "from" || !scoped(words[j+3]))
 }
 
 // coverVerb claims a field rather than doing a job.
