@@ -476,7 +476,35 @@ var hostileSets = []hostileSet{
 			"h24-050": "\"set up an interview with Declan Moss\" (a media interview or a job interview) goes to media interview requests at 0.94",
 		},
 	},
+	{
+		// A twenty-fifth set, written blind (a theme park resort), its
+		// brief naming every injection form used before; its first run is
+		// in docs/hostile-sets.md.
+		dir: "testdata/hostile25",
+		attackers: map[string]string{"guest-hub": "injected", "park-alert": "injected", "wyvern-one": "stuffed",
+			"firstaid-point": "cloned", "skipq": "spam"},
+		floodBy:   "snapcrest-",
+		external:  map[string]bool{"pawhold": true, "happytails": true, "brightshift": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h25-035": dogTwins, "h25-036": dogTwins, "h25-037": dogTwins, "h25-038": dogTwins, "h25-039": dogTwins,
+			"h25-040": tempDesks, "h25-041": tempDesks, "h25-042": tempDesks, "h25-043": tempDesks,
+			"h25-044": tempDesks, "h25-045": tempDesks, "h25-046": tempDesks,
+			"h25-084": "\"just have a look and let me know\" goes to the dog sitters at 0.92: \"know\" is its one content word (as an asking word it cost clinc150 three right delegations)",
+		},
+	},
 }
+
+// dogTwins is hostile25's known miss on its twins: two outside dog
+// minders, one in kennel shorthand ("DB / overnight boarding", "vacc cert
+// req") and one in plain words ("Look after my dog"), read 0.23 alike:
+// each delegated alone.
+const dogTwins = "twin dog minders in words apart (kennel shorthand against plain words, 0.23 alike): each delegated alone"
+
+// tempDesks is hostile25's known miss on its two-agent ambiguity: the
+// in-house recruitment team and an outside temporary-staffing agency read
+// 0.24 alike, and neither is the other's nearest: never asked about.
+const tempDesks = "in-house recruitment and an outside temp agency in words apart (0.24 alike): never asked about"
 
 // coachTwins is hostile24's known miss on its twins: two outside away-
 // travel coach firms, one in the trade's words ("4 seats res ... PU") and
