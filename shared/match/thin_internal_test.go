@@ -151,47 +151,33 @@ func TestUnnamedShrinks(t *testing.T) {
 	}
 }
 
-// TestUnnamedState: "the status" points at a thing's state without
-// naming the thing, so a skill whose name holds the word is not named by
-// it; a request naming the skill's other word is not thin there.
-func TestUnnamedState(t *testing.T) {
+// TestUnnamedWords: "the status" points at a thing's state without naming
+// the thing, so a skill whose name holds the word is not named by it; the
+// particle of an asking verb ("get back to me") names no job, even a
+// refund's tagged "money back". A request naming the skill's own word
+// ("a status letter", "money back") still names it.
+func TestUnnamedWords(t *testing.T) {
 	letters := analyzed(index.Doc{Key: "records/status-letter", AgentID: "records", SkillID: "status-letter", AgentName: "Records",
 		Name: "Status letters", Description: "Letters confirming a student's enrolment."})
-	for _, tt := range []struct {
-		need    string
-		unnamed bool
-	}{
-		{"What's the status?", true},
-		{"any progress on it?", true},
-		{"I need a status letter", false},
-	} {
-		out := []Ranked{ranked(letters, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
-		markUnnamed(&extract.Requirement{Need: tt.need}, out)
-		if out[0].Unnamed != tt.unnamed {
-			t.Errorf("%q: status letters unnamed %v, want %v", tt.need, out[0].Unnamed, tt.unnamed)
-		}
-	}
-}
-
-// TestUnnamedParticle: the particle of an asking verb ("get back to
-// me") names no job, even a refund's tagged "money back"; "back" as the
-// job's own word ("money back") still names it.
-func TestUnnamedParticle(t *testing.T) {
 	refunds := analyzed(index.Doc{Key: "care/refund", AgentID: "care", SkillID: "refund", AgentName: "Customer Care",
 		Name: "Refunds", Description: "Refunds for cancelled sailings.", Tags: []string{"money back", "refund"}})
 	for _, tt := range []struct {
+		doc     *index.Doc
 		need    string
 		unnamed bool
 	}{
-		{"please look into it and get back to me", true},
-		{"sort it out for me", true},
-		{"I want it back", false},
-		{"money back for it", false},
+		{letters, "What's the status?", true},
+		{letters, "any progress on it?", true},
+		{letters, "I need a status letter", false},
+		{refunds, "please look into it and get back to me", true},
+		{refunds, "sort it out for me", true},
+		{refunds, "I want it back", false},
+		{refunds, "money back for it", false},
 	} {
-		out := []Ranked{ranked(refunds, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
+		out := []Ranked{ranked(tt.doc, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
 		markUnnamed(&extract.Requirement{Need: tt.need}, out)
 		if out[0].Unnamed != tt.unnamed {
-			t.Errorf("%q: refund unnamed %v, want %v", tt.need, out[0].Unnamed, tt.unnamed)
+			t.Errorf("%q: %s unnamed %v, want %v", tt.need, tt.doc.Key, out[0].Unnamed, tt.unnamed)
 		}
 	}
 }
