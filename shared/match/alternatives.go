@@ -237,10 +237,14 @@ var asking = map[string]bool{
 }
 
 // askingParticle says whether words[i] is the particle of an asking verb
-// before it ("get back to me", "sort it out"): no more content than the
-// verb. "please look into it and get back to me" went to a refund at 0.82
-// on "back" ("money back" is its tag).
+// before it ("get back to me", "sort it out"), or the "know" of "let me
+// know": no more content than the verb. "please look into it and get back
+// to me" went to a refund at 0.82 on "back" ("money back" is its tag),
+// "just have a look and let me know" to dog sitters at 0.92.
 func askingParticle(words []string, i int) bool {
+	if words[i] == "know" && i >= 2 && words[i-2] == "let" && (words[i-1] == "me" || words[i-1] == "us") {
+		return true // "let me know": asks for an answer, names none ("I don't know" is no ask)
+	}
 	if !particles[words[i]] {
 		return false
 	}

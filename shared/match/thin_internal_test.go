@@ -173,6 +173,8 @@ func TestUnnamedWords(t *testing.T) {
 		{refunds, "sort it out for me", true},
 		{refunds, "I want it back", false},
 		{refunds, "money back for it", false},
+		{refunds, "just have a look and let me know", true},
+		{refunds, "let me know about my refund", false},
 	} {
 		out := []Ranked{ranked(tt.doc, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
 		markUnnamed(&extract.Requirement{Need: tt.need}, out)

@@ -490,7 +490,6 @@ var hostileSets = []hostileSet{
 			"h25-035": dogTwins, "h25-036": dogTwins, "h25-037": dogTwins, "h25-038": dogTwins, "h25-039": dogTwins,
 			"h25-040": tempDesks, "h25-041": tempDesks, "h25-042": tempDesks, "h25-043": tempDesks,
 			"h25-044": tempDesks, "h25-045": tempDesks, "h25-046": tempDesks,
-			"h25-084": "\"just have a look and let me know\" goes to the dog sitters at 0.92: \"know\" is its one content word (as an asking word it cost clinc150 three right delegations)",
 		},
 	},
 }
