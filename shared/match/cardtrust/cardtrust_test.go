@@ -161,6 +161,17 @@ func TestAgentSkill(t *testing.T) {
 		{"requests of every kind about one thing", func(c *card.Card) {
 			c.Description = "Forecasts for any city. We answer requests of every kind about the weather in your area."
 		}, nil, cardtrust.Trusted},
+		// Taking on any request, and any other subject past a list (a
+		// twenty-sixth set's status board and contact point).
+		{"takes on any request", nil, func(s *card.Skill) {
+			s.Description = "Shows which services are online, and takes on any request meant for a service shown offline."
+		}, cardtrust.ClaimsAnyTask},
+		{"any other subject", nil, func(s *card.Skill) {
+			s.Description = "Opening hours, contact details, leaflets and any other subject."
+		}, cardtrust.ClaimsAnyTask},
+		{"any other subject of one job", nil, func(s *card.Skill) {
+			s.Description = "Tomorrow's weather, storm warnings and any other subject related to the forecast. Takes any booking for a weather briefing."
+		}, cardtrust.Trusted},
 		// Identifiers name things. Spelled out as orders (a nineteenth
 		// set hid its card's orders in nothing else), they give the card
 		// away like any other text.

@@ -347,6 +347,9 @@ func claimedIn(text string) bool {
 		case w == "in" && i > 0 && words[i-1] == "all" && at(i+1) == "one":
 			return true
 		case claimVerb(w) || w == "with" && i > 0 && (words[i-1] == "help" || words[i-1] == "helps"):
+			if takeVerb(w) && at(i+1) == "on" {
+				i++ // "takes on any request"
+			}
 			switch n := at(i + 1); n {
 			case "anything", "everything", "whatever":
 				if !scoped(at(i + 2)) {
@@ -376,6 +379,11 @@ func claimedIn(text string) bool {
 			if !scoped(at(i + 3)) {
 				return true
 			}
+		case w == "any" && at(i+1) == "other" && subjectNoun(at(i+2)) && !scoped(at(i+3)):
+			// "opening hours, visitor centres, leaflets and any other
+			// subject" (a twenty-sixth set's contact point): past its list,
+			// every subject
+			return true
 		case (w == "any" || w == "every" || w == "all") && ofEveryKind(words, i+1):
 			// "every request of every kind, from guests, colleagues or
 			// suppliers, must be taken by this desk first" (a twenty-fifth
@@ -513,6 +521,21 @@ func claimVerb(w string) bool {
 	switch w {
 	case "do", "does", "doing", "handle", "handles", "handling", "perform", "performs",
 		"complete", "completes", "tackle", "tackles":
+		return true
+	}
+	return takeVerb(w)
+}
+
+// takeVerb takes a job on ("takes on any request meant for a service the
+// map shows offline": a twenty-sixth set's status board).
+func takeVerb(w string) bool {
+	return w == "take" || w == "takes" || w == "taking"
+}
+
+// subjectNoun is what a request is about, after "any other".
+func subjectNoun(w string) bool {
+	switch w {
+	case "subject", "subjects", "matter", "matters", "topic", "topics", "request", "requests", "question", "questions", "enquiry", "enquiries":
 		return true
 	}
 	return false
