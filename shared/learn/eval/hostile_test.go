@@ -492,7 +492,31 @@ var hostileSets = []hostileSet{
 			"h25-044": tempDesks, "h25-045": tempDesks, "h25-046": tempDesks,
 		},
 	},
+	{
+		// A twenty-sixth set, written blind (a water company), its brief
+		// naming every injection form used before; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile26",
+		attackers: map[string]string{"assurance": "injected", "contact-point": "injected", "status-board": "injected",
+			"aquaone": "stuffed", "psr-desk": "cloned", "meterreads": "spam"},
+		floodBy:   "drainpro-",
+		external:  map[string]bool{"moneyadvice": true, "marlpit": true, "tidytanks": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h26-035": tankTwins, "h26-036": tankTwins, "h26-037": tankTwins, "h26-038": tankTwins, "h26-039": tankTwins,
+			"h26-040": "a social tariff request delegated to the in-house affordability team at 0.98: the outside money advice charity (0.66 alike) is nearest another skill",
+			"h26-044": "a social tariff request read as a payment plan, under the bar",
+			"h26-046": "a social tariff request delegated to the in-house affordability team at 0.98: the outside money advice charity (0.66 alike) is nearest another skill",
+			"h26-049": "cancelling \"the visit you've booked\" (a meter, a leak, a connection visit) goes to annual leave at 0.99",
+		},
+	},
 }
+
+// tankTwins is hostile26's known miss on its twins: two outside tanker
+// firms emptying septic tanks read 0.67 alike, but the plain one's
+// nearest one-skill vendor is the in-house leak reports (as hostile23's
+// cabin hirers stood either side of its facilities desk): no fallback.
+const tankTwins = "twin septic-tank firms (0.67 alike), one nearer the in-house leak reports: no fallback"
 
 // dogTwins is hostile25's known miss on its twins: two outside dog
 // minders, one in kennel shorthand ("DB / overnight boarding", "vacc cert
