@@ -173,20 +173,30 @@ func (m *Matcher) addAlternatives(req *extract.Requirement, out []Ranked) []Rank
 		if m.refs[d].distrust != "" || slices.ContainsFunc(out, func(r Ranked) bool { return r.Doc == d }) {
 			continue
 		}
-		v := filter.Check(req, m.refs[d].agent, m.refs[d].skill, m.cfg.filters...)
-		if !v.OK {
-			continue
+		if r, ok := m.offShortlist(req, top, d, "under other data handling or the same agent name", m.alikeKind(top.Doc, d)); ok {
+			return append(out, r)
 		}
-		return append(out, Ranked{
-			Demoted: v.Demoted,
-			Scored: rerank.Scored{
-				Candidate: index.Candidate{Doc: d, Entry: m.idx.Doc(d), BestExample: -1},
-				Reason:    "not shortlisted; does " + top.Entry.Key + "'s job under other data handling or the same agent name",
-			},
-			AlikeOf: top.Entry.Key, Alike: m.alikeKind(top.Doc, d),
-		})
 	}
 	return out
+}
+
+// offShortlist is skill doc d, kept off the shortlist by the request's
+// words, as a look-alike of the best candidate top (alike, its job done
+// "...'s job <how>"), at probability 0, when the hard filters let it take
+// the task; not ok when they do not.
+func (m *Matcher) offShortlist(req *extract.Requirement, top Ranked, d int, how string, alike decide.Alike) (Ranked, bool) {
+	v := filter.Check(req, m.refs[d].agent, m.refs[d].skill, m.cfg.filters...)
+	if !v.OK {
+		return Ranked{}, false
+	}
+	return Ranked{
+		Demoted: v.Demoted,
+		Scored: rerank.Scored{
+			Candidate: index.Candidate{Doc: d, Entry: m.idx.Doc(d), BestExample: -1},
+			Reason:    "not shortlisted; does " + top.Entry.Key + "'s job " + how,
+		},
+		AlikeOf: top.Entry.Key, Alike: alike,
+	}, true
 }
 
 // referents are the words that point at something without naming it: the

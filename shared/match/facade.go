@@ -2,8 +2,10 @@ package match
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 )
 
@@ -31,12 +33,6 @@ type agentName struct {
 	agent int32
 }
 
-// agentNameWords is s split into words as named reads a text (ASCII
-// letters and digits, and any other character's bytes), lower-cased.
-func agentNameWords(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r < 0x80 && !isWordByte(byte(r)) })
-}
-
 func newCatalogNames(refs []ref, docs []index.Doc) *catalogNames {
 	n := &catalogNames{byFirst: map[string][]agentName{}, keys: map[string]int32{}}
 	for i := range refs {
@@ -44,60 +40,31 @@ func newCatalogNames(refs []ref, docs []index.Doc) *catalogNames {
 		if i > 0 && refs[i-1].agentN == refs[i].agentN {
 			continue
 		}
-		if w := agentNameWords(refs[i].agent.Card.Name); len(w) >= 2 {
+		if w := analyze.Words(refs[i].agent.Card.Name); len(w) >= 2 {
 			n.byFirst[w[0]] = append(n.byFirst[w[0]], agentName{words: w, agent: refs[i].agentN})
 		}
 	}
 	return n
 }
 
-// named adds to seen the agents other than own that text names. spans is
-// scratch for the text's word boundaries, returned for reuse: most texts
-// name no agent, and reading them allocates nothing else.
-func (n *catalogNames) named(text string, own int32, seen map[int32]bool, spans [][2]int) [][2]int {
-	spans = spans[:0]
-	for i := 0; i < len(text); {
-		if !isWordByte(text[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && isWordByte(text[j]) {
-			j++
-		}
-		spans = append(spans, [2]int{i, j})
-		i = j
-	}
-	var buf [32]byte
-	for k, sp := range spans {
-		w := text[sp[0]:sp[1]]
-		if len(w) > len(buf) {
-			continue
-		}
-		lw := buf[:len(w)]
-		for x := range len(w) {
-			lw[x] = lowerASCII(w[x])
-		}
-		for _, a := range n.byFirst[string(lw)] {
-			if a.agent == own || len(spans)-k < len(a.words) {
-				continue
-			}
-			same := true
-			for x, aw := range a.words[1:] {
-				sp := spans[k+1+x]
-				same = same && strings.EqualFold(text[sp[0]:sp[1]], aw)
-			}
-			if same {
+// named adds to seen the agents other than own that text names, its
+// words read as the index reads them (analyze.AppendWords) into words,
+// scratch returned for reuse.
+func (n *catalogNames) named(text string, own int32, seen map[int32]bool, words []string) []string {
+	words = analyze.AppendWords(words[:0], text)
+	for k, w := range words {
+		for _, a := range n.byFirst[w] {
+			if a.agent != own && k+len(a.words) <= len(words) && slices.Equal(words[k:k+len(a.words)], a.words) {
 				seen[a.agent] = true
 			}
 		}
 	}
 	for i := strings.IndexByte(text, '/'); i >= 0; {
 		start, end := i, i+1
-		for start > 0 && keyByte(lowerASCII(text[start-1])) {
+		for start > 0 && keyByte(text[start-1]) {
 			start--
 		}
-		for end < len(text) && keyByte(lowerASCII(text[end])) {
+		for end < len(text) && keyByte(text[end]) {
 			end++
 		}
 		for end > i+1 && strings.IndexByte(".-_", text[end-1]) >= 0 {
@@ -112,34 +79,13 @@ func (n *catalogNames) named(text string, own int32, seen map[int32]bool, spans 
 		}
 		i += 1 + next
 	}
-	return spans
+	return words
 }
 
-// isWordByte says whether c is part of a word for agentNameWords: an
-// ASCII letter or digit, or any byte of a multi-byte character.
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
-}
-
-func lowerASCII(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func equalWords(a, b []string) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// keyByte says whether c may be part of a skill key's agent or skill id.
+// keyByte says whether c may be part of a skill key's agent or skill id,
+// in any case.
 func keyByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
 }
 
 // markFacades sets distrust on each skill, not already distrusted, whose
@@ -151,12 +97,12 @@ func markFacades(refs []ref, docs []index.Doc) {
 	}
 	names := newCatalogNames(refs, docs)
 	seen, agentSeen := map[int32]bool{}, map[int32]bool{} // agentSeen: what the agent's own description names
-	var spans [][2]int
+	var words []string
 	for i := range refs {
 		r := &refs[i]
 		if i == 0 || refs[i-1].agentN != r.agentN {
 			clear(agentSeen)
-			spans = names.named(r.agent.Card.Description, r.agentN, agentSeen, spans)
+			words = names.named(r.agent.Card.Description, r.agentN, agentSeen, words)
 		}
 		if r.distrust != "" {
 			continue
@@ -165,10 +111,10 @@ func markFacades(refs []ref, docs []index.Doc) {
 		for a := range agentSeen {
 			seen[a] = true
 		}
-		spans = names.named(r.skill.Name, r.agentN, seen, spans)
-		spans = names.named(r.skill.Description, r.agentN, seen, spans)
+		words = names.named(r.skill.Name, r.agentN, seen, words)
+		words = names.named(r.skill.Description, r.agentN, seen, words)
 		for _, tag := range r.skill.Tags {
-			spans = names.named(tag, r.agentN, seen, spans)
+			words = names.named(tag, r.agentN, seen, words)
 		}
 		if len(seen) >= facadeAgentsAt {
 			r.distrust = fmt.Sprintf("card names %d other agents of the catalog as its own (a front door to their jobs); not trusted. ", len(seen))

@@ -1,11 +1,13 @@
 package match
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/embed"
 )
 
@@ -73,10 +75,10 @@ func FuzzFacadeNamed(f *testing.F) {
 		got := map[int32]bool{}
 		n.named(text, 0, got, nil)
 		want := map[int32]bool{}
-		ws := agentNameWords(text)
+		ws := analyze.Words(text)
 		for i := range ws {
 			for _, a := range n.byFirst[ws[i]] {
-				if i+len(a.words) <= len(ws) && equalWords(ws[i:i+len(a.words)], a.words) {
+				if i+len(a.words) <= len(ws) && slices.Equal(ws[i:i+len(a.words)], a.words) {
 					want[a.agent] = true
 				}
 			}

@@ -10,8 +10,6 @@ import (
 	"github.com/skillmatch/skillmatch/shared/a2a/card"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 	"github.com/skillmatch/skillmatch/shared/match/extract"
-	"github.com/skillmatch/skillmatch/shared/match/filter"
-	"github.com/skillmatch/skillmatch/shared/match/rerank"
 	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
 	"github.com/skillmatch/skillmatch/shared/retrieval/index"
 	"github.com/skillmatch/skillmatch/shared/retrieval/vector"
@@ -659,11 +657,11 @@ func (m *Matcher) nearestVendors(a, b int) bool {
 // facilities desk stood between them), but also a transcription desk and
 // a notes summariser of one handling in TestLookAlikeByTagsOfEach.
 func (m *Matcher) nearestVendorOf(a int) int {
-	if n := m.nearestVendor[a].Load(); n != -2 {
-		return int(n)
+	if v, ok := m.nearestVendor.Load(a); ok {
+		return v.(int)
 	}
 	best := m.nearestBy(a, func(d int) []float32 { return m.stated[d] })
-	m.nearestVendor[a].Store(int32(best))
+	m.nearestVendor.Store(a, best)
 	return best
 }
 
@@ -687,16 +685,10 @@ func (m *Matcher) addTwin(req *extract.Requirement, out []Ranked) []Ranked {
 		m.alikeKind(top.Doc, d) != decide.AlikeTwin || !m.nearestVendors(top.Doc, d) {
 		return out
 	}
-	if v := filter.Check(req, m.refs[d].agent, m.refs[d].skill, m.cfg.filters...); !v.OK {
-		return out
+	if r, ok := m.offShortlist(req, top, d, "in other words", decide.AlikeTwin); ok {
+		return append(out, r)
 	}
-	return append(out, Ranked{
-		Scored: rerank.Scored{
-			Candidate: index.Candidate{Doc: d, Entry: m.idx.Doc(d), BestExample: -1},
-			Reason:    "not shortlisted; does " + top.Entry.Key + "'s job in other words",
-		},
-		AlikeOf: top.Entry.Key, Alike: decide.AlikeTwin,
-	})
+	return out
 }
 
 // nearestAcrossHandling says whether skill docs a and b, one of an

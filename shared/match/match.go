@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -50,10 +49,9 @@ type Matcher struct {
 	// statedMore holds the stated jobs of other skills (int doc → []float32),
 	// embedded when a pair first needs them (statedJob).
 	statedMore sync.Map
-	// nearestVendor holds, for each doc of stated, the nearest other
-	// one-skill vendor's doc by stated job (nearestVendorOf), filled when
-	// a pair first needs it: -2 not yet known, -1 none.
-	nearestVendor []atomic.Int32
+	// nearestVendor holds, for a one-skill vendor's doc whose nearest
+	// vendor was asked (nearestVendorOf), that vendor's doc (int doc → int).
+	nearestVendor sync.Map
 	// nearestSkill holds, for a doc whose nearest skill by stated job was
 	// asked (nearestSkillOf), that skill's doc (int doc → int).
 	nearestSkill sync.Map
@@ -267,15 +265,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 			m.classes = exampleClasses(m.refs, docs)
 		}
 	})
-	beside.Go(func() {
-		m.stated = statedVectors(m.refs, cfg.embedder)
-		if m.stated != nil {
-			m.nearestVendor = make([]atomic.Int32, len(m.stated))
-			for i := range m.nearestVendor {
-				m.nearestVendor[i].Store(-2)
-			}
-		}
-	})
+	beside.Go(func() { m.stated = statedVectors(m.refs, cfg.embedder) })
 	idx, err := cfg.newIndex(docs, cfg.embedder)
 	beside.Wait()
 	if err != nil {
