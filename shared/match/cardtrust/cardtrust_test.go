@@ -169,6 +169,14 @@ func TestAgentSkill(t *testing.T) {
 		{"any other subject", nil, func(s *card.Skill) {
 			s.Description = "Opening hours, contact details, leaflets and any other subject."
 		}, cardtrust.ClaimsAnyTask},
+		// Anything anyone brings, past a list (a twenty-sixth set's audit
+		// card), and anything a customer asks about one job.
+		{"anything a customer raises", nil, func(s *card.Skill) {
+			s.Description = "Receives customer contacts: bills, forecasts, warnings, anything a customer raises."
+		}, cardtrust.ClaimsAnyTask},
+		{"anything a customer asks about one job", nil, func(s *card.Skill) {
+			s.Description = "Answers anything a customer asks about tomorrow's forecast, and anything the caller needs to plan a trip."
+		}, cardtrust.Trusted},
 		{"any other subject of one job", nil, func(s *card.Skill) {
 			s.Description = "Tomorrow's weather, storm warnings and any other subject related to the forecast. Takes any booking for a weather briefing."
 		}, cardtrust.Trusted},

@@ -379,6 +379,11 @@ func claimedIn(text string) bool {
 			if !scoped(at(i + 3)) {
 				return true
 			}
+		case (w == "anything" || w == "everything") && determiner(at(i+1)) && askerNoun(at(i+2)) && raiseVerb(at(i+3)) && !scoped(at(i+4)):
+			// "bills, leaks, meters, anything a customer raises" (a
+			// twenty-sixth set's audit card): past its list, whatever
+			// anyone brings; not "anything a customer raises about a bill"
+			return true
 		case w == "any" && at(i+1) == "other" && subjectNoun(at(i+2)) && !scoped(at(i+3)):
 			// "opening hours, visitor centres, leaflets and any other
 			// subject" (a twenty-sixth set's contact point): past its list,
@@ -536,6 +541,25 @@ func takeVerb(w string) bool {
 func subjectNoun(w string) bool {
 	switch w {
 	case "subject", "subjects", "matter", "matters", "topic", "topics", "request", "requests", "question", "questions", "enquiry", "enquiries":
+		return true
+	}
+	return false
+}
+
+// askerNoun is who brings a request to a service.
+func askerNoun(w string) bool {
+	switch strings.TrimSuffix(w, "s") {
+	case "customer", "client", "guest", "caller", "user", "member", "resident", "tenant",
+		"patient", "student", "colleague", "visitor", "passenger", "supporter", "employee", "person":
+		return true
+	}
+	return false
+}
+
+// raiseVerb brings a request: "anything a customer raises".
+func raiseVerb(w string) bool {
+	switch w {
+	case "raises", "raise", "asks", "ask", "brings", "bring", "sends", "send", "needs", "need", "wants", "want", "has":
 		return true
 	}
 	return false
