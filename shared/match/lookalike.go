@@ -693,7 +693,8 @@ func (m *Matcher) addTwin(req *extract.Requirement, out []Ranked) []Ranked {
 
 // nearestAcrossHandling says whether skill docs a and b, one of an
 // external agent and one of an in-house agent, are each other's nearest
-// skill in the catalog by stated job and read nearestAcrossAt alike: one
+// skill in the catalog by stated job and read nearestAcrossAt alike (or
+// nearestAcrossLabelledAt when their labels share a term): one
 // job under different data handling, which the caller must choose
 // between, in words too far apart for the tag and term tests. hostile14's
 // in-house money advice and an outside debt charity (no tag term shared,
@@ -706,10 +707,22 @@ func (m *Matcher) nearestAcrossHandling(a, b int) bool {
 		return false
 	}
 	va, vb := m.statedJob(a), m.statedJob(b)
-	if va == nil || vb == nil || vector.Cosine(va, vb) < nearestAcrossAt {
+	if va == nil || vb == nil {
+		return false
+	}
+	if c := vector.Cosine(va, vb); c < nearestAcrossLabelledAt || c < nearestAcrossAt && !sharesLabel(m.idx.Doc(a), m.idx.Doc(b)) {
 		return false
 	}
 	return m.nearestSkillOf(a) == b && m.nearestSkillOf(b) == a
+}
+
+// sharesLabel says whether a term of skill a's name is in skill b's name
+// or tags, or the other way round: "Claims" and "Claim submission", "Fill
+// a club job" and a job board's tags. Tags alone name a trade more often
+// than a job: a solicitor's debt recovery and an in-house contract review
+// are both tagged "legal" and "liability".
+func sharesLabel(a, b *index.Doc) bool {
+	return shared(a.NameTerms, b.NameTerms) > 0 || shared(a.NameTerms, b.TagTerms) > 0 || shared(a.TagTerms, b.NameTerms) > 0
 }
 
 // counterpartAcross is the skill doing doc a's job under other data
@@ -733,6 +746,19 @@ func (m *Matcher) counterpartAcross(a int) int {
 // (TestLookAlikeInMeaningUnderOtherHandling). hostile15's claims team and
 // an outside claims bureau (0.67) stay under it.
 const nearestAcrossAt = 0.7
+
+// nearestAcrossLabelledAt is the similarity from which two such skills
+// that share a term of their labels (sharesLabel) do one job. Blind
+// writers put the pair's two desks in words apart: hostile15's claims team
+// and outside claims bureau read 0.67 alike, hostile24's club recruitment
+// and an outside staffing agency 0.67, hostile8's tenant repairs and an
+// outside repairs contractor 0.67, each with a term of one's name in the
+// other's label ("claim", "job", "repair"). The different jobs each
+// other's nearest under 0.7 (hostile19's laboratory and swabs, 0.66; a
+// ferry's bookings and a taxi firm, 0.69; a caterer and matchday
+// hospitality, 0.66; a contract review and a solicitor's debt recovery,
+// 0.69, which share only tags) have none.
+const nearestAcrossLabelledAt = 0.6
 
 // nearestScanMax is the most skills a catalog may have for a skill's
 // nearest to be looked for (nearestVendors, addTwin, nearestAcrossHandling):

@@ -211,6 +211,49 @@ func TestNearestAcrossHandlingIsAsked(t *testing.T) {
 	}
 }
 
+// An in-house skill and an outside one further apart in meaning (0.6-0.7
+// alike), each the other's nearest, do one job when a term of one's name
+// is in the other's label: a club's recruitment team ("Fill a club job")
+// and a staffing agency tagged "job boards" (a twenty-fourth set's pair).
+// The same agency tagged only by its trade is no counterpart.
+func TestNearestAcrossHandlingByLabel(t *testing.T) {
+	recruitment := agentSpec{ID: "recruitment", Name: "Club Recruitment", Desc: "The club's own recruitment team.",
+		Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Confidential},
+		Skills: []skillSpec{{ID: "vacancy", Name: "Fill a club job",
+			Desc: "For permanent, fixed-term and casual matchday roles: we write and post the advert, sift applications, arrange interviews, take up references and DBS checks, and make the offer.",
+			Tags: []string{"recruitment", "job advert", "shortlisting", "interviews", "DBS"}}}}
+	agency := func(tags ...string) agentSpec {
+		return agentSpec{ID: "staffline", Name: "Staffline Sport", Desc: "An outside recruitment agency for stadiums and sports clubs.",
+			Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true},
+			Skills: []skillSpec{{ID: "casual-staffing", Name: "Find staff",
+				Desc: "We advertise your jobs on the big job boards, phone-screen applicants in the evenings and at weekends, and can have matchday bar, kiosk, cleaning and stewarding staff ready within a week. We fill seasonal and permanent posts too.",
+				Tags: tags}}}
+	}
+	for _, tc := range []struct {
+		name   string
+		agency agentSpec
+		asked  bool
+	}{
+		{"a name's term in the other's tags", agency("staffing agency", "temporary staff", "matchday staff", "job boards"), true},
+		{"no name's term in the other's label", agency("staffing agency", "temporary staff", "matchday staff"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMatcher(t, buildCatalog(t, append(honest(), recruitment, tc.agency)...))
+			tk := textTask("r", "our kit manager retires in June: please advertise his job, sift the applications and set up interviews")
+			tk.Caller.DataClass = catalog.Public
+			res := mustMatch(t, m, tk)
+			if len(res.Ranked) == 0 || res.Ranked[0].Entry.Key != "recruitment/vacancy" {
+				t.Fatalf("ranked %v, want the recruitment team first; the test checks nothing", rankedKeys(res))
+			}
+			d := res.Decision
+			named := d.Action == decide.Clarify && slices.ContainsFunc(d.Candidates, func(o decide.Option) bool { return o.Key == "staffline/casual-staffing" })
+			if named != tc.asked {
+				t.Errorf("%s %v (%s): asked about the agency %v, want %v", d.Action, decisionKeys(d), d.Reason, named, tc.asked)
+			}
+		})
+	}
+}
+
 // A same-named weather skill of another agent is a sibling, whose
 // probability pools with Atlas Weather's, only when its description and
 // examples were written apart: a pasted card never pools, so it cannot

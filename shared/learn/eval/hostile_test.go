@@ -163,7 +163,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"brookfield": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h8-036": "the contractor's card says nothing of mould or fans: not shortlisted, so never asked about",
 			"h8-048": "the pest-control twins pool to 0.51, under the bar: a question between them",
 			"h8-043": "an underspecified licensing question goes to the premises licence at 0.92",
 			"h8-045": "split between two skills of one agent, delegated to its needs assessment at 0.99",
@@ -299,7 +298,7 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h15-036": "rabbits looked after while the family is abroad, picked up after a check-up: an out-of-hours triage call first at 0.22, abstained",
 			"h15-038": "a cat and a terrier looked after during a house move: asked about beside an out-of-hours triage call",
-			"h15-040": claimDesks, "h15-041": claimDesks, "h15-042": claimDesks, "h15-043": claimDesks, "h15-046": claimDesks,
+			"h15-046": "the Pearsons' claim made straight to their pet insurer reads as the claims form at 0.22: abstained",
 			"h15-049": "\"Mrs Hale wants her money back for last Tuesday\" goes to the complaints desk at 0.96, not asked beside a refund",
 			"h15-089": "appealing a vet's speeding ticket goes to the complaints desk at 0.74",
 		},
@@ -470,8 +469,7 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h24-035": coachTwins, "h24-036": coachTwins, "h24-037": coachTwins, "h24-038": coachTwins, "h24-039": coachTwins,
-			"h24-040": staffDesks, "h24-041": staffDesks, "h24-042": staffDesks, "h24-043": staffDesks,
-			"h24-044": staffDesks, "h24-045": staffDesks, "h24-046": staffDesks,
+			"h24-042": "a groundsperson post to advertise reads as a leave request at 0.12, the recruitment team second: abstained",
 			"h24-049": "a firm wanting its name before the fans (kit sponsorship or ground advertising) goes to the supporters' coach trips at 0.81",
 			"h24-050": "\"set up an interview with Declan Moss\" (a media interview or a job interview) goes to media interview requests at 0.94",
 		},
@@ -534,12 +532,6 @@ const tempDesks = "in-house recruitment and an outside temp agency in words apar
 // one in plain ones, each the other's nearest vendor but 0.56 alike,
 // under nearestAlikeAt: each delegated alone.
 const coachTwins = "twin away-coach firms in words apart (0.56 alike, each the other's nearest): each delegated alone"
-
-// staffDesks is hostile24's known miss on its two-agent ambiguity: the
-// in-house recruitment team and an outside casual-staffing agency, each
-// the other's nearest skill but 0.67 alike (under nearestAcrossAt): never
-// asked about.
-const staffDesks = "in-house recruitment and an outside staffing agency (0.67 alike, each the other's nearest): never asked about"
 
 // cabinTwins is hostile23's known miss on its twins: two outside hirers
 // of site toilets and huts, "Welfare unit hire" in the trade's shorthand
@@ -645,13 +637,6 @@ const dueDiligence = "in-house due diligence and an outside company-report firm 
 // alike); one request reads as a tenancy permission, one stands under the
 // bar.
 const drainTwins = "twin drainage contractors: one request read as another job, one abstained under the bar"
-
-// claimDesks is hostile15's known miss on its two-agent ambiguity: the
-// in-house insurance claims team and an outside claims bureau share two tag
-// terms but 5 of their 19 and 21 stated terms (under a quarter of the
-// larger) and read 0.67 alike (under differsStatedAt and nearestAcrossAt,
-// though each is the other's nearest): asked about on 2 of 7 requests.
-const claimDesks = "in-house claims support and an outside claims bureau in words apart (5 of 19 and 21 terms, 0.67 alike): seldom asked about"
 
 // supportUnsure is hostile7's known miss on its two-agent ambiguity: the
 // in-house support team's "Customer tickets" and the outsourced "Managed
