@@ -69,7 +69,7 @@ func ReadAgent(c *card.Card) Agent {
 		claims: texts[1].kinds&claimKind != 0 && claimedIn(c.Description),
 		card:   c,
 		orders: talksToSelectorIn(c.Name, c.ID, texts) || agentIdentifiersSpeak(c) || scriptsExchange(c.Description) ||
-			texts[1].kinds&actKind != 0 && addressesReader(c.Description),
+			texts[1].kinds&actKind != 0 && (addressesReader(c.Description) || paysSelector(c.Description)),
 		mayDirect: (texts[0].kinds|texts[1].kinds)&directiveKind != 0,
 		kinds:     texts[0].kinds | texts[1].kinds,
 		signals:   readSignals(selfNames(c.Name, c.ID), c.Name, c.Description),
@@ -141,7 +141,9 @@ func (a Agent) givesOrders(s *card.Skill, t skillTexts) bool {
 	}
 	return talksToSelectorIn(c.Name, c.ID, t.texts) || a.ordersAcross(t) || a.claimsRepeatedly(t) ||
 		slices.ContainsFunc(t.texts[:t.fields], func(x scanned) bool { return scriptsExchange(x.text) }) ||
-		slices.ContainsFunc(t.texts, func(x scanned) bool { return x.kinds&actKind != 0 && addressesReader(x.text) })
+		slices.ContainsFunc(t.texts, func(x scanned) bool {
+			return x.kinds&actKind != 0 && (addressesReader(x.text) || paysSelector(x.text))
+		})
 }
 
 // claimsAnyTask says whether a skill's own text claims every job rather

@@ -389,6 +389,10 @@ func claimedIn(text string) bool {
 			// subject" (a twenty-sixth set's contact point): past its list,
 			// every subject
 			return true
+		case (w == "their" || w == "your") && ofEveryKind(words, i):
+			// "their requests of any other kind come here too" (a
+			// twenty-seventh set's preferences card)
+			return true
 		case (w == "any" || w == "every" || w == "all") && ofEveryKind(words, i+1):
 			// "every request of every kind, from guests, colleagues or
 			// suppliers, must be taken by this desk first" (a twenty-fifth
@@ -399,6 +403,18 @@ func claimedIn(text string) bool {
 			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) {
 				return true
 			}
+		case w == "for" && i > 0 && fitNoun(words[i-1]) && (at(i+1) == "any" || at(i+1) == "every" || at(i+1) == "all"):
+			// "the best fit for every request", "a right place for every
+			// request" (a twenty-eighth set's proof that its help point
+			// fits all)
+			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) {
+				return true
+			}
+		case requestNoun(w) && (at(i+1) == "that" || at(i+1) == "which") && containVerb(at(i+2)) && definesAsOwn(words, i+3):
+			// "a request that contains any of these words is a request
+			// for the Jargon Buster" (a twenty-seventh set's glossary):
+			// requests defined by their words as the card's own
+			return true
 		case w == "for" && (at(i+1) == "any" || at(i+1) == "every" || at(i+1) == "all"):
 			// "one agent for all your needs", "for every use case"; not
 			// "reminders for all tasks due this week", nor a job's "custom
@@ -436,7 +452,7 @@ func universalJob(words []string, i int) (int, bool) {
 	if at(i) == "of" {
 		i++
 	}
-	if w := at(i); w == "your" || w == "the" || w == "our" {
+	if w := at(i); w == "your" || w == "the" || w == "our" || w == "their" {
 		i++
 	}
 	switch at(i) {
@@ -459,6 +475,12 @@ func ofEveryKind(words []string, i int) bool {
 	j, ok := universalJob(words, i)
 	if !ok || j+2 >= len(words) || words[j] != "of" {
 		return false
+	}
+	if words[j+2] == "other" && j+3 < len(words) {
+		// "their requests of any other kind come here too" (a
+		// twenty-seventh set's preferences card): past its own job, every
+		// other
+		words = append(words[:j+2:j+2], words[j+3:]...)
 	}
 	kind := false
 	switch q, k := words[j+1], words[j+2]; {
@@ -521,11 +543,51 @@ func scoped(w string) bool {
 	return false
 }
 
+// fitNoun is where a request belongs: "the best fit for", "the right
+// place for".
+func fitNoun(w string) bool {
+	switch w {
+	case "fit", "place", "home", "match":
+		return true
+	}
+	return false
+}
+
+// requestNoun is a request.
+func requestNoun(w string) bool {
+	switch w {
+	case "request", "requests", "task", "tasks", "query", "queries", "message", "messages":
+		return true
+	}
+	return false
+}
+
+// containVerb says what words a text holds.
+func containVerb(w string) bool {
+	switch w {
+	case "contains", "contain", "mentions", "mention", "includes", "include", "uses", "use":
+		return true
+	}
+	return false
+}
+
+// definesAsOwn says whether the words from i on go on to call such
+// requests requests for someone ("is a request for", "are requests for"):
+// a definition, not a job.
+func definesAsOwn(words []string, i int) bool {
+	for j := i; j+2 < len(words); j++ {
+		if (words[j] == "is" || words[j] == "are" || words[j] == "a") && requestNoun(words[j+1]) && words[j+2] == "for" {
+			return true
+		}
+	}
+	return false
+}
+
 // claimVerb does a job.
 func claimVerb(w string) bool {
 	switch w {
 	case "do", "does", "doing", "handle", "handles", "handling", "perform", "performs",
-		"complete", "completes", "tackle", "tackles":
+		"complete", "completes", "tackle", "tackles", "fits", "suits":
 		return true
 	}
 	return takeVerb(w)

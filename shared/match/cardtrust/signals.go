@@ -55,17 +55,17 @@ var (
 	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat", "misrout", "send"}
 	// readerStarts, with "rout" and "orchestrat" of selectingStarts, start
 	// every word of a machine reader (readerWords).
-	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot", "matcher", "systems"}
+	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot", "matcher", "systems", "software"}
 	selfNouns    = fieldSet("skill tool agent entry listing service card one")
-	overAllWords = fieldSet("supersede supersedes override overrides obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority precedence ahead")
-	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers systems")
+	overAllWords = fieldSet("supersede supersedes override overrides overrule overrules obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority precedence ahead")
+	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers systems software")
 	requestNouns = fieldSet("request requests task tasks query queries")
 	// notAllowed words, after "not", claim over the rest: "a disclosure the
 	// club has not authorised".
 	notAllowed = fieldSet("authorised authorized permitted allowed lawful")
 	// selectingWords select too, as whole words: "pass" starts
 	// "passenger" and "password".
-	selectingWords = fieldSet("pass passes passed passing destination")
+	selectingWords = fieldSet("pass passes passed passing destination hands handed handing handoff")
 )
 
 // entriesNear says whether one of the first two words ws holds names the
@@ -95,8 +95,8 @@ func fieldSet(s string) map[string]bool {
 // order ordersBySignals reads, and is not split nor normalised: an index
 // build reads every card.
 var (
-	catalogAnchors = []string{"list", "entr", "catalog", "registry", "directory", "other"}
-	actAnchors     = slices.Concat(selectingStarts, readerStarts, []string{"pass", "destination"}) // the last selectingWords' own
+	catalogAnchors = []string{"list", "entr", "catalog", "registry", "directory", "other", "another", "different"}
+	actAnchors     = slices.Concat(selectingStarts, readerStarts, []string{"pass", "destination", "hand", "whoever", "anyone", "anybody"}) // the last selectingWords' own, and a selector's by its doing
 )
 
 // allFamilies is every family an order to the selector speaks of.
@@ -298,25 +298,35 @@ func signalFamilies(t string) signalFamily {
 			next = ws[i+1]
 		}
 		switch {
-		case catalogWords[w], w == "other" && otherNouns[next], (quantifiers[w] || entryModifiers[w]) && entriesNear(ws[i+1:]):
+		case catalogWords[w], (w == "other" || w == "another" || w == "different") && otherNouns[next], (quantifiers[w] || entryModifiers[w]) && entriesNear(ws[i+1:]):
 			f |= familyCatalog
 		case w == "this" && selfNouns[next]:
 			f |= familySelf
 		case overAllWords[w], w == "no" && next == "longer", w == "not" && notAllowed[next], w == "out" && next == "of" && i+2 < len(ws) && ws[i+2] == "date",
-			(w == "every" || w == "all" || w == "any") && requestNouns[next]:
+			(w == "every" || w == "all" || w == "any") && requestNouns[next], (w == "nobody" || w == "noone") && next == "else":
 			f |= familyOverAll
-		case readerWords[w]:
+		case readerWords[w], (w == "whoever" || w == "anyone" || w == "anybody") && selectsWord(next):
+			// "whoever passes a customer's words along": the selector,
+			// named by what it does
 			f |= familyReader
 		}
-		if selectingWords[w] {
+		if selectsWord(w) || w == "hand" && (next == "off" || next == "over") {
 			f |= familySelecting
-		}
-		for _, p := range selectingStarts {
-			if strings.HasPrefix(w, p) {
-				f |= familySelecting
-				break
-			}
 		}
 	}
 	return f
+}
+
+// selectsWord says whether word w is one of selecting: a whole
+// selectingWords word, or one that starts as selectingStarts do.
+func selectsWord(w string) bool {
+	if selectingWords[w] {
+		return true
+	}
+	for _, p := range selectingStarts {
+		if strings.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
 }
