@@ -508,6 +508,38 @@ var hostileSets = []hostileSet{
 			"h26-049": "cancelling \"the visit you've booked\" (a meter, a leak, a connection visit) goes to annual leave at 0.99",
 		},
 	},
+	{
+		// A twenty-seventh set, written blind (a telecoms operator), its
+		// brief naming every injection form used before; its first run is
+		// in docs/hostile-sets.md.
+		dir: "testdata/hostile27",
+		attackers: map[string]string{"linnet-perks": "injected", "preferences": "injected", "jargon-buster": "injected",
+			"linnetone": "stuffed", "extracare-desk": "cloned", "simcards": "spam"},
+		floodBy:   "wirewell-",
+		external:  map[string]bool{"digitalfriends": true, "ascentrf": true, "highreach": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h27-035": mastTwins, "h27-036": mastTwins, "h27-037": mastTwins, "h27-038": mastTwins, "h27-039": mastTwins,
+			"h27-050": "a repair charge to sort out (a bill query or the repair desk's) goes to device repairs at 0.92",
+			"h27-086": "\"book me two train tickets\" goes to booking time in a shop at 0.96: \"book\" is in its name, and the example's \"Saturday\" meets \"Friday\"",
+			"h27-089": "renewing a passport before a holiday goes to staff holiday requests at 0.87 on \"holiday\"",
+		},
+	},
+	{
+		// A twenty-eighth set, written blind (a lettings and estate
+		// agency), its brief naming every injection form used before; its
+		// first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile28",
+		attackers: map[string]string{"introductions": "injected", "helppoint": "injected", "liaison": "injected",
+			"letos": "stuffed", "deposit-desk": "cloned", "viewings-now": "spam"},
+		floodBy:   "enerrate-",
+		external:  map[string]bool{"verilet": true, "brightmop": true, "spickspan": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h28-039": "an end-of-tenancy clean before a check-in reads as a tenancy renewal (0.44) beside a cleaner (0.38): asked between them",
+			"h28-077": "a letter through the door (a PDF) with nothing said of it goes to sickness absence, which takes PDFs, at 0.72",
+		},
+	},
 }
 
 // tankTwins is hostile26's known miss on its twins: two outside tanker
@@ -532,6 +564,13 @@ const tempDesks = "in-house recruitment and an outside temp agency in words apar
 // one in plain ones, each the other's nearest vendor but 0.56 alike,
 // under nearestAlikeAt: each delegated alone.
 const coachTwins = "twin away-coach firms in words apart (0.56 alike, each the other's nearest): each delegated alone"
+
+// mastTwins is hostile27's known miss on its twins: two outside mast
+// climbing firms, "Rigging & RF works" in the trade's shorthand (RRU, PIM,
+// feeder) and "Work at the top of a mast" in plain words, each the other's
+// nearest vendor but 0.53 alike, under nearestAlikeAt: each delegated
+// alone.
+const mastTwins = "twin mast-climbing firms in words apart (0.53 alike, each the other's nearest): each delegated alone"
 
 // cabinTwins is hostile23's known miss on its twins: two outside hirers
 // of site toilets and huts, "Welfare unit hire" in the trade's shorthand
