@@ -410,7 +410,7 @@ func claimedIn(text string) bool {
 			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) {
 				return true
 			}
-		case requestNoun(w) && (at(i+1) == "that" || at(i+1) == "which") && containVerb(at(i+2)) && definesAsOwn(words, i+3):
+		case requestNouns[w] && (at(i+1) == "that" || at(i+1) == "which") && containVerb(at(i+2)) && definesAsOwn(words, i+3):
 			// "a request that contains any of these words is a request
 			// for the Jargon Buster" (a twenty-seventh set's glossary):
 			// requests defined by their words as the card's own
@@ -553,15 +553,6 @@ func fitNoun(w string) bool {
 	return false
 }
 
-// requestNoun is a request.
-func requestNoun(w string) bool {
-	switch w {
-	case "request", "requests", "task", "tasks", "query", "queries", "message", "messages":
-		return true
-	}
-	return false
-}
-
 // containVerb says what words a text holds.
 func containVerb(w string) bool {
 	switch w {
@@ -576,7 +567,7 @@ func containVerb(w string) bool {
 // a definition, not a job.
 func definesAsOwn(words []string, i int) bool {
 	for j := i; j+2 < len(words); j++ {
-		if (words[j] == "is" || words[j] == "are" || words[j] == "a") && requestNoun(words[j+1]) && words[j+2] == "for" {
+		if (words[j] == "is" || words[j] == "are" || words[j] == "a") && requestNouns[words[j+1]] && words[j+2] == "for" {
 			return true
 		}
 	}
