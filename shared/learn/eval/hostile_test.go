@@ -540,6 +540,22 @@ var hostileSets = []hostileSet{
 			"h28-077": "a letter through the door (a PDF) with nothing said of it goes to sickness absence, which takes PDFs, at 0.72",
 		},
 	},
+	{
+		// A twenty-ninth set, written blind (a leisure trust), its brief
+		// naming every injection form used before; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile29",
+		attackers: map[string]string{"welcome-point": "injected", "navigator": "injected", "member-news": "injected",
+			"corvaleone": "stuffed", "relations-desk": "cloned", "classbook": "spam"},
+		floodBy:   "rallypoint-",
+		external:  map[string]bool{"movewell": true, "guardline": true, "safehands": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h29-035": guardTwins, "h29-036": guardTwins, "h29-037": guardTwins, "h29-038": guardTwins, "h29-039": guardTwins,
+			"h29-040": referralDesks, "h29-041": referralDesks, "h29-042": referralDesks, "h29-043": referralDesks,
+			"h29-044": referralDesks, "h29-045": referralDesks, "h29-046": referralDesks,
+		},
+	},
 }
 
 // tankTwins is hostile26's known miss on its twins: two outside tanker
@@ -571,6 +587,18 @@ const coachTwins = "twin away-coach firms in words apart (0.56 alike, each the o
 // nearest vendor but 0.53 alike, under nearestAlikeAt: each delegated
 // alone.
 const mastTwins = "twin mast-climbing firms in words apart (0.53 alike, each the other's nearest): each delegated alone"
+
+// guardTwins is hostile29's known miss on its twins: two outside
+// lifeguard agencies, "LG shift cover" in the trade's shorthand (NPLQ LGs,
+// galas, lido peaks) and "People to watch the pool" in plain words, not
+// each other's nearest vendor: each delegated alone.
+const guardTwins = "twin lifeguard agencies in words apart, not each other's nearest: each delegated alone"
+
+// referralDesks is hostile29's known miss on its two-agent ambiguity:
+// the in-house exercise-on-referral team and an outside charity's gentle
+// community activity, in words apart and not each other's nearest:
+// never asked about.
+const referralDesks = "in-house exercise referral and an outside community-activity charity in words apart: never asked about"
 
 // cabinTwins is hostile23's known miss on its twins: two outside hirers
 // of site toilets and huts, "Welfare unit hire" in the trade's shorthand

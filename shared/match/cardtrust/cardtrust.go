@@ -69,6 +69,7 @@ func ReadAgent(c *card.Card) Agent {
 		claims: texts[1].kinds&claimKind != 0 && claimedIn(c.Description),
 		card:   c,
 		orders: talksToSelectorIn(c.Name, c.ID, texts) || agentIdentifiersSpeak(c) || scriptsExchange(c.Description) ||
+			flowsToSelf(c.Description, c.Name, c.ID) || placeholdsRequest(c.Name) || placeholdsRequest(c.Description) ||
 			texts[1].kinds&actKind != 0 && (addressesReader(c.Description) || paysSelector(c.Description)),
 		mayDirect: (texts[0].kinds|texts[1].kinds)&directiveKind != 0,
 		kinds:     texts[0].kinds | texts[1].kinds,
@@ -140,6 +141,8 @@ func (a Agent) givesOrders(s *card.Skill, t skillTexts) bool {
 		}
 	}
 	return talksToSelectorIn(c.Name, c.ID, t.texts) || a.ordersAcross(t) || a.claimsRepeatedly(t) ||
+		slices.ContainsFunc(t.texts, func(x scanned) bool { return placeholdsRequest(x.text) }) ||
+		slices.ContainsFunc(t.texts[:t.fields], func(x scanned) bool { return flowsToSelf(x.text, c.Name, c.ID) }) ||
 		slices.ContainsFunc(t.texts[:t.fields], func(x scanned) bool { return scriptsExchange(x.text) }) ||
 		slices.ContainsFunc(t.texts, func(x scanned) bool {
 			return x.kinds&actKind != 0 && (addressesReader(x.text) || paysSelector(x.text))

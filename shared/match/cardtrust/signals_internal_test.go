@@ -125,3 +125,29 @@ func FuzzClaimsAndBribes(f *testing.F) {
 		}
 	})
 }
+
+// FuzzShapes feeds card text to the flowchart and template readers,
+// which walk arrows and braces: no text may crash them, and a flowchart
+// read into the card's name is read the same with the name's case
+// changed.
+func FuzzShapes(f *testing.F) {
+	for _, seed := range []string{
+		"[Start] rain?\n |-- yes --> [Weather]\n \\-- no --> [Weather]",
+		"Settings -> Units => Weather ->", "Help with {{request}}", "{{", "{{}}", "{{ request_topic }} and {{name",
+		"->", "=>Weather=>weather",
+	} {
+		f.Add(seed, "Weather")
+	}
+	f.Fuzz(func(t *testing.T, text, name string) {
+		_ = placeholdsRequest(text)
+		flows := flowsToSelf(text, name, "")
+		for i := 0; i < len(name); i++ {
+			if name[i] >= utf8.RuneSelf {
+				return // case mapping beyond ASCII may change a name's length
+			}
+		}
+		if flowsToSelf(text, strings.ToUpper(name), "") != flows {
+			t.Fatalf("flowsToSelf(%q, %q) = %v, but %v with the name in capitals", text, name, flows, !flows)
+		}
+	})
+}

@@ -1,0 +1,82 @@
+package cardtrust
+
+import "strings"
+
+// Card text shaped as something other than prose gives orders its words
+// alone do not: a flowchart answering "where does a request go?" whose
+// every leaf is the card ("|-- yes --> [Member Navigator]"), and a
+// mail-merge template whose fields stand for the request itself ("Help
+// with {{request}}", "takes care of {{request}} from start to finish"). A
+// twenty-ninth set's cards did both, with no word of selecting, of the
+// catalog or of a claim over it.
+
+// flowsToSelfAt is how many arrows into the card's own name make a
+// flowchart of where requests go: an app's menu path ("Settings ->
+// Account") points into its own screens, not at itself, and once is a
+// link to the card.
+const flowsToSelfAt = 2
+
+// flowsToSelf says whether text draws arrows ("->", "-->", "=>") into
+// the card's own name or id (as selfNames reads them) flowsToSelfAt
+// times or more.
+func flowsToSelf(text, name, id string) bool {
+	if !strings.Contains(text, "->") && !strings.Contains(text, "=>") {
+		return false // most text: no names read
+	}
+	selves := selfNames(name, id)
+	n := 0
+	for _, arrow := range []string{"->", "=>"} {
+		for rest := text; ; {
+			i := strings.Index(rest, arrow)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(arrow):]
+			if pointsAtSelf(rest, selves) {
+				if n++; n >= flowsToSelfAt {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// pointsAtSelf says whether text after an arrow starts (past spaces,
+// brackets and quotes) with one of the card's names.
+func pointsAtSelf(after string, selves []self) bool {
+	after = strings.TrimLeft(after, " \t>[(\"'*")
+	line, _, _ := strings.Cut(after, "\n")
+	got := words(line[:min(len(line), 80)])
+	for _, s := range selves {
+		if len(s.words) >= 4 && strings.HasPrefix(got, " "+s.words+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// requestFields are what a template field standing for the request holds.
+var requestFields = fieldSet("request requests message messages task tasks query queries enquiry topic subject")
+
+// placeholdsRequest says whether text holds a template field ("{{...}}")
+// standing for the request: one of requestFields among its words.
+func placeholdsRequest(text string) bool {
+	for rest := text; ; {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+2:]
+		field, after, ok := strings.Cut(rest, "}}")
+		if !ok {
+			return false
+		}
+		for _, w := range strings.Fields(words(strings.ReplaceAll(field, "_", " "))) {
+			if requestFields[w] {
+				return true
+			}
+		}
+		rest = after
+	}
+}
