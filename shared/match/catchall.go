@@ -88,7 +88,7 @@ func catchAllsAmong(refs []ref, docs []index.Doc, agentOf []int32, reach int, sp
 	var out []string
 	for i, n := range jobs {
 		if refs[i].distrust != "" || n < least && claimed[i] < least ||
-			fewLabelsExcuse(n, claimed[i], least) && claimingLabels(&docs[i], agentOf[i], users, reach) < catchAllJobs {
+			fewLabelsExcuse(n, claimed[i], least) && (labels(&docs[i], nil) <= catchAllJobs || labels(&docs[i], claimsOf(agentOf[i], users, reach)) < catchAllJobs) {
 			continue
 		}
 		if out == nil {
@@ -231,7 +231,7 @@ const fewLabelsSlack = 2
 
 // fewLabelsExcuse says whether a skill claiming jobs groups and agents
 // other agents, over a catch-all's least, may still be excused for
-// claiming from few labels (claimingLabels).
+// claiming from few labels (labels).
 func fewLabelsExcuse(jobs, agents, least int) bool {
 	return jobs < least+fewLabelsSlack && agents < 2*least
 }
@@ -241,9 +241,10 @@ func fewLabelsExcuse(jobs, agents, least int) bool {
 // one is a list ("Shipping tracking freight customs inventory payroll").
 const listTerms = 4
 
-// claimingLabels counts the labels of doc d, its name and each tag, that
-// use another agent's speciality word (claimsOthers). A list, a label
-// with a comma, semicolon or colon or of more than listTerms terms,
+// labels counts the labels of doc d, its name and each tag, that hold a
+// term counts admits (every label when counts is nil); markCatchAll asks
+// for those that use another agent's speciality word (claimsOf). A list,
+// a label with a comma, semicolon or colon or of more than listTerms terms,
 // counts each of its terms as a label. Stuffing names many jobs, one per
 // label; an honest skill of a name and four tags can claim five groups of
 // agents by common words alone: hostile8's "Council tax account changes",
@@ -251,15 +252,20 @@ const listTerms = 4
 // reached eight agents in five groups by "account", "change", "tax",
 // "home", "move" and "person" from those four labels, and its distrust
 // sent its own requests to a benefits claim at 0.98. Every stuffed card
-// of the eight hostile sets claims from seven labels or more.
-func claimingLabels(d *index.Doc, own int32, users map[string][]int32, reach int) int {
+// of the eight hostile sets claims from seven labels or more. A skill of
+// catchAllJobs labels or fewer in all is excused whatever they claim (too
+// few to be stuffing): a thirtieth set's honest VAT scheme
+// changes ("flat rate scheme", "cash accounting", "annual accounting",
+// "domestic reverse charge") claimed from all five in an accountant's
+// catalog, where every label shares words with another desk's.
+func labels(d *index.Doc, counts func(term string) bool) int {
 	n := 0
 	count := func(label string) {
 		terms := analyze.Terms(label)
 		list := len(terms) > listTerms || strings.ContainsAny(label, ",;:")
 		claims := 0
 		for _, t := range terms {
-			if claimsOthers(users[t], own, reach) {
+			if counts == nil || counts(t) {
 				claims++
 			}
 		}
@@ -275,4 +281,10 @@ func claimingLabels(d *index.Doc, own int32, users map[string][]int32, reach int
 		count(tag)
 	}
 	return n
+}
+
+// claimsOf says whether a term is another agent's speciality to agent own
+// (claimsOthers).
+func claimsOf(own int32, users map[string][]int32, reach int) func(string) bool {
+	return func(t string) bool { return claimsOthers(users[t], own, reach) }
 }

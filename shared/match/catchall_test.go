@@ -137,6 +137,11 @@ func TestCatchAllFewLabels(t *testing.T) {
 			Tags: append(slices.Clone(words), "lantern", "orchard", "glacier", "saffron")}, true},
 		{"a list in the name", card.Skill{ID: "own", Name: "Ledger, harbor, violin, meadow, copper", Description: "Many jobs.",
 			Tags: []string{"lantern", "orchard glacier", "saffron", "thistle"}}, true},
+		// A name and four tags, each holding one other agent's word (a
+		// thirtieth set's VAT scheme changes in an accountant's catalog):
+		// too few labels to be stuffing.
+		{"a name and four tags, each claiming", card.Skill{ID: "own", Name: "Ledger orchard", Description: "One job.",
+			Tags: []string{"harbor lantern", "violin glacier", "meadow saffron", "copper thistle"}}, false},
 		// Four words a label, every word another agent's: the claims
 		// outgrow the few labels' allowance.
 		{"many claims packed in few labels", card.Skill{ID: "own", Name: "Ledger harbor violin meadow", Description: "Many jobs.",
