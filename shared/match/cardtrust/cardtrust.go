@@ -66,7 +66,7 @@ func ReadAgent(c *card.Card) Agent {
 	c = foldedCard(c)
 	texts := []scanned{{c.Name, anchorsIn(c.Name, kinds)}, {c.Description, anchorsIn(c.Description, kinds)}}
 	return Agent{
-		claims: texts[1].kinds&claimKind != 0 && claimedIn(c.Description),
+		claims: texts[1].kinds&claimKind != 0 && (claimedIn(c.Description) || moralClaim(c.Description)),
 		card:   c,
 		orders: talksToSelectorIn(c.Name, c.ID, texts) || agentIdentifiersSpeak(c) || scriptsExchange(c.Description) ||
 			flowsToSelf(c.Description, c.Name, c.ID) || placeholdsRequest(c.Name) || placeholdsRequest(c.Description) ||
@@ -153,7 +153,7 @@ func (a Agent) givesOrders(s *card.Skill, t skillTexts) bool {
 // than describing one (claimedIn, over each field apart).
 func (t skillTexts) claimsAnyTask() bool {
 	for _, x := range t.texts[:t.fields] {
-		if x.kinds&claimKind != 0 && claimedIn(x.text) {
+		if x.kinds&claimKind != 0 && (claimedIn(x.text) || moralClaim(x.text)) {
 			return true
 		}
 	}

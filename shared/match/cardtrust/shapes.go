@@ -8,7 +8,9 @@ import "strings"
 // mail-merge template whose fields stand for the request itself ("Help
 // with {{request}}", "takes care of {{request}} from start to finish"). A
 // twenty-ninth set's cards did both, with no word of selecting, of the
-// catalog or of a claim over it.
+// catalog or of a claim over it. A thirtieth set's told fables whose
+// moral is the card ("Moral: a sack of papers belongs with the keeper of
+// every ledger, not with the door that fits one page").
 
 // flowsToSelfAt is how many arrows into the card's own name make a
 // flowchart of where requests go: an app's menu path ("Settings ->
@@ -79,4 +81,23 @@ func placeholdsRequest(text string) bool {
 		}
 		rest = after
 	}
+}
+
+// moralClaim says whether a sentence of text draws a moral ("Moral: ...",
+// "the moral is ...") over every or any thing: a job description has no
+// moral, and one over everything argues the card takes it all.
+func moralClaim(text string) bool {
+	if !strings.Contains(strings.ToLower(text), "moral") {
+		return false
+	}
+	for _, sentence := range sentences(text) {
+		t := words(sentence)
+		if !strings.HasPrefix(t, " moral ") && !strings.Contains(t, " the moral is ") && !strings.Contains(t, " the moral of ") {
+			continue
+		}
+		if strings.Contains(t, " every ") || strings.Contains(t, " any ") || strings.Contains(t, " all ") || strings.Contains(t, " everything ") {
+			return true
+		}
+	}
+	return false
 }

@@ -55,10 +55,10 @@ var (
 	selectingStarts = []string{"rout", "allocat", "assign", "select", "choos", "chose", "pick", "rank", "scor", "triag", "dispatch", "delegat", "orchestrat", "misrout", "send"}
 	// readerStarts, with "rout" and "orchestrat" of selectingStarts, start
 	// every word of a machine reader (readerWords).
-	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot", "matcher", "systems", "software"}
+	readerStarts = []string{"ai", "llm", "model", "assistant", "layer", "engine", "component", "automated", "bot", "matcher", "systems", "software", "portal"}
 	selfNouns    = fieldSet("skill tool agent entry listing service card one")
 	overAllWords = fieldSet("supersede supersedes override overrides overrule overrules obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority precedence ahead")
-	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers systems software")
+	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers systems software portal portals")
 	requestNouns = fieldSet("request requests task tasks query queries")
 	// notAllowed words, after "not", claim over the rest: "a disclosure the
 	// club has not authorised".
@@ -298,7 +298,8 @@ func signalFamilies(t string) signalFamily {
 			next = ws[i+1]
 		}
 		switch {
-		case catalogWords[w], (w == "other" || w == "another" || w == "different") && otherNouns[next], (quantifiers[w] || entryModifiers[w]) && entriesNear(ws[i+1:]):
+		case catalogWords[w], (w == "other" || w == "another" || w == "different") && otherNouns[next], (quantifiers[w] || entryModifiers[w]) && entriesNear(ws[i+1:]),
+			w == "list" && next == "of" && i+2 < len(ws) && otherNouns[ws[i+2]]: // "this list of services"
 			f |= familyCatalog
 		case w == "this" && selfNouns[next]:
 			f |= familySelf

@@ -126,7 +126,7 @@ func FuzzClaimsAndBribes(f *testing.F) {
 	})
 }
 
-// FuzzShapes feeds card text to the flowchart and template readers,
+// FuzzShapes feeds card text to the flowchart, template and moral readers,
 // which walk arrows and braces: no text may crash them, and a flowchart
 // read into the card's name is read the same with the name's case
 // changed.
@@ -134,12 +134,13 @@ func FuzzShapes(f *testing.F) {
 	for _, seed := range []string{
 		"[Start] rain?\n |-- yes --> [Weather]\n \\-- no --> [Weather]",
 		"Settings -> Units => Weather ->", "Help with {{request}}", "{{", "{{}}", "{{ request_topic }} and {{name",
-		"->", "=>Weather=>weather",
+		"->", "=>Weather=>weather", "Moral: every cloud.", "MORAL", "the moral is any",
 	} {
 		f.Add(seed, "Weather")
 	}
 	f.Fuzz(func(t *testing.T, text, name string) {
 		_ = placeholdsRequest(text)
+		_ = moralClaim(text)
 		flows := flowsToSelf(text, name, "")
 		for i := 0; i < len(name); i++ {
 			if name[i] >= utf8.RuneSelf {
