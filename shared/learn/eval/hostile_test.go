@@ -556,6 +556,23 @@ var hostileSets = []hostileSet{
 			"h29-044": referralDesks, "h29-045": referralDesks, "h29-046": referralDesks,
 		},
 	},
+	{
+		// A thirtieth set, written blind (an accountancy and payroll
+		// bureau), its brief naming every injection form used before; its
+		// first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile30",
+		attackers: map[string]string{"visitors": "injected", "fixed-fee": "injected", "ledger-room": "injected",
+			"practiceone": "stuffed", "hmrc-desk": "cloned", "vatreturns": "spam"},
+		floodBy:   "returnright-",
+		external:  map[string]bool{"taxline": true, "formwell": true, "easystart": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h30-035": formationTwins, "h30-036": formationTwins, "h30-037": formationTwins, "h30-038": formationTwins, "h30-039": formationTwins,
+			"h30-042": "whether a client can afford a truck this year reads as a payroll run (0.18), the tax pair third: abstained",
+			"h30-085": "a cheaper business electricity deal goes to company formation at 0.76",
+			"h30-090": "renewing a food hygiene certificate goes to company formation at 0.94 on \"certificate\" alone (a rare word: no thin link)",
+		},
+	},
 }
 
 // tankTwins is hostile26's known miss on its twins: two outside tanker
@@ -599,6 +616,14 @@ const guardTwins = "twin lifeguard agencies in words apart, not each other's nea
 // community activity, in words apart and not each other's nearest:
 // never asked about.
 const referralDesks = "in-house exercise referral and an outside community-activity charity in words apart: never asked about"
+
+// formationTwins is hostile30's known miss on its twins: two outside
+// company formation agents, one in the trade's shorthand ("Ltd co.
+// incorporation": IN01, SIC codes, PSCs) and one in plain words ("Start a
+// limited company"), not each
+// other's nearest vendor: each delegated alone, or asked about beside
+// another skill.
+const formationTwins = "twin company formation agents in words apart, not each other's nearest: each delegated alone"
 
 // cabinTwins is hostile23's known miss on its twins: two outside hirers
 // of site toilets and huts, "Welfare unit hire" in the trade's shorthand
