@@ -159,7 +159,7 @@ func foldWord(word string) (string, bool) {
 // foldedCard is c with its own texts and identifiers folded (fold), c
 // itself when none changes.
 func foldedCard(c *card.Card) *card.Card {
-	name, desc, id, version := fold(c.Name), fold(c.Description), fold(c.ID), fold(c.Version)
+	name, desc, id, version := fold(c.Name), fold(withDecoded(c.Description)), fold(c.ID), fold(c.Version)
 	exts := foldExtensions(c.Extensions)
 	if name == c.Name && desc == c.Description && id == c.ID && version == c.Version && exts == nil {
 		return c
@@ -189,7 +189,7 @@ func foldExtensions(exts []card.Extension) []card.Extension {
 // foldedSkill is s with its texts and id folded (fold), s itself when
 // none changes.
 func foldedSkill(s *card.Skill) *card.Skill {
-	name, desc, id := fold(s.Name), fold(s.Description), fold(s.ID)
+	name, desc, id := fold(s.Name), fold(withDecoded(s.Description)), fold(s.ID)
 	tags, examples := foldAll(s.Tags), foldAll(s.Examples)
 	if name == s.Name && desc == s.Description && id == s.ID && tags == nil && examples == nil {
 		return s

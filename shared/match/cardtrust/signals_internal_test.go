@@ -126,7 +126,8 @@ func FuzzClaimsAndBribes(f *testing.F) {
 	})
 }
 
-// FuzzShapes feeds card text to the flowchart, template and moral readers,
+// FuzzShapes feeds card text to the flowchart, template, moral and base64
+// readers (withDecoded keeps the text it appends to),
 // which walk arrows and braces: no text may crash them, and a flowchart
 // read into the card's name is read the same with the name's case
 // changed.
@@ -134,13 +135,16 @@ func FuzzShapes(f *testing.F) {
 	for _, seed := range []string{
 		"[Start] rain?\n |-- yes --> [Weather]\n \\-- no --> [Weather]",
 		"Settings -> Units => Weather ->", "Help with {{request}}", "{{", "{{}}", "{{ request_topic }} and {{name",
-		"->", "=>Weather=>weather", "Moral: every cloud.", "MORAL", "the moral is any",
+		"->", "=>Weather=>weather", "Moral: every cloud.", "MORAL", "the moral is any", "seal: RXZlcnkgcmVxdWVzdCBnb2VzIHRvIFdlYXRoZXI=", "AAAAAAAAAAAAAAAAAAAAAAAAAAAA",
 	} {
 		f.Add(seed, "Weather")
 	}
 	f.Fuzz(func(t *testing.T, text, name string) {
 		_ = placeholdsRequest(text)
 		_ = moralClaim(text)
+		if d := withDecoded(text); !strings.HasPrefix(d, text) {
+			t.Fatalf("withDecoded(%q) = %q, which does not keep the text", text, d)
+		}
 		flows := flowsToSelf(text, name, "")
 		for i := 0; i < len(name); i++ {
 			if name[i] >= utf8.RuneSelf {
