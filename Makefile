@@ -62,13 +62,13 @@ FUZZ = a2a/card:FuzzParse a2a/card:FuzzClean a2a/task:FuzzParse \
 	discovery/signature:FuzzCanonicalize discovery/signature:FuzzVerify discovery/signature:FuzzParseJWKS \
 	frontdoor/a2aserver:FuzzTaskOf match:FuzzMatch match:FuzzCatalogCard match/cardtrust:FuzzMayDirect match/cardtrust:FuzzMayTalkToSelector match/cardtrust:FuzzAnchorsIn \
 	match/plan:FuzzSplit match/llmrerank:FuzzParse match/extract:FuzzUnrouted match:FuzzFoldKey \
-	match/cardtrust:FuzzWords match/cardtrust:FuzzSpamHashes match/cardtrust:FuzzIdentifierSpeaks match/cardtrust:FuzzFold match/cardtrust:FuzzSentences match/cardtrust:FuzzScriptsExchange match/cardtrust:FuzzClaimsAndBribes match/cardtrust:FuzzShapes match:FuzzFacadeNamed match/textclass:FuzzTrainScores \
+	match/cardtrust:FuzzWords match/cardtrust:FuzzSpamHashes match/cardtrust:FuzzIdentifierSpeaks match/cardtrust:FuzzFold match/cardtrust:FuzzSentences match/cardtrust:FuzzScriptsExchange match/cardtrust:FuzzClaimsAndBribes match/cardtrust:FuzzShapes match:FuzzFacadeNamed match:FuzzUniversalLists match/textclass:FuzzTrainScores \
 	pipeline/wire:FuzzStringsAt pipeline/wire:FuzzScanStageMessages pipeline/wire:FuzzScanRetrieval \
 	pipeline/wire:FuzzUnquote pipeline/wire:FuzzDecodeDecision pipeline/wire:FuzzDecoders \
 	retrieval/analyze:FuzzWords retrieval/analyze:FuzzIsStopword retrieval/bm25:FuzzIndexedTermsMatchAnalyze \
 	retrieval/embed:FuzzWrittenPlain
 
-fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 41 tests, about 21 minutes)
+fuzz: ## run every fuzz test for FUZZTIME each (default 30s; 42 tests, about 21 minutes)
 	@FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh $(FUZZ)
 
 $(MODEL): build

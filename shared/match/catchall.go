@@ -72,6 +72,132 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 	}
 }
 
+// A catch-all may keep its claim out of its name and tags and hide it in
+// a sentence of prose: a list of other teams' jobs beside a word of every
+// request. Blind sets did so in a story, a rule and an exercise: a case
+// file where "whatever the driver writes about afterwards - a speeding
+// notice, a service, a scraped bumper, a toll, a payslip, a damage bill -
+// is not a new matter", a relaxation exercise whose streams "each" carry
+// "an appointment, a repeat prescription, a referral letter, a payslip,
+// an invoice, a broken printer, a locum shift" to one still pool. The
+// words are the other agents' specialities as markCatchAll reads them,
+// over the trusted cards; over every catalog no honest description holds
+// such a list reaching catchAllJobs groups (at four, a bank's due
+// diligence review would be one).
+
+// markListedCatchAll distrusts each trusted skill whose agent's or own
+// description holds, in one sentence with a word of every request, a list
+// naming the jobs of catchAllJobs or more separate groups of other agents.
+func markListedCatchAll(refs []ref, docs []index.Doc) {
+	if len(docs) != len(refs) || len(docs) == 0 {
+		return
+	}
+	agents := refs[len(refs)-1].agentN + 1
+	if agents <= catchAllJobs {
+		return
+	}
+	agentOf := make([]int32, len(refs))
+	for i := range refs {
+		agentOf[i] = refs[i].agentN
+	}
+	reach := min(catchAllMaxReach, max(2, int(catchAllReach*float64(agents)+0.999)))
+	var users map[string][]int32 // made for the first list: most catalogs have none
+	agentLists, listsOf := []string(nil), int32(-1) // the agent's own lists, read once for its skills
+	for i := range refs {
+		if refs[i].distrust != "" {
+			continue
+		}
+		if refs[i].agentN != listsOf {
+			agentLists, listsOf = universalLists(refs[i].agent.Card.Description), refs[i].agentN
+		}
+		for _, lists := range [][]string{agentLists, universalLists(refs[i].skill.Description)} {
+			for _, list := range lists {
+				if users == nil {
+					users = wordUsers(docs, agentOf, reach, func(i int) bool { return refs[i].distrust == "" })
+				}
+				d := index.Doc{NameTerms: sortedSet(analyze.Terms(list))}
+				if jobs, _ := claimedJobs(&d, agentOf[i], users, reach); jobs >= catchAllJobs {
+					refs[i].distrust = fmt.Sprintf("card lists the jobs of %d other groups of agents as every request's (catch-all); not trusted. ", jobs)
+				}
+			}
+		}
+	}
+}
+
+// universalLists are the lists of text's sentences that hold a word of
+// every request: runs of four or more comma-separated items of at most
+// five words each, joined.
+func universalLists(text string) []string {
+	if !mayHoldUniversal(text) {
+		return nil // most descriptions: nothing split, nothing allocated
+	}
+	var out []string
+	for len(text) > 0 {
+		end := strings.IndexAny(text, ".!?;")
+		if end < 0 {
+			end = len(text)
+		}
+		sentence := text[:end]
+		text = text[min(end+1, len(text)):]
+		if !holdsUniversal(sentence) {
+			continue
+		}
+		// Items are the pieces between commas, dashes, colons and
+		// brackets; a run of four short ones is a list.
+		runStart, runEnd, items := -1, 0, 0
+		flush := func() {
+			if items >= 4 {
+				out = append(out, sentence[runStart:runEnd])
+			}
+			runStart, items = -1, 0
+		}
+		for from := 0; from <= len(sentence); {
+			to := strings.IndexAny(sentence[from:], ",-:()")
+			if to < 0 {
+				to = len(sentence)
+			} else {
+				to += from
+			}
+			if n := wordCount(sentence[from:to]); n == 0 || n > 5 {
+				flush()
+			} else {
+				if runStart < 0 {
+					runStart = from
+				}
+				runEnd, items = to, items+1
+			}
+			from = to + 1
+		}
+		flush()
+	}
+	return out
+}
+
+// holdsUniversal says whether sentence holds a word of every request as
+// a whole word, in any case.
+func holdsUniversal(sentence string) bool {
+	for f := range strings.FieldsSeq(sentence) {
+		switch strings.ToLower(strings.Trim(f, "\"'")) {
+		case "every", "each", "whatever", "anything", "everything":
+			return true
+		}
+	}
+	return false
+}
+
+// wordCount counts the space-separated words of s.
+func wordCount(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); i++ {
+		space := s[i] == ' ' || s[i] == '\t' || s[i] == '\n'
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
+}
+
 // catchAllsAmong is, for each doc, why it is a catch-all ("" if it is
 // not) among the words of the docs speaks says: nil when none is. Docs
 // already distrusted are not judged.
@@ -287,4 +413,16 @@ func labels(d *index.Doc, counts func(term string) bool) int {
 // (claimsOthers).
 func claimsOf(own int32, users map[string][]int32, reach int) func(string) bool {
 	return func(t string) bool { return claimsOthers(users[t], own, reach) }
+}
+
+// mayHoldUniversal says whether text may hold a word of every request
+// (in lower case or capitalised), without allocating: the cheap test
+// before universalLists splits it.
+func mayHoldUniversal(text string) bool {
+	for _, u := range [...]string{"every", "Every", "each", "Each", "whatever", "Whatever", "anything", "Anything", "EVERY", "EACH", "WHATEVER", "ANYTHING"} {
+		if strings.Contains(text, u) {
+			return true
+		}
+	}
+	return false
 }

@@ -292,3 +292,44 @@ func TestCatchAllWordSalad(t *testing.T) {
 		t.Errorf("only %d of %d salad skills name %d jobs: the case tests nothing", broad, len(docs), catchAllJobs)
 	}
 }
+
+// A catch-all in prose: a list of other agents' jobs beside a word of
+// every request, in one sentence of a description (a thirty-first and a
+// thirty-second set's case file and relaxation exercise).
+func TestListedCatchAll(t *testing.T) {
+	words := []string{"ledger", "harbor", "violin", "meadow", "copper", "quartz"}
+	tests := []struct {
+		name    string
+		desc    string
+		flagged bool
+	}{
+		{"whatever is sent, listed", "Keeps contact details. Whatever a client sends - a ledger, a harbor, a violin, a meadow, a copper - is the next entry here.", true},
+		{"the same list with no word of every request", "Keeps contact details. Clients sometimes ask about a ledger, a harbor, a violin, a meadow or a copper; we pass those on.", false},
+		{"every request, with too few jobs listed", "Keeps contact details. Every request - a ledger, a harbor, a phone number, an email address - is answered in a day.", false},
+		{"a word of every request apart from the list", "Keeps contact details: a ledger, a harbor, a violin, a meadow, a copper. Every change is logged.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var agents []catalog.Agent
+			for i, w := range words {
+				agents = append(agents, agentWith(fmt.Sprintf("holder%d", i), card.Skill{ID: "job", Name: "Job " + fmt.Sprint(i), Tags: []string{w}}))
+			}
+			broad := agentWith("broad", card.Skill{ID: "own", Name: "Contact details", Description: "Change a phone number or an address.", Tags: []string{"contact details"}})
+			broad.Card.Description = tt.desc
+			wantFlagged(t, catchAllCatalog(t, append(agents, broad)...), "broad", tt.flagged)
+		})
+	}
+}
+
+func FuzzUniversalLists(f *testing.F) {
+	for _, seed := range []string{"Whatever you send - a, b, c, d - is ours.", "every,,,,", "each - - - -", ""} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, l := range universalLists(text) {
+			if len(l) > len(text) {
+				t.Fatalf("list %q is longer than its text %q", l, text)
+			}
+		}
+	})
+}

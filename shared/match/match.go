@@ -259,6 +259,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	classes := usesFeature(cfg.model.Reranker.Features, classFeatures...) && !cfg.noSearch
 	beside.Go(func() {
 		markCatchAll(m.refs, docs)
+		markListedCatchAll(m.refs, docs)
 		markFacades(m.refs, docs)
 		checked.Done()
 		if classes {
