@@ -101,7 +101,7 @@ func markListedCatchAll(refs []ref, docs []index.Doc) {
 		agentOf[i] = refs[i].agentN
 	}
 	reach := min(catchAllMaxReach, max(2, int(catchAllReach*float64(agents)+0.999)))
-	var users map[string][]int32 // made for the first list: most catalogs have none
+	var users map[string][]int32                    // made for the first list: most catalogs have none
 	agentLists, listsOf := []string(nil), int32(-1) // the agent's own lists, read once for its skills
 	for i := range refs {
 		if refs[i].distrust != "" {
