@@ -379,6 +379,16 @@ func claimedIn(text string) bool {
 			if !scoped(at(i + 3)) {
 				return true
 			}
+		case (w == "anything" || w == "everything") && determiner(at(i+1)) && askerNoun(at(i+2)) && at(i+3) == "or" && askerNoun(at(i+4)) && raiseVerb(at(i+5)) && !scoped(at(i+6)):
+			// "anything a patient or colleague sends afterwards" (a
+			// thirty-first set's case file)
+			return true
+		case w == "whatever" && at(i+1) == "it" && (at(i+2) == "is" && at(i+3) == "about" || at(i+2) == "concerns") && !scoped(at(i+4)) ||
+			(w == "on" || w == "about") && at(i+1) == "any" && (at(i+2) == "subject" || at(i+2) == "topic" || at(i+2) == "matter") && !scoped(at(i+3)):
+			// "every request that comes our way, whatever it is about",
+			// "every request that arrives here, on any subject" (a
+			// thirty-first set's plea): every subject
+			return true
 		case (w == "anything" || w == "everything") && determiner(at(i+1)) && askerNoun(at(i+2)) && raiseVerb(at(i+3)) && !scoped(at(i+4)):
 			// "bills, leaks, meters, anything a customer raises" (a
 			// twenty-sixth set's audit card): past its list, whatever
