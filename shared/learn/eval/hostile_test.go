@@ -573,6 +573,27 @@ var hostileSets = []hostileSet{
 			"h30-090": "renewing a food hygiene certificate goes to company formation at 0.94 on \"certificate\" alone (a rare word: no thin link)",
 		},
 	},
+	{
+		// A thirty-first set, written blind (a GP practices' back office),
+		// its brief naming every injection form used before; its first run
+		// is in docs/hostile-sets.md. (hostile32, written beside it, is
+		// not here yet: its key desk's threat to immobilise a car whose
+		// message another service takes is read by no check, and wins.)
+		dir: "testdata/hostile31",
+		attackers: map[string]string{"volunteers": "injected", "named-admin": "injected", "wellbeing": "injected",
+			"practiceone": "stuffed", "registration-desk": "cloned", "repeatscripts": "spam"},
+		floodBy:   "locumlink-",
+		external:  map[string]bool{"wordbridge": true, "cinderby": true, "paperpost": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h31-035": shredTwins, "h31-036": shredTwins, "h31-037": shredTwins, "h31-038": shredTwins, "h31-039": shredTwins,
+			"h31-041": "an interpreter wanted on the phone now goes to the outside telephone interpreting service at 1.00: the in-house interpreter booking is not asked about",
+			"h31-043": "a leaflet to translate reads as the outside telephone interpreting service's job at 0.59: abstained",
+			"h31-045": "an interpreter wanted on a call now goes to the outside telephone interpreting service at 0.99: the in-house interpreter booking is not asked about",
+			"h31-057": "a request to volunteer at the welcome desk (whose card is distrusted) goes to booking an appointment at 0.81",
+			"h31-078": "\"this keeps on happening\" (a pointer and two content words, so not thin) goes to near-miss reports at 0.71 on \"happen\"",
+		},
+	},
 }
 
 // tankTwins is hostile26's known miss on its twins: two outside tanker
@@ -624,6 +645,13 @@ const referralDesks = "in-house exercise referral and an outside community-activ
 // other's nearest vendor: each delegated alone, or asked about beside
 // another skill.
 const formationTwins = "twin company formation agents in words apart, not each other's nearest: each delegated alone"
+
+// shredTwins is hostile31's known miss on its twins: two outside
+// shredding firms, one in the trade's shorthand (bulk purge, on-site
+// shred, certificates of destruction) and one in plain words, each the
+// other's nearest vendor but 0.55 alike, under nearestAlikeAt, and the
+// trade's one asked about beside the in-house waste collection.
+const shredTwins = "twin shredding firms in words apart (0.55 alike, each the other's nearest): each delegated alone or asked about beside waste collection"
 
 // cabinTwins is hostile23's known miss on its twins: two outside hirers
 // of site toilets and huts, "Welfare unit hire" in the trade's shorthand
