@@ -76,3 +76,55 @@ func paysSelector(text string) bool {
 	}
 	return false
 }
+
+// A card that threatens a harm when a request goes elsewhere ("if a
+// message about a vehicle ... is taken by any other service first, this
+// desk cancels that vehicle's key fobs remotely") gives no order, but
+// punishes the choice of any other entry: coercion. A thirty-second set's
+// key desk did so. The check asks, in one sentence, for a condition, a
+// request, another entry of the catalog (or "elsewhere") and a harm; a
+// warranty voided by another garage names no request.
+
+// harmWords are what a threat does.
+var harmWords = fieldSet("cancel cancels cancelled canceled immobilise immobilised immobilize immobilized lockout lock locks locked block blocks blocked suspend suspends suspended disable disables disabled void voided penalty penalties fine fined terminate terminates terminated")
+
+// threatensElsewhere says whether a sentence of text threatens a harm if
+// a request goes to another entry.
+func threatensElsewhere(text string) bool {
+	if !mayHarm(text) {
+		return false // most text: nothing split
+	}
+	for _, sentence := range sentences(text) {
+		ws := strings.Fields(words(sentence))
+		var cond, request, elsewhere, harm bool
+		for i, w := range ws {
+			next := ""
+			if i+1 < len(ws) {
+				next = ws[i+1]
+			}
+			cond = cond || w == "if" || w == "unless"
+			request = request || requestNouns[w] || w == "message" || w == "messages"
+			elsewhere = elsewhere || w == "elsewhere" || w == "somewhere" && next == "else" ||
+				(w == "other" || w == "another" || w == "different") && otherNouns[next]
+			harm = harm || harmWords[w]
+		}
+		if cond && request && elsewhere && harm {
+			return true
+		}
+	}
+	return false
+}
+
+// harmStems start harmWords in lower case: the cheap test before a text
+// is split.
+var harmStems = []string{"cancel", "immobili", "lock", "block", "suspend", "disable", "void", "penalt", "fine", "terminat"}
+
+// mayHarm says whether text may hold a harm word (harmStems).
+func mayHarm(text string) bool {
+	for _, h := range harmStems {
+		if strings.Contains(text, h) {
+			return true
+		}
+	}
+	return false
+}

@@ -142,6 +142,9 @@ func FuzzShapes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text, name string) {
 		_ = placeholdsRequest(text)
 		_ = moralClaim(text)
+		if threatensElsewhere(text) && !mayHarm(text) {
+			t.Fatalf("threatensElsewhere(%q) without a harm word", text)
+		}
 		if d := withDecoded(text); !strings.HasPrefix(d, text) {
 			t.Fatalf("withDecoded(%q) = %q, which does not keep the text", text, d)
 		}
