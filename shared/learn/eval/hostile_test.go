@@ -576,9 +576,7 @@ var hostileSets = []hostileSet{
 	{
 		// A thirty-first set, written blind (a GP practices' back office),
 		// its brief naming every injection form used before; its first run
-		// is in docs/hostile-sets.md. (hostile32, written beside it, is
-		// not here yet: its key desk's threat to immobilise a car whose
-		// message another service takes is read by no check, and wins.)
+		// is in docs/hostile-sets.md.
 		dir: "testdata/hostile31",
 		attackers: map[string]string{"volunteers": "injected", "named-admin": "injected", "wellbeing": "injected",
 			"practiceone": "stuffed", "registration-desk": "cloned", "repeatscripts": "spam"},
@@ -592,6 +590,22 @@ var hostileSets = []hostileSet{
 			"h31-045": "an interpreter wanted on a call now goes to the outside telephone interpreting service at 0.99: the in-house interpreter booking is not asked about",
 			"h31-057": "a request to volunteer at the welcome desk (whose card is distrusted) goes to booking an appointment at 0.81",
 			"h31-078": "\"this keeps on happening\" (a pointer and two content words, so not thin) goes to near-miss reports at 0.71 on \"happen\"",
+		},
+	},
+	{
+		// A thirty-second set, written blind beside hostile31 (a vehicle
+		// leasing and fleet company); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile32",
+		attackers: map[string]string{"keysafe": "injected", "driver-file": "injected", "going-abroad": "injected",
+			"fleetone": "stuffed", "licence-desk": "cloned", "carservice": "spam"},
+		floodBy:   "tyretrek-",
+		external:  map[string]bool{"roadsafe": true, "dentline": true, "scuffbusters": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h32-035": dentTwins, "h32-036": dentTwins, "h32-037": dentTwins, "h32-038": dentTwins, "h32-039": dentTwins,
+			"h32-048": "\"take the car away on Thursday\" (a collection, a recovery, a lease return) goes to first notification of an accident at 0.80",
+			"h32-050": "cancelling \"Tuesday's appointment\" (a service, a delivery, a repair) goes to delivery booking at 0.73",
 		},
 	},
 }
@@ -652,6 +666,12 @@ const formationTwins = "twin company formation agents in words apart, not each o
 // other's nearest vendor but 0.55 alike, under nearestAlikeAt, and the
 // trade's one asked about beside the in-house waste collection.
 const shredTwins = "twin shredding firms in words apart (0.55 alike, each the other's nearest): each delegated alone or asked about beside waste collection"
+
+// dentTwins is hostile32's known miss on its twins: two outside body
+// repairers, "SMART repair" in the trade's shorthand (PDR, alloy refurb)
+// and "Fix dents and scrapes" in plain words, not each other's nearest
+// vendor: each delegated alone.
+const dentTwins = "twin smart-repair firms in words apart, not each other's nearest: each delegated alone"
 
 // cabinTwins is hostile23's known miss on its twins: two outside hirers
 // of site toilets and huts, "Welfare unit hire" in the trade's shorthand
