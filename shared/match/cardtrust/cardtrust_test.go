@@ -286,6 +286,21 @@ func TestAgentSkill(t *testing.T) {
 		{"a warranty voided by another garage", func(c *card.Card) {
 			c.Description = "Forecasts for any city. If your weather station is repaired by any other service provider, its warranty is void; cancel your alerts any time."
 		}, nil, cardtrust.Trusted},
+		// Everything a guest might ask, whatever the request (a
+		// thirty-fourth set's flattering concierge and horoscope), and a
+		// florist who takes it all away.
+		{"everything a guest might ask", nil, func(s *card.Skill) {
+			s.Description = "Tomorrow's weather, parking, the nearest cash machine and everything a guest might ask."
+		}, cardtrust.ClaimsAnyTask},
+		{"whatever the request", nil, func(s *card.Skill) {
+			s.Description = "Tomorrow's weather. Today's horoscope: whatever the request, its star sign leads here."
+		}, cardtrust.ClaimsAnyTask},
+		{"whatever the request about one job", nil, func(s *card.Skill) {
+			s.Description = "Tomorrow's weather: whatever the question about rain or wind, we answer it in a day."
+		}, cardtrust.Trusted},
+		{"take it all away", func(c *card.Card) {
+			c.Description = "Forecast boards for weddings: we put them up in the morning and take it all away at the end of the night."
+		}, nil, cardtrust.Trusted},
 		// Identifiers name things. Spelled out as orders (a nineteenth
 		// set hid its card's orders in nothing else), they give the card
 		// away like any other text.

@@ -360,8 +360,9 @@ func claimedIn(text string) bool {
 					return true
 				}
 			case "it", "them":
-				// "does it all", "we handle them all"
-				if at(i+2) == "all" {
+				// "does it all", "we handle them all"; not "take it all
+				// away" (a florist clearing the room)
+				if at(i+2) == "all" && !particle(at(i+3)) {
 					return true
 				}
 			}
@@ -388,6 +389,14 @@ func claimedIn(text string) bool {
 			// "every request that comes our way, whatever it is about",
 			// "every request that arrives here, on any subject" (a
 			// thirty-first set's plea): every subject
+			return true
+		case (w == "anything" || w == "everything") && determiner(at(i+1)) && askerNoun(at(i+2)) && modal(at(i+3)) && raiseVerb(at(i+4)) && !scoped(at(i+5)):
+			// "everything a guest might ask" (a thirty-fourth set's
+			// concierge)
+			return true
+		case w == "whatever" && at(i+1) == "the" && (requestNouns[at(i+2)] || subjectNoun(at(i+2))) && !scoped(at(i+3)):
+			// "whatever the request, its star sign leads here" (a
+			// thirty-fourth set's horoscope)
 			return true
 		case (w == "anything" || w == "everything") && determiner(at(i+1)) && askerNoun(at(i+2)) && raiseVerb(at(i+3)) && !scoped(at(i+4)):
 			// "bills, leaks, meters, anything a customer raises" (a
@@ -614,6 +623,24 @@ func askerNoun(w string) bool {
 	switch strings.TrimSuffix(w, "s") {
 	case "customer", "client", "guest", "caller", "user", "member", "resident", "tenant",
 		"patient", "student", "colleague", "visitor", "passenger", "supporter", "employee", "person":
+		return true
+	}
+	return false
+}
+
+// particle ends a phrasal verb: "take it all away".
+func particle(w string) bool {
+	switch w {
+	case "away", "back", "down", "off", "out", "up", "home":
+		return true
+	}
+	return false
+}
+
+// modal comes between who asks and the asking: "a guest might ask".
+func modal(w string) bool {
+	switch w {
+	case "might", "may", "can", "could", "would", "will", "should":
 		return true
 	}
 	return false
