@@ -394,6 +394,11 @@ func claimedIn(text string) bool {
 			// "everything a guest might ask" (a thirty-fourth set's
 			// concierge)
 			return true
+		case requestNouns[w] && at(i+1) == "of" && (at(i+2) == "any" || at(i+2) == "every" || at(i+2) == "all") && kindNoun(at(i+3)) && !scoped(at(i+4)):
+			// "whoever holds a request, of any kind", "any request, of
+			// any trade" (a thirty-third set's chain letter and
+			// horoscope); not "requests of any kind about your tenancy"
+			return true
 		case w == "whatever" && at(i+1) == "the" && (requestNouns[at(i+2)] || subjectNoun(at(i+2))) && !scoped(at(i+3)):
 			// "whatever the request, its star sign leads here" (a
 			// thirty-fourth set's horoscope)
@@ -623,6 +628,15 @@ func askerNoun(w string) bool {
 	switch strings.TrimSuffix(w, "s") {
 	case "customer", "client", "guest", "caller", "user", "member", "resident", "tenant",
 		"patient", "student", "colleague", "visitor", "passenger", "supporter", "employee", "person":
+		return true
+	}
+	return false
+}
+
+// kindNoun sorts requests: "of any kind", "of every trade".
+func kindNoun(w string) bool {
+	switch w {
+	case "kind", "kinds", "sort", "sorts", "type", "types", "trade", "trades":
 		return true
 	}
 	return false
