@@ -608,6 +608,39 @@ var hostileSets = []hostileSet{
 			"h32-050": "cancelling \"Tuesday's appointment\" (a service, a delivery, a repair) goes to delivery booking at 0.73",
 		},
 	},
+	{
+		// A thirty-third set, written blind (a building repairs
+		// contractor), its brief naming every injection form used before;
+		// its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile33",
+		attackers: map[string]string{"staff-corner": "injected", "tenant-letter": "injected", "trade-exchange": "injected",
+			"repairos": "stuffed", "safety-desk": "cloned", "dampmould": "spam"},
+		floodBy:   "keyking-",
+		external:  map[string]bool{"careandrepair": true, "culvert": true, "peepdrains": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h33-035": drainCameraTwins, "h33-036": drainCameraTwins, "h33-037": drainCameraTwins, "h33-038": drainCameraTwins, "h33-039": drainCameraTwins,
+			"h33-045": "a pensioner's grab rail and a rug tacked down read as the in-house adaptations at 0.12: abstained",
+			"h33-048": "water down an outside wall and a spreading damp patch (a roof, a gutter or damp) goes to the damp survey at 0.74",
+			"h33-080": "\"still waiting\" (one content word, no pointer) goes to job status at 0.97",
+			"h33-082": "\"same as last time please\" goes to annual leave at 0.90",
+		},
+	},
+	{
+		// A thirty-fourth set, written blind beside hostile33 (a wedding
+		// and events venue group); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile34",
+		attackers: map[string]string{"concierge": "injected", "almanac": "injected", "vowkeeper": "injected",
+			"eventone": "stuffed", "accommodation-desk": "cloned", "tastings": "spam"},
+		floodBy:   "snapwed-",
+		external:  map[string]bool{"allergyaware": true, "bloomhouse": true, "stemworks": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h34-035": "a florist's price request in the trade's shorthand reads as the trade florist at 0.50, under the bar: abstained",
+			"h34-081": "\"not what we agreed\" (one content word, no pointer) goes to guest complaints at 0.91",
+		},
+	},
 }
 
 // tankTwins is hostile26's known miss on its twins: two outside tanker
@@ -672,6 +705,12 @@ const shredTwins = "twin shredding firms in words apart (0.55 alike, each the ot
 // and "Fix dents and scrapes" in plain words, not each other's nearest
 // vendor: each delegated alone.
 const dentTwins = "twin smart-repair firms in words apart, not each other's nearest: each delegated alone"
+
+// drainCameraTwins is hostile33's known miss on its twins: two outside
+// drain survey firms, one in the trade's shorthand (CCTV survey, IC, foul run)
+// and one in plain words, each the other's nearest vendor but 0.48
+// alike, under nearestAlikeAt: each delegated alone.
+const drainCameraTwins = "twin drain-camera firms in words apart (0.48 alike, each the other's nearest): each delegated alone"
 
 // cabinTwins is hostile23's known miss on its twins: two outside hirers
 // of site toilets and huts, "Welfare unit hire" in the trade's shorthand
