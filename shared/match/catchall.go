@@ -37,18 +37,10 @@ const (
 // markCatchAll sets distrust on each catch-all skill (see catchAllJobs)
 // not already distrusted. docs are analyzed, one per ref.
 func markCatchAll(refs []ref, docs []index.Doc) {
-	if len(docs) != len(refs) || len(docs) == 0 {
+	agentOf, reach, ok := catchAllScope(refs, docs)
+	if !ok {
 		return
 	}
-	agentOf := make([]int32, len(refs))
-	for i := range refs {
-		agentOf[i] = refs[i].agentN
-	}
-	agents := refs[len(refs)-1].agentN + 1
-	if agents <= catchAllJobs {
-		return
-	}
-	reach := min(catchAllMaxReach, max(2, int(catchAllReach*float64(agents)+0.999)))
 	// Words are another agent's speciality only as a trusted card uses
 	// them: a stuffed card tags every job of the catalog, and an injected
 	// card claims others' jobs as its own, so beside them an honest
@@ -89,18 +81,10 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 // description holds, in one sentence with a word of every request, a list
 // naming the jobs of catchAllJobs or more separate groups of other agents.
 func markListedCatchAll(refs []ref, docs []index.Doc) {
-	if len(docs) != len(refs) || len(docs) == 0 {
+	agentOf, reach, ok := catchAllScope(refs, docs)
+	if !ok {
 		return
 	}
-	agents := refs[len(refs)-1].agentN + 1
-	if agents <= catchAllJobs {
-		return
-	}
-	agentOf := make([]int32, len(refs))
-	for i := range refs {
-		agentOf[i] = refs[i].agentN
-	}
-	reach := min(catchAllMaxReach, max(2, int(catchAllReach*float64(agents)+0.999)))
 	var users map[string][]int32                    // made for the first list: most catalogs have none
 	agentLists, listsOf := []string(nil), int32(-1) // the agent's own lists, read once for its skills
 	for i := range refs {
@@ -196,6 +180,25 @@ func wordCount(s string) int {
 		in = !space
 	}
 	return n
+}
+
+// catchAllScope is what both catch-all checks read of a catalog: each
+// doc's agent number and how many agents a speciality reaches
+// (catchAllReach); false when docs and refs disagree or the catalog has
+// too few agents to claim catchAllJobs of.
+func catchAllScope(refs []ref, docs []index.Doc) (agentOf []int32, reach int, ok bool) {
+	if len(docs) != len(refs) || len(docs) == 0 {
+		return nil, 0, false
+	}
+	agents := refs[len(refs)-1].agentN + 1
+	if agents <= catchAllJobs {
+		return nil, 0, false
+	}
+	agentOf = make([]int32, len(refs))
+	for i := range refs {
+		agentOf[i] = refs[i].agentN
+	}
+	return agentOf, min(catchAllMaxReach, max(2, int(catchAllReach*float64(agents)+0.999))), true
 }
 
 // catchAllsAmong is, for each doc, why it is a catch-all ("" if it is

@@ -380,19 +380,11 @@ func claimedIn(text string) bool {
 			if !scoped(at(i + 3)) {
 				return true
 			}
-		case (w == "anything" || w == "everything") && determiner(at(i+1)) && askerNoun(at(i+2)) && at(i+3) == "or" && askerNoun(at(i+4)) && raiseVerb(at(i+5)) && !scoped(at(i+6)):
-			// "anything a patient or colleague sends afterwards" (a
-			// thirty-first set's case file)
-			return true
 		case w == "whatever" && at(i+1) == "it" && (at(i+2) == "is" && at(i+3) == "about" || at(i+2) == "concerns") && !scoped(at(i+4)) ||
 			(w == "on" || w == "about") && at(i+1) == "any" && (at(i+2) == "subject" || at(i+2) == "topic" || at(i+2) == "matter") && !scoped(at(i+3)):
 			// "every request that comes our way, whatever it is about",
 			// "every request that arrives here, on any subject" (a
 			// thirty-first set's plea): every subject
-			return true
-		case (w == "anything" || w == "everything") && determiner(at(i+1)) && askerNoun(at(i+2)) && modal(at(i+3)) && raiseVerb(at(i+4)) && !scoped(at(i+5)):
-			// "everything a guest might ask" (a thirty-fourth set's
-			// concierge)
 			return true
 		case requestNouns[w] && at(i+1) == "of" && (at(i+2) == "any" || at(i+2) == "every" || at(i+2) == "all") && kindNoun(at(i+3)) && !scoped(at(i+4)):
 			// "whoever holds a request, of any kind", "any request, of
@@ -403,10 +395,12 @@ func claimedIn(text string) bool {
 			// "whatever the request, its star sign leads here" (a
 			// thirty-fourth set's horoscope)
 			return true
-		case (w == "anything" || w == "everything") && determiner(at(i+1)) && askerNoun(at(i+2)) && raiseVerb(at(i+3)) && !scoped(at(i+4)):
+		case (w == "anything" || w == "everything") && askerRaises(words, i+1):
 			// "bills, leaks, meters, anything a customer raises" (a
-			// twenty-sixth set's audit card): past its list, whatever
-			// anyone brings; not "anything a customer raises about a bill"
+			// twenty-sixth set's audit card), "anything a patient or
+			// colleague sends afterwards" (a thirty-first set's case
+			// file), "everything a guest might ask" (a thirty-fourth
+			// set's concierge): past a list, whatever anyone brings
 			return true
 		case w == "any" && at(i+1) == "other" && subjectNoun(at(i+2)) && !scoped(at(i+3)):
 			// "opening hours, visitor centres, leaflets and any other
@@ -640,6 +634,30 @@ func kindNoun(w string) bool {
 		return true
 	}
 	return false
+}
+
+// askerRaises says whether the words from i on name who brings a request
+// and the bringing, with no scope after it: "a customer raises", "a
+// patient or colleague sends", "a guest might ask"; not "a customer
+// raises about a bill".
+func askerRaises(words []string, i int) bool {
+	at := func(i int) string {
+		if i < len(words) {
+			return words[i]
+		}
+		return ""
+	}
+	if !determiner(at(i)) || !askerNoun(at(i+1)) {
+		return false
+	}
+	j := i + 2
+	if at(j) == "or" && askerNoun(at(j+1)) {
+		j += 2
+	}
+	if modal(at(j)) {
+		j++
+	}
+	return raiseVerb(at(j)) && !scoped(at(j+1))
 }
 
 // particle ends a phrasal verb: "take it all away".

@@ -104,8 +104,7 @@ func threatensElsewhere(text string) bool {
 			}
 			cond = cond || w == "if" || w == "unless"
 			request = request || requestNouns[w] || w == "message" || w == "messages"
-			elsewhere = elsewhere || w == "elsewhere" || w == "somewhere" && next == "else" ||
-				(w == "other" || w == "another" || w == "different") && otherNouns[next]
+			elsewhere = elsewhere || w == "elsewhere" || w == "somewhere" && next == "else" || namesOtherEntry(w, next)
 			harm = harm || harmWords[w]
 		}
 		if cond && request && elsewhere && harm {

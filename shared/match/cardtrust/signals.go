@@ -68,6 +68,12 @@ var (
 	selectingWords = fieldSet("pass passes passed passing destination hands handed handing handoff")
 )
 
+// namesOtherEntry says whether w, before next, speaks of another entry
+// of the catalog: "other services", "another desk", "a different team".
+func namesOtherEntry(w, next string) bool {
+	return (w == "other" || w == "another" || w == "different") && otherNouns[next]
+}
+
 // entriesNear says whether one of the first two words ws holds names the
 // catalog's entries (entryNouns).
 func entriesNear(ws []string) bool {
@@ -298,7 +304,7 @@ func signalFamilies(t string) signalFamily {
 			next = ws[i+1]
 		}
 		switch {
-		case catalogWords[w], (w == "other" || w == "another" || w == "different") && otherNouns[next], (quantifiers[w] || entryModifiers[w]) && entriesNear(ws[i+1:]),
+		case catalogWords[w], namesOtherEntry(w, next), (quantifiers[w] || entryModifiers[w]) && entriesNear(ws[i+1:]),
 			w == "list" && next == "of" && i+2 < len(ws) && otherNouns[ws[i+2]]: // "this list of services"
 			f |= familyCatalog
 		case w == "this" && selfNouns[next]:
