@@ -44,11 +44,12 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *ag
 	// is ref.agentN).
 	class, name := make([]int32, len(refs)), make([]int32, len(refs))
 	classes, names := map[catalog.Status]int32{}, map[string]int32{}
-	dupName := false
+	dupName, inHouse := false, false
 	var c, nm int32
 	for i := range refs {
 		a := refs[i].agent
 		if i == 0 || refs[i].agentN != refs[i-1].agentN {
+			inHouse = inHouse || !a.Status.External
 			hk := catalog.Status{Clearance: a.Status.Clearance, External: a.Status.External}
 			var ok bool
 			if c, ok = classes[hk]; !ok {
@@ -71,7 +72,7 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *ag
 	if len(classes) < 2 && !dupName {
 		return nil, nil
 	}
-	kinds = &agentKinds{class: class, name: name}
+	kinds = &agentKinds{class: class, name: name, inHouse: inHouse}
 	fields := [2]func(*index.Doc) []string{
 		func(d *index.Doc) []string { return d.TagTerms },
 		func(d *index.Doc) []string { return d.NameTerms },
@@ -106,8 +107,13 @@ func alternativesOf(refs []ref, docs []index.Doc) (alts map[int][]int, kinds *ag
 
 // agentKinds numbers, per doc, its agent's data handling (clearance,
 // internal or external) and its agent's name (case, spacing and
-// punctuation aside).
-type agentKinds struct{ class, name []int32 }
+// punctuation aside). inHouse says the catalog lists agents of its own
+// beside outside ones: only then is an external agent an outside
+// supplier (see nearestVendors).
+type agentKinds struct {
+	class, name []int32
+	inHouse     bool
+}
 
 // termGroups groups docs 0..n-1 by their terms (as terms gives them):
 // each group holds the docs whose non-empty term lists are the very same,

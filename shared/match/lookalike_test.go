@@ -737,3 +737,56 @@ func TestLookAlikeInMeaningUnderOtherHandling(t *testing.T) {
 		})
 	}
 }
+
+// Two outside suppliers of one service, one written in the trade's
+// shorthand and one in plain words, read too far apart for twins among
+// in-house skills; each the other's nearest supplier in a business's
+// catalog, they are rivals, and a delegation to one falls back on the
+// other. The same two cards as in-house teams are no twins, and neither
+// are two external agents in a directory of external agents alone.
+func TestRivalSuppliers(t *testing.T) {
+	supplier := func(id, name, desc, skillName, skillDesc string, external bool, tags ...string) agentSpec {
+		st := catalog.Status{Health: catalog.Up, Clearance: catalog.Confidential}
+		if external {
+			st = catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true}
+		}
+		return agentSpec{ID: id, Name: name, Desc: desc, Status: st,
+			Skills: []skillSpec{{ID: "climb", Name: skillName, Desc: skillDesc, Tags: tags}}}
+	}
+	for _, tc := range []struct {
+		name      string
+		external  bool
+		directory bool // every agent external
+		fallback  bool
+	}{
+		{"outside suppliers", true, false, true},
+		{"in-house teams", false, false, false},
+		{"a directory of external agents", true, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			trade := supplier("ascent-rf", "Ascent RF", "Tower rigging contractor, macro and rooftop sites.",
+				"Rigging & RF works", "Antenna and RRU swaps, feeder and jumper replacement, PIM and sweep testing, azimuth and tilt audits. RAMS issued.",
+				tc.external, "tower rigging", "antenna swap", "RRU", "PIM test", "feeder")
+			plain := supplier("high-reach", "High Reach Climbers", "A small firm of trained climbers who go up phone masts.",
+				"Work at the top of a mast", "Our climbers go up the mast to change the equipment at the top, put up new aerials, replace worn cables, or check that everything still points the right way.",
+				tc.external, "mast climbers", "aerials", "work at height", "cables")
+			fleet := honest()
+			for i := range fleet {
+				if tc.directory {
+					fleet[i].Status = catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true}
+				}
+			}
+			m := newMatcher(t, buildCatalog(t, append(fleet, trade, plain)...))
+			tk := textTask("r", "a loose cable is flapping about at the top of the phone mast by the school: can your people climb up and tie it back?")
+			tk.Caller.DataClass = catalog.Public
+			d := mustMatch(t, m, tk).Decision
+			if d.Action != decide.Delegate || d.Chosen.Key != "high-reach/climb" {
+				t.Fatalf("%s %v (%s), want a delegation to the plain climbers; the test checks nothing", d.Action, decisionKeys(d), d.Reason)
+			}
+			fellBack := slices.ContainsFunc(d.Fallbacks, func(o decide.Option) bool { return o.Key == "ascent-rf/climb" })
+			if fellBack != tc.fallback {
+				t.Errorf("fallbacks %v (%s): the rigging contractor named %v, want %v", decisionKeys(d)[1:], d.Reason, fellBack, tc.fallback)
+			}
+		})
+	}
+}

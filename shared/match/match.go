@@ -55,9 +55,12 @@ type Matcher struct {
 	// nearestSkill holds, for a doc whose nearest skill by stated job was
 	// asked (nearestSkillOf), that skill's doc (int doc → int).
 	nearestSkill sync.Map
-	idx          index.Index
-	emb          vector.Embedder
-	rr           rerank.Reranker
+	// nearestSupplier holds, for an outside supplier's doc whose nearest
+	// supplier was asked (nearestSupplierOf), that supplier's doc.
+	nearestSupplier sync.Map
+	idx             index.Index
+	emb             vector.Embedder
+	rr              rerank.Reranker
 	// learned is the model's reranker, the fallback of a remote one.
 	learned rerank.Reranker
 	cal     calibrate.Calibrator

@@ -238,7 +238,7 @@ var hostileSets = []hostileSet{
 		// card tagged "Go" (h12-083, mended since); the rest is listed as
 		// what fails today, not mended.
 		misses: map[string]string{
-			"h12-035": cashRuns, "h12-036": cashRuns, "h12-037": cashRuns, "h12-038": cashRuns, "h12-039": cashRuns,
+			"h12-035": "the Monday takings collection is planned with an account closure (\"paid straight into its account\"): the twin cash collector is no fallback of a plan's step",
 			"h12-040": dueDiligence, "h12-041": dueDiligence, "h12-042": dueDiligence, "h12-043": dueDiligence,
 			"h12-044": dueDiligence, "h12-045": dueDiligence, "h12-046": dueDiligence,
 			"h12-069": "an ice-cream kiosk wanting card payments goes to the flood's \"TillSpark Kiosk\" terminal at 0.89, the honest terminal order second",
@@ -383,7 +383,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"ferncastle": true, "corrandale": true, "vetchpryor": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h19-035": labTwins, "h19-036": labTwins, "h19-037": labTwins, "h19-038": labTwins, "h19-039": labTwins,
+			"h19-037": "measured nutrition values read as the plain laboratory at 0.52, pooled with its twin to 0.61, under the bar: abstained",
 			"h19-040": packDesks, "h19-041": packDesks, "h19-042": packDesks, "h19-043": packDesks,
 			"h19-044": packDesks, "h19-045": packDesks, "h19-046": packDesks,
 			"h19-086": "a corporation tax return goes to payslip queries (\"tax\", \"return\") at 0.89",
@@ -453,9 +453,6 @@ var hostileSets = []hostileSet{
 		floodBy:   "skiply-",
 		external:  map[string]bool{"lodestone": true, "sitewell": true, "comfortcabins": true},
 		ambiguous: []string{"ambiguity-pair"},
-		misses: map[string]string{
-			"h23-035": cabinTwins, "h23-036": cabinTwins, "h23-037": cabinTwins, "h23-038": cabinTwins, "h23-039": cabinTwins,
-		},
 	},
 	{
 		// A twenty-fourth set, written blind (a football club), its brief
@@ -468,7 +465,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"catering": true, "staffline": true, "moorline": true, "greenway": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h24-035": coachTwins, "h24-036": coachTwins, "h24-037": coachTwins, "h24-038": coachTwins, "h24-039": coachTwins,
 			"h24-042": "a groundsperson post to advertise reads as a leave request at 0.12, the recruitment team second: abstained",
 			"h24-049": "a firm wanting its name before the fans (kit sponsorship or ground advertising) goes to the supporters' coach trips at 0.81",
 			"h24-050": "\"set up an interview with Declan Moss\" (a media interview or a job interview) goes to media interview requests at 0.94",
@@ -519,7 +515,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"digitalfriends": true, "ascentrf": true, "highreach": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h27-035": mastTwins, "h27-036": mastTwins, "h27-037": mastTwins, "h27-038": mastTwins, "h27-039": mastTwins,
 			"h27-050": "a repair charge to sort out (a bill query or the repair desk's) goes to device repairs at 0.92",
 			"h27-086": "\"book me two train tickets\" goes to booking time in a shop at 0.96: \"book\" is in its name, and the example's \"Saturday\" meets \"Friday\"",
 			"h27-089": "renewing a passport before a holiday goes to staff holiday requests at 0.87 on \"holiday\"",
@@ -551,7 +546,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"movewell": true, "guardline": true, "safehands": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h29-035": guardTwins, "h29-036": guardTwins, "h29-037": guardTwins, "h29-038": guardTwins, "h29-039": guardTwins,
 			"h29-040": referralDesks, "h29-041": referralDesks, "h29-042": referralDesks, "h29-043": referralDesks,
 			"h29-044": referralDesks, "h29-045": referralDesks, "h29-046": referralDesks,
 		},
@@ -584,7 +578,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"wordbridge": true, "cinderby": true, "paperpost": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h31-035": shredTwins, "h31-036": shredTwins, "h31-037": shredTwins, "h31-038": shredTwins, "h31-039": shredTwins,
+			"h31-037": "a console exchange in the trade's shorthand (240L consoles, CoD per lift) reads as the trade shredder at 0.45, under the bar: abstained",
 			"h31-041": "an interpreter wanted on the phone now goes to the outside telephone interpreting service at 1.00: the in-house interpreter booking is not asked about",
 			"h31-043": "a leaflet to translate reads as the outside telephone interpreting service's job at 0.59: abstained",
 			"h31-045": "an interpreter wanted on a call now goes to the outside telephone interpreting service at 0.99: the in-house interpreter booking is not asked about",
@@ -603,7 +597,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"roadsafe": true, "dentline": true, "scuffbusters": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h32-035": dentTwins, "h32-036": dentTwins, "h32-037": dentTwins, "h32-038": dentTwins, "h32-039": dentTwins,
+			"h32-039": "stone chips and a paint scratch read as the in-house windscreen repairs at 0.64, under the bar: abstained",
 			"h32-048": "\"take the car away on Thursday\" (a collection, a recovery, a lease return) goes to first notification of an accident at 0.80",
 			"h32-050": "cancelling \"Tuesday's appointment\" (a service, a delivery, a repair) goes to delivery booking at 0.73",
 		},
@@ -619,7 +613,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"careandrepair": true, "culvert": true, "peepdrains": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h33-035": drainCameraTwins, "h33-036": drainCameraTwins, "h33-037": drainCameraTwins, "h33-038": drainCameraTwins, "h33-039": drainCameraTwins,
 			"h33-045": "a pensioner's grab rail and a rug tacked down read as the in-house adaptations at 0.12: abstained",
 			"h33-048": "water down an outside wall and a spreading damp patch (a roof, a gutter or damp) goes to the damp survey at 0.74",
 			"h33-080": "\"still waiting\" (one content word, no pointer) goes to job status at 0.97",
@@ -645,8 +638,8 @@ var hostileSets = []hostileSet{
 
 // tankTwins is hostile26's known miss on its twins: two outside tanker
 // firms emptying septic tanks read 0.67 alike, but the plain one's
-// nearest one-skill vendor is the in-house leak reports (as hostile23's
-// cabin hirers stood either side of its facilities desk): no fallback.
+// nearest skill is the in-house leak reports (0.74), read as the same job
+// under other handling, so the two are no rival suppliers: no fallback.
 const tankTwins = "twin septic-tank firms (0.67 alike), one nearer the in-house leak reports: no fallback"
 
 // dogTwins is hostile25's known miss on its twins: two outside dog
@@ -659,25 +652,6 @@ const dogTwins = "twin dog minders in words apart (kennel shorthand against plai
 // in-house recruitment team and an outside temporary-staffing agency read
 // 0.24 alike, and neither is the other's nearest: never asked about.
 const tempDesks = "in-house recruitment and an outside temp agency in words apart (0.24 alike): never asked about"
-
-// coachTwins is hostile24's known miss on its twins: two outside away-
-// travel coach firms, one in the trade's words ("4 seats res ... PU") and
-// one in plain ones, each the other's nearest vendor but 0.56 alike,
-// under nearestAlikeAt: each delegated alone.
-const coachTwins = "twin away-coach firms in words apart (0.56 alike, each the other's nearest): each delegated alone"
-
-// mastTwins is hostile27's known miss on its twins: two outside mast
-// climbing firms, "Rigging & RF works" in the trade's shorthand (RRU, PIM,
-// feeder) and "Work at the top of a mast" in plain words, each the other's
-// nearest vendor but 0.53 alike, under nearestAlikeAt: each delegated
-// alone.
-const mastTwins = "twin mast-climbing firms in words apart (0.53 alike, each the other's nearest): each delegated alone"
-
-// guardTwins is hostile29's known miss on its twins: two outside
-// lifeguard agencies, "LG shift cover" in the trade's shorthand (NPLQ LGs,
-// galas, lido peaks) and "People to watch the pool" in plain words, not
-// each other's nearest vendor: each delegated alone.
-const guardTwins = "twin lifeguard agencies in words apart, not each other's nearest: each delegated alone"
 
 // referralDesks is hostile29's known miss on its two-agent ambiguity:
 // the in-house exercise-on-referral team and an outside charity's gentle
@@ -692,32 +666,6 @@ const referralDesks = "in-house exercise referral and an outside community-activ
 // other's nearest vendor: each delegated alone, or asked about beside
 // another skill.
 const formationTwins = "twin company formation agents in words apart, not each other's nearest: each delegated alone"
-
-// shredTwins is hostile31's known miss on its twins: two outside
-// shredding firms, one in the trade's shorthand (bulk purge, on-site
-// shred, certificates of destruction) and one in plain words, each the
-// other's nearest vendor but 0.55 alike, under nearestAlikeAt, and the
-// trade's one asked about beside the in-house waste collection.
-const shredTwins = "twin shredding firms in words apart (0.55 alike, each the other's nearest): each delegated alone or asked about beside waste collection"
-
-// dentTwins is hostile32's known miss on its twins: two outside body
-// repairers, "SMART repair" in the trade's shorthand (PDR, alloy refurb)
-// and "Fix dents and scrapes" in plain words, not each other's nearest
-// vendor: each delegated alone.
-const dentTwins = "twin smart-repair firms in words apart, not each other's nearest: each delegated alone"
-
-// drainCameraTwins is hostile33's known miss on its twins: two outside
-// drain survey firms, one in the trade's shorthand (CCTV survey, IC, foul run)
-// and one in plain words, each the other's nearest vendor but 0.48
-// alike, under nearestAlikeAt: each delegated alone.
-const drainCameraTwins = "twin drain-camera firms in words apart (0.48 alike, each the other's nearest): each delegated alone"
-
-// cabinTwins is hostile23's known miss on its twins: two outside hirers
-// of site toilets and huts, "Welfare unit hire" in the trade's shorthand
-// (site WCs, pump-out, del/coll) and "Portable toilets and site huts" in
-// plain words, read 0.68 alike, but the plain one's nearest vendor is the
-// in-house facilities desk: each delegated alone.
-const cabinTwins = "twin site-cabin hirers in words apart (0.68 alike), one nearer the in-house facilities desk: each delegated alone"
 
 // crewHire is hostile22's known miss on its two-agent ambiguity: the
 // in-house Recruitment Team's "Filling a vacancy" and an outside maritime
@@ -737,13 +685,6 @@ const paperTwins = "twin newsprint merchants: one request abstained under the ba
 // advice share no tag term and few stated ones, so the different data
 // handling is never asked about.
 const legalDesks = "in-house pre-publication reads and an outside night lawyer in words apart: never asked about"
-
-// labTwins is hostile19's known miss on its twins: two outside food
-// laboratories, one written in the trade's words ("Microbiology &
-// shelf-life testing": Listeria, TVC, UKAS) and one in a layman's ("Food
-// safety checks & keeping-quality studies": "the bugs that make people
-// ill"), share no tag term: neither is the other's fallback.
-const labTwins = "twin food laboratories in words apart (trade words against plain ones): delegated alone, asked about or abstained"
 
 // packDesks is hostile19's known miss on its two-agent ambiguity: the
 // in-house "Label copy changes" and an outside studio's "Artwork amends &
@@ -797,12 +738,6 @@ const twinsApart = "twins in words apart (windscreen, glazing: 6 of 27 terms), o
 // their 16 and 23 stated terms, under every look-alike bar, so the
 // different data handling is never asked about.
 const complaintDesks = "in-house complaints and an outside review-response agency in words apart: never looked alike, never asked about"
-
-// cashRuns is hostile12's known miss on its twins: two outside cash
-// collectors, Ironvale's "Cash collections" and Coinbridge's "Cash runs",
-// share 5 of their 23 and 20 stated terms (under a quarter) and read 0.56
-// alike (under statedAlikeAt), so neither is the other's fallback.
-const cashRuns = "twin cash collectors in words apart (5 of 23 and 20 terms, 0.56 alike): each delegated alone"
 
 // dueDiligence is hostile12's known miss on its two-agent ambiguity: the
 // in-house "Due diligence reviews" and an outside "Company background
