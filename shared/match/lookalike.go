@@ -634,9 +634,9 @@ func (m *Matcher) vendorsOfOneJob(a, b int, ta, tb []string) bool {
 // examples, no other pair of one-skill vendors reads 0.58-0.71 alike as
 // each other's nearest; the closest under it (a clinic's reminders and
 // appointment booking 0.575, its equipment faults and supplies 0.565)
-// stand under the bar, and so do hostile12's cash collectors and 24's
-// coach firms (0.56), twins missed. Vendors under different data handling
-// are no twins whatever their nearness (alikeKind).
+// stand under the bar. Outside suppliers have a bar of their own
+// (suppliersAlikeAt). Vendors under different data handling are no twins
+// whatever their nearness (alikeKind).
 const nearestAlikeAt = 0.6
 
 // suppliersAlikeAt is nearestAlikeAt for two outside suppliers
