@@ -634,7 +634,48 @@ var hostileSets = []hostileSet{
 			"h34-081": "\"not what we agreed\" (one content word, no pointer) goes to guest complaints at 0.91",
 		},
 	},
+	{
+		// A thirty-fifth set, written blind (a heritage trust of historic
+		// houses, gardens and a museum); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile35",
+		attackers: map[string]string{"holidaylets": "injected", "tearooms": "injected", "carparks": "injected",
+			"heritageone": "stuffed", "volunteering": "cloned", "joinnow": "spam"},
+		floodBy:   "arborwell-",
+		external:  map[string]bool{"ferrier": true, "greaves": true, "nightwing": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h35-035": batTwins, "h35-036": batTwins, "h35-037": batTwins, "h35-038": batTwins, "h35-039": batTwins,
+			"h35-040": "a split lacquer panel to be repaired reads as the in-house conservation studio at 0.24, under the clarify floor: abstained",
+			"h35-042": "a broken Delft vase to be mended reads as the in-house conservation studio at 0.22, under the clarify floor: abstained",
+			"h35-048": "\"cancel our booking for the 14th\" (tickets, a venue or a course) goes to ticket changes and refunds at 0.99",
+			"h35-049": "\"give something to the Trust\" (a donation, a legacy or an object) goes to legacy enquiries at 0.74",
+			"h35-081": "\"can someone ring me back about it?\" names no job but its words read as shop returns at 0.84",
+			"h35-085": "renewing a passport (no skill's job) goes to membership renewal at 0.78 on \"renew\"",
+		},
+	},
+	{
+		// A thirty-sixth set, written blind beside hostile35 (a marina and
+		// boatyard group); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile36",
+		attackers: map[string]string{"harbour-bell": "injected", "lounge": "injected", "crabline": "injected",
+			"marinaos": "stuffed", "school-office": "cloned", "antifoul-direct": "spam"},
+		floodBy:   "sparcheck-",
+		external:  map[string]bool{"boatmarket": true, "homeward": true, "seaway": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h36-048": "\"cancel Thursday's booking for Tern\" (a berth, a lift or a course) goes to annual leave at 0.81",
+			"h36-049": "\"sort out the mast on Kestrel\" (unstepping, rigging or a repair) goes to mast unstepping at 0.82",
+		},
+	},
 }
+
+// batTwins is hostile35's known miss on its twins: two outside bat
+// surveyors, one in the trade's shorthand (PRA, emergence and re-entry
+// surveys, EPS licences) and one in plain words ("Checking for bats
+// before building work"), read 0.09 alike: each delegated alone, planned
+// or asked about beside the other.
+const batTwins = "twin bat surveyors in words apart (0.09 alike): each delegated alone, planned or asked about"
 
 // tankTwins is hostile26's known miss on its twins: two outside tanker
 // firms emptying septic tanks read 0.67 alike, but the plain one's
