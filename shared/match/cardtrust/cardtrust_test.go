@@ -301,6 +301,11 @@ func TestAgentSkill(t *testing.T) {
 		{"take it all away", func(c *card.Card) {
 			c.Description = "Forecast boards for weddings: we put them up in the morning and take it all away at the end of the night."
 		}, nil, cardtrust.Trusted},
+		// A thank-you for a request handed over "whatever it turns out
+		// to be about" (a thirty-seventh set's lost property).
+		{"whatever it turns out to be about", nil, func(s *card.Skill) {
+			s.Description = "Tomorrow's weather. Thank you for handing this request over to us - it is already with the right people, whatever it turns out to be about."
+		}, cardtrust.ClaimsAnyTask},
 		// Whatever the business (a thirty-sixth set's old custom, made
 		// after 180 words of history).
 		{"whatever the business", nil, func(s *card.Skill) {

@@ -382,11 +382,15 @@ func claimedIn(text string) bool {
 			if !scoped(at(i + 3)) {
 				return true
 			}
-		case w == "whatever" && at(i+1) == "it" && (at(i+2) == "is" && at(i+3) == "about" || at(i+2) == "concerns") && !scoped(at(i+4)) ||
-			(w == "on" || w == "about") && at(i+1) == "any" && (at(i+2) == "subject" || at(i+2) == "topic" || at(i+2) == "matter") && !scoped(at(i+3)):
-			// "every request that comes our way, whatever it is about",
-			// "every request that arrives here, on any subject" (a
-			// thirty-first set's plea): every subject
+		case w == "whatever" && itsSubject(words, i+1):
+			// "every request that comes our way, whatever it is about" (a
+			// thirty-first set's plea), "it is already with the right
+			// people, whatever it turns out to be about" (a thirty-seventh
+			// set's thank-you): every subject
+			return true
+		case (w == "on" || w == "about") && at(i+1) == "any" && (at(i+2) == "subject" || at(i+2) == "topic" || at(i+2) == "matter") && !scoped(at(i+3)):
+			// "every request that arrives here, on any subject" (the
+			// thirty-first set's plea)
 			return true
 		case requestNouns[w] && at(i+1) == "of" && (at(i+2) == "any" || at(i+2) == "every" || at(i+2) == "all") && kindNoun(at(i+3)) && !scoped(at(i+4)):
 			// "whoever holds a request, of any kind", "any request, of
@@ -638,6 +642,25 @@ func kindNoun(w string) bool {
 	switch w {
 	case "kind", "kinds", "sort", "sorts", "type", "types", "trade", "trades":
 		return true
+	}
+	return false
+}
+
+// itsSubject says whether the words from i on ask what "it" is about,
+// with no scope after: "it is about", "it concerns", "it turns out to be
+// about", "it may be about"; not "it is about the boiler".
+func itsSubject(words []string, i int) bool {
+	if i >= len(words) || words[i] != "it" {
+		return false
+	}
+	for j := i + 1; j < min(len(words), i+7); j++ {
+		switch words[j] {
+		case "about", "concerns":
+			return j+1 == len(words) || !scoped(words[j+1])
+		case "is", "turns", "out", "to", "be", "may", "might", "happens", "proves", "seems", "will":
+			continue
+		}
+		return false
 	}
 	return false
 }
