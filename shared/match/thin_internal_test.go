@@ -159,6 +159,8 @@ func TestUnnamedShrinks(t *testing.T) {
 func TestUnnamedWords(t *testing.T) {
 	letters := analyzed(index.Doc{Key: "records/status-letter", AgentID: "records", SkillID: "status-letter", AgentName: "Records",
 		Name: "Status letters", Description: "Letters confirming a student's enrolment."})
+	leave := analyzed(index.Doc{Key: "people/annual-leave", AgentID: "people", SkillID: "annual-leave", AgentName: "People Team",
+		Name: "Annual leave", Description: "Book time off, check how many days are left this year.", Tags: []string{"holiday", "time off"}})
 	refunds := analyzed(index.Doc{Key: "care/refund", AgentID: "care", SkillID: "refund", AgentName: "Customer Care",
 		Name: "Refunds", Description: "Refunds for cancelled sailings.", Tags: []string{"money back", "refund"}})
 	for _, tt := range []struct {
@@ -175,6 +177,16 @@ func TestUnnamedWords(t *testing.T) {
 		{refunds, "money back for it", false},
 		{refunds, "just have a look and let me know", true},
 		{refunds, "let me know about my refund", false},
+		// An earlier request pointed at, with no earlier turn to name
+		// it, and the state of a thing not named: every blind writer's
+		// vague requests.
+		{leave, "same as last time, please", true},
+		{leave, "same as last week please", true},
+		{leave, "book me the same time off as last year", false},
+		{letters, "any update?", true},
+		{letters, "still waiting", true},
+		{refunds, "it's happened again", true},
+		{refunds, "still waiting for my refund", false},
 	} {
 		out := []Ranked{ranked(tt.doc, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
 		markUnnamed(&extract.Requirement{Need: tt.need}, out)
