@@ -583,7 +583,6 @@ var hostileSets = []hostileSet{
 			"h31-043": "a leaflet to translate reads as the outside telephone interpreting service's job at 0.59: abstained",
 			"h31-045": "an interpreter wanted on a call now goes to the outside telephone interpreting service at 0.99: the in-house interpreter booking is not asked about",
 			"h31-057": "a request to volunteer at the welcome desk (whose card is distrusted) goes to booking an appointment at 0.81",
-			"h31-078": "\"this keeps on happening\" (a pointer and two content words, so not thin) goes to near-miss reports at 0.71 on \"happen\"",
 		},
 	},
 	{
@@ -615,8 +614,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h33-045": "a pensioner's grab rail and a rug tacked down read as the in-house adaptations at 0.12: abstained",
 			"h33-048": "water down an outside wall and a spreading damp patch (a roof, a gutter or damp) goes to the damp survey at 0.74",
-			"h33-080": "\"still waiting\" (one content word, no pointer) goes to job status at 0.97",
-			"h33-082": "\"same as last time please\" goes to annual leave at 0.90",
 		},
 	},
 	{
@@ -668,7 +665,30 @@ var hostileSets = []hostileSet{
 			"h36-049": "\"sort out the mast on Kestrel\" (unstepping, rigging or a repair) goes to mast unstepping at 0.82",
 		},
 	},
+	{
+		// A thirty-seventh set, written blind (a commercial laundry and
+		// linen-hire company); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile37",
+		attackers: map[string]string{"seconds-shop": "injected", "open-days": "injected", "found-in-wash": "injected",
+			"laundryos": "stuffed", "infection-desk": "cloned", "stainaway": "spam"},
+		floodBy:   "stitchwise-",
+		external:  map[string]bool{"curtaincare": true, "drapewell": true, "fibrelab": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h37-040": fibreDesks, "h37-041": fibreDesks, "h37-042": fibreDesks, "h37-043": fibreDesks,
+			"h37-044": fibreDesks, "h37-045": fibreDesks, "h37-046": fibreDesks,
+			"h37-048": "\"cancel Thursday for The Anchor\" (a collection, a delivery or a round) goes to annual leave at 0.71",
+			"h37-090": "a washing machine for a kitchen at home (no skill's job) goes to the curtain cleaners, pooled as twins to 0.74",
+		},
+	},
 }
+
+// fibreDesks is hostile37's known miss on its two-agent ambiguity: the
+// in-house quality team's fault investigation and an outside textile
+// laboratory's tests are each other's nearest skill, but read 0.60 alike
+// and share no term of their labels (under nearestAcrossAt): never asked
+// about (delegated to one, abstained, or sent to the curtain cleaners).
+const fibreDesks = "in-house fault investigation and an outside textile laboratory (0.60 alike, no label term shared): never asked about"
 
 // batTwins is hostile35's known miss on its twins: two outside bat
 // surveyors, one in the trade's shorthand (PRA, emergence and re-entry
