@@ -241,6 +241,11 @@ var recalls = map[string]bool{
 	"last": true,
 }
 
+// earlierTalk recalls an earlier conversation, and so points at what it
+// settled: "not what we agreed" went to guest complaints at 0.91,
+// "follow up on what we discussed".
+var earlierTalk = map[string]bool{"discussed": true, "mentioned": true, "talked": true, "agreed": true}
+
 // recalled says whether words[i] is a recall, or the time a "last"
 // before it recalls: "same as last time", "what we sent last week".
 func recalled(words []string, i int) bool {
@@ -319,7 +324,7 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 	pointers, content, asks := 0, 0, 0
 	for i, w := range words {
 		switch {
-		case referents[w]:
+		case referents[w] || earlierTalk[w]:
 			pointers++
 		case asking[w]:
 			asks++

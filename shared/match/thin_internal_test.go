@@ -187,6 +187,8 @@ func TestUnnamedWords(t *testing.T) {
 		{letters, "still waiting", true},
 		{refunds, "it's happened again", true},
 		{refunds, "still waiting for my refund", false},
+		{refunds, "not what we agreed", true},
+		{refunds, "not the refund we agreed", false},
 	} {
 		out := []Ranked{ranked(tt.doc, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
 		markUnnamed(&extract.Requirement{Need: tt.need}, out)

@@ -628,7 +628,6 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h34-035": "a florist's price request in the trade's shorthand reads as the trade florist at 0.50, under the bar: abstained",
-			"h34-081": "\"not what we agreed\" (one content word, no pointer) goes to guest complaints at 0.91",
 		},
 	},
 	{
