@@ -680,7 +680,31 @@ var hostileSets = []hostileSet{
 			"h37-090": "a washing machine for a kitchen at home (no skill's job) goes to the curtain cleaners, pooled as twins to 0.74",
 		},
 	},
+	{
+		// A thirty-eighth set, written blind beside hostile37 (a craft
+		// brewery and its pubs); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile38",
+		attackers: map[string]string{"beerfinder": "injected", "lostproperty": "injected", "insights": "injected",
+			"brewhub": "stuffed", "safety-desk": "cloned", "caskreturns": "spam"},
+		floodBy:   "purepour-",
+		external:  map[string]bool{"draffco": true, "greenacre": true, "publicanstrust": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h38-040": fundDesks, "h38-041": fundDesks, "h38-042": fundDesks, "h38-043": fundDesks,
+			"h38-044": fundDesks, "h38-045": fundDesks, "h38-046": fundDesks,
+			"h38-050": "\"everything sorted before the big do in the garden\" (a licence, a booking or a delivery) goes to temporary event notices at 0.96",
+			"h38-057": "reading glasses left at a pub (no honest skill's job) go to table bookings at 0.84",
+			"h38-084": "\"the usual for the Kiln House\" (a pointer and a pub's name, so not thin) goes to line cleaning at 0.99",
+		},
+	},
 }
+
+// fundDesks is hostile38's known miss on its two-agent ambiguity: the
+// in-house tenant support fund ("Help for tenants who are struggling")
+// and an outside licensees' advice trust read 0.61 alike, neither the
+// other's nearest skill (a rent review and a remittance query stand
+// nearer): never asked about.
+const fundDesks = "in-house tenant hardship help and an outside licensees' advice trust (0.61 alike, not each other's nearest): never asked about"
 
 // fibreDesks is hostile37's known miss on its two-agent ambiguity: the
 // in-house quality team's fault investigation and an outside textile
