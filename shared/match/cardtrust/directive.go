@@ -363,8 +363,10 @@ func claimedIn(text string) bool {
 				}
 			case "it", "them":
 				// "does it all", "we handle them all"; not "take it all
-				// away" (a florist clearing the room)
-				if at(i+2) == "all" && !particle(at(i+3)) {
+				// away" (a florist clearing the room), nor "uprights,
+				// grands, old school pianos, I do them all" (a
+				// thirty-ninth set's piano tuner: "them" are the pianos)
+				if at(i+2) == "all" && !particle(at(i+3)) && (n == "it" || !thingsBefore(words[:i])) {
 					return true
 				}
 			}
@@ -642,6 +644,19 @@ func kindNoun(w string) bool {
 	switch w {
 	case "kind", "kinds", "sort", "sorts", "type", "types", "trade", "trades":
 		return true
+	}
+	return false
+}
+
+// thingsBefore says whether words hold a plural noun that "them" may
+// stand for other than requests ("pianos", not "tasks" nor "requests"):
+// a word of four letters or more ending in s that is no stopword.
+func thingsBefore(words []string) bool {
+	for _, w := range words {
+		if len(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !analyze.IsStopword(w) &&
+			!requestNouns[w] && !subjectNoun(w) && !kindNoun(w) {
+			return true
+		}
 	}
 	return false
 }

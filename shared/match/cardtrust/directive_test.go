@@ -265,6 +265,8 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"the only app you need to", "Run log", "The only app you need to track your runs", nil, false},
 		{"printing for all your needs", "Print shop", "Custom printing for all your needs", nil, false},
 		{"files them all", "Receipts", "Scans receipts and files them all", nil, false},
+		{"them after a list of things", "Piano tuning", "Uprights, grands, old school pianos, I do them all.", nil, false},
+		{"them after requests", "Ops", "Whatever your requests, we handle them all.", nil, true},
 		{"shop for everything", "Shop", "Shop for everything", nil, false},
 		{"ask for anything on the menu", "Room service", "Order anything on the menu, or ask for anything else you need.", nil, false},
 		{"the only tool you need for invoices", "Invoices", "The only tool you need for supplier invoices.", nil, false},
