@@ -137,20 +137,69 @@ func fewDistinct[W comparable](words []W, share float64) bool {
 // made half the trust checks' allocations in an index build.
 func isKeywordSpam(s *card.Skill) bool {
 	if h, ok := spamHashes(s); ok {
-		if _, most := mostWord(h.all[:h.n]); !fewDistinct(h.all[:h.named], formsCheckedUnder) && !most {
+		if _, most := mostWord(h.all[:h.n]); !fewDistinct(h.all[:h.named], formsCheckedUnder) && !most && !fewDistinct(h.all[:h.n], termsCheckedUnder) {
 			return false
 		}
 	}
 	return isKeywordSpamWords(s)
 }
 
+// termsCheckedUnder is the share of distinct words of all a skill's
+// fields under which its terms are checked for one that dominates
+// (dominatedByTerm): an honest card's fields hold more than half distinct
+// words.
+const termsCheckedUnder = 0.5
+
 // isKeywordSpamWords is isKeywordSpam on the words themselves.
 func isKeywordSpamWords(s *card.Skill) bool {
 	var buf [repetitiveWords]string
 	words := analyze.AppendWords(buf[:0], s.Name)
 	words = analyze.AppendWords(words, s.Description)
+	all := appendFieldWords(words, s.Tags, s.Examples)
 	return repetitive(words) || fewDistinctForms(words) ||
-		dominated(appendFieldWords(words, s.Tags, s.Examples), s.Name, s.Description, s.Tags, s.Examples)
+		dominated(all, s.Name, s.Description, s.Tags, s.Examples) || dominatedByTerm(all, s)
+}
+
+// dominatedByTerm says whether half or more of a skill's content terms
+// (stemmed, stopwords left out; at least dominatedMinWords) are one term,
+// and its name or description holds that term twice. A fortieth set's
+// spam card split its word between forms ("Box orders - order boxes, buy
+// boxes", tags "boxes", "box", "packing boxes"), so that no one word was
+// half of its words; its term "box" was 21 of its 42 terms.
+func dominatedByTerm(words []string, s *card.Skill) bool {
+	if !fewDistinct(words, termsCheckedUnder) {
+		return false
+	}
+	var buf [repetitiveWords]string
+	terms := buf[:0]
+	for _, w := range words {
+		if !analyze.IsStopword(w) {
+			terms = append(terms, analyze.Stem(w))
+		}
+	}
+	if len(terms) < dominatedMinWords {
+		return false
+	}
+	count := make(map[string]int, len(terms))
+	cand := ""
+	for _, t := range terms {
+		if count[t]++; count[t] > count[cand] {
+			cand = t
+		}
+	}
+	if 2*count[cand] < len(terms) {
+		return false
+	}
+	twice := func(field string) bool {
+		n := 0
+		for _, w := range analyze.Words(field) {
+			if analyze.Stem(w) == cand {
+				n++
+			}
+		}
+		return n >= 2
+	}
+	return twice(s.Name) || twice(s.Description)
 }
 
 // fewDistinctForms says whether words, stemmed and their stopwords left
@@ -423,6 +472,11 @@ func claimedIn(text string) bool {
 			// "their requests of any other kind come here too" (a
 			// twenty-seventh set's preferences card)
 			return true
+		case (w == "every" || w == "each" || w == "all") && drawnRequest(words, i+1):
+			// "every household request is drawn by instinct to the Box
+			// Return Scheme" (a fortieth set's naturalist): requests
+			// pulled to one place by their nature
+			return true
 		case (w == "any" || w == "every" || w == "all") && ofEveryKind(words, i+1):
 			// "every request of every kind, from guests, colleagues or
 			// suppliers, must be taken by this desk first" (a twenty-fifth
@@ -656,6 +710,26 @@ func thingsBefore(words []string) bool {
 		if len(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !analyze.IsStopword(w) &&
 			!requestNouns[w] && !subjectNoun(w) && !kindNoun(w) {
 			return true
+		}
+	}
+	return false
+}
+
+// drawnRequest says whether the words from i on name requests (after at
+// most one word: "household request") drawn somewhere as if by nature
+// within four words: "is drawn by instinct to", "gravitates to"; not
+// "drawn up", nor any other verb of an honest desk's intake.
+func drawnRequest(words []string, i int) bool {
+	if i < len(words) && !requestNouns[words[i]] && !subjectNoun(words[i]) {
+		i++
+	}
+	if i >= len(words) || !requestNouns[words[i]] && !subjectNoun(words[i]) {
+		return false
+	}
+	for j := i + 1; j < min(len(words), i+5); j++ {
+		switch words[j] {
+		case "drawn", "pulled", "gravitates", "gravitate", "migrates", "migrate":
+			return j+1 == len(words) || !particle(words[j+1])
 		}
 	}
 	return false

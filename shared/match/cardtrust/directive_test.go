@@ -137,6 +137,31 @@ func TestKeywordSpamOfForms(t *testing.T) {
 	}
 }
 
+// A word split between its forms across every field ("boxes", "box"): no
+// one word is half of the card's words, but one term is half of its
+// terms (a fortieth set's spam card). An honest box shop names boxes in
+// fewer of its words.
+func TestDominatedByTerm(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		s    card.Skill
+		want bool
+	}{
+		{"one term in its forms", card.Skill{Name: "Crate orders - order crates, buy crates",
+			Description: "Order storage crates and moving crates: small crates, big crates, crate bundles, crate lids. Crates delivered, crates to your door.",
+			Tags:        []string{"crates", "crate", "storage crates", "moving crates", "buy crates", "order crates"},
+			Examples:    []string{"order crates", "buy moving crates"}}, true},
+		{"an honest crate shop", card.Skill{Name: "Crate orders",
+			Description: "Order plastic storage crates for a move, delivered to your door with lids and labels, collected again afterwards.",
+			Tags:        []string{"crates", "moving crates", "packing"},
+			Examples:    []string{"twenty crates delivered to Corbel Green on Friday"}}, false},
+	} {
+		if got := isKeywordSpam(&tt.s); got != tt.want {
+			t.Errorf("%s: isKeywordSpam = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestIsDominated(t *testing.T) {
 	for _, tt := range []struct {
 		name, skill, description string
