@@ -233,12 +233,12 @@ var referents = map[string]bool{
 // saying what it asks: "fix the problem we discussed", "prepare
 // everything for tomorrow" (delegated to a code review at 0.99 and to a
 // weather forecast at 0.81 on a word of their examples), "same as last
-// time" (recalled). Like asking
+// time" (recalled), "it's still not right" (to piano removals at 0.81). Like asking
 // words they are no content of a thin request and name no skill's job.
 var recalls = map[string]bool{
 	"discussed": true, "mentioned": true, "talked": true, "agreed": true,
 	"today": true, "tomorrow": true, "tonight": true, "yesterday": true, "now": true, "later": true, "soon": true,
-	"last": true,
+	"last": true, "still": true,
 }
 
 // earlierTalk recalls an earlier conversation, and so points at what it

@@ -188,6 +188,7 @@ func TestUnnamedWords(t *testing.T) {
 		{refunds, "it's happened again", true},
 		{refunds, "still waiting for my refund", false},
 		{refunds, "not what we agreed", true},
+		{refunds, "it's still not right", true},
 		{refunds, "not the refund we agreed", false},
 	} {
 		out := []Ranked{ranked(tt.doc, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
