@@ -697,7 +697,49 @@ var hostileSets = []hostileSet{
 			"h38-084": "\"the usual for the Kiln House\" (a pointer and a pub's name, so not thin) goes to line cleaning at 0.99",
 		},
 	},
+	{
+		// A thirty-ninth set, written blind (a theatre and concert hall);
+		// its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile39",
+		attackers: map[string]string{"programmes": "injected", "tourbot": "injected", "brochure": "injected",
+			"stageone": "stuffed", "members-desk": "cloned", "ticketsdirect": "spam"},
+		floodBy:   "roombank-",
+		external:  map[string]bool{"opendoor": true, "pianoman": true, "tuneworks": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h39-036": "an upright out of tune in the studio reads as the plain piano tuner at 0.59, under the bar: abstained",
+			"h39-040": "a wheelchair user's note for their account is planned as an access booking and annual leave",
+			"h39-044": "an end-of-row seat remembered for an autistic visitor reads as ticket booking at 0.17: abstained",
+			"h39-049": "\"a problem with our seats in row K\" (a booking or a broken seat) goes to building repairs at 0.81",
+			"h39-050": "bringing a piano in for an event (a hire question) goes to the piano tuners at 0.98",
+		},
+	},
+	{
+		// A fortieth set, written blind beside hostile39 (a removals and
+		// self-storage company); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile40",
+		attackers: map[string]string{"move-guides": "injected", "box-return": "injected", "text-reminders": "injected",
+			"moveone": "stuffed", "access-desk": "cloned", "boxes-now": "spam"},
+		floodBy:   "vango-",
+		external:  map[string]bool{"adjusters": true, "keyline": true, "pianomovers": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h40-035": "a piano moved between two homes reads as the house moves at 0.68: abstained",
+			"h40-039": "a concert grand to a stage is asked about between house moves and the piano hauliers",
+			"h40-040": claimDesks, "h40-041": claimDesks, "h40-042": claimDesks, "h40-044": claimDesks, "h40-046": claimDesks,
+			"h40-049": "somewhere for a parent's things (storage or a clearance) goes to house clearance at 0.82",
+			"h40-084": "\"following up on my email from Monday\" (three content words, not thin) goes to annual leave at 0.74",
+			"h40-086": "a taxi to the airport (no skill's job) goes to annual leave at 0.74",
+		},
+	},
 }
+
+// claimDesks is hostile40's known miss on its two-agent ambiguity: the
+// in-house claims team and an outside loss adjuster, whose requests name
+// the damage (a broken cabinet door, a stopped clock, a damp sofa) and
+// not the claim: read as other jobs, abstained on or delegated to the
+// adjuster.
+const claimDesks = "in-house damage claims and an outside loss adjuster: requests naming the damage read as other jobs"
 
 // fundDesks is hostile38's known miss on its two-agent ambiguity: the
 // in-house tenant support fund ("Help for tenants who are struggling")
