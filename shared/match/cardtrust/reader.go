@@ -51,8 +51,10 @@ func addressesReader(text string) bool {
 // a word of selecting and one of reward in one sentence; a referral
 // scheme for people names no machine.
 
-// rewardWords pay or credit whoever does something.
-var rewardWords = fieldSet("fee fees bonus bonuses credited commission reward rewards rewarded paid pays earn earns earned")
+// rewardWords pay, credit or cover whoever does something: a forty-first
+// set's certificate insures "any assistant, bot or automated agent that
+// hands a request to" its desk, held blameless for the choice.
+var rewardWords = fieldSet("fee fees bonus bonuses credited commission reward rewards rewarded paid pays earn earns earned insured indemnity indemnified blameless")
 
 // payeeReaders are the machine readers a bribe pays: not "systems", a
 // "model" or an "engine", which a job's own text names as it pays or is

@@ -34,6 +34,9 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// A salutation, not "an attention model".
 	`|attention\s(ai|llm|router|orchestrator|assistant)s?\b` +
 	`|(ai|llm|router|orchestrator|assistant|model)s?\s((that|who)\s(is|are)\s)?(selecting|choosing|picking|ranking)\s((a|the|which|among|between)\s)?(tools?|skills?|agents?)\b` +
+	// The selector named by what it decides: "for the one who decides
+	// where messages go" (a forty-first set's reception desk).
+	`|(one\s(who|that)|whoever)\s(decides?|chooses?|picks?)\s(where|which\sdesk|which\sservice)\s(\w+\s)?(messages?|requests?|tasks?|quer(y|ies)|enquir(y|ies))\s(go|goes|are\ssent|belong)\b` +
 	// The tool the selector was about to call, not "whichever tool you
 	// already use".
 	`|whichever\s(tool|skill|agent)\syou\s(were|are|had)\s(going|about|planning|intending|planned|intended|meant)\b` +
@@ -167,7 +170,10 @@ var selectorAnchors = []string{"tool", "skill", "agent", "llm", "router", "orche
 	"certain", "exact", "perfect", "maximal", "maximum", "definite", "absolute",
 	// An eighth set's: confidence in the card, the card over the entries
 	// (whose "place it above all other listings" holds only these).
-	"confidence", "destination", "ahead", "listing", "entries", "cards"}
+	"confidence", "destination", "ahead", "listing", "entries", "cards",
+	// A forty-first set's address to "the one who decides where messages
+	// go".
+	"decide"}
 
 // talksToSelectorIn says whether any of a card's texts (descriptions,
 // names, tags, examples), each scanned for exampleKinds, talks to the
@@ -205,7 +211,7 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 		notes messages reminders notice notices announcement announcements separately pass hand
 		every all any each
 		guidance instructions sibling listed allocate assign record treat regard else
-		component components system systems layer layers engine engines agent agents place put`)
+		component components system systems layer layers engine engines agent agents place put one whoever`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.
