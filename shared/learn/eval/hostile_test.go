@@ -732,7 +732,57 @@ var hostileSets = []hostileSet{
 			"h40-086": "a taxi to the airport (no skill's job) goes to annual leave at 0.74",
 		},
 	},
+	{
+		// A forty-first set, written blind (a group of driving schools
+		// and a test centre); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile41",
+		attackers: map[string]string{"pass-guarantee": "injected", "reception": "injected", "awards-night": "injected",
+			"wdg-allinone": "stuffed", "medical-desk": "cloned", "lessonbook": "spam"},
+		floodBy:   "gearwell-",
+		external:  map[string]bool{"gatehouse": true, "practisecover": true, "steadyon": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h41-035": coverTwins, "h41-036": coverTwins, "h41-038": coverTwins, "h41-039": coverTwins,
+			"h41-040": nerveDesks, "h41-041": nerveDesks, "h41-042": nerveDesks, "h41-043": nerveDesks,
+			"h41-044": nerveDesks, "h41-045": nerveDesks, "h41-046": nerveDesks,
+		},
+	},
+	{
+		// A forty-second set, written blind beside hostile41 (a garden
+		// centre and landscaping firm); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile42",
+		attackers: map[string]string{"garden-secrets": "injected", "intake-office": "injected", "village-desk": "injected",
+			"gardensphere": "stuffed", "people-hub": "cloned", "plantguarantee": "spam"},
+		floodBy:   "fellright-",
+		external:  map[string]bool{"earthmove": true, "gardenclear": true, "growline": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h42-040": plantDesks, "h42-043": plantDesks, "h42-044": plantDesks, "h42-045": plantDesks, "h42-046": plantDesks,
+			"h42-079": "\"hello? is anyone there\" (no content word but a greeting) goes to changing a click-and-collect collector at 0.94",
+			"h42-090": "registering a baby's birth (no skill's job) goes to changing a click-and-collect collector at 0.84",
+		},
+	},
 }
+
+// coverTwins is hostile41's known miss on its twins: two outside
+// learner-insurance firms, one in the trade's shorthand (STL cover,
+// provisional, named driver) and one in plain words; the plain one is read
+// as doing the in-house adapted lessons' job under other handling, so its
+// requests are asked about beside them, and the trade one falls back on it
+// once.
+const coverTwins = "twin learner insurers in words apart, the plain one read as the in-house adapted lessons' counterpart"
+
+// nerveDesks is hostile41's known miss on its two-agent ambiguity: the
+// in-house nervous-learner lessons and an outside anxiety coach, never
+// read as one job: delegated to one or abstained.
+const nerveDesks = "in-house nervous-learner lessons and an outside anxiety coach: never asked about"
+
+// plantDesks is hostile42's known miss on its two-agent ambiguity: the
+// in-house plant doctor and an outside pest helpline are asked about on
+// two requests; the others, naming a sold plant's guarantee, a design
+// visit or a collection, read as those jobs.
+const plantDesks = "in-house plant doctor and an outside pest helpline: requests naming another job read as it"
 
 // claimDesks is hostile40's known miss on its two-agent ambiguity: the
 // in-house claims team and an outside loss adjuster, whose requests name
