@@ -171,12 +171,7 @@ func dominatedByTerm(words []string, s *card.Skill) bool {
 		return false
 	}
 	var buf [repetitiveWords]string
-	terms := buf[:0]
-	for _, w := range words {
-		if !analyze.IsStopword(w) {
-			terms = append(terms, analyze.Stem(w))
-		}
-	}
+	terms := appendTerms(buf[:0], words)
 	if len(terms) < dominatedMinWords {
 		return false
 	}
@@ -202,6 +197,16 @@ func dominatedByTerm(words []string, s *card.Skill) bool {
 	return twice(s.Name) || twice(s.Description)
 }
 
+// appendTerms appends the stems of words, stopwords left out.
+func appendTerms(terms, words []string) []string {
+	for _, w := range words {
+		if !analyze.IsStopword(w) {
+			terms = append(terms, analyze.Stem(w))
+		}
+	}
+	return terms
+}
+
 // fewDistinctForms says whether words, stemmed and their stopwords left
 // out, are keyword spam (see repetitiveTermsMaxShare). Words with many
 // distinct are not stemmed.
@@ -210,12 +215,7 @@ func fewDistinctForms(words []string) bool {
 		return false
 	}
 	var buf [repetitiveWords]string
-	terms := buf[:0]
-	for _, w := range words {
-		if !analyze.IsStopword(w) {
-			terms = append(terms, analyze.Stem(w))
-		}
-	}
+	terms := appendTerms(buf[:0], words)
 	return fewDistinct(terms, repetitiveTermsMaxShare)
 }
 
