@@ -662,11 +662,14 @@ func (m *Matcher) nearestVendors(a, b int) bool {
 	if len(m.refs) > nearestScanMax || a >= len(m.stated) || b >= len(m.stated) || m.stated[a] == nil || m.stated[b] == nil {
 		return false
 	}
-	c := vector.Cosine(m.stated[a], m.stated[b])
-	if !m.outsideSuppliers(a, b) {
-		return c >= nearestAlikeAt && m.nearestVendorOf(a) == b && m.nearestVendorOf(b) == a
+	outside, bar := m.outsideSuppliers(a, b), float32(nearestAlikeAt)
+	if outside {
+		bar = suppliersAlikeAt
 	}
-	return c >= suppliersAlikeAt && (m.nearestVendorOf(a) == b && m.nearestVendorOf(b) == a || m.rivalSuppliers(a, b))
+	if vector.Cosine(m.stated[a], m.stated[b]) < bar {
+		return false
+	}
+	return m.nearestVendorOf(a) == b && m.nearestVendorOf(b) == a || outside && m.rivalSuppliers(a, b)
 }
 
 // rivalSuppliers says whether outside suppliers' docs a and b are each

@@ -415,7 +415,7 @@ func claimedIn(text string) bool {
 				// away" (a florist clearing the room), nor "uprights,
 				// grands, old school pianos, I do them all" (a
 				// thirty-ninth set's piano tuner: "them" are the pianos)
-				if at(i+2) == "all" && !particle(at(i+3)) && (n == "it" || !thingsBefore(words[:i])) {
+				if at(i+2) == "all" && !particles[at(i+3)] && (n == "it" || !thingsBefore(words[:i])) {
 					return true
 				}
 			}
@@ -443,12 +443,12 @@ func claimedIn(text string) bool {
 			// "every request that arrives here, on any subject" (the
 			// thirty-first set's plea)
 			return true
-		case requestNouns[w] && at(i+1) == "of" && (at(i+2) == "any" || at(i+2) == "every" || at(i+2) == "all") && kindNoun(at(i+3)) && !scoped(at(i+4)):
+		case requestNouns[w] && at(i+1) == "of" && (at(i+2) == "any" || at(i+2) == "every" || at(i+2) == "all") && kindNouns[at(i+3)] && !scoped(at(i+4)):
 			// "whoever holds a request, of any kind", "any request, of
 			// any trade" (a thirty-third set's chain letter and
 			// horoscope); not "requests of any kind about your tenancy"
 			return true
-		case w == "whatever" && at(i+1) == "the" && (requestNouns[at(i+2)] || subjectNoun(at(i+2)) || at(i+2) == "business") && !scoped(at(i+3)):
+		case w == "whatever" && at(i+1) == "the" && (requestNouns[at(i+2)] || subjectNouns[at(i+2)] || at(i+2) == "business") && !scoped(at(i+3)):
 			// "whatever the request, its star sign leads here" (a
 			// thirty-fourth set's horoscope), "whatever the business -
 			// berths, lifts, engines, bills - it still comes to the Harbour
@@ -463,7 +463,7 @@ func claimedIn(text string) bool {
 			// thirty-fifth set's riddle): past a list, whatever anyone
 			// brings
 			return true
-		case w == "any" && at(i+1) == "other" && subjectNoun(at(i+2)) && !scoped(at(i+3)):
+		case w == "any" && at(i+1) == "other" && subjectNouns[at(i+2)] && !scoped(at(i+3)):
 			// "opening hours, visitor centres, leaflets and any other
 			// subject" (a twenty-sixth set's contact point): past its list,
 			// every subject
@@ -487,14 +487,14 @@ func claimedIn(text string) bool {
 			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) {
 				return true
 			}
-		case w == "for" && i > 0 && fitNoun(words[i-1]) && (at(i+1) == "any" || at(i+1) == "every" || at(i+1) == "all"):
+		case w == "for" && i > 0 && fitNouns[words[i-1]] && (at(i+1) == "any" || at(i+1) == "every" || at(i+1) == "all"):
 			// "the best fit for every request", "a right place for every
 			// request" (a twenty-eighth set's proof that its help point
 			// fits all)
 			if j, ok := universalJob(words, i+2); ok && !scoped(at(j)) {
 				return true
 			}
-		case requestNouns[w] && (at(i+1) == "that" || at(i+1) == "which") && containVerb(at(i+2)) && definesAsOwn(words, i+3):
+		case requestNouns[w] && (at(i+1) == "that" || at(i+1) == "which") && containVerbs[at(i+2)] && definesAsOwn(words, i+3):
 			// "a request that contains any of these words is a request
 			// for the Jargon Buster" (a twenty-seventh set's glossary):
 			// requests defined by their words as the card's own
@@ -627,24 +627,12 @@ func scoped(w string) bool {
 	return false
 }
 
-// fitNoun is where a request belongs: "the best fit for", "the right
+// fitNouns are where a request belongs: "the best fit for", "the right
 // place for".
-func fitNoun(w string) bool {
-	switch w {
-	case "fit", "place", "home", "match":
-		return true
-	}
-	return false
-}
+var fitNouns = fieldSet("fit place home match")
 
-// containVerb says what words a text holds.
-func containVerb(w string) bool {
-	switch w {
-	case "contains", "contain", "mentions", "mention", "includes", "include", "uses", "use":
-		return true
-	}
-	return false
-}
+// containVerbs say what words a text holds.
+var containVerbs = fieldSet("contains contain mentions mention includes include uses use")
 
 // definesAsOwn says whether the words from i on go on to call such
 // requests requests for someone ("is a request for", "are requests for"):
@@ -674,33 +662,16 @@ func takeVerb(w string) bool {
 	return w == "take" || w == "takes" || w == "taking"
 }
 
-// subjectNoun is what a request is about, after "any other".
-func subjectNoun(w string) bool {
-	switch w {
-	case "subject", "subjects", "matter", "matters", "topic", "topics", "request", "requests", "question", "questions", "enquiry", "enquiries":
-		return true
-	}
-	return false
-}
+// subjectNouns are what a request is about, after "any other".
+var subjectNouns = fieldSet("subject subjects matter matters topic topics request requests question questions enquiry enquiries")
 
 // askerNoun is who brings a request to a service.
-func askerNoun(w string) bool {
-	switch strings.TrimSuffix(w, "s") {
-	case "customer", "client", "guest", "caller", "user", "member", "resident", "tenant",
-		"patient", "student", "colleague", "visitor", "passenger", "supporter", "employee", "person":
-		return true
-	}
-	return false
-}
+func askerNoun(w string) bool { return askerNouns[strings.TrimSuffix(w, "s")] }
 
-// kindNoun sorts requests: "of any kind", "of every trade".
-func kindNoun(w string) bool {
-	switch w {
-	case "kind", "kinds", "sort", "sorts", "type", "types", "trade", "trades":
-		return true
-	}
-	return false
-}
+var askerNouns = fieldSet("customer client guest caller user member resident tenant patient student colleague visitor passenger supporter employee person")
+
+// kindNouns sort requests: "of any kind", "of every trade".
+var kindNouns = fieldSet("kind kinds sort sorts type types trade trades")
 
 // thingsBefore says whether words hold a plural noun that "them" may
 // stand for other than requests ("pianos", not "tasks" nor "requests"):
@@ -708,7 +679,7 @@ func kindNoun(w string) bool {
 func thingsBefore(words []string) bool {
 	for _, w := range words {
 		if len(w) >= 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !analyze.IsStopword(w) &&
-			!requestNouns[w] && !subjectNoun(w) && !kindNoun(w) {
+			!requestNouns[w] && !subjectNouns[w] && !kindNouns[w] {
 			return true
 		}
 	}
@@ -720,16 +691,16 @@ func thingsBefore(words []string) bool {
 // within four words: "is drawn by instinct to", "gravitates to"; not
 // "drawn up", nor any other verb of an honest desk's intake.
 func drawnRequest(words []string, i int) bool {
-	if i < len(words) && !requestNouns[words[i]] && !subjectNoun(words[i]) {
+	if i < len(words) && !requestNouns[words[i]] && !subjectNouns[words[i]] {
 		i++
 	}
-	if i >= len(words) || !requestNouns[words[i]] && !subjectNoun(words[i]) {
+	if i >= len(words) || !requestNouns[words[i]] && !subjectNouns[words[i]] {
 		return false
 	}
 	for j := i + 1; j < min(len(words), i+5); j++ {
 		switch words[j] {
 		case "drawn", "pulled", "gravitates", "gravitate", "migrates", "migrate":
-			return j+1 == len(words) || !particle(words[j+1])
+			return j+1 == len(words) || !particles[words[j+1]]
 		}
 	}
 	return false
@@ -767,20 +738,20 @@ func askerRaises(words []string, i int) bool {
 	}
 	j := i + 2
 	switch {
-	case anyone(at(i)):
+	case indefiniteAskers[at(i)]:
 		j = i + 1
 	case !determiner(at(i)) || !askerNoun(at(i+1)):
 		return false
 	case at(j) == "or" && askerNoun(at(j+1)):
 		j += 2
 	}
-	if modal(at(j)) {
+	if modals[at(j)] {
 		j++
 	}
-	if !raiseVerb(at(j)) {
+	if !raiseVerbs[at(j)] {
 		return false
 	}
-	if (at(j) == "asks" || at(j) == "ask") && at(j+1) == "of" && addressee(at(j+2)) {
+	if (at(j) == "asks" || at(j) == "ask") && at(j+1) == "of" && addressees[at(j+2)] {
 		// "whatever anyone asks of the Trust": whom it is asked of, not
 		// what about
 		return true
@@ -788,51 +759,21 @@ func askerRaises(words []string, i int) bool {
 	return !scoped(at(j + 1))
 }
 
-// anyone brings a request with no determiner: "whatever anyone asks".
-func anyone(w string) bool {
-	switch w {
-	case "anyone", "anybody", "everyone", "everybody", "someone", "somebody":
-		return true
-	}
-	return false
-}
+// indefiniteAskers bring a request with no determiner: "whatever anyone asks".
+var indefiniteAskers = fieldSet("anyone anybody everyone everybody someone somebody")
 
-// addressee starts whom a request is asked of: "asks of the Trust",
+// addressees start whom a request is asked of: "asks of the Trust",
 // "asks of us".
-func addressee(w string) bool {
-	switch w {
-	case "the", "this", "our", "us", "you", "them":
-		return true
-	}
-	return false
-}
+var addressees = fieldSet("the this our us you them")
 
-// particle ends a phrasal verb: "take it all away".
-func particle(w string) bool {
-	switch w {
-	case "away", "back", "down", "off", "out", "up", "home":
-		return true
-	}
-	return false
-}
+// particles end a phrasal verb: "take it all away".
+var particles = fieldSet("away back down off out up home")
 
-// modal comes between who asks and the asking: "a guest might ask".
-func modal(w string) bool {
-	switch w {
-	case "might", "may", "can", "could", "would", "will", "should":
-		return true
-	}
-	return false
-}
+// modals come between who asks and the asking: "a guest might ask".
+var modals = fieldSet("might may can could would will should")
 
-// raiseVerb brings a request: "anything a customer raises".
-func raiseVerb(w string) bool {
-	switch w {
-	case "raises", "raise", "asks", "ask", "brings", "bring", "sends", "send", "needs", "need", "wants", "want", "has":
-		return true
-	}
-	return false
-}
+// raiseVerbs bring a request: "anything a customer raises".
+var raiseVerbs = fieldSet("raises raise asks ask brings bring sends send needs need wants want has")
 
 // claimAnchors start a claim's words in any case ("all" covers "all
 // tasks" and "all in one" whatever separates its words; claimedIn reads
