@@ -3,6 +3,7 @@ package match
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -239,6 +240,7 @@ var recalls = map[string]bool{
 	"discussed": true, "mentioned": true, "talked": true, "agreed": true,
 	"today": true, "tomorrow": true, "tonight": true, "yesterday": true, "now": true, "later": true, "soon": true,
 	"last": true, "still": true,
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
 }
 
 // earlierTalk recalls an earlier conversation, and so points at what it
@@ -247,17 +249,25 @@ var recalls = map[string]bool{
 var earlierTalk = map[string]bool{"discussed": true, "mentioned": true, "talked": true, "agreed": true}
 
 // recalled says whether words[i] is a recall, or the time a "last"
-// before it recalls: "same as last time", "what we sent last week".
+// before it recalls: "same as last time", "what we sent last week", or a
+// part of a recalled day.
 func recalled(words []string, i int) bool {
 	if recalls[words[i]] {
 		return true
 	}
 	switch words[i] {
+	case "this": // "this afternoon" is a time, not a thing pointed at
+		return i+1 < len(words) && (words[i+1] == "week" || words[i+1] == "month" || words[i+1] == "year" || dayParts[words[i+1]])
 	case "time", "week", "month", "year":
 		return i > 0 && words[i-1] == "last"
+	case "morning", "afternoon", "evening", "night": // dayParts
+		// "got this through the door this morning", "on Monday morning"
+		return i > 0 && (words[i-1] == "this" || recalls[words[i-1]])
 	}
 	return false
 }
+
+var dayParts = map[string]bool{"morning": true, "afternoon": true, "evening": true, "night": true}
 
 // asking words say that something is wanted, never what: the closed class
 // of verbs of needing, helping and getting done ("I need help with a work
@@ -275,6 +285,36 @@ var asking = map[string]bool{
 	"done": true, "handle": true, "deal": true, "sort": true, "take": true, "care": true, "asap": true,
 	"someone": true, "somebody": true, "anyone": true, "anybody": true,
 	"ideas": true, "look": true, "chance": true, "needful": true, "action": true, "actioned": true,
+	"supposed": true,
+}
+
+// greetings open a request and say nothing of it: "hello? is anyone
+// there" went to a change of collector at 0.94 on the vectors of "hello"
+// and "anyone". A thin request of greetings names only a skill that says
+// it greets (namesJob).
+var greetings = map[string]bool{"hello": true, "hi": true, "hey": true, "hiya": true, "howdy": true}
+
+// contactVerbs ask for a reply before "me back" or "us back" ("can
+// someone ring me back about it?", to a shop return at 0.84), and so ask,
+// naming nothing but the reply; a skill whose label is a call back is
+// still named by them.
+var contactVerbs = map[string]bool{"ring": true, "call": true, "phone": true, "email": true, "text": true, "contact": true}
+
+// contactAsk says whether words[i] is a contact verb asking for a reply:
+// "ring me back" ("what do you want to call me" asks a name).
+func contactAsk(words []string, i int) bool {
+	return contactVerbs[words[i]] && i+2 < len(words) && (words[i+1] == "me" || words[i+1] == "us") && words[i+2] == "back"
+}
+
+// followUp says whether words[i] is "follow" (any form) before "up": a
+// request that follows up an earlier one points at it ("following up on
+// my email from Monday" went to annual leave at 0.74).
+func followUp(words []string, i int) bool {
+	switch words[i] {
+	case "follow", "following", "followed", "follows":
+		return i+1 < len(words) && words[i+1] == "up"
+	}
+	return false
 }
 
 // askingParticle says whether words[i] is the particle of an asking verb
@@ -286,11 +326,14 @@ func askingParticle(words []string, i int) bool {
 	if words[i] == "know" && i >= 2 && words[i-2] == "let" && (words[i-1] == "me" || words[i-1] == "us") {
 		return true // "let me know": asks for an answer, names none ("I don't know" is no ask)
 	}
+	if i > 0 && contactAsk(words, i-1) {
+		return true // the "us" of "call us back"
+	}
 	if !particles[words[i]] {
 		return false
 	}
 	for j := i - 1; j >= max(0, i-2); j-- { // the verb, or the verb and its object ("sort it out")
-		if asking[words[j]] {
+		if asking[words[j]] || contactAsk(words, j) {
 			return true
 		}
 	}
@@ -321,15 +364,33 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 		return
 	}
 	words := analyze.Words(req.Need)
-	pointers, content, asks := 0, 0, 0
+	pointers, its, content, asks := 0, 0, 0, 0
+	var contentAt []int
 	for i, w := range words {
 		switch {
-		case referents[w] || earlierTalk[w]:
+		case referents[w] && !recalled(words, i) || earlierTalk[w] || followUp(words, i):
 			pointers++
-		case asking[w]:
+			if w == "it" {
+				its++
+			}
+		case asking[w] || contactAsk(words, i):
 			asks++
-		case !analyze.IsStopword(w) && !recalled(words, i) && !askingParticle(words, i):
+		case !analyze.IsStopword(w) && !recalled(words, i) && !askingParticle(words, i) && !greetings[w]:
 			content++
+			contentAt = append(contentAt, i)
+		}
+	}
+	// A request that points at something and names only whom or where it
+	// is for names no job. Without a pointer a capital may be the
+	// writer's ("I need a Dermatologist in Hercules"), and "it" may point
+	// at nothing: "will it rain in Paris tomorrow" asks about Paris.
+	if pointers > its && content > 1 {
+		if names := properNames(req.Need); names != nil {
+			for _, i := range contentAt {
+				if names[words[i]] {
+					content--
+				}
+			}
 		}
 	}
 	if (pointers == 0 && (content > 0 || asks == 0)) || content > 1 {
@@ -359,8 +420,11 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 // report at 0.92 and to a code review at 0.99.
 func namesJob(words []string, d *index.Doc) bool {
 	for i, w := range words {
-		if referents[w] || asking[w] || recalled(words, i) || askingParticle(words, i) {
+		if referents[w] || asking[w] || recalled(words, i) || askingParticle(words, i) || followUp(words, i) {
 			continue
+		}
+		if greetings[w] && has(d.DescTerms, analyze.Stem(w)) {
+			return true
 		}
 		if slices.ContainsFunc(d.Tags, func(t string) bool { return strings.EqualFold(strings.TrimSpace(t), w) }) {
 			return true
@@ -392,4 +456,37 @@ func has(set []string, t string) bool {
 // tags, description or examples.
 func skillHolds(d *index.Doc, t string) bool {
 	return has(d.NameTerms, t) || has(d.TagTerms, t) || has(d.DescTerms, t) || has(d.ExampleTerms, t)
+}
+
+// properNames returns, lower-cased, the words a request capitalizes
+// mid-sentence ("the usual for the Kiln House"): names of a place, a
+// person or a firm, an instance of a job rather than the job (the usual
+// for that pub went to a line clean at 0.99). A thin request's content
+// is what it asks done, not whom for; a label holding the name still
+// names its skill (namesJob reads every word). Words in capitals
+// ("VAT", "PO") are not names, nor is anything in a request written all
+// in capitals or title case.
+func properNames(text string) map[string]bool {
+	var names map[string]bool
+	start, lower := true, false
+	for _, f := range strings.Fields(text) {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) })
+		if w != "" {
+			r := []rune(w)
+			switch {
+			case unicode.IsLower(r[0]):
+				lower = true
+			case !start && len(r) > 1 && unicode.IsUpper(r[0]) && unicode.IsLower(r[1]):
+				if names == nil {
+					names = map[string]bool{}
+				}
+				names[strings.ToLower(w)] = true
+			}
+		}
+		start = strings.ContainsAny(f[len(f)-1:], ".?!:")
+	}
+	if !lower {
+		return nil
+	}
+	return names
 }

@@ -163,6 +163,8 @@ func TestUnnamedWords(t *testing.T) {
 		Name: "Annual leave", Description: "Book time off, check how many days are left this year.", Tags: []string{"holiday", "time off"}})
 	refunds := analyzed(index.Doc{Key: "care/refund", AgentID: "care", SkillID: "refund", AgentName: "Customer Care",
 		Name: "Refunds", Description: "Refunds for cancelled sailings.", Tags: []string{"money back", "refund"}})
+	greeter := analyzed(index.Doc{Key: "talk/greeting", AgentID: "talk", SkillID: "greeting", AgentName: "Small talk",
+		Name: "Greeting", Description: "Answers a hello with one."})
 	for _, tt := range []struct {
 		doc     *index.Doc
 		need    string
@@ -190,6 +192,17 @@ func TestUnnamedWords(t *testing.T) {
 		{refunds, "not what we agreed", true},
 		{refunds, "it's still not right", true},
 		{refunds, "not the refund we agreed", false},
+		// Greetings, asks for a reply, follow-ups and times name nothing;
+		// a name of whom or where names no job beside a pointer.
+		{letters, "hi, is anybody there?", true},
+		{greeter, "hello there", false},
+		{refunds, "could somebody call us back?", true},
+		{refunds, "could somebody call us back about the refund?", false},
+		{leave, "following up on my message of Tuesday", true},
+		{leave, "we had this in the post this morning, what now?", true},
+		{leave, "the usual for Priya Shah", true},
+		{leave, "holiday for Priya Shah", false},
+		{refunds, "will it rain in Leeds tomorrow", false},
 	} {
 		out := []Ranked{ranked(tt.doc, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
 		markUnnamed(&extract.Requirement{Need: tt.need}, out)

@@ -532,7 +532,6 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h28-039": "an end-of-tenancy clean before a check-in reads as a tenancy renewal (0.44) beside a cleaner (0.38): asked between them",
-			"h28-077": "a letter through the door (a PDF) with nothing said of it goes to sickness absence, which takes PDFs, at 0.72",
 		},
 	},
 	{
@@ -646,7 +645,6 @@ var hostileSets = []hostileSet{
 			"h35-042": "a broken Delft vase to be mended reads as the in-house conservation studio at 0.22, under the clarify floor: abstained",
 			"h35-048": "\"cancel our booking for the 14th\" (tickets, a venue or a course) goes to ticket changes and refunds at 0.99",
 			"h35-049": "\"give something to the Trust\" (a donation, a legacy or an object) goes to legacy enquiries at 0.74",
-			"h35-081": "\"can someone ring me back about it?\" names no job but its words read as shop returns at 0.84",
 			"h35-085": "renewing a passport (no skill's job) goes to membership renewal at 0.78 on \"renew\"",
 		},
 	},
@@ -694,7 +692,6 @@ var hostileSets = []hostileSet{
 			"h38-044": fundDesks, "h38-045": fundDesks, "h38-046": fundDesks,
 			"h38-050": "\"everything sorted before the big do in the garden\" (a licence, a booking or a delivery) goes to temporary event notices at 0.96",
 			"h38-057": "reading glasses left at a pub (no honest skill's job) go to table bookings at 0.84",
-			"h38-084": "\"the usual for the Kiln House\" (a pointer and a pub's name, so not thin) goes to line cleaning at 0.99",
 		},
 	},
 	{
@@ -728,7 +725,6 @@ var hostileSets = []hostileSet{
 			"h40-039": "a concert grand to a stage is asked about between house moves and the piano hauliers",
 			"h40-040": claimDesks, "h40-041": claimDesks, "h40-042": claimDesks, "h40-044": claimDesks, "h40-046": claimDesks,
 			"h40-049": "somewhere for a parent's things (storage or a clearance) goes to house clearance at 0.82",
-			"h40-084": "\"following up on my email from Monday\" (three content words, not thin) goes to annual leave at 0.74",
 			"h40-086": "a taxi to the airport (no skill's job) goes to annual leave at 0.74",
 		},
 	},
@@ -759,7 +755,6 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h42-040": plantDesks, "h42-043": plantDesks, "h42-044": plantDesks, "h42-045": plantDesks, "h42-046": plantDesks,
-			"h42-079": "\"hello? is anyone there\" (no content word but a greeting) goes to changing a click-and-collect collector at 0.94",
 			"h42-090": "registering a baby's birth (no skill's job) goes to changing a click-and-collect collector at 0.84",
 		},
 	},
