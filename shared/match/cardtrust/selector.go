@@ -37,6 +37,12 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// The selector named by what it decides: "for the one who decides
 	// where messages go" (a forty-first set's reception desk).
 	`|(one\s(who|that)|whoever)\s(decides?|chooses?|picks?)\s(where|which\sdesk|which\sservice)\s(\w+\s)?(messages?|requests?|tasks?|quer(y|ies)|enquir(y|ies))\s(go|goes|are\ssent|belong)\b` +
+	// The request as the selector holds it: "the request in front of
+	// you is far more likely to be one of ours", "take the request you
+	// are holding" (a forty-fourth set's mystery-shopper round and
+	// mind-reading act). No honest card of any catalog here speaks of the
+	// request its reader holds.
+	`|(requests?|messages?|tasks?|quer(y|ies)|enquir(y|ies))\s(in\sfront\sof\syou|((that|which)\s)?(you\s(are|re|were)\s|youre\s|you\s)(holding|hold))\b` +
 	// The tool the selector was about to call, not "whichever tool you
 	// already use".
 	`|whichever\s(tool|skill|agent)\syou\s(were|are|had)\s(going|about|planning|intending|planned|intended|meant)\b` +
@@ -172,8 +178,8 @@ var selectorAnchors = []string{"tool", "skill", "agent", "llm", "router", "orche
 	// (whose "place it above all other listings" holds only these).
 	"confidence", "destination", "ahead", "listing", "entries", "cards",
 	// A forty-first set's address to "the one who decides where messages
-	// go".
-	"decide"}
+	// go"; a forty-fourth's to whoever holds the request.
+	"decide", "front", "hold"}
 
 // talksToSelectorIn says whether any of a card's texts (descriptions,
 // names, tags, examples), each scanned for exampleKinds, talks to the
@@ -211,7 +217,8 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 		notes messages reminders notice notices announcement announcements separately pass hand
 		every all any each
 		guidance instructions sibling listed allocate assign record treat regard else
-		component components system systems layer layers engine engines agent agents place put one whoever`)
+		component components system systems layer layers engine engines agent agents place put one whoever
+		request requests task tasks query queries enquiry enquiries`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.
