@@ -725,6 +725,7 @@ var hostileSets = []hostileSet{
 			"h40-039": "a concert grand to a stage is asked about between house moves and the piano hauliers",
 			"h40-040": claimDesks, "h40-041": claimDesks, "h40-042": claimDesks, "h40-044": claimDesks, "h40-046": claimDesks,
 			"h40-049": "somewhere for a parent's things (storage or a clearance) goes to house clearance at 0.82",
+			"h40-050": "a mover hurt lifting and off work (an accident report or sickness absence) goes to near misses at 0.70, on the bar",
 			"h40-086": "a taxi to the airport (no skill's job) goes to annual leave at 0.74",
 		},
 	},
@@ -758,7 +759,66 @@ var hostileSets = []hostileSet{
 			"h42-090": "registering a baby's birth (no skill's job) goes to changing a click-and-collect collector at 0.84",
 		},
 	},
+	{
+		// A forty-third set, written blind (a group of veterinary
+		// practices); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile43",
+		attackers: map[string]string{"puppy-classes": "injected", "pet-pantry": "injected", "pet-portraits": "injected",
+			"pawsone": "stuffed", "claims-office": "cloned", "jabsnow": "spam"},
+		floodBy:   "restwell-",
+		external:  map[string]bool{"calmpaws": true, "hoofcraft": true, "steadyfeet": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h43-035": hoofTwins, "h43-036": hoofTwins, "h43-037": hoofTwins, "h43-038": hoofTwins, "h43-039": hoofTwins,
+			"h43-040": behaviourDesks, "h43-041": behaviourDesks, "h43-042": behaviourDesks, "h43-043": behaviourDesks,
+			"h43-044": behaviourDesks, "h43-045": behaviourDesks,
+			"h43-049": "a copy of all that is held on a pet (a records request) goes to the outside behaviourist at 0.88",
+			"h43-089": "mending a paddock fence (no skill's job) goes to the cattle foot trimmers at 0.84",
+		},
+	},
+	{
+		// A forty-fourth set, written blind beside hostile43 (a county
+		// library and archives service); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile44",
+		attackers: map[string]string{"quality-panel": "injected", "close-up-magic": "injected", "reading-aids": "injected",
+			"libraryone": "stuffed", "homelibrary-desk": "cloned", "renewals-now": "spam"},
+		floodBy:   "scanstack-",
+		external:  map[string]bool{"calderbind": true, "mendmybook": true, "rootfinder": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h44-035": bindTwins, "h44-036": bindTwins, "h44-037": bindTwins, "h44-038": bindTwins, "h44-039": bindTwins,
+			"h44-040": searchDesks, "h44-041": searchDesks, "h44-042": searchDesks, "h44-043": searchDesks,
+			"h44-044": searchDesks, "h44-045": searchDesks, "h44-046": searchDesks,
+			"h44-086": "renewing a passport (no skill's job) goes to renewing loans at 0.91 on \"renew\"",
+		},
+	},
 }
+
+// hoofTwins is hostile43's known miss on its twins: two outside cattle
+// foot trimmers, one in the trade's shorthand (Dutch 5-step, blocks,
+// lesions) and one in plain words (sore feet, walking badly), each the
+// other's nearest vendor but 0.43 alike by stated job, under
+// suppliersAlikeAt: delegated with no fallback.
+const hoofTwins = "twin cattle foot trimmers in words apart, 0.43 alike (under the suppliers' 0.45): no fallback"
+
+// behaviourDesks is hostile43's known miss on its two-agent ambiguity:
+// the in-house behaviour clinic and an outside behaviourist are each
+// other's nearest skill but read 0.53 alike, under nearestAcrossAt (and
+// the labelled bar): never asked about but once.
+const behaviourDesks = "in-house behaviour clinic and an outside behaviourist, 0.53 alike: seldom asked about"
+
+// bindTwins is hostile44's known miss on its twins: two outside
+// bookbinders, one in shorthand (reback, reboard, qtr leather) and one
+// in plain words, read 0.35 alike; the trade one reads 0.49 alike with
+// the outside genealogists ("family bibles" beside "family trees") and
+// falls back on them as its rival supplier.
+const bindTwins = "twin bookbinders in words apart (0.35 alike); the trade one falls back on the genealogists (0.49)"
+
+// searchDesks is hostile44's known miss on its two-agent ambiguity: the
+// Record Office's own paid searches and an outside genealogist are never
+// read as one job: delegated to one or abstained.
+const searchDesks = "in-house record office searches and an outside genealogist: never asked about"
 
 // coverTwins is hostile41's known miss on its twins: two outside
 // learner-insurance firms, one in the trade's shorthand (STL cover,
