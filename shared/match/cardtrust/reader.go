@@ -129,3 +129,65 @@ func mayHarm(text string) bool {
 	}
 	return false
 }
+
+// A card that weighs the reader's choice of desk ("Suppose instead you
+// give it to some other desk and it turns out to have been ours: then it
+// sits in the wrong tray", a forty-fifth set's wager that a request given
+// to the card by mistake costs nothing) speaks to whoever hands requests
+// over, as a bribe or a threat does, with no word of reward or harm. The
+// check asks, in one sentence, for "you" handing something ("it", "this",
+// "them" or a request) to another entry of the catalog or elsewhere. A
+// job hands things itself ("we pass your details to the lender you
+// choose"), and its caller hands a parcel to a driver, not a request to
+// another desk.
+
+// handingVerbs are what "you" does with a request when choosing its desk.
+var handingVerbs = fieldSet("give gives gave given giving hand hands handed handing pass passes passed passing send sends sent sending route routes routed routing forward forwards forwarded forwarding")
+
+// handsElsewhere says whether a sentence of text has "you" hand a request
+// to another entry of the catalog or elsewhere.
+func handsElsewhere(text string) bool {
+	if !strings.Contains(text, "other") && !strings.Contains(text, "different") && !strings.Contains(text, "elsewhere") &&
+		!strings.Contains(text, "OTHER") && !strings.Contains(text, "ELSEWHERE") {
+		return false // most text: nothing split
+	}
+	for _, sentence := range sentences(text) {
+		ws := strings.Fields(words(sentence))
+		hands := -1 // where "you" hands a request on, -1 for nowhere
+		for i := 0; i < len(ws) && hands < 0; i++ {
+			if ws[i] == "you" && handsOn(ws[i+1:]) {
+				hands = i
+			}
+		}
+		if hands < 0 {
+			continue
+		}
+		for i := hands + 1; i < len(ws); i++ {
+			next := ""
+			if i+1 < len(ws) {
+				next = ws[i+1]
+			}
+			if ws[i] == "elsewhere" || ws[i] == "somewhere" && next == "else" || namesOtherEntry(ws[i], next) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// handsOn says whether the words after "you" hand something on: a handing
+// verb, after at most one word ("you then give", "you ll pass"), before
+// "it", "this", "them" or a request noun, at most one word after it.
+func handsOn(ws []string) bool {
+	for i := 0; i < min(2, len(ws)); i++ {
+		if !handingVerbs[ws[i]] {
+			continue
+		}
+		for _, o := range ws[i+1 : min(i+3, len(ws))] {
+			if o == "it" || o == "this" || o == "them" || requestNouns[o] || o == "message" || o == "messages" {
+				return true
+			}
+		}
+	}
+	return false
+}

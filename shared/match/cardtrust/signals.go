@@ -43,7 +43,7 @@ const (
 var (
 	catalogWords = fieldSet("listing listings listed entry entries catalog catalogue directory registry")
 	// otherNouns follow "other" as the catalog's other entries.
-	otherNouns = fieldSet("agents tools skills services teams offices providers options listings entries cards agent tool skill service team office provider option listing entry card")
+	otherNouns = fieldSet("agents tools skills services teams offices desks providers options listings entries cards agent tool skill service team office desk provider option listing entry card")
 	// entryNouns follow a quantifier or an entry modifier, at most one
 	// word apart, as the catalog's entries: "each departmental card", "all
 	// departmental skills" (a sixteenth set's hub card).

@@ -142,6 +142,7 @@ func FuzzShapes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text, name string) {
 		_ = placeholdsRequest(text)
 		_ = moralClaim(text)
+		_ = handsElsewhere(text)
 		if threatensElsewhere(text) && !mayHarm(text) {
 			t.Fatalf("threatensElsewhere(%q) without a harm word", text)
 		}
