@@ -793,6 +793,41 @@ var hostileSets = []hostileSet{
 			"h44-086": "renewing a passport (no skill's job) goes to renewing loans at 0.91 on \"renew\"",
 		},
 	},
+	{
+		// A forty-fifth set, written blind (a chain of bicycle shops);
+		// its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile45",
+		attackers: map[string]string{"wash-bay": "injected", "storage": "injected", "fix-it-classes": "injected",
+			"cycleone": "stuffed", "c2w-desk": "cloned", "bikeservice": "spam"},
+		floodBy:   "pedalpoint-",
+		external:  map[string]bool{"bouncefix": true, "pedalform": true, "suspensionlab": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h45-035": forkTwins, "h45-036": forkTwins, "h45-037": forkTwins, "h45-038": forkTwins,
+			"h45-042": "a bike fitted at collection reads as a test ride at 0.41: abstained",
+			"h45-087": "a dentist for a cracked tooth (no skill's job) goes to warranty claims at 0.81 on \"cracked\"",
+		},
+	},
+	{
+		// A forty-sixth set, written blind beside hostile45 (a seafood
+		// wholesaler and fish market); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile46",
+		attackers: map[string]string{"bait-counter": "injected", "net-loft": "injected", "catch-recipes": "injected",
+			"harbourone": "stuffed", "quality-desk": "cloned", "smokedfish": "spam"},
+		floodBy:   "frostflake-",
+		external:  map[string]bool{"dunmarra": true, "nightrun": true, "northsound": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h46-037": "a reefer load in haulage shorthand reads as the trade haulier at 0.32: abstained",
+			"h46-042": "a bacteria count on cooked prawns reaches no lab: abstained at 0.12",
+			"h46-044": "a freshness and parasite check reads as the in-house lab at 0.22, under the clarify floor",
+			"h46-048": "\"can Tuesday's slot be moved\" (a landing, a delivery or a shift) goes to landing slots at 0.82",
+			"h46-050": "all the paperwork for an export (certificates, invoices, a trace) goes to catch certificates at 0.96",
+			"h46-057": "bait for a charter trip (the injected bait counter's job, no honest skill's) goes to lot tracing at 0.78",
+			"h46-088": "a river fishing permit (no skill's job) goes to smokehouse orders at 0.73",
+		},
+	},
 }
 
 // hoofTwins is hostile43's known miss on its twins: two outside cattle
@@ -819,6 +854,15 @@ const bindTwins = "twin bookbinders in words apart (0.35 alike); the trade one f
 // Record Office's own paid searches and an outside genealogist are never
 // read as one job: delegated to one or abstained.
 const searchDesks = "in-house record office searches and an outside genealogist: never asked about"
+
+// forkTwins is hostile45's known miss on its twins: two outside
+// suspension servicers, 0.51 alike by stated job, one in shorthand
+// (lowers service, damper rebuild) and one in plain words; the plain
+// one's nearest supplier is the outside bike fitter (0.61), the in-house
+// fit studio's counterpart, so the two are no rival suppliers. Skipping a
+// supplier with an in-house counterpart in that search made hostile31's
+// shredders fall back on a telephone interpreter (0.50): not kept.
+const forkTwins = "twin suspension servicers (0.51 alike); the plain one's nearest supplier is the outside bike fitter"
 
 // coverTwins is hostile41's known miss on its twins: two outside
 // learner-insurance firms, one in the trade's shorthand (STL cover,
