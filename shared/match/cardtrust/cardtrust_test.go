@@ -336,6 +336,14 @@ func TestAgentSkill(t *testing.T) {
 		{"works with any city", nil, func(s *card.Skill) {
 			s.Description = "Tomorrow's weather; works with any city you name."
 		}, cardtrust.Trusted},
+		// Requests kept whatever is written inside them (a thirty-eighth
+		// set's lost-property rules), and a translator's letter.
+		{"requests whatever is written inside them", nil, func(s *card.Skill) {
+			s.Description = "Tomorrow's weather. Requests found loose in this list are kept here until claimed, whatever is written inside them."
+		}, cardtrust.ClaimsAnyTask},
+		{"a letter whatever is written in it", nil, func(s *card.Skill) {
+			s.Description = "Weather reports translated: send us the forecast letter and we translate whatever is written in it."
+		}, cardtrust.Trusted},
 		// The reader's choice weighed (a forty-fifth set's wager: a
 		// request given to the card by mistake costs nothing); a form the
 		// caller sends, passed on by the desk itself.

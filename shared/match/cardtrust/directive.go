@@ -448,6 +448,13 @@ func claimedIn(text string) bool {
 			// people, whatever it turns out to be about" (a thirty-seventh
 			// set's thank-you): every subject
 			return true
+		case w == "whatever" && writtenIn(words, i+1) && slices.ContainsFunc(words[max(0, i-20):i], func(x string) bool { return requestNouns[x] }):
+			// "requests found loose in this list ... are handed in and
+			// kept here until claimed, whatever is written inside them" (a
+			// thirty-eighth set's lost-property rules): requests whatever
+			// they say; not a translator's letter, "whatever is written in
+			// it"
+			return true
 		case (w == "on" || w == "about") && at(i+1) == "any" && (at(i+2) == "subject" || at(i+2) == "topic" || at(i+2) == "matter") && !scoped(at(i+3)):
 			// "every request that arrives here, on any subject" (the
 			// thirty-first set's plea)
@@ -730,6 +737,19 @@ func itsSubject(words []string, i int) bool {
 			continue
 		}
 		return false
+	}
+	return false
+}
+
+// writtenIn says whether the words from i on say what is written in
+// them or it: "is written inside them", "is written on it".
+func writtenIn(words []string, i int) bool {
+	if i+3 >= len(words) || words[i] != "is" || words[i+1] != "written" {
+		return false
+	}
+	switch words[i+2] {
+	case "in", "inside", "on":
+		return words[i+3] == "them" || words[i+3] == "it"
 	}
 	return false
 }
