@@ -32,6 +32,17 @@ const (
 	// other agents' cards can bring about must need much of the skill's
 	// own doing.
 	catchAllTerms = 2 * catchAllJobs
+	// catchAllAgentsTerms is the fewest distinct name and tag terms a
+	// skill must have to be a catch-all by the agents its words reach
+	// alone, its groups collapsed: more than any written label holds (11,
+	// see catchAllTerms). The stuffed cards so read hold 15 to 19 (a
+	// campus super-app's 19 reached 7 agents in 4 groups). Written labels
+	// of 10 and 11 terms reach 5 to 9 agents in a catalog of small agents
+	// whose labels share few words: a forty-seventh set's plain first-aid
+	// trainer ("Two-day first aid course for outdoor workers", tagged "two
+	// days", "certificate", "youth leaders") reached 9 and lost its twin,
+	// a sixteenth set's outside broker 5.
+	catchAllAgentsTerms = catchAllTerms + 2
 )
 
 // markCatchAll sets distrust on each catch-all skill (see catchAllJobs)
@@ -216,6 +227,9 @@ func catchAllsAmong(refs []ref, docs []index.Doc, agentOf []int32, reach int, sp
 	least := catchAllLeast(jobs)
 	var out []string
 	for i, n := range jobs {
+		if claimed[i] >= least && labelTerms(&docs[i]) < catchAllAgentsTerms {
+			claimed[i] = 0 // a written label's common words, not stuffing
+		}
 		if refs[i].distrust != "" || n < least && claimed[i] < least ||
 			fewLabelsExcuse(n, claimed[i], least) && (labels(&docs[i], nil) <= catchAllJobs || labels(&docs[i], claimsOf(agentOf[i], users, reach)) < catchAllJobs) {
 			continue

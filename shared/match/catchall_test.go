@@ -120,6 +120,26 @@ func TestCatchAllOverLinkedAgents(t *testing.T) {
 	}
 }
 
+// A written label may hold as many terms as the catch-all checks read
+// (ten or eleven) and reach as many agents, in a catalog of small agents
+// whose labels share few words: a blind set's plain first-aid trainer
+// reached nine. Reaching agents alone, groups collapsed, takes more terms
+// than a written label holds.
+func TestCatchAllWrittenLabelOverLinkedAgents(t *testing.T) {
+	words := []string{"ledger", "harbor", "violin", "meadow", "copper", "lantern", "orchard", "glacier", "saffron"}
+	var agents []catalog.Agent
+	for i, s := range specialists {
+		agents = append(agents, agentWith(s.id, card.Skill{ID: "job", Name: s.name, Description: s.name + " for you.",
+			Tags: []string{words[i], words[i+1]}}))
+	}
+	course := card.Skill{ID: "course", Name: "Two-day first aid course", Description: "First aid for outdoor workers.", Tags: words[:6]}
+	m, err := New(catalog.New(append(agents, agentWith("course", course))...), WithEmbedder(embed.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFlagged(t, m, "course", false)
+}
+
 // Stuffing names each job in a label of its own. An honest skill whose
 // name and one tag happen to hold five other agents' words claims five
 // groups from two labels: not a catch-all. The same words as five tags,
