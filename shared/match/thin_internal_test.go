@@ -197,6 +197,7 @@ func TestUnnamedWords(t *testing.T) {
 		{letters, "hi, is anybody there?", true},
 		{greeter, "hello there", false},
 		{refunds, "could somebody call us back?", true},
+		{refunds, "can someone call me back when they have a minute?", true},
 		{refunds, "could somebody call us back about the refund?", false},
 		{leave, "following up on my message of Tuesday", true},
 		{leave, "we had this in the post this morning, what now?", true},
