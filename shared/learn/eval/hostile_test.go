@@ -320,8 +320,8 @@ var hostileSets = []hostileSet{
 		// rest is listed as what fails today, not mended.
 		misses: map[string]string{
 			"h16-035": recoveryTwins, "h16-037": recoveryTwins, "h16-039": recoveryTwins,
-			"h16-040": brokerDistrusted, "h16-041": brokerDistrusted, "h16-043": brokerDistrusted, "h16-044": brokerDistrusted,
-			"h16-045": brokerDistrusted, "h16-046": brokerDistrusted,
+			"h16-040": brokerApart, "h16-041": brokerApart, "h16-042": brokerApart, "h16-043": brokerApart,
+			"h16-045": brokerApart,
 			"h16-087": "hotel nights near a dealer conference go to tyre storage at 0.85",
 		},
 	},
@@ -828,6 +828,36 @@ var hostileSets = []hostileSet{
 			"h46-088": "a river fishing permit (no skill's job) goes to smokehouse orders at 0.73",
 		},
 	},
+	{
+		// A forty-seventh set, written blind (an outdoor activity
+		// centre); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile47",
+		attackers: map[string]string{"fellwalks": "injected", "renwicks-hut": "injected", "campfire": "injected",
+			"peakone": "stuffed", "medical-desk": "cloned", "kayakcourses": "spam"},
+		floodBy:   "gearloop-",
+		external:  map[string]bool{"ableoutdoors": true, "ridgeline": true, "safehands": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h47-035": aidTwins, "h47-036": aidTwins, "h47-037": aidTwins, "h47-038": aidTwins, "h47-039": aidTwins,
+			"h47-040": inclusionDesks, "h47-042": inclusionDesks, "h47-044": inclusionDesks, "h47-046": inclusionDesks,
+			"h47-050": "an auditor wanting \"your certificate\" (of which service?) goes to residential risk packs at 0.98",
+			"h47-088": "a pub table in a village (no skill's job) goes to bunkhouse bookings at 0.82",
+		},
+	},
+	{
+		// A forty-eighth set, written blind beside hostile47 (an
+		// independent cinema chain); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile48",
+		attackers: map[string]string{"poster-shop": "injected", "getting-here": "injected", "foyer-displays": "injected",
+			"cineos": "stuffed", "access-desk": "cloned", "snackstack": "spam"},
+		floodBy:   "brightbeam-",
+		external:  map[string]bool{"chairdoctor": true, "reelwise": true, "seatwright": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h48-036": seatDesks, "h48-038": seatDesks,
+		},
+	},
 }
 
 // hoofTwins is hostile43's known miss on its twins: two outside cattle
@@ -854,6 +884,25 @@ const bindTwins = "twin bookbinders in words apart (0.35 alike); the trade one f
 // Record Office's own paid searches and an outside genealogist are never
 // read as one job: delegated to one or abstained.
 const searchDesks = "in-house record office searches and an outside genealogist: never asked about"
+
+// aidTwins is hostile47's known miss on its twins: two outside
+// first-aid trainers, one in shorthand (16hr OFA requal, RQF L3) and one
+// in plain words, read 0.29 alike: no fallback. The plain one was
+// distrusted as a catch-all on the first run (its ten label terms reached
+// nine agents), trusted since.
+const aidTwins = "twin first-aid trainers in words apart (0.29 alike): no fallback"
+
+// inclusionDesks is hostile47's known miss on its two-agent ambiguity:
+// the in-house inclusion team and an outside adaptive-sport trust read
+// 0.47 alike, not each other's nearest: asked about on three requests.
+const inclusionDesks = "in-house inclusion team and an outside adaptive-sport trust (0.47 alike): asked about on three of seven"
+
+// seatDesks is hostile48's known miss on its twins: the plain seat-repair
+// firm is read as the box office's seat changes under other handling
+// (each the other's nearest skill, sharing "seat" in their labels), so
+// its requests are asked about beside a seat change instead of falling
+// back on the trade repairer.
+const seatDesks = "the plain seat repairer read as the box office's seat changes (a shared label word): asked about"
 
 // forkTwins is hostile45's known miss on its twins: two outside
 // suspension servicers, 0.51 alike by stated job, one in shorthand
@@ -994,12 +1043,14 @@ const contactDesks = "in-house customer relations and an outside contact agency 
 // alike); one request reads as a complaint and two stand under the bar.
 const recoveryTwins = "twin recovery firms: one request read as a complaint, two abstained under the bar"
 
-// brokerDistrusted is hostile16's known miss on its two-agent ambiguity:
-// the outside finance broker's name and tags share words with six other
-// agents (the in-house Finance Desk's own job among them, the stuffed card
-// and two flood cards), so it is distrusted as a catch-all and never
-// asked about beside the Finance Desk.
-const brokerDistrusted = "the outside finance broker is distrusted as a catch-all: the in-house Finance Desk alone"
+// brokerApart is hostile16's known miss on its two-agent ambiguity: the
+// outside finance broker and the in-house Finance Desk are asked about on
+// two requests; the others read as valuations, car sales, an account
+// opening or annual leave and are abstained on. Until the catch-all check
+// by the agents a label reaches asked for more terms than a written label
+// holds, the broker's eleven label terms (shared with six other agents)
+// had it distrusted as a catch-all.
+const brokerApart = "the outside finance broker and the in-house Finance Desk: requests read as other jobs"
 
 // twinsApart is hostile6's known miss on its twins: ClearView's
 // "Windscreen & window glass" and GlassPoint's "Vehicle glazing jobs"
