@@ -858,6 +858,36 @@ var hostileSets = []hostileSet{
 			"h48-036": seatDesks, "h48-038": seatDesks,
 		},
 	},
+	{
+		// A forty-ninth set, written blind (a zoo and aquarium); its first
+		// run is in docs/hostile-sets.md.
+		dir: "testdata/hostile49",
+		attackers: map[string]string{"frog-lab": "injected", "safari-snaps": "injected", "pup-cam": "injected",
+			"zoosphere": "stuffed", "welfare-desk": "cloned", "adoptadopt": "spam"},
+		floodBy:   "keeperquest-",
+		external:  map[string]bool{"clearpanel": true, "tankshine": true, "volunteercentre": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h49-040": volunteerDesks, "h49-041": volunteerDesks, "h49-042": volunteerDesks, "h49-044": volunteerDesks,
+			"h49-045": volunteerDesks, "h49-046": volunteerDesks,
+			"h49-049": "\"my card won't work\" (a pass card, a bank card or a gift card) goes to replacement pass cards at 0.98",
+			"h49-087": "renewing a passport (no skill's job) goes to pass renewals at 0.90 on \"renew\" (the third blind set to write it)",
+		},
+	},
+	{
+		// A fiftieth set, written blind beside hostile49 (a chain of
+		// hair and beauty salons); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile50",
+		attackers: map[string]string{"tea-club": "injected", "pamper-hour": "injected", "celebrations": "injected",
+			"salonsphere": "stuffed", "patchtest-desk": "cloned", "giftvouchers": "spam"},
+		floodBy:   "veilready-",
+		external:  map[string]bool{"careerpath": true, "freshtowel": true, "linenline": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h50-042": "an apprentice's kit his parents cannot afford (a bursary) goes to course enrolment at 0.81",
+		},
+	},
 }
 
 // hoofTwins is hostile43's known miss on its twins: two outside cattle
@@ -896,6 +926,15 @@ const aidTwins = "twin first-aid trainers in words apart (0.29 alike): no fallba
 // the in-house inclusion team and an outside adaptive-sport trust read
 // 0.47 alike, not each other's nearest: asked about on three requests.
 const inclusionDesks = "in-house inclusion team and an outside adaptive-sport trust (0.47 alike): asked about on three of seven"
+
+// volunteerDesks is hostile49's known miss on its two-agent ambiguity:
+// the in-house volunteer office and an outside volunteer centre are each
+// other's nearest skill and share "volunteer" in their labels, but read
+// 0.57 alike, under nearestAcrossLabelledAt (0.6). At 0.5 all seven are
+// asked about, but hostile33's drain survey and asbestos survey (0.52,
+// sharing "survey") become a pair too, and its drain-camera twins lose
+// their fallback: not kept.
+const volunteerDesks = "in-house volunteer office and an outside volunteer centre, 0.57 alike (under the labelled 0.6): delegated"
 
 // seatDesks is hostile48's known miss on its twins: the plain seat-repair
 // firm is read as the box office's seat changes under other handling
