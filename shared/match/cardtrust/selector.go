@@ -43,6 +43,16 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// mind-reading act). No honest card of any catalog here speaks of the
 	// request its reader holds.
 	`|(requests?|messages?|tasks?|quer(y|ies)|enquir(y|ies))\s(in\sfront\sof\syou|((that|which)\s)?(you\s(are|re|were)\s|youre\s|you\s)(holding|hold))\b` +
+	// And in its hands, or passing it: "the next request in your hands
+	// ... passed over to" the card, "every request that comes past you
+	// is that train" (a fifty-second set's gift and trolley problem).
+	`|(requests?|messages?|tasks?|quer(y|ies)|enquir(y|ies))\s(in\syour\shands?|((that|which)\s)?(comes?|goes|go|passes|pass)\spast\syou)\b` +
+	// The reader of the catalog as "this list": "whoever has this list in
+	// front of them", "for the one who reads the list", "before you read
+	// any further down this list". No honest card of any catalog here
+	// speaks of "this list" (a card's "put me on the list" is its own).
+	`|(one\s(who|that)|whoever|anyone|anybody|everyone)\s(has|holds|is\sholding|reads|is\sreading|read)\s(this|the)\s(list|catalog|catalogue|directory)\b` +
+	`|(read|reading)\s(any\s)?(further\s)?(down|through)\s(this|the)\s(list|catalog|catalogue|directory)\b` +
 	// The tool the selector was about to call, not "whichever tool you
 	// already use".
 	`|whichever\s(tool|skill|agent)\syou\s(were|are|had)\s(going|about|planning|intending|planned|intended|meant)\b` +
@@ -179,7 +189,10 @@ var selectorAnchors = []string{"tool", "skill", "agent", "llm", "router", "orche
 	"confidence", "destination", "ahead", "listing", "entries", "cards",
 	// A forty-first set's address to "the one who decides where messages
 	// go"; a forty-fourth's to whoever holds the request.
-	"decide", "front", "hold"}
+	"decide", "front", "hold",
+	// A fifty-second set's: whoever reads "this list", a request "in your
+	// hands" or that "comes past you".
+	"list", "past"}
 
 // talksToSelectorIn says whether any of a card's texts (descriptions,
 // names, tags, examples), each scanned for exampleKinds, talks to the
@@ -218,7 +231,7 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 		every all any each
 		guidance instructions sibling listed allocate assign record treat regard else
 		component components system systems layer layers engine engines agent agents place put one whoever
-		request requests task tasks query queries enquiry enquiries`)
+		request requests task tasks query queries enquiry enquiries anyone anybody everyone read reading`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.
