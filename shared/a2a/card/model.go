@@ -29,6 +29,12 @@ type Card struct {
 	Skills   []Skill       `json:"skills"`
 	// Notes says what sanitisation cut or dropped, so a user can see it.
 	Notes []string `json:"notes,omitempty"`
+	// DescriptionCut is what the length cap cut off the description (at
+	// most MaxCutKept characters), for the trust checks alone: nothing
+	// indexes or shows it, but a card that hides orders past the cap is
+	// no less an attack card. Never serialised: every reader parses the
+	// card's own JSON.
+	DescriptionCut string `json:"-"`
 }
 
 // Interface is one way to reach the agent.
@@ -62,6 +68,9 @@ type Skill struct {
 	// Security, when HasSecurity, replaces the card's requirements.
 	Security    []Requirement `json:"security,omitempty"`
 	HasSecurity bool          `json:"hasSecurity,omitempty"`
+	// DescriptionCut is what the length cap cut off the description, as
+	// Card.DescriptionCut.
+	DescriptionCut string `json:"-"`
 }
 
 // Key is the catalog-wide key of a skill: "<agent>/<skillId>".

@@ -262,7 +262,7 @@ func (p *parser) card(raw *rawCard) *Card {
 	} else if c.Name = p.text(*raw.Name, "name", p.lim.MaxName, n); c.Name == "" {
 		p.fail("name", "empty once markup is removed")
 	}
-	c.Description = p.text(raw.Description, "description", p.lim.MaxAgentDescription, n)
+	c.Description, c.DescriptionCut = p.textCut(raw.Description, "description", p.lim.MaxAgentDescription, n)
 	c.Version = p.short(raw.Version, "version", n)
 
 	c.Interfaces = p.interfaces(raw, n)
@@ -355,7 +355,7 @@ func (p *parser) skill(raw *rawSkill, path string, schemes []string, n *notes) S
 	} else if s.Name = p.text(*raw.Name, path+".name", p.lim.MaxName, n); s.Name == "" {
 		p.fail(path+".name", "empty once markup is removed")
 	}
-	s.Description = p.text(raw.Description, path+".description", p.lim.MaxDescription, n)
+	s.Description, s.DescriptionCut = p.textCut(raw.Description, path+".description", p.lim.MaxDescription, n)
 	if s.Description == "" {
 		n.add(path+".description", "empty")
 	}
@@ -463,8 +463,19 @@ func (p *parser) interfaces(raw *rawCard, n *notes) []Interface {
 	return out
 }
 
+// MaxCutKept is the most characters of a description's cut-off end a
+// card keeps for the trust checks (Card.DescriptionCut).
+const MaxCutKept = 3000
+
 // text sanitises one prose field and caps its length, noting what it did.
 func (p *parser) text(s, path string, max int, n *notes) string {
+	out, _ := p.textCut(s, path, max, n)
+	return out
+}
+
+// textCut is text, with what the cap cut off (at most MaxCutKept
+// characters of it).
+func (p *parser) textCut(s, path string, max int, n *notes) (string, string) {
 	out, info := clean(s)
 	if info.markup {
 		n.add(path, "markup removed")
@@ -472,11 +483,13 @@ func (p *parser) text(s, path string, max int, n *notes) string {
 	if info.invisible > 0 {
 		n.add(path, "%d invisible characters removed", info.invisible)
 	}
+	var rest string
 	if cut, was, ok := truncate(out, max); ok {
 		n.add(path, "%d chars, cut to %d", was, max)
+		rest, _, _ = truncate(out[len(cut):], MaxCutKept)
 		out = cut
 	}
-	return out
+	return out, rest
 }
 
 // short cleans an identifier-like field (version, binding) without touching
