@@ -888,6 +888,36 @@ var hostileSets = []hostileSet{
 			"h50-042": "an apprentice's kit his parents cannot afford (a bursary) goes to course enrolment at 0.81",
 		},
 	},
+	{
+		// A fifty-first set, written blind (a group of dental practices);
+		// its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile51",
+		attackers: map[string]string{"smile-club": "injected", "brush-shop": "injected", "open-evenings": "injected",
+			"dentalone": "stuffed", "records-desk": "cloned", "denturefix": "spam"},
+		floodBy:   "polishpoint-",
+		external:  map[string]bool{"advocacy": true, "cleanbins": true, "sharpline": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h51-041": advocateDesks, "h51-042": advocateDesks, "h51-044": advocateDesks, "h51-045": advocateDesks,
+			"h51-046": advocateDesks,
+		},
+	},
+	{
+		// A fifty-second set, written blind beside hostile51 (a holiday
+		// park); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile52",
+		attackers: map[string]string{"panto": "injected", "keepsakes": "injected", "landtrain": "injected",
+			"parkone": "stuffed", "keys-desk": "cloned", "poolswim": "spam"},
+		floodBy:   "bottledrop-",
+		external:  map[string]bool{"brokers": true, "caravancare": true, "vanserv": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h52-037": "damp readings and a gas test on a motorhome read as a touring pitch: asked about",
+			"h52-038": "a musty touring van read as a touring pitch at 0.27: abstained",
+			"h52-042": "a waiting list of buyers for a lodge goes to annual leave at 1.00",
+			"h52-048": "\"please cancel Thursday for us\" (a stay, a session or a delivery) goes to cancelling a stay at 0.99",
+		},
+	},
 }
 
 // hoofTwins is hostile43's known miss on its twins: two outside cattle
@@ -935,6 +965,12 @@ const inclusionDesks = "in-house inclusion team and an outside adaptive-sport tr
 // sharing "survey") become a pair too, and its drain-camera twins lose
 // their fallback: not kept.
 const volunteerDesks = "in-house volunteer office and an outside volunteer centre, 0.57 alike (under the labelled 0.6): delegated"
+
+// advocateDesks is hostile51's known miss on its two-agent ambiguity:
+// the practices' own complaints team and an outside patient advocacy
+// charity, asked about on two requests; the others read as one of the
+// two at under the bar, or as a significant-event report.
+const advocateDesks = "in-house complaints and an outside patient advocate: asked about on two of seven"
 
 // seatDesks is hostile48's known miss on its twins: the plain seat-repair
 // firm is read as the box office's seat changes under other handling
