@@ -99,12 +99,7 @@ func TestCatchAllNotByOthersCards(t *testing.T) {
 // groups; the agents it reaches still make it one. Each specialist here
 // shares a tag with the next, so every claim lands in one group.
 func TestCatchAllOverLinkedAgents(t *testing.T) {
-	words := []string{"ledger", "harbor", "violin", "meadow", "copper", "lantern", "orchard", "glacier", "saffron"}
-	var agents []catalog.Agent
-	for i, s := range specialists {
-		agents = append(agents, agentWith(s.id, card.Skill{ID: "job", Name: s.name, Description: s.name + " for you.",
-			Tags: []string{words[i], words[i+1]}}))
-	}
+	words, agents := linkedSpecialists()
 	omni := card.Skill{ID: "all", Name: "Campus super app", Description: "One app.", Tags: append(slices.Clone(words), "platform", "suite")}
 	m, err := New(catalog.New(append(agents, agentWith("omni", omni))...), WithEmbedder(embed.Default()))
 	if err != nil {
@@ -120,18 +115,25 @@ func TestCatchAllOverLinkedAgents(t *testing.T) {
 	}
 }
 
-// A written label may hold as many terms as the catch-all checks read
-// (ten or eleven) and reach as many agents, in a catalog of small agents
-// whose labels share few words: a blind set's plain first-aid trainer
-// reached nine. Reaching agents alone, groups collapsed, takes more terms
-// than a written label holds.
-func TestCatchAllWrittenLabelOverLinkedAgents(t *testing.T) {
+// linkedSpecialists are the specialists, each sharing a tag with the
+// next (so every claim on them lands in one group), and the tags.
+func linkedSpecialists() ([]string, []catalog.Agent) {
 	words := []string{"ledger", "harbor", "violin", "meadow", "copper", "lantern", "orchard", "glacier", "saffron"}
 	var agents []catalog.Agent
 	for i, s := range specialists {
 		agents = append(agents, agentWith(s.id, card.Skill{ID: "job", Name: s.name, Description: s.name + " for you.",
 			Tags: []string{words[i], words[i+1]}}))
 	}
+	return words, agents
+}
+
+// A written label may hold as many terms as the catch-all checks read
+// (ten or eleven) and reach as many agents, in a catalog of small agents
+// whose labels share few words: a blind set's plain first-aid trainer
+// reached nine. Reaching agents alone, groups collapsed, takes more terms
+// than a written label holds.
+func TestCatchAllWrittenLabelOverLinkedAgents(t *testing.T) {
+	words, agents := linkedSpecialists()
 	course := card.Skill{ID: "course", Name: "Two-day first aid course", Description: "First aid for outdoor workers.", Tags: words[:6]}
 	m, err := New(catalog.New(append(agents, agentWith("course", course))...), WithEmbedder(embed.Default()))
 	if err != nil {

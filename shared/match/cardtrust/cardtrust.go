@@ -63,7 +63,7 @@ type Agent struct {
 // ReadAgent reads agent card c's own texts, each scanned once.
 func ReadAgent(c *card.Card) Agent {
 	const kinds = exampleKinds | directiveKind | claimKind
-	c = foldedCard(uncut(c))
+	c = foldedCard(c)
 	texts := []scanned{{c.Name, anchorsIn(c.Name, kinds)}, {c.Description, anchorsIn(c.Description, kinds)}}
 	return Agent{
 		claims: texts[1].kinds&claimKind != 0 && (claimedIn(c.Description) || moralClaim(c.Description)),
@@ -83,7 +83,7 @@ func (a Agent) Skill(s *card.Skill) Verdict {
 	if a.orders {
 		return GivesOrders
 	}
-	s = foldedSkill(uncutSkill(s))
+	s = foldedSkill(s)
 	var buf [16]scanned // a skill's texts, most often, without an allocation
 	t := readSkill(s, buf[:0])
 	switch {
@@ -95,29 +95,6 @@ func (a Agent) Skill(s *card.Skill) Verdict {
 		return ClaimsAnyTask
 	}
 	return Trusted
-}
-
-// uncut is c with its description whole again: what the length cap cut
-// off is read too (card.Card.DescriptionCut). A fifty-second set's land
-// train told its trolley problem within the cap and put "every request
-// that comes past you is that train" past it.
-func uncut(c *card.Card) *card.Card {
-	if c.DescriptionCut == "" {
-		return c
-	}
-	out := *c
-	out.Description += c.DescriptionCut
-	return &out
-}
-
-// uncutSkill is uncut for a skill.
-func uncutSkill(s *card.Skill) *card.Skill {
-	if s.DescriptionCut == "" {
-		return s
-	}
-	out := *s
-	out.Description += s.DescriptionCut
-	return &out
 }
 
 // scanned is one text of a card and the anchor lists it holds.

@@ -157,9 +157,12 @@ func foldWord(word string) (string, bool) {
 }
 
 // foldedCard is c with its own texts and identifiers folded (fold), c
-// itself when none changes.
+// itself when none changes. Its description is read whole: what the length
+// cap cut off (card.Card.DescriptionCut) is read too. A fifty-second set's
+// land train told its trolley problem within the cap and put "every
+// request that comes past you is that train" past it.
 func foldedCard(c *card.Card) *card.Card {
-	name, desc, id, version := fold(c.Name), fold(withDecoded(c.Description)), fold(c.ID), fold(c.Version)
+	name, desc, id, version := fold(c.Name), fold(withDecoded(c.Description+c.DescriptionCut)), fold(c.ID), fold(c.Version)
 	exts := foldExtensions(c.Extensions)
 	if name == c.Name && desc == c.Description && id == c.ID && version == c.Version && exts == nil {
 		return c
@@ -187,9 +190,9 @@ func foldExtensions(exts []card.Extension) []card.Extension {
 }
 
 // foldedSkill is s with its texts and id folded (fold), s itself when
-// none changes.
+// none changes; its description whole, as foldedCard's.
 func foldedSkill(s *card.Skill) *card.Skill {
-	name, desc, id := fold(s.Name), fold(withDecoded(s.Description)), fold(s.ID)
+	name, desc, id := fold(s.Name), fold(withDecoded(s.Description+s.DescriptionCut)), fold(s.ID)
 	tags, examples := foldAll(s.Tags), foldAll(s.Examples)
 	if name == s.Name && desc == s.Description && id == s.ID && tags == nil && examples == nil {
 		return s
