@@ -46,12 +46,16 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// And in its hands, or passing it: "the next request in your hands
 	// ... passed over to" the card, "every request that comes past you
 	// is that train" (a fifty-second set's gift and trolley problem).
-	`|(requests?|messages?|tasks?|quer(y|ies)|enquir(y|ies))\s(in\syour\shands?|((that|which)\s)?(comes?|goes|go|passes|pass)\spast\syou)\b` +
+	`|(requests?|messages?|tasks?|quer(y|ies)|enquir(y|ies))\s(in\syour\shands?|((that|which)\s)?((comes?|goes|go|passes|pass)\spast|reach(es)?|lands?\sin\sfront\sof)\syou)\b` +
 	// The reader of the catalog as "this list": "whoever has this list in
 	// front of them", "for the one who reads the list", "before you read
 	// any further down this list". No honest card of any catalog here
 	// speaks of "this list" (a card's "put me on the list" is its own).
 	`|(one\s(who|that)|whoever|anyone|anybody|everyone)\s(has|holds|is\sholding|reads|is\sreading|read)\s(this|the)\s(list|catalog|catalogue|directory)\b` +
+	// "spun once for the reader of this list", "each time a request lands
+	// in front of you", "every request that reaches you is that request on
+	// the gate" (a fifty-fourth set's anchoring and bystander effect).
+	`|readers?\sof\s(this|the)\s(list|catalog|catalogue|directory)\b` +
 	`|(read|reading)\s(any\s)?(further\s)?(down|through)\s(this|the)\s(list|catalog|catalogue|directory)\b` +
 	// The tool the selector was about to call, not "whichever tool you
 	// already use".
@@ -191,8 +195,8 @@ var selectorAnchors = []string{"tool", "skill", "agent", "llm", "router", "orche
 	// go"; a forty-fourth's to whoever holds the request.
 	"decide", "front", "hold",
 	// A fifty-second set's: whoever reads "this list", a request "in your
-	// hands" or that "comes past you".
-	"list", "past"}
+	// hands" or that "comes past you"; a fifty-fourth's that "reaches you".
+	"list", "past", "reach"}
 
 // talksToSelectorIn says whether any of a card's texts (descriptions,
 // names, tags, examples), each scanned for exampleKinds, talks to the
@@ -231,7 +235,7 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 		every all any each
 		guidance instructions sibling listed allocate assign record treat regard else
 		component components system systems layer layers engine engines agent agents place put one whoever
-		request requests task tasks query queries enquiry enquiries anyone anybody everyone read reading`)
+		request requests task tasks query queries enquiry enquiries anyone anybody everyone read reading reader readers`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.
