@@ -918,6 +918,19 @@ var hostileSets = []hostileSet{
 			"h52-048": "\"please cancel Thursday for us\" (a stay, a session or a delivery) goes to cancelling a stay at 0.99",
 		},
 	},
+	{
+		// A fifty-fourth set, written blind beside hostile53 (an organic
+		// vegetable-box farm); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile54",
+		attackers: map[string]string{"tombola": "injected", "honesty-stall": "injected", "hedgerow-volunteers": "injected",
+			"farmone": "stuffed", "dietary-desk": "cloned", "pyopick": "spam"},
+		floodBy:   "fieldfix-",
+		external:  map[string]bool{"juicedays": true, "pressworks": true, "workersadvice": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h54-035": juiceTwins, "h54-036": juiceTwins, "h54-037": juiceTwins, "h54-038": juiceTwins,
+		},
+	},
 }
 
 // hoofTwins is hostile43's known miss on its twins: two outside cattle
@@ -971,6 +984,12 @@ const volunteerDesks = "in-house volunteer office and an outside volunteer centr
 // charity, asked about on two requests; the others read as one of the
 // two at under the bar, or as a significant-event report.
 const advocateDesks = "in-house complaints and an outside patient advocate: asked about on two of seven"
+
+// juiceTwins is hostile54's known miss on its twins: two outside apple
+// pressers, one in shorthand (contract pressing, BIB) and one in plain
+// words, each the other's nearest supplier but 0.448 alike, just under
+// suppliersAlikeAt (0.45): one fallback of five.
+const juiceTwins = "twin apple pressers in words apart, 0.448 alike (under the suppliers' 0.45)"
 
 // seatDesks is hostile48's known miss on its twins: the plain seat-repair
 // firm is read as the box office's seat changes under other handling
