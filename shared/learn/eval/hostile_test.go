@@ -769,7 +769,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"calmpaws": true, "hoofcraft": true, "steadyfeet": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h43-035": hoofTwins, "h43-036": hoofTwins, "h43-037": hoofTwins, "h43-038": hoofTwins, "h43-039": hoofTwins,
 			"h43-040": behaviourDesks, "h43-041": behaviourDesks, "h43-042": behaviourDesks, "h43-043": behaviourDesks,
 			"h43-044": behaviourDesks, "h43-045": behaviourDesks,
 			"h43-049": "a copy of all that is held on a pet (a records request) goes to the outside behaviourist at 0.88",
@@ -927,18 +926,9 @@ var hostileSets = []hostileSet{
 		floodBy:   "fieldfix-",
 		external:  map[string]bool{"juicedays": true, "pressworks": true, "workersadvice": true},
 		ambiguous: []string{"ambiguity-pair"},
-		misses: map[string]string{
-			"h54-035": juiceTwins, "h54-036": juiceTwins, "h54-037": juiceTwins, "h54-038": juiceTwins,
-		},
+		misses:    map[string]string{},
 	},
 }
-
-// hoofTwins is hostile43's known miss on its twins: two outside cattle
-// foot trimmers, one in the trade's shorthand (Dutch 5-step, blocks,
-// lesions) and one in plain words (sore feet, walking badly), each the
-// other's nearest vendor but 0.43 alike by stated job, under
-// suppliersAlikeAt: delegated with no fallback.
-const hoofTwins = "twin cattle foot trimmers in words apart, 0.43 alike (under the suppliers' 0.45): no fallback"
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
 // the in-house behaviour clinic and an outside behaviourist are each
@@ -984,12 +974,6 @@ const volunteerDesks = "in-house volunteer office and an outside volunteer centr
 // charity, asked about on two requests; the others read as one of the
 // two at under the bar, or as a significant-event report.
 const advocateDesks = "in-house complaints and an outside patient advocate: asked about on two of seven"
-
-// juiceTwins is hostile54's known miss on its twins: two outside apple
-// pressers, one in shorthand (contract pressing, BIB) and one in plain
-// words, each the other's nearest supplier but 0.448 alike, just under
-// suppliersAlikeAt (0.45): one fallback of five.
-const juiceTwins = "twin apple pressers in words apart, 0.448 alike (under the suppliers' 0.45)"
 
 // seatDesks is hostile48's known miss on its twins: the plain seat-repair
 // firm is read as the box office's seat changes under other handling
