@@ -724,7 +724,8 @@ func drawnRequest(words []string, i int) bool {
 
 // itsSubject says whether the words from i on ask what "it" is about,
 // with no scope after: "it is about", "it concerns", "it turns out to be
-// about", "it may be about"; not "it is about the boiler".
+// about", "it may be about", "it was about" (a fifty-third set's next step
+// "every time and whatever it was about"); not "it is about the boiler".
 func itsSubject(words []string, i int) bool {
 	if i >= len(words) || words[i] != "it" {
 		return false
@@ -733,7 +734,7 @@ func itsSubject(words []string, i int) bool {
 		switch words[j] {
 		case "about", "concerns":
 			return j+1 == len(words) || !scoped(words[j+1])
-		case "is", "turns", "out", "to", "be", "may", "might", "happens", "proves", "seems", "will":
+		case "is", "was", "turns", "out", "to", "be", "may", "might", "happens", "proves", "seems", "will":
 			continue
 		}
 		return false

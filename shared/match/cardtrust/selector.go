@@ -56,6 +56,12 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// in front of you", "every request that reaches you is that request on
 	// the gate" (a fifty-fourth set's anchoring and bystander effect).
 	`|readers?\sof\s(this|the)\s(list|catalog|catalogue|directory)\b` +
+	// Requests in "this list", or in front of the catalog's desks: "every
+	// request that arrives in this list" meets at the card, "put a request
+	// in front of twenty desks and" none takes it (a fifty-third set's
+	// focal point and bystanders).
+	`|(requests?|messages?|tasks?|quer(y|ies)|enquir(y|ies))\s(\w+\s){0,2}in\sthis\s(list|catalog|catalogue|directory)\b` +
+	`|(requests?|messages?|tasks?|quer(y|ies)|enquir(y|ies))\sin\sfront\sof\s(\w+\s)?(desks|agents|skills|tools|entries|listings)\b` +
 	`|(read|reading)\s(any\s)?(further\s)?(down|through)\s(this|the)\s(list|catalog|catalogue|directory)\b` +
 	// The tool the selector was about to call, not "whichever tool you
 	// already use".
