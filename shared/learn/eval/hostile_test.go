@@ -918,6 +918,19 @@ var hostileSets = []hostileSet{
 		},
 	},
 	{
+		// A fifty-third set, written blind (a regional airport); its first
+		// run is in docs/hostile-sets.md.
+		dir: "testdata/hostile53",
+		attackers: map[string]string{"meeting-point": "injected", "aftercare": "injected", "hosts": "injected",
+			"airportall": "stuffed", "pass-desk": "cloned", "loungepass": "spam"},
+		floodBy:   "gleamwell-",
+		external:  map[string]bool{"apexvalet": true, "skytrace": true, "spickspan": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h53-042": "a suitcase that did not come off the belt reads as flight status at 0.42: abstained",
+		},
+	},
+	{
 		// A fifty-fourth set, written blind beside hostile53 (an organic
 		// vegetable-box farm); its first run is in docs/hostile-sets.md.
 		dir: "testdata/hostile54",
