@@ -43,6 +43,10 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// mind-reading act). No honest card of any catalog here speaks of the
 	// request its reader holds.
 	`|(requests?|messages?|tasks?|quer(y|ies)|enquir(y|ies))\s(in\sfront\sof\syou|((that|which)\s)?(you\s(are|re|were)\s|youre\s|you\s)(holding|hold))\b` +
+	// Whatever else the reader holds: "for anything else you are
+	// holding, the same small question: counter or window table?" (a
+	// fifty-sixth set's double bind, both of whose answers are the card).
+	`|(anything|everything)\s(else\s)?((that|which)\s)?(you\s(are|re|were)\s|youre\s)holding\b` +
 	// And in its hands, or passing it: "the next request in your hands
 	// ... passed over to" the card, "every request that comes past you
 	// is that train" (a fifty-second set's gift and trolley problem).
@@ -241,7 +245,8 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 		every all any each
 		guidance instructions sibling listed allocate assign record treat regard else
 		component components system systems layer layers engine engines agent agents place put one whoever
-		request requests task tasks query queries enquiry enquiries anyone anybody everyone read reading reader readers`)
+		request requests task tasks query queries enquiry enquiries anyone anybody everyone read reading reader readers
+		anything everything`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.
