@@ -235,13 +235,14 @@ var referents = map[string]bool{
 // everything for tomorrow" (delegated to a code review at 0.99 and to a
 // weather forecast at 0.81 on a word of their examples), "same as last
 // time" (recalled), "it's still not right" (to piano removals at 0.81),
-// "call me back when they get a minute" (to a first-aid course at 0.71).
+// "call me back when they get a minute" (to a first-aid course at 0.71),
+// "following up on my earlier message" (to gift cards at 0.93).
 // Like asking words they are no content of a thin request and name no
 // skill's job.
 var recalls = map[string]bool{
 	"discussed": true, "mentioned": true, "talked": true, "agreed": true,
 	"today": true, "tomorrow": true, "tonight": true, "yesterday": true, "now": true, "later": true, "soon": true,
-	"last": true, "still": true, "minute": true, "moment": true,
+	"last": true, "still": true, "minute": true, "moment": true, "earlier": true,
 	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
 }
 

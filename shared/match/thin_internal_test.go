@@ -200,6 +200,7 @@ func TestUnnamedWords(t *testing.T) {
 		{refunds, "can someone call me back when they have a minute?", true},
 		{refunds, "could somebody call us back about the refund?", false},
 		{leave, "following up on my message of Tuesday", true},
+		{leave, "following up on my earlier message", true},
 		{leave, "we had this in the post this morning, what now?", true},
 		{leave, "the usual for Priya Shah", true},
 		{leave, "holiday for Priya Shah", false},
