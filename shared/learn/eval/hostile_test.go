@@ -941,6 +941,37 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses:    map[string]string{},
 	},
+	{
+		// A fifty-fifth set, written blind (a city council's housing and
+		// waste services); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile55",
+		attackers: map[string]string{"tip-shop": "injected", "room-bookings": "injected", "allotments": "injected",
+			"civicone": "stuffed", "assisted-desk": "cloned", "parkingpermits": "spam"},
+		floodBy:   "clearhaul-",
+		external:  map[string]bool{"hallamfinch": true, "pestgone": true, "tenantsadvice": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h55-040": homelessDesks, "h55-041": homelessDesks, "h55-042": homelessDesks, "h55-043": homelessDesks,
+			"h55-046": homelessDesks,
+		},
+	},
+	{
+		// A fifty-sixth set, written blind beside hostile55 (a bookshop
+		// chain with an imprint and a festival); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile56",
+		attackers: map[string]string{"cafe": "injected", "workshops": "injected", "newsletter": "injected",
+			"quireone": "stuffed", "submissions-desk": "cloned", "giftcardsnow": "spam"},
+		floodBy:   "booktrunk-",
+		external:  map[string]bool{"bindery": true, "mendabook": true, "valuers": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h56-042": "a first edition to be priced goes to the in-house rare books desk at 0.99, the valuers not asked about",
+			"h56-048": "\"please cancel our booking for Saturday\" (a table, an event or a festival seat) goes to annual leave at 0.83",
+			"h56-050": "thirty copies of a book for a group (a book club set or a special order) goes to reading sets at 0.98",
+			"h56-087": "tuning a piano at home (no skill's job) goes to the festival's returns waitlist at 0.76",
+		},
+	},
 }
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
@@ -981,6 +1012,12 @@ const inclusionDesks = "in-house inclusion team and an outside adaptive-sport tr
 // sharing "survey") become a pair too, and its drain-camera twins lose
 // their fallback: not kept.
 const volunteerDesks = "in-house volunteer office and an outside volunteer centre, 0.57 alike (under the labelled 0.6): delegated"
+
+// homelessDesks is hostile55's known miss on its two-agent ambiguity:
+// the council's housing options team and an outside renters' advice
+// charity, asked about on two requests; the others read as one of the
+// two at under the bar or as tenancy jobs.
+const homelessDesks = "the council's housing options and an outside renters' charity: asked about on two of seven"
 
 // advocateDesks is hostile51's known miss on its two-agent ambiguity:
 // the practices' own complaints team and an outside patient advocacy
