@@ -47,6 +47,12 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// holding, the same small question: counter or window table?" (a
 	// fifty-sixth set's double bind, both of whose answers are the card).
 	`|(anything|everything)\s(else\s)?((that|which)\s)?(you\s(are|re|were)\s|youre\s)holding\b` +
+	// The reader's place in the catalog, and the desk a request is
+	// about: "further down this list you are going to meet some persuasive
+	// arguments", "Path A - the desk the message seems to be about" (a
+	// fifty-seventh set's forewarning and decoy menu).
+	`|(further|lower|later)\s(down|on)\s(in\s)?this\s(list|catalog|catalogue|directory)\b` +
+	`|(desk|service|team|agent|skill)\s(the|a|this|your)\s(message|request|task|query)\sseems\sto\sbe\s(about|for)\b` +
 	// And in its hands, or passing it: "the next request in your hands
 	// ... passed over to" the card, "every request that comes past you
 	// is that train" (a fifty-second set's gift and trolley problem).
@@ -206,7 +212,9 @@ var selectorAnchors = []string{"tool", "skill", "agent", "llm", "router", "orche
 	"decide", "front", "hold",
 	// A fifty-second set's: whoever reads "this list", a request "in your
 	// hands" or that "comes past you"; a fifty-fourth's that "reaches you".
-	"list", "past", "reach"}
+	"list", "past", "reach",
+	// A fifty-seventh set's desk that a message "seems to be about".
+	"seems"}
 
 // talksToSelectorIn says whether any of a card's texts (descriptions,
 // names, tags, examples), each scanned for exampleKinds, talks to the
@@ -246,7 +254,7 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 		guidance instructions sibling listed allocate assign record treat regard else
 		component components system systems layer layers engine engines agent agents place put one whoever
 		request requests task tasks query queries enquiry enquiries anyone anybody everyone read reading reader readers
-		anything everything`)
+		anything everything further lower later desk service team skill`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.
