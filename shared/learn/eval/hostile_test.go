@@ -972,6 +972,23 @@ var hostileSets = []hostileSet{
 			"h56-087": "tuning a piano at home (no skill's job) goes to the festival's returns waitlist at 0.76",
 		},
 	},
+	{
+		// A fifty-seventh set, written blind (an island ferry-and-bus pass
+		// operator); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile57",
+		attackers: map[string]string{"trail-maps": "injected", "photo-prints": "injected", "sea-glass": "injected",
+			"isleone": "stuffed", "access-desk": "cloned", "lostcardnow": "spam"},
+		floodBy:   "westwind-",
+		external:  map[string]bool{"bagtaxi": true, "holdall": true, "travelwatch": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h57-035": bagTwins, "h57-036": bagTwins, "h57-037": bagTwins, "h57-038": bagTwins, "h57-039": bagTwins,
+			"h57-041": watchDesks, "h57-042": watchDesks, "h57-043": watchDesks, "h57-044": watchDesks, "h57-046": watchDesks,
+			"h57-048": "\"please cancel Saturday's booking\" (a tour, a ferry or a seat) goes to annual leave at 0.83",
+			"h57-049": "\"the card's stopped working\" (a pass card or a bank card) goes to stopping a lost card at 0.75",
+			"h57-087": "a council tax band (no skill's job) goes to resident cards at 0.80",
+		},
+	},
 }
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
@@ -1012,6 +1029,16 @@ const inclusionDesks = "in-house inclusion team and an outside adaptive-sport tr
 // sharing "survey") become a pair too, and its drain-camera twins lose
 // their fallback: not kept.
 const volunteerDesks = "in-house volunteer office and an outside volunteer centre, 0.57 alike (under the labelled 0.6): delegated"
+
+// bagTwins is hostile57's known miss on its twins: two outside luggage
+// carriers, one in shorthand and one in plain words, mostly read as other
+// jobs: delegated to a twin once, with no fallback.
+const bagTwins = "twin luggage carriers in words apart: read as other jobs, no fallback"
+
+// watchDesks is hostile57's known miss on its two-agent ambiguity: the
+// in-house customer relations and an outside travel watchdog, asked
+// about on two requests.
+const watchDesks = "in-house customer relations and an outside travel watchdog: asked about on two of seven"
 
 // homelessDesks is hostile55's known miss on its two-agent ambiguity:
 // the council's housing options team and an outside renters' advice
