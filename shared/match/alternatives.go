@@ -368,19 +368,17 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 	}
 	words := analyze.Words(req.Need)
 	pointers, its, content, asks := 0, 0, 0, 0
-	var contentAt []int
 	for i, w := range words {
-		switch {
-		case referents[w] && !recalled(words, i) || earlierTalk[w] || followUp(words, i):
+		switch roleOf(words, i) {
+		case rolePointer:
 			pointers++
 			if w == "it" {
 				its++
 			}
-		case asking[w] || contactAsk(words, i):
+		case roleAsk:
 			asks++
-		case !analyze.IsStopword(w) && !recalled(words, i) && !askingParticle(words, i) && !greetings[w]:
+		case roleContent:
 			content++
-			contentAt = append(contentAt, i)
 		}
 	}
 	// A request that points at something and names only whom or where it
@@ -389,8 +387,8 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 	// at nothing: "will it rain in Paris tomorrow" asks about Paris.
 	if pointers > its && content > 1 {
 		if names := properNames(req.Need); names != nil {
-			for _, i := range contentAt {
-				if names[words[i]] {
+			for i, w := range words {
+				if names[w] && roleOf(words, i) == roleContent {
 					content--
 				}
 			}
@@ -412,6 +410,30 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 	if note != nil {
 		shrinkMarked(out, note)
 	}
+}
+
+// wordRole is what a word of a request does in it, as markUnnamed counts.
+type wordRole uint8
+
+const (
+	roleNone    wordRole = iota // a stopword, a time, a particle or a greeting
+	rolePointer                 // points at something: "it", "the usual", "following up"
+	roleAsk                     // asks, naming nothing: "need", "call me back"
+	roleContent                 // says what the request is about
+)
+
+// roleOf is words[i]'s role.
+func roleOf(words []string, i int) wordRole {
+	w := words[i]
+	switch {
+	case referents[w] && !recalled(words, i) || earlierTalk[w] || followUp(words, i):
+		return rolePointer
+	case asking[w] || contactAsk(words, i):
+		return roleAsk
+	case !analyze.IsStopword(w) && !recalled(words, i) && !askingParticle(words, i) && !greetings[w]:
+		return roleContent
+	}
+	return roleNone
 }
 
 // namesJob says whether one of the words (other than a pointer or an

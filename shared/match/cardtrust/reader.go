@@ -106,7 +106,7 @@ func threatensElsewhere(text string) bool {
 			}
 			cond = cond || w == "if" || w == "unless"
 			request = request || requestNouns[w] || w == "message" || w == "messages"
-			elsewhere = elsewhere || w == "elsewhere" || w == "somewhere" && next == "else" || namesOtherEntry(w, next)
+			elsewhere = elsewhere || pointsElsewhere(w, next)
 			harm = harm || harmWords[w]
 		}
 		if cond && request && elsewhere && harm {
@@ -144,13 +144,17 @@ func mayHarm(text string) bool {
 // handingVerbs are what "you" does with a request when choosing its desk.
 var handingVerbs = fieldSet("give gives gave given giving hand hands handed handing pass passes passed passing send sends sent sending route routes routed routing forward forwards forwarded forwarding")
 
+// pointsElsewhere says whether w, before next, points away from the card:
+// "elsewhere", "somewhere else", or another entry of the catalog.
+func pointsElsewhere(w, next string) bool {
+	return w == "elsewhere" || w == "somewhere" && next == "else" || namesOtherEntry(w, next)
+}
+
 // handsElsewhere says whether a sentence of text has "you" hand a request
-// to another entry of the catalog or elsewhere.
+// to another entry of the catalog or elsewhere. Callers read only texts
+// holding a catalog anchor ("other", "another", "different",
+// "elsewhere"): most text is not split.
 func handsElsewhere(text string) bool {
-	if !strings.Contains(text, "other") && !strings.Contains(text, "different") && !strings.Contains(text, "elsewhere") &&
-		!strings.Contains(text, "OTHER") && !strings.Contains(text, "ELSEWHERE") {
-		return false // most text: nothing split
-	}
 	for _, sentence := range sentences(text) {
 		ws := strings.Fields(words(sentence))
 		hands := -1 // where "you" hands a request on, -1 for nowhere
@@ -167,7 +171,7 @@ func handsElsewhere(text string) bool {
 			if i+1 < len(ws) {
 				next = ws[i+1]
 			}
-			if ws[i] == "elsewhere" || ws[i] == "somewhere" && next == "else" || namesOtherEntry(ws[i], next) {
+			if pointsElsewhere(ws[i], next) {
 				return true
 			}
 		}

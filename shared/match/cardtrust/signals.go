@@ -94,14 +94,15 @@ func fieldSet(s string) map[string]bool {
 	return m
 }
 
-// catalogAnchors start the words of the catalog family, actAnchors those
+// catalogAnchors start the words of the catalog family (and "elsewhere",
+// which handsElsewhere reads beside "other" entries), actAnchors those
 // of selecting and of a machine reader. Four families with the catalog
 // among them hold one of the two others (the card itself and a claim over
 // the rest make three), so text without both kinds of anchor holds no
 // order ordersBySignals reads, and is not split nor normalised: an index
 // build reads every card.
 var (
-	catalogAnchors = []string{"list", "entr", "catalog", "registry", "directory", "other", "another", "different"}
+	catalogAnchors = []string{"list", "entr", "catalog", "registry", "directory", "other", "another", "different", "elsewhere"}
 	actAnchors     = slices.Concat(selectingStarts, readerStarts, []string{"pass", "destination", "hand", "whoever", "anyone", "anybody"}) // the last selectingWords' own, and a selector's by its doing
 )
 
