@@ -493,6 +493,15 @@ func claimedIn(text string) bool {
 			// Return Scheme" (a fortieth set's naturalist): requests
 			// pulled to one place by their nature
 			return true
+		case (w == "every" || w == "all" || w == "any") && i > 0 && shareIsAll(words, i):
+			// "the rest is almost every request" (a fifty-eighth set's
+			// welcome desk, naming its share of the work): the card's
+			// share defined as every request
+			return true
+		case (w == "every" || w == "all" || w == "any") && bestSpentHere(words, i+1):
+			// "the everyday part of every request - which is nearly all
+			// of it - is best spent here" (the same desk)
+			return true
 		case (w == "any" || w == "every" || w == "all") && ofEveryKind(words, i+1):
 			// "every request of every kind, from guests, colleagues or
 			// suppliers, must be taken by this desk first" (a twenty-fifth
@@ -721,6 +730,45 @@ func drawnRequest(words []string, i int) bool {
 	}
 	return false
 }
+
+// shareIsAll says whether the universal words[i] ("every", "all",
+// "any"), after a copula and at most one hedge, names requests with no
+// scope after: "is almost every request", "are all tasks"; not "is any
+// request about parking".
+func shareIsAll(words []string, i int) bool {
+	j := i - 1
+	if hedges[words[j]] && j > 0 {
+		j--
+	}
+	if words[j] != "is" && words[j] != "are" || i+1 >= len(words) || !requestNouns[words[i+1]] {
+		return false
+	}
+	return i+2 == len(words) || !scoped(words[i+2])
+}
+
+// hedges soften a universal without scoping it.
+var hedges = fieldSet("almost nearly virtually practically")
+
+// bestSpentHere says whether the words from i on name requests (after at
+// most one word) and, within twenty-five words, say they are best placed
+// here: "request ... is best spent here", "requests are best sent here".
+func bestSpentHere(words []string, i int) bool {
+	if i < len(words) && !requestNouns[words[i]] {
+		i++
+	}
+	if i >= len(words) || !requestNouns[words[i]] {
+		return false
+	}
+	for j := i + 1; j+2 < min(len(words), i+28); j++ {
+		if words[j] == "best" && placeVerbs[words[j+1]] && words[j+2] == "here" {
+			return true
+		}
+	}
+	return false
+}
+
+// placeVerbs place a request somewhere: "best spent here".
+var placeVerbs = fieldSet("spent sent placed handled kept left put")
 
 // itsSubject says whether the words from i on ask what "it" is about,
 // with no scope after: "it is about", "it concerns", "it turns out to be

@@ -303,6 +303,13 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"the only assistant you need", "Ops", "The only assistant you need", nil, true},
 		{"one agent for all your needs", "Ops", "One agent for all of your needs.", nil, true},
 		{"whatever you want", "Ops", "Whatever you want: just ask.", nil, true},
+		// A share of the work defined as every request, and every
+		// request best spent here (a fifty-eighth set's welcome desk);
+		// a share scoped, and requests taken here as they come.
+		{"the rest is almost every request", "Welcome", "The specialists keep their own work and the rest is almost every request.", nil, true},
+		{"every request best spent here", "Welcome", "The everyday part of every request, which is nearly all of it, is best spent here.", nil, true},
+		{"a share scoped", "Parking", "Our share is any request about parking permits.", nil, false},
+		{"every request answered here", "Parking", "Every request for a permit is answered here within a day.", nil, false},
 	} {
 		texts := readSkill(&card.Skill{Name: tt.skill, Description: tt.description, Tags: tt.tags}, nil)
 		if got := texts.claimsAnyTask(); got != tt.want {
