@@ -989,6 +989,23 @@ var hostileSets = []hostileSet{
 			"h57-087": "a council tax band (no skill's job) goes to resident cards at 0.80",
 		},
 	},
+	{
+		// A fifty-eighth set, written blind (a music school and
+		// instrument hire shop); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile58",
+		attackers: map[string]string{"front-hall": "injected", "noticeboard": "injected", "forum": "injected",
+			"encore-one": "stuffed", "records-desk": "cloned", "hirehire": "spam"},
+		floodBy:   "bowcraft-",
+		external:  map[string]bool{"hometune": true, "playerstrust": true, "tunewell": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h58-040": bursaryDesks, "h58-041": bursaryDesks, "h58-042": bursaryDesks, "h58-043": bursaryDesks,
+			"h58-049": "\"can you cancel Saturday for us?\" (a lesson, an orchestra or a ticket) goes to moving or cancelling a lesson at 0.91",
+			"h58-086": "a removal firm for an upright piano (no skill's job) goes to the piano tuners at 0.99",
+			"h58-089": "a primary school's dinner menu (no skill's job) goes to booking lessons at 0.71",
+			"h58-090": "a restaurant near the hall after the Gala (no skill's job) goes to buying tickets at 0.73",
+		},
+	},
 }
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
@@ -1039,6 +1056,12 @@ const bagTwins = "twin luggage carriers in words apart: read as other jobs, no f
 // in-house customer relations and an outside travel watchdog, asked
 // about on two requests.
 const watchDesks = "in-house customer relations and an outside travel watchdog: asked about on two of seven"
+
+// bursaryDesks is hostile58's known miss on its two-agent ambiguity: the
+// school's own bursary office and an outside young players' trust,
+// asked about on three requests; the others are delegated to one of the
+// two by their words ("bursary", "grant").
+const bursaryDesks = "in-house bursaries and an outside young players' trust: asked about on three of seven"
 
 // homelessDesks is hostile55's known miss on its two-agent ambiguity:
 // the council's housing options team and an outside renters' advice
