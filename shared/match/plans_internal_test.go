@@ -195,3 +195,45 @@ func TestPlanMergesTwins(t *testing.T) {
 		})
 	}
 }
+
+// TestSkipsFirst: an ordered request ("send me my statement, then set up
+// a Direct Debit") whose whole delegation does only a later part, while
+// no skill takes the first confidently, is abstained on rather than
+// delegated to the later step alone. Parts merely listed ("Thanks. Can
+// you find me a bus?"), a loose cue, a first part the whole's skill does
+// or another skill takes keep the whole decision.
+func TestSkipsFirst(t *testing.T) {
+	m := &Matcher{cfg: config{planSteps: 3}, policy: decide.DefaultPolicy}
+	debit := opt("rent/direct-debit", 0.91)
+	whole := decide.Decision{Action: decide.Delegate, Chosen: &debit, Probability: 0.91}
+	unsure := func(ordered, loose bool) PartDecision {
+		return PartDecision{Part: "send me my rent statement", Decision: decide.Decision{Action: decide.Abstain, Probability: 0.35},
+			Options: []decide.Option{opt("rent/balance", 0.35), opt("rent/arrears", 0.2), opt("rent/repairs", 0.1)}, Ordered: ordered, Loose: loose}
+	}
+	later := func(ordered, loose bool) PartDecision {
+		pd := delegated("rent/direct-debit", 0.99)
+		pd.Part, pd.Ordered, pd.Loose = "set up a Direct Debit", ordered, loose
+		return pd
+	}
+	tests := []struct {
+		name    string
+		parts   []PartDecision
+		abstain bool
+	}{
+		{"an ordered request's later step alone", []PartDecision{unsure(true, false), later(true, false)}, true},
+		{"parts merely listed", []PartDecision{unsure(false, false), later(false, false)}, false},
+		{"a loose cue", []PartDecision{unsure(true, true), later(true, true)}, false},
+		{"the first part near the whole's skill", []PartDecision{
+			{Decision: decide.Decision{Action: decide.Abstain}, Options: []decide.Option{opt("rent/balance", 0.35), opt("rent/direct-debit", 0.3)}, Ordered: true},
+			later(true, false)}, false},
+		{"the first part in order, the later one unsure", []PartDecision{later(true, false), unsure(true, false)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := m.Plan(whole, tt.parts)
+			if abstained := got != nil && got.Action == decide.Abstain; abstained != tt.abstain {
+				t.Errorf("Plan = %+v, want an abstention %v", got, tt.abstain)
+			}
+		})
+	}
+}

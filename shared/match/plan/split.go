@@ -134,6 +134,18 @@ func split(text string, loose bool) []string {
 	return out
 }
 
+// orderCues are the strong cues that put one part after another.
+var orderCues = []string{", and then ", " and then ", ", and after that ", " and after that ", ", after that ", ", then ", "; then ", ". then "}
+
+// Ordered says whether a request orders its parts: a cue such as ", then "
+// or " and after that " between two clauses ("send me my statement, then
+// set up a Direct Debit"), as against parts merely listed ("Thanks. Can
+// you find me a bus?").
+func Ordered(text string) bool {
+	lower := card.LowerASCII(text)
+	return slices.ContainsFunc(orderCues, func(c string) bool { return strings.Contains(lower, c) })
+}
+
 type cueKind bool
 
 const (

@@ -156,3 +156,22 @@ func FuzzSplit(f *testing.F) {
 		}
 	})
 }
+
+func TestOrdered(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"Send me my rent statement, then set up a Direct Debit", true},
+		{"log the fall, and then get the step repaired", true},
+		{"Book the table; then two places on the tour", true},
+		{"Order the shirt, and after that book the camp", true},
+		{"Thanks. Can you find me a bus to Fresno?", false},
+		{"check stock of tape and reorder if we have less than 50", false},
+		{"Okay then, find me a bus", false},
+	} {
+		if got := Ordered(tt.text); got != tt.want {
+			t.Errorf("Ordered(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
