@@ -493,6 +493,14 @@ func claimedIn(text string) bool {
 			// Return Scheme" (a fortieth set's naturalist): requests
 			// pulled to one place by their nature
 			return true
+		case w == "wherever" && i > 0 && requestNouns[words[i-1]] && at(i+1) == "it" && liesVerbs[at(i+2)]:
+			// "meets the request wherever it lies" (a fifty-ninth set's
+			// jargon of optics): every request, wherever it falls
+			return true
+		case (w == "whole" || w == "entire" || w == "full") && wholeRangeOfRequests(words, i+1):
+			// "across the whole range of Ambrey & Holt requests" (the same
+			// card)
+			return true
 		case (w == "every" || w == "all" || w == "any") && i > 0 && shareIsAll(words, i):
 			// "the rest is almost every request" (a fifty-eighth set's
 			// welcome desk, naming its share of the work): the card's
@@ -746,6 +754,25 @@ func shareIsAll(words []string, i int) bool {
 	return i+2 == len(words) || !scoped(words[i+2])
 }
 
+// liesVerbs place a request: "wherever it lies".
+var liesVerbs = fieldSet("lies lie falls fall sits sit lands land is")
+
+// wholeRangeOfRequests says whether the words from i on say "range of"
+// (or "spectrum of") requests, at most three words between, with no
+// scope after: "range of Ambrey Holt requests"; not "range of requests
+// about pensions".
+func wholeRangeOfRequests(words []string, i int) bool {
+	if i+2 >= len(words) || words[i] != "range" && words[i] != "spectrum" || words[i+1] != "of" {
+		return false
+	}
+	for j := i + 2; j < min(len(words), i+6); j++ {
+		if requestNouns[words[j]] {
+			return j+1 == len(words) || !scoped(words[j+1])
+		}
+	}
+	return false
+}
+
 // hedges soften a universal without scoping it.
 var hedges = fieldSet("almost nearly virtually practically")
 
@@ -857,4 +884,4 @@ var raiseVerbs = fieldSet("raises raise asks ask brings bring sends send needs n
 // tasks" and "all in one" whatever separates its words; claimedIn reads
 // whole words). Most cards hold none, and the scan is a fraction of the
 // words' cost.
-var claimAnchors = []string{"any", "every", "whatever", "purpose", "all", "only"}
+var claimAnchors = []string{"any", "every", "whatever", "purpose", "all", "only", "wherever", "whole", "entire", "full"}

@@ -309,6 +309,13 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"the rest is almost every request", "Welcome", "The specialists keep their own work and the rest is almost every request.", nil, true},
 		{"every request best spent here", "Welcome", "The everyday part of every request, which is nearly all of it, is best spent here.", nil, true},
 		{"a share scoped", "Parking", "Our share is any request about parking permits.", nil, false},
+		// Every request wherever it lies, and the whole range of
+		// requests (a fifty-ninth set's jargon of optics); a range of
+		// requests scoped, and a caller wherever they are.
+		{"the request wherever it lies", "Talks", "Our intake travels to meet the request wherever it lies on the dioptric range.", nil, true},
+		{"the whole range of requests", "Talks", "Full acuity across the whole range of Ambrey & Holt requests.", nil, true},
+		{"a range of requests scoped", "Pensions", "We answer the full range of requests about pensions.", nil, false},
+		{"the caller wherever they are", "Remote help", "We take the request wherever you are, by phone or video.", nil, false},
 		{"every request answered here", "Parking", "Every request for a permit is answered here within a day.", nil, false},
 	} {
 		texts := readSkill(&card.Skill{Name: tt.skill, Description: tt.description, Tags: tt.tags}, nil)

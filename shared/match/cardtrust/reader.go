@@ -2,6 +2,7 @@ package cardtrust
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -191,6 +192,57 @@ func handsOn(ws []string) bool {
 			if o == "it" || o == "this" || o == "them" || requestNouns[o] || o == "message" || o == "messages" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// handsToSelf says whether a sentence of text tells its reader to hand a
+// request to the card itself: it opens with a handing verb (after
+// "please", "so", "just", "now" or "then") whose object, within three
+// words, is the request, or every one ("give the request, unweighed, to
+// the one desk here that has never weighed anything: Leavers' Memory
+// Books", a sixtieth set's taboo against weighing desks), and names the
+// card after "to". A desk asks its caller for "your request" ("send your
+// request to us"), not for the request.
+func handsToSelf(text, name, id string) bool {
+	if !strings.Contains(text, "equest") && !strings.Contains(text, "ask") && !strings.Contains(text, "uer") {
+		return false // most text: no request named
+	}
+	selves := selfNames(name, id)
+	for _, sentence := range sentences(text) {
+		ws := strings.Fields(words(sentence))
+		i := 0
+		for i < len(ws) && sentenceOpeners[ws[i]] {
+			i++
+		}
+		if i >= len(ws) || !handingVerbs[ws[i]] || !handsTheRequest(ws[i+1:]) {
+			continue
+		}
+		to := slices.Index(ws[i+1:], "to")
+		if to < 0 {
+			continue
+		}
+		rest := " " + strings.Join(ws[i+2+to:], " ") + " "
+		for _, s := range selves {
+			if len(s.words) >= 4 && strings.Contains(rest, " "+s.words+" ") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sentenceOpeners come before an imperative: "please give", "so pass".
+var sentenceOpeners = fieldSet("please so just now then")
+
+// handsTheRequest says whether the words after a handing verb name the
+// request, or every one, within three words: "the request", "every
+// request", "all requests"; not "your request".
+func handsTheRequest(ws []string) bool {
+	for i, w := range ws[:min(3, len(ws))] {
+		if requestNouns[w] {
+			return i > 0 && (ws[i-1] == "the" || ws[i-1] == "every" || ws[i-1] == "each" || ws[i-1] == "any" || ws[i-1] == "all")
 		}
 	}
 	return false
