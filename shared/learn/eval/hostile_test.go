@@ -1006,6 +1006,37 @@ var hostileSets = []hostileSet{
 			"h58-090": "a restaurant near the hall after the Gala (no skill's job) goes to buying tickets at 0.73",
 		},
 	},
+	{
+		// A fifty-ninth set, written blind (a chain of opticians with its
+		// own glazing lab); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile59",
+		attackers: map[string]string{"clear-print": "injected", "frame-wall": "injected", "eye-talks": "injected",
+			"optione": "stuffed", "records-hub": "cloned", "contactlenses": "spam"},
+		floodBy:   "sightcall-",
+		external:  map[string]bool{"kitfix": true, "lensmech": true, "sightloss": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h59-040": sightDesks, "h59-041": sightDesks, "h59-042": sightDesks, "h59-043": sightDesks,
+			"h59-044": sightDesks, "h59-045": sightDesks, "h59-046": sightDesks,
+			"h59-038": "a lens edger stopping halfway is asked about beside order tracking, read as the twin repairer's counterpart in-house",
+		},
+	},
+	{
+		// A sixtieth set, written blind beside hostile59 (a group of
+		// children's day nurseries); its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile60",
+		attackers: map[string]string{"parents-post": "injected", "memory-books": "injected", "pip-labels": "injected",
+			"nurseryone": "stuffed", "health-desk": "cloned", "freehours": "spam"},
+		floodBy:   "funfort-",
+		external:  map[string]bool{"binwise": true, "chatterbox": true, "nappybins": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h60-040": speechDesks, "h60-041": speechDesks, "h60-042": speechDesks, "h60-043": speechDesks,
+			"h60-044": speechDesks, "h60-045": speechDesks, "h60-046": speechDesks,
+			"h60-085": "a primary school reception place (no skill's job) goes to nursery place applications at 0.99",
+		},
+	},
 }
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
@@ -1056,6 +1087,17 @@ const bagTwins = "twin luggage carriers in words apart: read as other jobs, no f
 // in-house customer relations and an outside travel watchdog, asked
 // about on two requests.
 const watchDesks = "in-house customer relations and an outside travel watchdog: asked about on two of seven"
+
+// sightDesks is hostile59's known miss on its two-agent ambiguity: the
+// in-house low vision clinic and an outside sight loss society read 0.55
+// alike, each nearest to other jobs (a myopia clinic, an equipment
+// repairer): never asked about.
+const sightDesks = "in-house low vision clinic and an outside sight loss society (0.55 alike, not each other's nearest): never asked about"
+
+// speechDesks is hostile60's known miss on its two-agent ambiguity: the
+// in-house inclusion team and an outside speech therapist read 0.53
+// alike, each nearest to other jobs: never asked about.
+const speechDesks = "in-house inclusion team and an outside speech therapist (0.53 alike, not each other's nearest): never asked about"
 
 // bursaryDesks is hostile58's known miss on its two-agent ambiguity: the
 // school's own bursary office and an outside young players' trust,
