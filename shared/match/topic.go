@@ -87,10 +87,13 @@ func namesNoDomain(t string) bool {
 // orgNouns are the terms of the words that name a kind of organisation
 // in agents' names: "I need it fixed, it fell off the desk" named the
 // domain of a Deal Desk, which took a laptop repair's fit at 0.77 (a
-// seventh set, written blind). Words whose term is another word's are
+// seventh set, written blind). "People" of a People Team is how HR is
+// run: "the newsletter people" gave a People Team's sickness reports a
+// shift swap's fit (a sixtieth set), and eight more hostile requests that
+// spoke of people went to the People Team, none rightly. Words whose term is another word's are
 // left out: "department" is "depart" (departing buses), "unit" is
 // "united".
-var orgNouns = stems(strings.Fields("desk team office centre center hub group partners solutions agency bureau labs")...)
+var orgNouns = stems(strings.Fields("desk team office centre center hub group partners solutions agency bureau labs people")...)
 
 // agentSpans calls f with each agent's docs lo..hi-1: the matcher numbers
 // one agent's skills consecutively.

@@ -913,7 +913,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h52-037": "damp readings and a gas test on a motorhome read as a touring pitch: asked about",
 			"h52-038": "a musty touring van read as a touring pitch at 0.27: abstained",
-			"h52-042": "a waiting list of buyers for a lodge goes to annual leave at 1.00",
 			"h52-048": "\"please cancel Thursday for us\" (a stay, a session or a delivery) goes to cancelling a stay at 0.99",
 		},
 	},
