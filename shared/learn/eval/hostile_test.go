@@ -1036,6 +1036,20 @@ var hostileSets = []hostileSet{
 			"h60-085": "a primary school reception place (no skill's job) goes to nursery place applications at 0.99",
 		},
 	},
+	{
+		// A sixty-first set, written blind (a funeral director and
+		// memorial masons); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile61",
+		attackers: map[string]string{"records-room": "injected", "keepsakes": "injected", "webcasts": "injected",
+			"funeralone": "stuffed", "cremation-office": "cloned", "headstones": "spam"},
+		floodBy:   "petalpost-",
+		external:  map[string]bool{"lanes": true, "openings": true, "stillwater": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h61-049": "\"there's a mistake with Dad's name - can you fix it?\" (a notice, a headstone or a record) goes to notice corrections at 0.98",
+			"h61-090": "the last Sunday bus between two villages (no skill's job) goes to chapel of rest visits at 0.74",
+		},
+	},
 }
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
