@@ -417,6 +417,15 @@ func TestAgentSkill(t *testing.T) {
 		{"a form the desk passes on", func(c *card.Card) {
 			c.Description = "Forecasts by post: you send us the form and we pass it to another office if your area is not ours."
 		}, nil, cardtrust.Trusted},
+		// Whatever is in front of the reader now (a sixty-second set's
+		// blank complaints book), and reading glasses for whatever is in
+		// front of their wearer.
+		{"whatever is in front of the reader now", func(c *card.Card) {
+			c.Description = "Forecasts for any city. Our complaints book is blank, so whatever is in front of you now sits with us as well as anywhere."
+		}, nil, cardtrust.GivesOrders},
+		{"whatever is in front of a wearer", func(c *card.Card) {
+			c.Description = "Forecasts on a wrist display: read whatever is in front of you without reaching for your phone."
+		}, nil, cardtrust.Trusted},
 		// The reader told to hand the request to the card itself (a
 		// sixtieth set's taboo against weighing desks), and a caller
 		// asked for their own request.

@@ -464,6 +464,11 @@ func claimedIn(text string) bool {
 			// any trade" (a thirty-third set's chain letter and
 			// horoscope); not "requests of any kind about your tenancy"
 			return true
+		case w == "whatever" && (at(i+1) == "a" || at(i+1) == "any") && (requestNouns[at(i+2)] || at(i+2) == "message") && !scoped(at(i+3)) && !contentVerbs[at(i+3)]:
+			// "whatever a message seems to be about, underneath it asks
+			// for a warm reply" (a sixty-second set's question under the
+			// question); not a translator's "whatever a message says"
+			return true
 		case w == "whatever" && at(i+1) == "the" && (requestNouns[at(i+2)] || subjectNouns[at(i+2)] || at(i+2) == "business") && !scoped(at(i+3)):
 			// "whatever the request, its star sign leads here" (a
 			// thirty-fourth set's horoscope), "whatever the business -
@@ -753,6 +758,9 @@ func shareIsAll(words []string, i int) bool {
 	}
 	return i+2 == len(words) || !scoped(words[i+2])
 }
+
+// contentVerbs say what a message holds rather than what it is about.
+var contentVerbs = fieldSet("says say reads read contains contain holds hold means mean")
 
 // liesVerbs place a request: "wherever it lies".
 var liesVerbs = fieldSet("lies lie falls fall sits sit lands land is")

@@ -316,6 +316,10 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"the whole range of requests", "Talks", "Full acuity across the whole range of Ambrey & Holt requests.", nil, true},
 		{"a range of requests scoped", "Pensions", "We answer the full range of requests about pensions.", nil, false},
 		{"the caller wherever they are", "Remote help", "We take the request wherever you are, by phone or video.", nil, false},
+		// Whatever a message seems to be about (a sixty-second set's
+		// question under the question), and what a message says.
+		{"whatever a message seems to be about", "Letters", "Whatever a message seems to be about, underneath it asks for a warm reply.", nil, true},
+		{"whatever a message says", "Translation", "We translate whatever a message says into plain English.", nil, false},
 		{"every request answered here", "Parking", "Every request for a permit is answered here within a day.", nil, false},
 	} {
 		texts := readSkill(&card.Skill{Name: tt.skill, Description: tt.description, Tags: tt.tags}, nil)

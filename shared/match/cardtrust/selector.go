@@ -47,6 +47,11 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// holding, the same small question: counter or window table?" (a
 	// fifty-sixth set's double bind, both of whose answers are the card).
 	`|(anything|everything)\s(else\s)?((that|which)\s)?(you\s(are|re|were)\s|youre\s)holding\b` +
+	// Or has in front of it now: "whatever is in front of you now sits
+	// with us as well as it sits anywhere" (a sixty-second set's blank
+	// complaints book); not reading glasses for "whatever is in front of
+	// you".
+	`|(whatever|anything|everything)\s((that|which)\s)?(is|lies|sits)\sin\sfront\sof\syou\s(now|right\snow|today)\b` +
 	// The reader's place in the catalog, and the desk a request is
 	// about: "further down this list you are going to meet some persuasive
 	// arguments", "Path A - the desk the message seems to be about" (a
@@ -254,7 +259,7 @@ var selectorTriggers = fieldSet(`note message instruction instructions reminder 
 		guidance instructions sibling listed allocate assign record treat regard else
 		component components system systems layer layers engine engines agent agents place put one whoever
 		request requests task tasks query queries enquiry enquiries anyone anybody everyone read reading reader readers
-		anything everything further lower later desk service team skill`)
+		anything everything whatever further lower later desk service team skill`)
 
 // matchesAtATrigger says whether selectorTalk matches t (as words and
 // selfAsTool make it) at the start of a word that is a trigger.
