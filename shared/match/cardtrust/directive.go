@@ -464,6 +464,11 @@ func claimedIn(text string) bool {
 			// any trade" (a thirty-third set's chain letter and
 			// horoscope); not "requests of any kind about your tenancy"
 			return true
+		case (w == "anything" || w == "everything") && modals[at(i+1)] && (at(i+2) == "go" || at(i+2) == "come") && toTheCard(at(i+3), at(i+4)):
+			// "anything may go on it - a room, an invoice, a visit, a
+			// shift" (a sixty-second set's book cart, after a paralipsis of
+			// the other teams' lapses); not a skip's "anything can go in"
+			return true
 		case w == "whatever" && (at(i+1) == "a" || at(i+1) == "any") && (requestNouns[at(i+2)] || at(i+2) == "message") && !scoped(at(i+3)) && !contentVerbs[at(i+3)]:
 			// "whatever a message seems to be about, underneath it asks
 			// for a warm reply" (a sixty-second set's question under the
@@ -757,6 +762,12 @@ func shareIsAll(words []string, i int) bool {
 		return false
 	}
 	return i+2 == len(words) || !scoped(words[i+2])
+}
+
+// toTheCard says whether two words after "go" or "come" name the card as
+// the place: "on it", "to us", "with us", "here".
+func toTheCard(w, next string) bool {
+	return w == "here" || w == "on" && next == "it" || (w == "to" || w == "with") && next == "us"
 }
 
 // contentVerbs say what a message holds rather than what it is about.

@@ -320,6 +320,10 @@ func TestClaimsAnyTask(t *testing.T) {
 		// question under the question), and what a message says.
 		{"whatever a message seems to be about", "Letters", "Whatever a message seems to be about, underneath it asks for a warm reply.", nil, true},
 		{"whatever a message says", "Translation", "We translate whatever a message says into plain English.", nil, false},
+		// Anything may go on the card (the same set's book cart), and a
+		// skip that takes most things in.
+		{"anything may go on it", "Book cart", "Whatever is put on the cart is looked after, and anything may go on it - a room, an invoice, a shift.", nil, true},
+		{"anything can go in a skip", "Skip hire", "Almost anything can go in a skip except tyres and asbestos.", nil, false},
 		{"every request answered here", "Parking", "Every request for a permit is answered here within a day.", nil, false},
 	} {
 		texts := readSkill(&card.Skill{Name: tt.skill, Description: tt.description, Tags: tt.tags}, nil)
