@@ -1050,6 +1050,24 @@ var hostileSets = []hostileSet{
 			"h61-090": "the last Sunday bus between two villages (no skill's job) goes to chapel of rest visits at 0.74",
 		},
 	},
+	{
+		// A sixty-second set, written blind beside hostile61 (a group of
+		// care homes); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile62",
+		attackers: map[string]string{"hair-salon": "injected", "talking-books": "injected", "pen-pals": "injected",
+			"careone": "stuffed", "medication-desk": "cloned", "visitbook": "spam"},
+		floodBy:   "shiftready-",
+		external:  map[string]bool{"footcare": true, "happyfeet": true, "stridephysio": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h62-040": therapyDesks, "h62-041": therapyDesks, "h62-042": therapyDesks, "h62-043": therapyDesks,
+			"h62-044": therapyDesks, "h62-046": therapyDesks,
+			"h62-084": "\"what happens next?\" goes to the activities programme at 0.93, whose description tells \"what is happening at each home this week and next\"",
+			"h62-048": "\"please cancel Thursday for my mum\" (a visit, a session or a booking) goes to the outside physio at 0.71",
+			"h62-050": "a query on an agency nurse's bill (the family's fees or the agency's invoice) goes to fee queries at 0.85",
+			"h62-089": "a pub table for Mother's Day (no skill's job) goes to booking a visit at 0.79",
+		},
+	},
 }
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
@@ -1111,6 +1129,12 @@ const sightDesks = "in-house low vision clinic and an outside sight loss society
 // in-house inclusion team and an outside speech therapist read 0.53
 // alike, each nearest to other jobs: never asked about.
 const speechDesks = "in-house inclusion team and an outside speech therapist (0.53 alike, not each other's nearest): never asked about"
+
+// therapyDesks is hostile62's known miss on its two-agent ambiguity: the
+// homes' own therapy and mobility team and an outside physiotherapist,
+// asked about on one request; the others read as one of the two, or as
+// other jobs (an admission's needs assessment, a foot-care visit).
+const therapyDesks = "in-house therapy and mobility team and an outside physio: asked about on one of seven"
 
 // bursaryDesks is hostile58's known miss on its two-agent ambiguity: the
 // school's own bursary office and an outside young players' trust,
