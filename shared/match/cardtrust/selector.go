@@ -55,9 +55,11 @@ var selectorTalk = regexp.MustCompile(`^(` +
 	// The reader's place in the catalog, and the desk a request is
 	// about: "further down this list you are going to meet some persuasive
 	// arguments", "Path A - the desk the message seems to be about" (a
-	// fifty-seventh set's forewarning and decoy menu).
+	// fifty-seventh set's forewarning and decoy menu), "the desk it seems
+	// to belong to at first sight ... is the cup you tapped" (a
+	// sixty-fourth set's three-cup game).
 	`|(further|lower|later)\s(down|on)\s(in\s)?this\s(list|catalog|catalogue|directory)\b` +
-	`|(desk|service|team|agent|skill)\s(the|a|this|your)\s(message|request|task|query)\sseems\sto\sbe\s(about|for)\b` +
+	`|(desk|service|team|agent|skill)\s((the|a|this|your)\s(message|request|task|query)|it)\sseems\sto\s(be\s(about|for)|belong\s(to|with))\b` +
 	// And in its hands, or passing it: "the next request in your hands
 	// ... passed over to" the card, "every request that comes past you
 	// is that train" (a fifty-second set's gift and trolley problem).
