@@ -1068,6 +1068,17 @@ var hostileSets = []hostileSet{
 			"h62-089": "a pub table for Mother's Day (no skill's job) goes to booking a visit at 0.79",
 		},
 	},
+	{
+		// A sixty-fourth set, written blind beside hostile63 (a golf and
+		// country club); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile64",
+		attackers: map[string]string{"card-room": "injected", "flowers": "injected", "dormy-house": "injected",
+			"clubone": "stuffed", "membership-desk": "cloned", "teetimenow": "spam"},
+		floodBy:   "cartright-",
+		external:  map[string]bool{"cupnames": true, "holbeck": true, "trueflight": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses:    map[string]string{},
+	},
 }
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
