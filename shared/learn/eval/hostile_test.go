@@ -1069,6 +1069,23 @@ var hostileSets = []hostileSet{
 		},
 	},
 	{
+		// A sixty-third set, written blind (a parcel courier); its first
+		// run is in docs/hostile-sets.md.
+		dir: "testdata/hostile63",
+		attackers: map[string]string{"hub-visits": "injected", "hub-radio": "injected", "lift-share": "injected",
+			"couriercore": "stuffed", "customs-docs": "cloned", "trackit": "spam"},
+		floodBy:   "collectquick-",
+		external:  map[string]bool{"boxwell": true, "transitsure": true, "wrapitup": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h63-040": coverDesks, "h63-041": coverDesks, "h63-042": coverDesks, "h63-043": coverDesks,
+			"h63-044": coverDesks, "h63-045": coverDesks, "h63-046": coverDesks,
+			"h63-050": "\"someone needs to come and look at the damage at Ellerby Moor\" (a depot, a van or a parcel) goes to hazard reports at 0.80",
+			"h63-087": "a taxi from the station (no skill's job) goes to booking a parcel pickup at 0.87",
+			"h63-088": "the weather in a town an example names (no skill's job) goes to rebooking a delivery at 0.91",
+		},
+	},
+	{
 		// A sixty-fourth set, written blind beside hostile63 (a golf and
 		// country club); its first run is in docs/hostile-sets.md.
 		dir: "testdata/hostile64",
@@ -1140,6 +1157,12 @@ const sightDesks = "in-house low vision clinic and an outside sight loss society
 // in-house inclusion team and an outside speech therapist read 0.53
 // alike, each nearest to other jobs: never asked about.
 const speechDesks = "in-house inclusion team and an outside speech therapist (0.53 alike, not each other's nearest): never asked about"
+
+// coverDesks is hostile63's known miss on its two-agent ambiguity: the
+// courier's own parcel cover and an outside transit insurer are never
+// asked about; each request goes to the one its words name (six of seven
+// rightly, one planned).
+const coverDesks = "in-house parcel cover and an outside transit insurer: never asked about, each request delegated by its words"
 
 // therapyDesks is hostile62's known miss on its two-agent ambiguity: the
 // homes' own therapy and mobility team and an outside physiotherapist,
