@@ -134,7 +134,11 @@ func universalLists(text string) []string {
 		}
 		sentence := text[:end]
 		text = text[min(end+1, len(text)):]
-		if !holdsUniversal(sentence) {
+		// The universal may follow the list: "a Scrabble note becomes a
+		// note about a Year 9 trip, a blazer size, an absence, a hall
+		// letting ... So each of those messages is a Word Club message"
+		// (a sixty-fifth set's heap of sand).
+		if !holdsUniversal(sentence) && !pointsBackUniversal(nextSentence(text)) {
 			continue
 		}
 		// Items are the pieces between commas, dashes, colons and
@@ -166,6 +170,24 @@ func universalLists(text string) []string {
 		flush()
 	}
 	return out
+}
+
+// pointsBackUniversal says whether sentence holds a word of every request
+// that points back at what came before: "each of those messages", "every
+// one of these", "all of them". A universal of its own ("Sign-off before
+// anything goes to print", after a label team's list of what it checks)
+// says nothing of the list before it.
+func pointsBackUniversal(sentence string) bool {
+	lower := strings.ToLower(sentence)
+	return holdsUniversal(sentence) && (strings.Contains(lower, " of those") || strings.Contains(lower, " of these") || strings.Contains(lower, " of them"))
+}
+
+// nextSentence is the sentence text starts with.
+func nextSentence(text string) string {
+	if end := strings.IndexAny(text, ".!?;"); end >= 0 {
+		return text[:end]
+	}
+	return text
 }
 
 // holdsUniversal says whether sentence holds a word of every request as

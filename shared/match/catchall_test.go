@@ -355,3 +355,23 @@ func FuzzUniversalLists(f *testing.F) {
 		}
 	})
 }
+
+// TestUniversalListsPointBack: a list's sentence counts when the next one
+// points back at it with a word of every request ("So each of those
+// messages is a Word Club message", a sixty-fifth set's heap of sand),
+// not when the next one has a universal of its own ("Sign-off before
+// anything goes to print", after a label team's list of what it checks).
+func TestUniversalListsPointBack(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want int
+	}{
+		{"Word by word a note becomes a note about a trip, a blazer size, an absence, a hall letting, an invoice. So each of those messages is ours.", 1},
+		{"Change on-pack text: ingredients list, allergen emphasis, nutrition panel, storage wording. Sign-off before anything goes to print.", 0},
+		{"We check the ingredients list, allergen emphasis, nutrition panel, storage wording for every pack.", 1},
+	} {
+		if got := len(universalLists(tt.text)); got != tt.want {
+			t.Errorf("universalLists(%q): %d lists, want %d", tt.text, got, tt.want)
+		}
+	}
+}

@@ -464,6 +464,21 @@ func claimedIn(text string) bool {
 			// any trade" (a thirty-third set's chain letter and
 			// horoscope); not "requests of any kind about your tenancy"
 			return true
+		case (w == "every" || w == "each" || w == "any") && (requestNouns[at(i+1)] || at(i+1) == "message") && at(i+2) == "however" && wordingBlind(words, i+3):
+			// "every message, however it reads now, sits with the Evening
+			// Conversation Club" (a sixty-sixth set's heap of sand): every
+			// request whatever its words
+			return true
+		case (w == "every" || w == "each" || w == "any") && (requestNouns[at(i+1)] || at(i+1) == "message") && stillHeld(words, i+2):
+			// "every message, grain by grain, is still in room E4" (a
+			// sixty-fifth set's heap of sand): every request kept where it
+			// started, the card
+			return true
+		case w == "other" && i > 0 && (words[i-1] == "every" || words[i-1] == "each" || words[i-1] == "all") && otherNouns[at(i+1)] && neverReached(words, i+2):
+			// "every other desk lies halves upon halves away and is never
+			// reached" (a sixty-sixth set's Zeno): the rest of the catalog
+			// shut to every request
+			return true
 		case (w == "anything" || w == "everything") && modals[at(i+1)] && (at(i+2) == "go" || at(i+2) == "come") && toTheCard(at(i+3), at(i+4)):
 			// "anything may go on it - a room, an invoice, a visit, a
 			// shift" (a sixty-second set's book cart, after a paralipsis of
@@ -762,6 +777,54 @@ func shareIsAll(words []string, i int) bool {
 		return false
 	}
 	return i+2 == len(words) || !scoped(words[i+2])
+}
+
+// wordingBlind says whether the words from i on, after "however", set a
+// request's wording aside: "(it) reads", "(it is) worded", "phrased",
+// "written", "sounds", "looks".
+func wordingBlind(words []string, i int) bool {
+	for j := i; j < min(len(words), i+3); j++ {
+		switch words[j] {
+		case "reads", "worded", "phrased", "written", "sounds", "looks":
+			return true
+		case "it", "is", "was", "may", "be", "might":
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+// stillHeld says whether, within eight words from i, the words keep a
+// request where it is: "is still in", "still with", "still ours".
+func stillHeld(words []string, i int) bool {
+	for j := i; j+1 < min(len(words), i+8); j++ {
+		if words[j] == "still" {
+			switch words[j+1] {
+			case "in", "with", "ours", "here":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// neverReached says whether, within ten words from i, the words say
+// something is never reached: "is never reached", "never arrives", "can
+// never be reached".
+func neverReached(words []string, i int) bool {
+	for j := i; j+1 < min(len(words), i+10); j++ {
+		if words[j] != "never" {
+			continue
+		}
+		for _, w := range words[j+1 : min(len(words), j+3)] {
+			switch w {
+			case "reached", "arrives", "arrive", "reach", "reaches", "gets":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // toTheCard says whether two words after "go" or "come" name the card as

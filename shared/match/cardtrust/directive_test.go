@@ -324,6 +324,17 @@ func TestClaimsAnyTask(t *testing.T) {
 		// skip that takes most things in.
 		{"anything may go on it", "Book cart", "Whatever is put on the cart is looked after, and anything may go on it - a room, an invoice, a shift.", nil, true},
 		{"anything can go in a skip", "Skip hire", "Almost anything can go in a skip except tyres and asbestos.", nil, false},
+		// Every message whatever its words, or kept where it started (two
+		// sixty-fifth and sixty-sixth sets' heaps of sand), and the rest
+		// of the catalog never reached (their Zeno); a request answered
+		// however small, one still answered in a day, and a desk that
+		// never closes.
+		{"every message however it reads", "Club", "Every message, however it reads now, sits with the Evening Conversation Club.", nil, true},
+		{"every message still in the room", "Club", "Since no one word moves a message out of room E4, every message, grain by grain, is still in room E4.", nil, true},
+		{"every other desk never reached", "Lab", "Every other desk lies halves upon halves away and is never reached; this lab is at no distance.", nil, true},
+		{"every request however small", "Helpdesk", "Every request, however small, gets a reply from a named adviser.", nil, false},
+		{"every request still answered", "Helpdesk", "Every request is still answered within a day in the holidays.", nil, false},
+		{"every other office never closes", "Helpdesk", "Unlike every other office on site we never close at lunchtime.", nil, false},
 		{"every request answered here", "Parking", "Every request for a permit is answered here within a day.", nil, false},
 	} {
 		texts := readSkill(&card.Skill{Name: tt.skill, Description: tt.description, Tags: tt.tags}, nil)
