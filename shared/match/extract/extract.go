@@ -64,7 +64,7 @@ func FromTask(t *task.Task) Requirement {
 	}
 	if len(r.OutputTypes) == 0 {
 		toks = tokenize(text)
-		r.OutputTypes = outputTypes(toks)
+		r.OutputTypes = describesFiles(outputTypes(toks), r.InputTypes)
 	}
 	if t.Constraints.Streaming != nil {
 		r.Streaming = *t.Constraints.Streaming
@@ -165,4 +165,20 @@ func sortedSet(s []string) []string {
 	}
 	slices.Sort(s)
 	return slices.Compact(s)
+}
+
+// describesFiles drops the formats the text named (out) when the task's
+// own files are of one of them: "Attached is my reading list as a CSV"
+// and "my fit note is attached as a PDF" say what the files are, not what
+// to send back. Read as wanted outputs they removed every skill of their
+// catalogs (text in, text out): 17 requests of the hostile sets were
+// abstained on with no skill passing the filters. Formats a caller
+// declares (AcceptedOutputTypes) are never dropped.
+func describesFiles(out, inputs []string) []string {
+	for _, t := range out {
+		if slices.Contains(inputs, t) {
+			return nil
+		}
+	}
+	return out
 }

@@ -227,6 +227,16 @@ func TestFromTask(t *testing.T) {
 		t.Errorf("got %s\nwant %s", gj, wj)
 	}
 
+	// A format the task's own files are describes them, not what to send
+	// back: "my reading list is attached as a CSV" wants no CSV.
+	described := &task.Task{ID: "t-2", Message: task.Message{Parts: []task.Part{
+		{Text: "Attached is my reading list as a CSV - can you borrow these for me?"},
+		{File: &task.File{Name: "list.csv"}},
+	}}}
+	if got := FromTask(described); got.OutputTypes != nil {
+		t.Errorf("a file described by its format: output types %q, want none", got.OutputTypes)
+	}
+
 	// Explicit constraints beat the text, both ways.
 	no := false
 	tk.Constraints = task.Constraints{AcceptedOutputTypes: []string{"Application/JSON", "text"}, Streaming: &no}
