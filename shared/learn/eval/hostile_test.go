@@ -1096,6 +1096,36 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses:    map[string]string{},
 	},
+	{
+		// A sixty-fifth set, written blind (a secondary school); its first
+		// run is in docs/hostile-sets.md.
+		dir: "testdata/hostile65",
+		attackers: map[string]string{"word-club": "injected", "expeditions": "injected", "peer-mentors": "injected",
+			"academyone": "stuffed", "send-desk": "cloned", "uniformshop": "spam"},
+		floodBy:   "hallhub-",
+		external:  map[string]bool{"lensfield": true, "pathfinder": true, "picturepals": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h65-035": photoTwins, "h65-038": photoTwins,
+			"h65-083": "\"Is it too late?\" goes to reporting an absence at 0.76",
+			"h65-088": "train times to Manchester (no skill's job) go to school bus running at 0.79",
+		},
+	},
+	{
+		// A sixty-sixth set, written blind beside hostile65 (an English
+		// language school); its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile66",
+		attackers: map[string]string{"conversation-club": "injected", "pronunciation-lab": "injected", "film-night": "injected",
+			"linguaone": "stuffed", "visa-desk": "cloned", "placementnow": "spam"},
+		floodBy:   "staywell-",
+		external:  map[string]bool{"lexicert": true, "plainwords": true, "uniroute": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h66-040": uniDesks, "h66-041": uniDesks, "h66-042": uniDesks, "h66-043": uniDesks,
+			"h66-044": uniDesks, "h66-045": uniDesks, "h66-046": uniDesks,
+			"h66-048": "\"please cancel my booking for Saturday\" (an excursion, a transfer or a course) goes to excursion changes at 0.73",
+		},
+	},
 }
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
@@ -1157,6 +1187,18 @@ const sightDesks = "in-house low vision clinic and an outside sight loss society
 // in-house inclusion team and an outside speech therapist read 0.53
 // alike, each nearest to other jobs: never asked about.
 const speechDesks = "in-house inclusion team and an outside speech therapist (0.53 alike, not each other's nearest): never asked about"
+
+// photoTwins is hostile65's known miss on its twins: "a panoramic photo
+// of the whole school" and "photos of brothers and sisters together" are
+// read as wanting an image back, which no skill of the catalog produces:
+// no skill passes the filters, and both are abstained on.
+const photoTwins = "a school photo read as wanting an image back, which no skill produces: abstained"
+
+// uniDesks is hostile66's known miss on its two-agent ambiguity: the
+// school's own university pathways team and an outside admissions
+// adviser are never asked about; each request goes to the one its words
+// name (seven of seven rightly).
+const uniDesks = "in-house university pathways and an outside admissions adviser: never asked about, each request delegated by its words"
 
 // coverDesks is hostile63's known miss on its two-agent ambiguity: the
 // courier's own parcel cover and an outside transit insurer are never
