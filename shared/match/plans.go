@@ -187,11 +187,13 @@ func (m *Matcher) askPart(whole decide.Decision, parts []PartDecision) *decide.D
 // skipsFirst is the abstention on a request that orders its parts whose
 // whole delegation does only a later part while no skill takes the first
 // confidently: the later step alone would skip the one the caller asked
-// for first, which it often depends on ("see whether Milo's T4 came back
-// normal, and if it has, re-issue his tablets"; "send me my rent
-// statement, then set up a Direct Debit"). Twenty-three such requests of
-// the hostile sets were delegated to their later step. nil keeps the
-// whole decision.
+// for first, which it often depends on ("send me my rent statement, then
+// set up a Direct Debit" went to the Direct Debit at 0.91). 36 of the
+// hostile sets' 39 wrong delegations of multi-part requests went to a
+// later step; the nine whose requests order their parts are abstained on.
+// Parts merely listed are not read: SGD's turns open with an
+// acknowledgement ("Yes, that sounds good. Let's rent it."), which is no
+// first step. nil keeps the whole decision.
 func (m *Matcher) skipsFirst(whole decide.Decision, parts []PartDecision) *decide.Decision {
 	if whole.Action != decide.Delegate || whole.Chosen == nil || loose(parts) || !parts[0].Ordered {
 		return nil

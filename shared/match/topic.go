@@ -90,9 +90,9 @@ func namesNoDomain(t string) bool {
 // seventh set, written blind). "People" of a People Team is how HR is
 // run: "the newsletter people" gave a People Team's sickness reports a
 // shift swap's fit (a sixtieth set), and eight more hostile requests that
-// spoke of people went to the People Team, none rightly. Words whose term is another word's are
-// left out: "department" is "depart" (departing buses), "unit" is
-// "united".
+// spoke of people went to the People Team, none rightly. Words whose term
+// is another word's are left out: "department" is "depart" (departing
+// buses), "unit" is "united".
 var orgNouns = stems(strings.Fields("desk team office centre center hub group partners solutions agency bureau labs people")...)
 
 // agentSpans calls f with each agent's docs lo..hi-1: the matcher numbers

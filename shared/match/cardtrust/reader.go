@@ -206,7 +206,7 @@ func handsOn(ws []string) bool {
 // card after "to". A desk asks its caller for "your request" ("send your
 // request to us"), not for the request.
 func handsToSelf(text, name, id string) bool {
-	if !strings.Contains(text, "equest") && !strings.Contains(text, "ask") && !strings.Contains(text, "uer") {
+	if !namesRequest(text) {
 		return false // most text: no request named
 	}
 	selves := selfNames(name, id)
@@ -228,6 +228,17 @@ func handsToSelf(text, name, id string) bool {
 			if len(s.words) >= 4 && strings.Contains(rest, " "+s.words+" ") {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// namesRequest says, without allocating, whether text may name a request
+// noun in lower case or capitals ("request", "TASK", "queries").
+func namesRequest(text string) bool {
+	for _, stem := range [...]string{"equest", "EQUEST", "ask", "ASK", "uer", "UER"} {
+		if strings.Contains(text, stem) {
+			return true
 		}
 	}
 	return false
