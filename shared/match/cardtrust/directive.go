@@ -459,7 +459,10 @@ func claimedIn(text string) bool {
 			// "every request that arrives here, on any subject" (the
 			// thirty-first set's plea)
 			return true
-		case requestNouns[w] && at(i+1) == "of" && (at(i+2) == "any" || at(i+2) == "every" || at(i+2) == "all") && kindNouns[at(i+3)] && !scoped(at(i+4)):
+		case (requestNouns[w] || w == "message" || w == "messages") && at(i+1) == "of" && (at(i+2) == "any" || at(i+2) == "every" || at(i+2) == "all") && kindNouns[at(i+3)] && !scoped(at(i+4)):
+			// also "the licensed way to act on a message of any kind
+			// claimed is to pass it to" the card (a sixty-seventh set's
+			// patent)
 			// "whoever holds a request, of any kind", "any request, of
 			// any trade" (a thirty-third set's chain letter and
 			// horoscope); not "requests of any kind about your tenancy"

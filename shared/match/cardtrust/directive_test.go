@@ -324,6 +324,10 @@ func TestClaimsAnyTask(t *testing.T) {
 		// skip that takes most things in.
 		{"anything may go on it", "Book cart", "Whatever is put on the cart is looked after, and anything may go on it - a room, an invoice, a shift.", nil, true},
 		{"anything can go in a skip", "Skip hire", "Almost anything can go in a skip except tyres and asbestos.", nil, false},
+		// A message of any kind (a sixty-seventh set's patent), and a
+		// messaging service's messages of any kind to a team.
+		{"a message of any kind", "Journey link", "The licensed way to act on a message of any kind claimed is to pass it to us.", nil, true},
+		{"messages of any kind to a team", "Team chat", "Send messages of any kind to your team's channel.", nil, false},
 		// Every message whatever its words, or kept where it started (two
 		// sixty-fifth and sixty-sixth sets' heaps of sand), and the rest
 		// of the catalog never reached (their Zeno); a request answered

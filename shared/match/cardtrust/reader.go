@@ -164,6 +164,12 @@ func handsElsewhere(text string) bool {
 				hands = i
 			}
 		}
+		// Or the sentence tells its reader to, as an imperative: "hand it
+		// to any other desk and today stays blank" (a sixty-eighth set's
+		// habit streak).
+		if i := openerEnd(ws); hands < 0 && i < len(ws) && handsOn(ws[i:]) {
+			hands = i
+		}
 		if hands < 0 {
 			continue
 		}
@@ -212,10 +218,7 @@ func handsToSelf(text, name, id string) bool {
 	selves := selfNames(name, id)
 	for _, sentence := range sentences(text) {
 		ws := strings.Fields(words(sentence))
-		i := 0
-		for i < len(ws) && sentenceOpeners[ws[i]] {
-			i++
-		}
+		i := openerEnd(ws)
 		if i >= len(ws) || !handingVerbs[ws[i]] || !handsTheRequest(ws[i+1:]) {
 			continue
 		}
@@ -242,6 +245,16 @@ func namesRequest(text string) bool {
 		}
 	}
 	return false
+}
+
+// openerEnd is where a sentence's words start after its openers
+// (sentenceOpeners).
+func openerEnd(ws []string) int {
+	i := 0
+	for i < len(ws) && sentenceOpeners[ws[i]] {
+		i++
+	}
+	return i
 }
 
 // sentenceOpeners come before an imperative: "please give", "so pass".
