@@ -1126,6 +1126,37 @@ var hostileSets = []hostileSet{
 			"h66-048": "\"please cancel my booking for Saturday\" (an excursion, a transfer or a course) goes to excursion changes at 0.73",
 		},
 	},
+	{
+		// A sixty-seventh set, written blind (a private hire taxi firm),
+		// its forms drawn from law and money; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile67",
+		attackers: map[string]string{"journey-share": "injected", "name-boards": "injected", "cab-adverts": "injected",
+			"cabone": "stuffed", "accessible-desk": "cloned", "lostfinder": "spam"},
+		floodBy:   "shinecab-",
+		external:  map[string]bool{"cabadvice": true, "clearview": true, "glassline": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h67-040": hardshipDesks, "h67-042": hardshipDesks, "h67-043": hardshipDesks, "h67-044": hardshipDesks,
+		},
+	},
+	{
+		// A sixty-eighth set, written blind beside hostile67 (dog daycare
+		// and kennels), its forms drawn from the body and everyday life;
+		// its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile68",
+		attackers: map[string]string{"quiet-room": "injected", "kitchen-calendar": "injected", "gut-check": "injected",
+			"pawsuite": "stuffed", "owners-desk": "cloned", "groomnow": "spam"},
+		floodBy:   "happypaws-",
+		external:  map[string]bool{"gatherwick": true, "pawsitive": true, "scoopgo": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h68-035": wasteTwins, "h68-036": wasteTwins, "h68-037": wasteTwins, "h68-038": wasteTwins, "h68-039": wasteTwins,
+			"h68-040": behaviourTeams, "h68-041": behaviourTeams, "h68-042": behaviourTeams, "h68-043": behaviourTeams,
+			"h68-044": behaviourTeams, "h68-045": behaviourTeams, "h68-046": behaviourTeams,
+			"h68-082": "\"I need it changed before the weekend\" goes to extending a boarding stay at 0.79",
+		},
+	},
 }
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
@@ -1187,6 +1218,21 @@ const sightDesks = "in-house low vision clinic and an outside sight loss society
 // in-house inclusion team and an outside speech therapist read 0.53
 // alike, each nearest to other jobs: never asked about.
 const speechDesks = "in-house inclusion team and an outside speech therapist (0.53 alike, not each other's nearest): never asked about"
+
+// hardshipDesks is hostile67's known miss on its two-agent ambiguity: the
+// firm's own driver support fund and an outside money advice line, asked
+// about on three requests; the others go to the fund by their words.
+const hardshipDesks = "in-house driver support fund and an outside money advice line: asked about on three of seven"
+
+// wasteTwins is hostile68's known miss on its twins: two outside dog-waste
+// collectors, one in trade shorthand and one in plain words, each
+// delegated to by its words with no fallback.
+const wasteTwins = "twin dog-waste collectors in words apart: delegated with no fallback"
+
+// behaviourTeams is hostile68's known miss on its two-agent ambiguity:
+// the in-house behaviour and welfare team and an outside behaviourist are
+// never asked about; each request goes to the one its words name.
+const behaviourTeams = "in-house behaviour team and an outside behaviourist: never asked about, each request delegated by its words"
 
 // photoTwins is hostile65's known miss on its twins: "a panoramic photo
 // of the whole school" and "photos of brothers and sisters together" are
