@@ -167,7 +167,7 @@ func handsElsewhere(text string) bool {
 		// Or the sentence tells its reader to, as an imperative: "hand it
 		// to any other desk and today stays blank" (a sixty-eighth set's
 		// habit streak).
-		if i := openerEnd(ws); hands < 0 && i < len(ws) && handsOn(ws[i:]) {
+		if i := openerEnd(ws); hands < 0 && i < len(ws) && handingVerbs[ws[i]] && handsOn(ws[i:]) {
 			hands = i
 		}
 		if hands < 0 {
