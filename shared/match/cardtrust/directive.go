@@ -459,7 +459,7 @@ func claimedIn(text string) bool {
 			// "every request that arrives here, on any subject" (the
 			// thirty-first set's plea)
 			return true
-		case (requestNouns[w] || w == "message" || w == "messages") && at(i+1) == "of" && (at(i+2) == "any" || at(i+2) == "every" || at(i+2) == "all") && kindNouns[at(i+3)] && !scoped(at(i+4)):
+		case messageNouns[w] && at(i+1) == "of" && (at(i+2) == "any" || at(i+2) == "every" || at(i+2) == "all") && kindNouns[at(i+3)] && !scoped(at(i+4)):
 			// also "the licensed way to act on a message of any kind
 			// claimed is to pass it to" the card (a sixty-seventh set's
 			// patent)
@@ -467,15 +467,13 @@ func claimedIn(text string) bool {
 			// any trade" (a thirty-third set's chain letter and
 			// horoscope); not "requests of any kind about your tenancy"
 			return true
-		case (w == "every" || w == "each" || w == "any") && (requestNouns[at(i+1)] || at(i+1) == "message") && at(i+2) == "however" && wordingBlind(words, i+3):
+		case (w == "every" || w == "each" || w == "any") && messageNouns[at(i+1)] &&
+			(at(i+2) == "however" && wordingBlind(words, i+3) || stillHeld(words, i+2)):
 			// "every message, however it reads now, sits with the Evening
-			// Conversation Club" (a sixty-sixth set's heap of sand): every
-			// request whatever its words
-			return true
-		case (w == "every" || w == "each" || w == "any") && (requestNouns[at(i+1)] || at(i+1) == "message") && stillHeld(words, i+2):
-			// "every message, grain by grain, is still in room E4" (a
-			// sixty-fifth set's heap of sand): every request kept where it
-			// started, the card
+			// Conversation Club", "every message, grain by grain, is still
+			// in room E4" (the heaps of sand of a sixty-sixth and a
+			// sixty-fifth set): every request whatever its words, or kept
+			// where it started, the card
 			return true
 		case w == "other" && i > 0 && (words[i-1] == "every" || words[i-1] == "each" || words[i-1] == "all") && otherNouns[at(i+1)] && neverReached(words, i+2):
 			// "every other desk lies halves upon halves away and is never
@@ -487,7 +485,7 @@ func claimedIn(text string) bool {
 			// shift" (a sixty-second set's book cart, after a paralipsis of
 			// the other teams' lapses); not a skip's "anything can go in"
 			return true
-		case w == "whatever" && (at(i+1) == "a" || at(i+1) == "any") && (requestNouns[at(i+2)] || at(i+2) == "message") && !scoped(at(i+3)) && !contentVerbs[at(i+3)]:
+		case w == "whatever" && (at(i+1) == "a" || at(i+1) == "any") && messageNouns[at(i+2)] && !scoped(at(i+3)) && !contentVerbs[at(i+3)]:
 			// "whatever a message seems to be about, underneath it asks
 			// for a warm reply" (a sixty-second set's question under the
 			// question); not a translator's "whatever a message says"
@@ -752,10 +750,8 @@ func thingsBefore(words []string) bool {
 // within four words: "is drawn by instinct to", "gravitates to"; not
 // "drawn up", nor any other verb of an honest desk's intake.
 func drawnRequest(words []string, i int) bool {
-	if i < len(words) && !requestNouns[words[i]] && !subjectNouns[words[i]] {
-		i++
-	}
-	if i >= len(words) || !requestNouns[words[i]] && !subjectNouns[words[i]] {
+	i = nounAfterOne(words, i, func(w string) bool { return requestNouns[w] || subjectNouns[w] })
+	if i < 0 {
 		return false
 	}
 	for j := i + 1; j < min(len(words), i+5); j++ {
@@ -865,10 +861,8 @@ var hedges = fieldSet("almost nearly virtually practically")
 // most one word) and, within twenty-five words, say they are best placed
 // here: "request ... is best spent here", "requests are best sent here".
 func bestSpentHere(words []string, i int) bool {
-	if i < len(words) && !requestNouns[words[i]] {
-		i++
-	}
-	if i >= len(words) || !requestNouns[words[i]] {
+	i = nounAfterOne(words, i, func(w string) bool { return requestNouns[w] })
+	if i < 0 {
 		return false
 	}
 	for j := i + 1; j+2 < min(len(words), i+28); j++ {
@@ -881,6 +875,18 @@ func bestSpentHere(words []string, i int) bool {
 
 // placeVerbs place a request somewhere: "best spent here".
 var placeVerbs = fieldSet("spent sent placed handled kept left put")
+
+// nounAfterOne is where, at i or after at most one word ("household
+// request"), words hold a noun that is accepts; -1 if they do not.
+func nounAfterOne(words []string, i int, is func(string) bool) int {
+	if i < len(words) && !is(words[i]) {
+		i++
+	}
+	if i >= len(words) || !is(words[i]) {
+		return -1
+	}
+	return i
+}
 
 // itsSubject says whether the words from i on ask what "it" is about,
 // with no scope after: "it is about", "it concerns", "it turns out to be

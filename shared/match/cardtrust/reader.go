@@ -106,7 +106,7 @@ func threatensElsewhere(text string) bool {
 				next = ws[i+1]
 			}
 			cond = cond || w == "if" || w == "unless"
-			request = request || requestNouns[w] || w == "message" || w == "messages"
+			request = request || messageNouns[w]
 			elsewhere = elsewhere || pointsElsewhere(w, next)
 			harm = harm || harmWords[w]
 		}
@@ -195,7 +195,7 @@ func handsOn(ws []string) bool {
 			continue
 		}
 		for _, o := range ws[i+1 : min(i+3, len(ws))] {
-			if o == "it" || o == "this" || o == "them" || requestNouns[o] || o == "message" || o == "messages" {
+			if o == "it" || o == "this" || o == "them" || messageNouns[o] {
 				return true
 			}
 		}
@@ -215,7 +215,7 @@ func handsToSelf(text, name, id string) bool {
 	if !namesRequest(text) {
 		return false // most text: no request named
 	}
-	selves := selfNames(name, id)
+	var selves []self // made for the first sentence that hands the request on
 	for _, sentence := range sentences(text) {
 		ws := strings.Fields(words(sentence))
 		i := openerEnd(ws)
@@ -225,6 +225,9 @@ func handsToSelf(text, name, id string) bool {
 		to := slices.Index(ws[i+1:], "to")
 		if to < 0 {
 			continue
+		}
+		if selves == nil {
+			selves = selfNames(name, id)
 		}
 		rest := " " + strings.Join(ws[i+2+to:], " ") + " "
 		for _, s := range selves {

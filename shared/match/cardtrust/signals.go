@@ -60,6 +60,8 @@ var (
 	overAllWords = fieldSet("supersede supersedes override overrides overrule overrules obsolete deprecated retired decommissioned archived mirror mirrors copied copy copies duplicate duplicates official stale outdated defunct inactive legacy always whatever regardless instead certain exclusively sole master mandate authoritative priority precedence ahead")
 	readerWords  = fieldSet("ai llm llms model models assistant assistants router routers orchestrator orchestrators orchestration layer layers engine engines component components automated bot bots matcher matchers systems software portal portals")
 	requestNouns = fieldSet("request requests task tasks query queries")
+	// messageNouns are requestNouns and the message that carries one.
+	messageNouns = fieldSet("request requests task tasks query queries message messages")
 	// notAllowed words, after "not", claim over the rest: "a disclosure the
 	// club has not authorised".
 	notAllowed = fieldSet("authorised authorized permitted allowed lawful")
