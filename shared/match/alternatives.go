@@ -216,7 +216,8 @@ func (m *Matcher) offShortlist(req *extract.Requirement, top Ranked, d int, how 
 // a change of contact details at 1.00), and of an earlier request or
 // trouble come back ("same as last time, please" to annual leave at
 // 0.90 and 0.71 in two sets written blind; "it's happened again",
-// "still waiting" to job status at 0.97), and of a file sent without a
+// "still waiting" to job status at 0.97; "what happens next?" to an
+// activities programme at 0.93), and of a file sent without a
 // word of what to do with it ("could you take a look at the attached?"
 // went to a site inspection at 0.81: a PDF many agents take says
 // nothing of the job).
@@ -226,7 +227,7 @@ var referents = map[string]bool{
 	"thing": true, "stuff": true, "usual": true,
 	"problem": true, "problems": true, "issue": true, "issues": true, "trouble": true, "mess": true, "wrong": true,
 	"status": true, "progress": true, "update": true, "updates": true,
-	"same": true, "again": true, "happened": true, "happening": true, "waiting": true,
+	"same": true, "again": true, "happened": true, "happening": true, "happens": true, "waiting": true,
 	"attached": true, "attachment": true, "enclosed": true,
 }
 
@@ -236,14 +237,15 @@ var referents = map[string]bool{
 // weather forecast at 0.81 on a word of their examples), "same as last
 // time" (recalled), "it's still not right" (to piano removals at 0.81),
 // "call me back when they get a minute" (to a first-aid course at 0.71),
-// "following up on my earlier message" (to gift cards at 0.93).
+// "following up on my earlier message" (to gift cards at 0.93). A weekend
+// is a time as a weekday is.
 // Like asking words they are no content of a thin request and name no
 // skill's job.
 var recalls = map[string]bool{
 	"discussed": true, "mentioned": true, "talked": true, "agreed": true,
 	"today": true, "tomorrow": true, "tonight": true, "yesterday": true, "now": true, "later": true, "soon": true,
 	"last": true, "still": true, "minute": true, "moment": true, "earlier": true,
-	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true, "weekend": true,
 }
 
 // earlierTalk recalls an earlier conversation, and so points at what it
@@ -260,7 +262,7 @@ func recalled(words []string, i int) bool {
 	}
 	switch words[i] {
 	case "this": // "this afternoon" is a time, not a thing pointed at
-		return i+1 < len(words) && (words[i+1] == "week" || words[i+1] == "month" || words[i+1] == "year" || dayParts[words[i+1]])
+		return i+1 < len(words) && (words[i+1] == "week" || words[i+1] == "weekend" || words[i+1] == "month" || words[i+1] == "year" || dayParts[words[i+1]])
 	case "time", "week", "month", "year":
 		return i > 0 && words[i-1] == "last"
 	case "morning", "afternoon", "evening", "night": // dayParts

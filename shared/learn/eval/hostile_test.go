@@ -1062,7 +1062,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h62-040": therapyDesks, "h62-041": therapyDesks, "h62-042": therapyDesks, "h62-043": therapyDesks,
 			"h62-044": therapyDesks, "h62-046": therapyDesks,
-			"h62-084": "\"what happens next?\" goes to the activities programme at 0.93, whose description tells \"what is happening at each home this week and next\"",
 			"h62-048": "\"please cancel Thursday for my mum\" (a visit, a session or a booking) goes to the outside physio at 0.71",
 			"h62-050": "a query on an agency nurse's bill (the family's fees or the agency's invoice) goes to fee queries at 0.85",
 			"h62-089": "a pub table for Mother's Day (no skill's job) goes to booking a visit at 0.79",
