@@ -163,6 +163,8 @@ func TestUnnamedWords(t *testing.T) {
 		Name: "Annual leave", Description: "Book time off, check how many days are left this year.", Tags: []string{"holiday", "time off"}})
 	refunds := analyzed(index.Doc{Key: "care/refund", AgentID: "care", SkillID: "refund", AgentName: "Customer Care",
 		Name: "Refunds", Description: "Refunds for cancelled sailings.", Tags: []string{"money back", "refund"}})
+	cancels := analyzed(index.Doc{Key: "stays/cancel-stay", AgentID: "stays", SkillID: "cancel-stay", AgentName: "Cancellations",
+		Name: "Cancel a holiday", Description: "Cancel a lodge or caravan stay and refund the deposit.", Tags: []string{"cancel", "lodge"}})
 	greeter := analyzed(index.Doc{Key: "talk/greeting", AgentID: "talk", SkillID: "greeting", AgentName: "Small talk",
 		Name: "Greeting", Description: "Answers a hello with one."})
 	for _, tt := range []struct {
@@ -191,6 +193,12 @@ func TestUnnamedWords(t *testing.T) {
 		{leave, "what happens next?", true},
 		{leave, "what happens to my leave if I move teams?", false},
 		{refunds, "can it be sorted before the weekend?", true},
+		// An act on an arrangement names no bookable thing: a catalog's
+		// many bookings share the words.
+		{cancels, "please cancel Thursday for us", true},
+		{cancels, "cancel our booking for Saturday", true},
+		{cancels, "cancel the lodge for Saturday", false},
+		{leave, "cancel my annual leave on Friday", false},
 		{refunds, "still waiting for my refund", false},
 		{refunds, "not what we agreed", true},
 		{refunds, "it's still not right", true},

@@ -913,7 +913,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h52-037": "damp readings and a gas test on a motorhome read as a touring pitch: asked about",
 			"h52-038": "a musty touring van read as a touring pitch at 0.27: abstained",
-			"h52-048": "\"please cancel Thursday for us\" (a stay, a session or a delivery) goes to cancelling a stay at 0.99",
 		},
 	},
 	{
@@ -966,7 +965,6 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h56-042": "a first edition to be priced goes to the in-house rare books desk at 0.99, the valuers not asked about",
-			"h56-048": "\"please cancel our booking for Saturday\" (a table, an event or a festival seat) goes to annual leave at 0.83",
 			"h56-050": "thirty copies of a book for a group (a book club set or a special order) goes to reading sets at 0.98",
 			"h56-087": "tuning a piano at home (no skill's job) goes to the festival's returns waitlist at 0.76",
 		},
@@ -983,7 +981,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h57-035": bagTwins, "h57-036": bagTwins, "h57-037": bagTwins, "h57-038": bagTwins, "h57-039": bagTwins,
 			"h57-041": watchDesks, "h57-042": watchDesks, "h57-043": watchDesks, "h57-044": watchDesks, "h57-046": watchDesks,
-			"h57-048": "\"please cancel Saturday's booking\" (a tour, a ferry or a seat) goes to annual leave at 0.83",
 			"h57-049": "\"the card's stopped working\" (a pass card or a bank card) goes to stopping a lost card at 0.75",
 			"h57-087": "a council tax band (no skill's job) goes to resident cards at 0.80",
 		},
@@ -999,7 +996,6 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h58-040": bursaryDesks, "h58-041": bursaryDesks, "h58-042": bursaryDesks, "h58-043": bursaryDesks,
-			"h58-049": "\"can you cancel Saturday for us?\" (a lesson, an orchestra or a ticket) goes to moving or cancelling a lesson at 0.91",
 			"h58-086": "a removal firm for an upright piano (no skill's job) goes to the piano tuners at 0.99",
 			"h58-089": "a primary school's dinner menu (no skill's job) goes to booking lessons at 0.71",
 			"h58-090": "a restaurant near the hall after the Gala (no skill's job) goes to buying tickets at 0.73",
@@ -1122,7 +1118,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h66-040": uniDesks, "h66-041": uniDesks, "h66-042": uniDesks, "h66-043": uniDesks,
 			"h66-044": uniDesks, "h66-045": uniDesks, "h66-046": uniDesks,
-			"h66-048": "\"please cancel my booking for Saturday\" (an excursion, a transfer or a course) goes to excursion changes at 0.73",
 		},
 	},
 	{
