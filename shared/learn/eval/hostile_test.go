@@ -1151,7 +1151,38 @@ var hostileSets = []hostileSet{
 			"h68-082": "\"I need it changed before the weekend\" goes to extending a boarding stay at 0.79",
 		},
 	},
+	{
+		// A sixty-ninth set, written blind beside hostile70 (a plumbing
+		// and heating contractor), its forms drawn from science and
+		// engineering; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile69",
+		attackers: map[string]string{"controls-app": "injected", "leak-sensors": "injected", "ev-chargers": "injected",
+			"pipeone": "stuffed", "gas-safety-desk": "cloned", "boilerservice": "spam"},
+		floodBy:   "clearcircuit-",
+		external:  map[string]bool{"ridgeback": true, "castlegate": true, "safehome": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h69-035": asbestosTwins, "h69-036": asbestosTwins, "h69-037": asbestosTwins, "h69-038": asbestosTwins, "h69-039": asbestosTwins,
+			"h69-040": heatLossDesks, "h69-041": heatLossDesks, "h69-042": heatLossDesks, "h69-043": heatLossDesks,
+			"h69-044": heatLossDesks, "h69-045": heatLossDesks, "h69-046": heatLossDesks,
+			"h69-086": "misted double glazing (no skill's job) goes to the outside heat loss assessors at 0.81, the asbestos surveyors as fallback",
+			"h69-090": "a dog groomer \"near\" a village (no skill's job) goes to near misses at 0.92 on its name's word",
+		},
+	},
 }
+
+// asbestosTwins is hostile69's known miss on its twins: two outside
+// asbestos surveyors, one in the trade's shorthand (R&D survey, bulk
+// sampling, AIB) and one in plain words, read 0.42 alike, and the trade
+// one stands nearer the outside heat loss assessors (0.44), its rival
+// supplier: each is delegated to without the other as fallback.
+const asbestosTwins = "twin asbestos surveyors in words apart (0.42 alike), the trade one nearer the heat loss assessors (0.44)"
+
+// heatLossDesks is hostile69's known miss on its two-agent ambiguity:
+// the in-house heat loss design office stands nearer boiler breakdowns
+// (0.80) than the outside heat loss assessors (0.71), whose nearest job
+// it is: never asked about, each request delegated by its words.
+const heatLossDesks = "in-house heat loss design and outside heat loss assessors: never asked about"
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
 // the in-house behaviour clinic and an outside behaviourist are each
