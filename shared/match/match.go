@@ -55,6 +55,9 @@ type Matcher struct {
 	// nearestSkill holds, for a doc whose nearest skill by stated job was
 	// asked (nearestSkillOf), that skill's doc (int doc → int).
 	nearestSkill sync.Map
+	// nearestAcross holds, for a doc whose nearest skill under the other
+	// data handling was asked (nearestAcrossOf), that skill's doc.
+	nearestAcross sync.Map
 	// nearestSupplier holds, for an outside supplier's doc whose nearest
 	// supplier was asked (nearestSupplierOf), that supplier's doc.
 	nearestSupplier sync.Map

@@ -182,7 +182,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h9-041": "a cafe's unpaid bills read as a bill dispute (0.44): abstained",
 			"h9-043": "an owing customer who won't answer letters reads as a payment plan (0.71): delegated",
-			"h9-044": "a former tenant's old debt goes to the outside agency at 0.83, in-house collections not looked alike",
 			"h9-046": "a doorstep visit about a debt reads as a depot dispatch (0.27): abstained",
 			"h9-036": "a household's wish to pay for what it uses reads as a tariff switch (0.41), the fitters third: a question between two tariffs",
 			"h9-037": "a free meter for an account code is asked about between a fitter (0.62) and a meter reading (0.51)",
@@ -420,7 +419,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"hartwell": true, "gradwear": true, "inkwell": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h21-042": "a graduate-scheme form talked through with an adviser goes to the in-house careers desk at 0.98, not asked about",
 			"h21-045": "a society's 35 CVs for a careers fair go to the students' union societies at 0.85",
 			"h21-048": "heating off \"in my room\" (a halls repair or an estates one) goes to halls repairs at 0.85",
 			"h21-049": "a letter confirming study (a status letter or a visa letter) goes to status letters at 0.90",
@@ -897,8 +895,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"advocacy": true, "cleanbins": true, "sharpline": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h51-041": advocateDesks, "h51-042": advocateDesks, "h51-044": advocateDesks, "h51-045": advocateDesks,
-			"h51-046": advocateDesks,
+			"h51-042": advocateDesks,
 		},
 	},
 	{
@@ -964,7 +961,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"bindery": true, "mendabook": true, "valuers": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h56-042": "a first edition to be priced goes to the in-house rare books desk at 0.99, the valuers not asked about",
 			"h56-050": "thirty copies of a book for a group (a book club set or a special order) goes to reading sets at 0.98",
 			"h56-087": "tuning a piano at home (no skill's job) goes to the festival's returns waitlist at 0.76",
 		},
@@ -995,7 +991,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"hometune": true, "playerstrust": true, "tunewell": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h58-040": bursaryDesks, "h58-041": bursaryDesks, "h58-042": bursaryDesks, "h58-043": bursaryDesks,
+			"h58-042": bursaryDesks,
 			"h58-086": "a removal firm for an upright piano (no skill's job) goes to the piano tuners at 0.99",
 			"h58-089": "a primary school's dinner menu (no skill's job) goes to booking lessons at 0.71",
 			"h58-090": "a restaurant near the hall after the Gala (no skill's job) goes to buying tickets at 0.73",
@@ -1163,9 +1159,6 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h69-035": asbestosTwins, "h69-036": asbestosTwins, "h69-037": asbestosTwins, "h69-038": asbestosTwins, "h69-039": asbestosTwins,
-			"h69-040": heatLossDesks, "h69-041": heatLossDesks, "h69-042": heatLossDesks, "h69-043": heatLossDesks,
-			"h69-044": heatLossDesks, "h69-045": heatLossDesks, "h69-046": heatLossDesks,
-			"h69-086": "misted double glazing (no skill's job) goes to the outside heat loss assessors at 0.81, the asbestos surveyors as fallback",
 			"h69-090": "a dog groomer \"near\" a village (no skill's job) goes to near misses at 0.92 on its name's word",
 		},
 	},
@@ -1174,15 +1167,9 @@ var hostileSets = []hostileSet{
 // asbestosTwins is hostile69's known miss on its twins: two outside
 // asbestos surveyors, one in the trade's shorthand (R&D survey, bulk
 // sampling, AIB) and one in plain words, read 0.42 alike, and the trade
-// one stands nearer the outside heat loss assessors (0.44), its rival
-// supplier: each is delegated to without the other as fallback.
+// one stands nearer the outside heat loss assessors (0.44): each is
+// delegated to without the other as fallback.
 const asbestosTwins = "twin asbestos surveyors in words apart (0.42 alike), the trade one nearer the heat loss assessors (0.44)"
-
-// heatLossDesks is hostile69's known miss on its two-agent ambiguity:
-// the in-house heat loss design office stands nearer boiler breakdowns
-// (0.80) than the outside heat loss assessors (0.71), whose nearest job
-// it is: never asked about, each request delegated by its words.
-const heatLossDesks = "in-house heat loss design and outside heat loss assessors: never asked about"
 
 // behaviourDesks is hostile43's known miss on its two-agent ambiguity:
 // the in-house behaviour clinic and an outside behaviourist are each
@@ -1285,9 +1272,9 @@ const therapyDesks = "in-house therapy and mobility team and an outside physio: 
 
 // bursaryDesks is hostile58's known miss on its two-agent ambiguity: the
 // school's own bursary office and an outside young players' trust,
-// asked about on three requests; the others are delegated to one of the
-// two by their words ("bursary", "grant").
-const bursaryDesks = "in-house bursaries and an outside young players' trust: asked about on three of seven"
+// asked about on six requests (three once the trust's nearest job was
+// enough, nearestAcrossHandling); the seventh goes to the bursaries.
+const bursaryDesks = "in-house bursaries and an outside young players' trust: asked about on six of seven"
 
 // homelessDesks is hostile55's known miss on its two-agent ambiguity:
 // the council's housing options team and an outside renters' advice
@@ -1297,9 +1284,10 @@ const homelessDesks = "the council's housing options and an outside renters' cha
 
 // advocateDesks is hostile51's known miss on its two-agent ambiguity:
 // the practices' own complaints team and an outside patient advocacy
-// charity, asked about on two requests; the others read as one of the
-// two at under the bar, or as a significant-event report.
-const advocateDesks = "in-house complaints and an outside patient advocate: asked about on two of seven"
+// charity, asked about on six requests (four once the charity's nearest
+// job was enough, nearestAcrossHandling); the seventh reads as a
+// significant-event report.
+const advocateDesks = "in-house complaints and an outside patient advocate: asked about on six of seven"
 
 // seatDesks is hostile48's known miss on its twins: the plain seat-repair
 // firm is read as the box office's seat changes under other handling
