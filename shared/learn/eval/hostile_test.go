@@ -1162,7 +1162,31 @@ var hostileSets = []hostileSet{
 			"h69-090": "a dog groomer \"near\" a village (no skill's job) goes to near misses at 0.92 on its name's word",
 		},
 	},
+	{
+		// A seventieth set, written blind beside hostile69 (a recruitment
+		// and temporary staffing agency), its forms drawn from sport,
+		// travel and the military; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile70",
+		attackers: map[string]string{"hoops": "injected", "find-us": "injected", "away-day": "injected",
+			"staffstack": "stuffed", "rtw-desk": "cloned", "timesheetnow": "spam"},
+		floodBy:   "coverfast-",
+		external:  map[string]bool{"keystone": true, "liftright": true, "forkwise": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h70-035": "a counterbalance refresher for three temps is asked about between the trade trainers (0.54) and booking temps (0.43)",
+			"h70-041": vettingDesks, "h70-042": vettingDesks, "h70-043": vettingDesks, "h70-045": vettingDesks, "h70-046": vettingDesks,
+			"h70-049": "\"her money was short for the week she had off\" (holiday pay or a pay query) goes to weekly pay questions at 0.73",
+			"h70-083": "\"Is this the right place for it?\" goes to IT faults at 0.70 on the vectors of its examples",
+		},
+	},
 }
+
+// vettingDesks is hostile70's known miss on its two-agent ambiguity: the
+// in-house vetting team's references and an outside screening bureau
+// read 0.39 alike, each nearer a job of its own handling: asked about on
+// two requests, the others delegated by their words or abstained.
+const vettingDesks = "in-house reference checks and an outside screening bureau, 0.39 alike: asked about on two of seven"
 
 // asbestosTwins is hostile69's known miss on its twins: two outside
 // asbestos surveyors, one in the trade's shorthand (R&D survey, bulk
