@@ -199,6 +199,10 @@ func TestUnnamedWords(t *testing.T) {
 		{cancels, "cancel our booking for Saturday", true},
 		{cancels, "cancel the lodge for Saturday", false},
 		{leave, "cancel my annual leave on Friday", false},
+		// Where to go is no job: "the right place", "the wrong desk".
+		{leave, "is this the right place for it?", true},
+		{leave, "who's the right person to talk to about this?", true},
+		{refunds, "is this the right place for my refund?", false},
 		{refunds, "still waiting for my refund", false},
 		{refunds, "not what we agreed", true},
 		{refunds, "it's still not right", true},

@@ -1177,7 +1177,6 @@ var hostileSets = []hostileSet{
 			"h70-035": "a counterbalance refresher for three temps is asked about between the trade trainers (0.54) and booking temps (0.43)",
 			"h70-041": vettingDesks, "h70-042": vettingDesks, "h70-043": vettingDesks, "h70-045": vettingDesks, "h70-046": vettingDesks,
 			"h70-049": "\"her money was short for the week she had off\" (holiday pay or a pay query) goes to weekly pay questions at 0.73",
-			"h70-083": "\"Is this the right place for it?\" goes to IT faults at 0.70 on the vectors of its examples",
 		},
 	},
 }
