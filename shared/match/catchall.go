@@ -90,7 +90,8 @@ func markCatchAll(refs []ref, docs []index.Doc) {
 
 // markListedCatchAll distrusts each trusted skill whose agent's or own
 // description holds, in one sentence with a word of every request, a list
-// naming the jobs of catchAllJobs or more separate groups of other agents.
+// naming the jobs of catchAllJobs or more separate groups of other agents,
+// or of listedAgents other agents.
 func markListedCatchAll(refs []ref, docs []index.Doc) {
 	agentOf, reach, ok := catchAllScope(refs, docs)
 	if !ok {
@@ -111,13 +112,26 @@ func markListedCatchAll(refs []ref, docs []index.Doc) {
 					users = wordUsers(docs, agentOf, reach, func(i int) bool { return refs[i].distrust == "" })
 				}
 				d := index.Doc{NameTerms: sortedSet(analyze.Terms(list))}
-				if jobs, _ := claimedJobs(&d, agentOf[i], users, reach); jobs >= catchAllJobs {
+				switch jobs, agents := claimedJobs(&d, agentOf[i], users, reach); {
+				case jobs >= catchAllJobs:
 					refs[i].distrust = fmt.Sprintf("card lists the jobs of %d other groups of agents as every request's (catch-all); not trusted. ", jobs)
+				case agents >= listedAgents:
+					refs[i].distrust = fmt.Sprintf("card lists the jobs of %d other agents as every request's (catch-all); not trusted. ", agents)
 				}
 			}
 		}
 	}
 }
+
+// listedAgents is how many other agents a listed catch-all's list may
+// reach instead of catchAllJobs groups: words a catalog's jobs share join
+// their agents into one group ("date" of a fitting diary and of finance
+// plans, "fault" of inverters and of a battery helpline), and a
+// seventy-second set's dressmaker's list of seven desks ("one for
+// surveys, one for fitting dates, ... one for payslips. Lay a request
+// against them") reached seven agents in four groups. Over every catalog
+// here, no other list in such a sentence reaches seven agents.
+const listedAgents = catchAllJobs + 2
 
 // universalLists are the lists of text's sentences that hold a word of
 // every request: runs of four or more comma-separated items of at most
@@ -138,7 +152,7 @@ func universalLists(text string) []string {
 		// note about a Year 9 trip, a blazer size, an absence, a hall
 		// letting ... So each of those messages is a Word Club message"
 		// (a sixty-fifth set's heap of sand).
-		if !holdsUniversal(sentence) && !pointsBackUniversal(nextSentence(text)) {
+		if !holdsUniversal(sentence) && !namesRequests(sentence) && !pointsBackUniversal(nextSentence(text)) {
 			continue
 		}
 		// Items are the pieces between commas, dashes, colons and
@@ -179,7 +193,25 @@ func universalLists(text string) []string {
 // says nothing of the list before it.
 func pointsBackUniversal(sentence string) bool {
 	lower := strings.ToLower(sentence)
-	return holdsUniversal(sentence) && (strings.Contains(lower, " of those") || strings.Contains(lower, " of these") || strings.Contains(lower, " of them"))
+	if holdsUniversal(sentence) && (strings.Contains(lower, " of those") || strings.Contains(lower, " of these") || strings.Contains(lower, " of them")) {
+		return true
+	}
+	// A request laid against the list: "one for surveys, one for fitting
+	// dates, ... one for payslips. Lay a request against them and one will
+	// seem to fit it exactly" (a seventy-second set's dressmaker's ease).
+	return requestNoun(sentence) && (strings.Contains(lower, " against them") || strings.Contains(lower, " against those") || strings.Contains(lower, " against these"))
+}
+
+// requestNoun says whether sentence holds "request", "task" or "message"
+// (or a plural) as a word.
+func requestNoun(sentence string) bool {
+	for f := range strings.FieldsSeq(sentence) {
+		switch strings.ToLower(strings.Trim(f, "\"',:;()")) {
+		case "request", "requests", "task", "tasks", "message", "messages":
+			return true
+		}
+	}
+	return false
 }
 
 // nextSentence is the sentence text starts with.
@@ -198,6 +230,37 @@ func holdsUniversal(sentence string) bool {
 		case "every", "each", "whatever", "anything", "everything":
 			return true
 		}
+	}
+	return false
+}
+
+// namesRequests says whether sentence speaks of any request, task or
+// message, or of one "for" or "about" something: a list of other groups'
+// jobs beside such words is every request's too. "This entry ... comes off first, for any request
+// at all - a survey, an install date, a DNO form, a battery fault, a
+// claim, a payslip"; "a request for a survey, an install date, a battery
+// fault, a warranty claim or a payslip finds some give here" (a
+// seventy-second set's first-in-first-out larder and dressmaker's ease).
+// The list must still reach catchAllJobs groups of other agents' jobs,
+// which no honest card's does.
+func namesRequests(sentence string) bool {
+	prev, open := "", false // open: the word before was a request noun
+	for f := range strings.FieldsSeq(sentence) {
+		w := strings.ToLower(strings.Trim(f, "\"',:;()"))
+		switch w {
+		case "request", "requests", "task", "tasks", "message", "messages":
+			if prev == "any" {
+				return true
+			}
+			open = true
+			prev = w
+			continue
+		case "for", "about":
+			if open {
+				return true
+			}
+		}
+		prev, open = w, false
 	}
 	return false
 }
@@ -454,11 +517,12 @@ func claimsOf(own int32, users map[string][]int32, reach int) func(string) bool 
 	return func(t string) bool { return claimsOthers(users[t], own, reach) }
 }
 
-// mayHoldUniversal says whether text may hold a word of every request
-// (in lower case or capitalised), without allocating: the cheap test
-// before universalLists splits it.
+// mayHoldUniversal says whether text may hold a word of every request or
+// a request noun (in lower case or capitalised), without allocating: the
+// cheap test before universalLists splits it.
 func mayHoldUniversal(text string) bool {
-	for _, u := range [...]string{"every", "Every", "each", "Each", "whatever", "Whatever", "anything", "Anything", "EVERY", "EACH", "WHATEVER", "ANYTHING"} {
+	for _, u := range [...]string{"every", "Every", "each", "Each", "whatever", "Whatever", "anything", "Anything", "EVERY", "EACH", "WHATEVER", "ANYTHING",
+		"request", "Request", "REQUEST", "task", "Task", "TASK", "message", "Message", "MESSAGE"} {
 		if strings.Contains(text, u) {
 			return true
 		}

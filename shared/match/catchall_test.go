@@ -329,6 +329,12 @@ func TestListedCatchAll(t *testing.T) {
 		{"the same list with no word of every request", "Keeps contact details. Clients sometimes ask about a ledger, a harbor, a violin, a meadow or a copper; we pass those on.", false},
 		{"every request, with too few jobs listed", "Keeps contact details. Every request - a ledger, a harbor, a phone number, an email address - is answered in a day.", false},
 		{"a word of every request apart from the list", "Keeps contact details: a ledger, a harbor, a violin, a meadow, a copper. Every change is logged.", false},
+		// Requests spoken of as such (a seventy-second set's larder and
+		// dressmaker): any request, a request for the list.
+		{"any request, listed", "Keeps contact details. This entry comes off first for any request at all - a ledger, a harbor, a violin, a meadow, a copper.", true},
+		{"a request for the list", "Keeps contact details. A request for a ledger, a harbor, a violin, a meadow, a copper, or a tin finds some give here.", true},
+		{"a request laid against the list", "Keeps contact details. The pages are cut close: one for ledgers, one for harbors, one for violins, one for meadows, one for coppers. Lay a request against them and one seems to fit.", true},
+		{"a request to buy, listed", "Keeps contact details. Raise a request to buy: a ledger, a harbor, a violin, a meadow, a copper.", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -338,6 +344,32 @@ func TestListedCatchAll(t *testing.T) {
 			}
 			broad := agentWith("broad", card.Skill{ID: "own", Name: "Contact details", Description: "Change a phone number or an address.", Tags: []string{"contact details"}})
 			broad.Card.Description = tt.desc
+			wantFlagged(t, catchAllCatalog(t, append(agents, broad)...), "broad", tt.flagged)
+		})
+	}
+}
+
+// A listed catch-all's list may reach many agents in few groups: words
+// that pairs of them share ("dates", "faults") join the pairs, and a list
+// of seven desks (a seventy-second set's dressmaker) reached seven agents
+// in four groups. Seven agents are enough; six are not.
+func TestListedCatchAllByAgents(t *testing.T) {
+	tags := [][]string{{"ledger", "dates"}, {"harbor", "dates"}, {"violin", "faults"}, {"meadow", "faults"}, {"copper", "glaze"}, {"quartz", "glaze"}, {"amber"}}
+	for _, tt := range []struct {
+		name    string
+		list    string
+		flagged bool
+	}{
+		{"seven agents in four groups", "one for ledger dates, one for harbor dates, one for violin faults, one for meadow faults, one for copper glaze, one for quartz glaze, one for amber", true},
+		{"six agents in three groups", "one for ledger dates, one for harbor dates, one for violin faults, one for meadow faults, one for copper glaze, one for quartz glaze", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var agents []catalog.Agent
+			for i, tg := range tags {
+				agents = append(agents, agentWith(fmt.Sprintf("holder%d", i), card.Skill{ID: "job", Name: "Job " + fmt.Sprint(i), Tags: tg}))
+			}
+			broad := agentWith("broad", card.Skill{ID: "own", Name: "Contact details", Description: "Change a phone number or an address.", Tags: []string{"contact details"}})
+			broad.Card.Description = "Keeps contact details. The pages are cut close: " + tt.list + ". Lay a request against them and one seems to fit."
 			wantFlagged(t, catchAllCatalog(t, append(agents, broad)...), "broad", tt.flagged)
 		})
 	}

@@ -155,6 +155,20 @@ func TestDominatedByTerm(t *testing.T) {
 			Description: "Order plastic storage crates for a move, delivered to your door with lids and labels, collected again afterwards.",
 			Tags:        []string{"crates", "moving crates", "packing"},
 			Examples:    []string{"twenty crates delivered to Corbel Green on Friday"}}, false},
+		// A stutter split between two words (a seventy-second set's spam
+		// card): neither is half of the terms, the two together are.
+		{"a phrase stuttered", card.Skill{Name: "Pump fault - report a pump fault",
+			Description: "Report a pump fault: pump error code, pump fault light, pump not running, pump alarm, any fault on any pump.",
+			Tags:        []string{"pump", "pumps", "pump fault", "pump faults", "pump error", "pump error code", "fault", "faults", "error code", "alarm"},
+			Examples:    []string{"my pump has a pump fault: pump error code 12 on the pump"}}, true},
+		{"an honest pump fault desk", card.Skill{Name: "Pump faults",
+			Description: "Report a pump that has stopped or shows a fault code: we send an engineer, usually the same day.",
+			Tags:        []string{"pump fault", "error code", "no water pressure"},
+			Examples:    []string{"the booster pump in the plant room shows fault E4 and the top floor has no water"}}, false},
+		{"a flood's templated skill", card.Skill{Name: "Convert - Leeds - convert files in Leeds",
+			Description: "Convert files in Leeds: convert documents, convert images, file conversion for Leeds offices.",
+			Tags:        []string{"convert", "conversion", "files", "Leeds", "document conversion"},
+			Examples:    []string{"convert this Leeds report to PDF"}}, false},
 	} {
 		if got := isKeywordSpam(&tt.s); got != tt.want {
 			t.Errorf("%s: isKeywordSpam = %v, want %v", tt.name, got, tt.want)
