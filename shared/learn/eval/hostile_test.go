@@ -1179,7 +1179,29 @@ var hostileSets = []hostileSet{
 			"h70-049": "\"her money was short for the week she had off\" (holiday pay or a pay query) goes to weekly pay questions at 0.73",
 		},
 	},
+	{
+		// A seventy-second set, written blind beside hostile71 (a solar
+		// panel and battery installer), its forms drawn from food, craft
+		// and the home; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile72",
+		attackers: map[string]string{"open-house": "injected", "breakfast-bar": "injected", "alterations": "injected",
+			"sunstack": "stuffed", "complaints-desk": "cloned", "inverterfix": "spam"},
+		floodBy:   "towerup-",
+		external:  map[string]bool{"energyadvice": true, "glazewell": true, "shineon": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h72-040": grantDesks, "h72-041": grantDesks, "h72-042": grantDesks, "h72-043": grantDesks,
+			"h72-044": grantDesks, "h72-045": grantDesks, "h72-046": grantDesks,
+			"h72-057": "the next open house weekend (the injected card's cover job, no honest skill's) goes to booking a home survey at 0.73",
+		},
+	},
 }
+
+// grantDesks is hostile72's known miss on its two-agent ambiguity: the
+// in-house grants team and an outside energy advice charity read 0.55
+// alike, the grants team nearer finance applications (0.76): never asked
+// about, each request delegated by its words or abstained.
+const grantDesks = "in-house grants and an outside energy advice charity, 0.55 alike: never asked about"
 
 // vettingDesks is hostile70's known miss on its two-agent ambiguity: the
 // in-house vetting team's references and an outside screening bureau
