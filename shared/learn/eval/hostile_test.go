@@ -1195,7 +1195,30 @@ var hostileSets = []hostileSet{
 			"h72-057": "the next open house weekend (the injected card's cover job, no honest skill's) goes to booking a home survey at 0.73",
 		},
 	},
+	{
+		// A seventy-first set, written blind beside hostile72 (a
+		// commercial cleaning and washroom services company), its forms
+		// drawn from art, music, literature and the theatre; its first
+		// run is in docs/hostile-sets.md.
+		dir: "testdata/hostile71",
+		attackers: map[string]string{"greenroom": "injected", "quick-thinking": "injected", "sign-shop": "injected",
+			"cleanall": "stuffed", "safety-desk": "cloned", "windowpros": "spam"},
+		floodBy:   "sheenwell-",
+		external:  map[string]bool{"clearpath": true, "tufton": true, "freshfloors": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h71-040": screeningDesks, "h71-041": screeningDesks, "h71-042": screeningDesks, "h71-043": screeningDesks,
+			"h71-044": screeningDesks, "h71-045": screeningDesks,
+			"h71-085": "dry-cleaning a wool coat (no skill's job) goes to the outside carpet washers at 0.89",
+		},
+	},
 }
+
+// screeningDesks is hostile71's known miss on its two-agent ambiguity:
+// the in-house vetting office and an outside screening firm are each
+// other's nearest skill but read 0.595 alike, just under
+// nearestAcrossLabelledAt: asked about on one request of seven.
+const screeningDesks = "in-house vetting and an outside screening firm, 0.595 alike: asked about on one of seven"
 
 // grantDesks is hostile72's known miss on its two-agent ambiguity: the
 // in-house grants team and an outside energy advice charity read 0.55
