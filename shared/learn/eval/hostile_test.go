@@ -721,7 +721,7 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h40-035": "a piano moved between two homes reads as the house moves at 0.68: abstained",
 			"h40-039": "a concert grand to a stage is asked about between house moves and the piano hauliers",
-			"h40-040": claimDesks, "h40-041": claimDesks, "h40-042": claimDesks, "h40-044": claimDesks, "h40-046": claimDesks,
+			"h40-040": claimDesks, "h40-044": claimDesks, "h40-046": claimDesks,
 			"h40-049": "somewhere for a parent's things (storage or a clearance) goes to house clearance at 0.82",
 			"h40-050": "a mover hurt lifting and off work (an accident report or sickness absence) goes to near misses at 0.70, on the bar",
 			"h40-086": "a taxi to the airport (no skill's job) goes to annual leave at 0.74",
@@ -865,8 +865,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"clearpanel": true, "tankshine": true, "volunteercentre": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h49-040": volunteerDesks, "h49-041": volunteerDesks, "h49-042": volunteerDesks, "h49-044": volunteerDesks,
-			"h49-045": volunteerDesks, "h49-046": volunteerDesks,
 			"h49-049": "\"my card won't work\" (a pass card, a bank card or a gift card) goes to replacement pass cards at 0.98",
 			"h49-087": "renewing a passport (no skill's job) goes to pass renewals at 0.90 on \"renew\" (the third blind set to write it)",
 		},
@@ -1207,18 +1205,10 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"clearpath": true, "tufton": true, "freshfloors": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h71-040": screeningDesks, "h71-041": screeningDesks, "h71-042": screeningDesks, "h71-043": screeningDesks,
-			"h71-044": screeningDesks, "h71-045": screeningDesks,
 			"h71-085": "dry-cleaning a wool coat (no skill's job) goes to the outside carpet washers at 0.89",
 		},
 	},
 }
-
-// screeningDesks is hostile71's known miss on its two-agent ambiguity:
-// the in-house vetting office and an outside screening firm are each
-// other's nearest skill but read 0.595 alike, just under
-// nearestAcrossLabelledAt: asked about on one request of seven.
-const screeningDesks = "in-house vetting and an outside screening firm, 0.595 alike: asked about on one of seven"
 
 // grantDesks is hostile72's known miss on its two-agent ambiguity: the
 // in-house grants team and an outside energy advice charity read 0.55
@@ -1268,15 +1258,6 @@ const aidTwins = "twin first-aid trainers in words apart (0.29 alike): no fallba
 // the in-house inclusion team and an outside adaptive-sport trust read
 // 0.47 alike, not each other's nearest: asked about on three requests.
 const inclusionDesks = "in-house inclusion team and an outside adaptive-sport trust (0.47 alike): asked about on three of seven"
-
-// volunteerDesks is hostile49's known miss on its two-agent ambiguity:
-// the in-house volunteer office and an outside volunteer centre are each
-// other's nearest skill and share "volunteer" in their labels, but read
-// 0.57 alike, under nearestAcrossLabelledAt (0.6). At 0.5 all seven are
-// asked about, but hostile33's drain survey and asbestos survey (0.52,
-// sharing "survey") become a pair too, and its drain-camera twins lose
-// their fallback: not kept.
-const volunteerDesks = "in-house volunteer office and an outside volunteer centre, 0.57 alike (under the labelled 0.6): delegated"
 
 // bagTwins is hostile57's known miss on its twins: two outside luggage
 // carriers, one in shorthand and one in plain words, mostly read as other
@@ -1396,7 +1377,8 @@ const plantDesks = "in-house plant doctor and an outside pest helpline: requests
 // in-house claims team and an outside loss adjuster, whose requests name
 // the damage (a broken cabinet door, a stopped clock, a damp sofa) and
 // not the claim: read as other jobs, abstained on or delegated to the
-// adjuster.
+// adjuster (asked about on four of seven since nearestAcrossLabelledAt
+// came down to 0.55).
 const claimDesks = "in-house damage claims and an outside loss adjuster: requests naming the damage read as other jobs"
 
 // fundDesks is hostile38's known miss on its two-agent ambiguity: the
