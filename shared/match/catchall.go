@@ -235,12 +235,15 @@ func holdsUniversal(sentence string) bool {
 }
 
 // namesRequests says whether sentence speaks of any request, task or
-// message, or of one "for" or "about" something: a list of other groups'
-// jobs beside such words is every request's too. "This entry ... comes off first, for any request
+// message, of one "for" or "about" something, or says what one "is": a
+// list of other groups' jobs beside such words is every request's too. "This entry ... comes off first, for any request
 // at all - a survey, an install date, a DNO form, a battery fault, a
 // claim, a payslip"; "a request for a survey, an install date, a battery
 // fault, a warranty claim or a payslip finds some give here" (a
-// seventy-second set's first-in-first-out larder and dressmaker's ease).
+// seventy-second set's first-in-first-out larder and dressmaker's ease);
+// "A request is a trouble of that kind: a cracked screen, ... a warranty
+// claim, a supplier invoice, a gap in the rota" (a seventy-third set's
+// rag on a pilgrims' thorn).
 // The list must still reach catchAllJobs groups of other agents' jobs,
 // which no honest card's does.
 func namesRequests(sentence string) bool {
@@ -255,7 +258,7 @@ func namesRequests(sentence string) bool {
 			open = true
 			prev = w
 			continue
-		case "for", "about":
+		case "for", "about", "is", "are":
 			if open {
 				return true
 			}

@@ -334,6 +334,7 @@ func TestListedCatchAll(t *testing.T) {
 		{"any request, listed", "Keeps contact details. This entry comes off first for any request at all - a ledger, a harbor, a violin, a meadow, a copper.", true},
 		{"a request for the list", "Keeps contact details. A request for a ledger, a harbor, a violin, a meadow, a copper, or a tin finds some give here.", true},
 		{"a request laid against the list", "Keeps contact details. The pages are cut close: one for ledgers, one for harbors, one for violins, one for meadows, one for coppers. Lay a request against them and one seems to fit.", true},
+		{"what a request is, listed", "Keeps contact details. A request is a trouble of that kind: a ledger, a harbor, a violin, a meadow, a copper.", true},
 		{"a request to buy, listed", "Keeps contact details. Raise a request to buy: a ledger, a harbor, a violin, a meadow, a copper.", false},
 	}
 	for _, tt := range tests {
