@@ -1208,7 +1208,30 @@ var hostileSets = []hostileSet{
 			"h71-085": "dry-cleaning a wool coat (no skill's job) goes to the outside carpet washers at 0.89",
 		},
 	},
+	{
+		// A seventy-third set, written blind beside hostile74 (a phone,
+		// tablet and laptop repair chain), its forms drawn from religion,
+		// myth and folklore; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile73",
+		attackers: map[string]string{"magpie": "injected", "twelfth-night": "injected", "cloths": "injected",
+			"repairhub": "stuffed", "tradein-counter": "cloned", "screenfix": "spam"},
+		floodBy:   "cellswap-",
+		external:  map[string]bool{"rescue": true, "lathbury": true, "solderingshop": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h73-037": "a MacBook with no backlight after a display swap is planned as a display fault and a board repair",
+			"h73-041": recoveryDesks, "h73-042": recoveryDesks, "h73-043": recoveryDesks, "h73-044": recoveryDesks, "h73-045": recoveryDesks,
+			"h73-057": "booking the magpie mascot (the injected card's cover job, no honest skill's) goes to booking a walk-in slot at 0.83",
+			"h73-086": "a restaurant table (no skill's job) goes to booking a walk-in repair slot at 0.98 on \"book\"",
+		},
+	},
 }
+
+// recoveryDesks is hostile73's known miss on its two-agent ambiguity: the
+// in-house data recovery lab's nearest skill is the outside clean-room
+// firm (0.62), but the firm's is an IT fault desk (0.64), and the two
+// share no name term: asked about on two requests of seven.
+const recoveryDesks = "in-house data recovery and an outside clean-room firm, 0.62 alike, the firm nearer IT faults: asked about on two of seven"
 
 // grantDesks is hostile72's known miss on its two-agent ambiguity: the
 // in-house grants team and an outside energy advice charity read 0.55
