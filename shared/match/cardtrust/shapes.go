@@ -1,6 +1,11 @@
 package cardtrust
 
-import "strings"
+import (
+	"slices"
+	"strings"
+
+	"github.com/skillmatch/skillmatch/shared/retrieval/analyze"
+)
 
 // Card text shaped as something other than prose gives orders its words
 // alone do not: a flowchart answering "where does a request go?" whose
@@ -97,6 +102,66 @@ func moralClaim(text string) bool {
 		}
 		if strings.Contains(t, " every ") || strings.Contains(t, " any ") || strings.Contains(t, " all ") || strings.Contains(t, " everything ") {
 			return true
+		}
+	}
+	return false
+}
+
+// A card may class every request as a kind of thing and then claim that
+// kind: "Every request is front-page news ... At Quillmead the front page
+// is the Gazette", "a request that matters ... runs on the front page,
+// and the front page is here" (a seventy-fourth set's staff newspaper,
+// which took a request at 0.86). No word of it claims a task outright.
+
+// classifiesRequests says whether text says every (each, any) request,
+// task, query or message "is" something (the words up to a stopword), and
+// elsewhere that a thing of one of those words "is here", "is ours" or is
+// the card (a word of its name that is no stopword).
+func classifiesRequests(text, name string) bool {
+	if !strings.Contains(strings.ToLower(text), " is ") {
+		return false
+	}
+	var kind []string // the words every request is said to be
+	ss := sentences(text)
+	for _, sentence := range ss {
+		ws := strings.Fields(words(sentence))
+		for i := 0; i+3 < len(ws); i++ {
+			if (ws[i] == "every" || ws[i] == "each" || ws[i] == "any") && messageNouns[ws[i+1]] && ws[i+2] == "is" {
+				rest := ws[i+3 : min(len(ws), i+7)]
+				if len(rest) > 0 && (rest[0] == "a" || rest[0] == "an" || rest[0] == "the") {
+					rest = rest[1:]
+				}
+				for _, w := range rest { // the words up to the first stopword: "front-page news"
+					if analyze.IsStopword(w) {
+						break
+					}
+					kind = append(kind, w)
+				}
+			}
+		}
+	}
+	if len(kind) == 0 {
+		return false
+	}
+	own := map[string]bool{}
+	for _, w := range strings.Fields(words(name)) {
+		if len(w) > 2 && !analyze.IsStopword(w) {
+			own[w] = true
+		}
+	}
+	for _, sentence := range ss {
+		ws := strings.Fields(words(sentence))
+		for j := 1; j+1 < len(ws); j++ {
+			if ws[j] != "is" || !slices.ContainsFunc(ws[max(0, j-3):j], func(w string) bool { return slices.Contains(kind, w) }) {
+				continue
+			}
+			next := ws[j+1]
+			if next == "the" && j+2 < len(ws) {
+				next = ws[j+2]
+			}
+			if next == "here" || next == "ours" || own[next] {
+				return true
+			}
 		}
 	}
 	return false
