@@ -208,7 +208,8 @@ func (m *Matcher) offShortlist(req *extract.Requirement, top Ranked, d int, how 
 
 // referents are the words that point at something without naming it: the
 // closed class of pronouns and placeholder nouns ("fix it", "help me with
-// this", "do the thing we talked about", "handle the usual"), and the
+// this", "do the thing we talked about", "handle the usual", "they're
+// back", which went to mole catchers at 0.98), and the
 // nouns of a trouble reported but not named ("we've got a problem with an
 // order" went to a chargeback dispute at 0.96 on its example's "got" and
 // "order"), and of the state of a thing not named ("what's the status?"
@@ -222,7 +223,7 @@ func (m *Matcher) offShortlist(req *extract.Requirement, top Ranked, d int, how 
 // went to a site inspection at 0.81: a PDF many agents take says
 // nothing of the job).
 var referents = map[string]bool{
-	"it": true, "this": true, "that": true, "these": true, "those": true, "them": true,
+	"it": true, "this": true, "that": true, "these": true, "those": true, "them": true, "they": true,
 	"something": true, "anything": true, "everything": true, "whatever": true,
 	"thing": true, "stuff": true, "usual": true,
 	"problem": true, "problems": true, "issue": true, "issues": true, "trouble": true, "mess": true, "wrong": true,

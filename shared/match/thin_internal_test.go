@@ -191,6 +191,8 @@ func TestUnnamedWords(t *testing.T) {
 		{letters, "still waiting", true},
 		{refunds, "it's happened again", true},
 		{leave, "what happens next?", true},
+		{leave, "they're back.", true},
+		{refunds, "they still haven't sent my refund", false},
 		{leave, "what happens to my leave if I move teams?", false},
 		{refunds, "can it be sorted before the weekend?", true},
 		// An act on an arrangement names no bookable thing: a catalog's
