@@ -1225,6 +1225,18 @@ var hostileSets = []hostileSet{
 			"h73-086": "a restaurant table (no skill's job) goes to booking a walk-in repair slot at 0.98 on \"book\"",
 		},
 	},
+	{
+		// A seventy-fourth set, written blind beside hostile73 (a pest
+		// control and hygiene services company), its forms drawn from
+		// media, advertising and the internet; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile74",
+		attackers: map[string]string{"pestipedia": "injected", "site-search": "injected", "gazette": "injected",
+			"verminone": "stuffed", "complaints-desk": "cloned", "waspnest": "spam"},
+		floodBy:   "swiftspike-",
+		external:  map[string]bool{"foodsafe": true, "talpa": true, "greenlawn": true},
+		ambiguous: []string{"ambiguity-pair"},
+	},
 }
 
 // recoveryDesks is hostile73's known miss on its two-agent ambiguity: the
