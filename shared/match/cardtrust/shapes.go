@@ -118,8 +118,8 @@ func moralClaim(text string) bool {
 // elsewhere that a thing of one of those words "is here", "is ours" or is
 // the card (a word of its name that is no stopword).
 func classifiesRequests(text, name string) bool {
-	if !strings.Contains(strings.ToLower(text), " is ") {
-		return false
+	if !strings.Contains(text, " is ") || !mayNameRequests(text) {
+		return false // most texts: nothing split, nothing allocated
 	}
 	var kind []string // the words every request is said to be
 	ss := sentences(text)
@@ -162,6 +162,17 @@ func classifiesRequests(text, name string) bool {
 			if next == "here" || next == "ours" || own[next] {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// mayNameRequests says whether text may hold a word of messageNouns, in
+// lower case or capitalised, without allocating.
+func mayNameRequests(text string) bool {
+	for _, w := range [...]string{"equest", "essage", "task", "Task", "uer"} {
+		if strings.Contains(text, w) {
+			return true
 		}
 	}
 	return false
