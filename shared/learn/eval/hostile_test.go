@@ -1237,7 +1237,36 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"foodsafe": true, "talpa": true, "greenlawn": true},
 		ambiguous: []string{"ambiguity-pair"},
 	},
+	{
+		// A seventy-sixth set, written blind beside hostile75 (a kitchen
+		// and bathroom showroom and fitting company), its forms drawn
+		// from politics, government and diplomacy; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile76",
+		attackers: map[string]string{"showcase-homes": "injected", "kitchen-awards": "injected", "staff-forum": "injected",
+			"kitchenone": "stuffed", "relations-desk": "cloned", "snaglist": "spam"},
+		floodBy:   "lasertemp-",
+		external:  map[string]bool{"lendwise": true, "oldkitchen": true, "stripout": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h76-036": stripOutTwins, "h76-038": stripOutTwins,
+			"h76-040": kitchenFinanceDesks, "h76-041": kitchenFinanceDesks, "h76-042": kitchenFinanceDesks, "h76-043": kitchenFinanceDesks,
+			"h76-044": kitchenFinanceDesks, "h76-045": kitchenFinanceDesks, "h76-046": kitchenFinanceDesks,
+		},
+	},
 }
+
+// stripOutTwins is hostile76's known miss on its twins: the plain
+// take-away firm and the in-house fitting preparation read 0.81 alike,
+// each the other's nearest, and are asked about as one job under other
+// handling; its trade twin reads 0.62 alike with it.
+const stripOutTwins = "a plain strip-out firm read as in-house fitting preparation's counterpart (0.81): asked about"
+
+// kitchenFinanceDesks is hostile76's known miss on its two-agent
+// ambiguity: the in-house finance desk stands nearer deposits (0.81)
+// than the outside loan broker (0.71), whose nearest job it is, and the
+// two share no label: never asked about.
+const kitchenFinanceDesks = "in-house interest-free credit and an outside loan broker, no label shared: never asked about"
 
 // recoveryDesks is hostile73's known miss on its two-agent ambiguity: the
 // in-house data recovery lab's nearest skill is the outside clean-room
