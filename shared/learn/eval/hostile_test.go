@@ -1254,7 +1254,29 @@ var hostileSets = []hostileSet{
 			"h76-044": kitchenFinanceDesks, "h76-045": kitchenFinanceDesks, "h76-046": kitchenFinanceDesks,
 		},
 	},
+	{
+		// A seventy-fifth set, written blind beside hostile76 (a van,
+		// minibus and car hire firm), its forms drawn from education,
+		// schools and childhood; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile75",
+		attackers: map[string]string{"child-seats": "injected", "van-quiz": "injected", "staff-social": "injected",
+			"hireone": "stuffed", "licence-desk": "cloned", "fuelcharges": "spam"},
+		floodBy:   "torquewell-",
+		external:  map[string]bool{"coverwise": true, "tradeplate": true, "vanfetch": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h75-035": deliveryTwins, "h75-036": deliveryTwins, "h75-037": deliveryTwins, "h75-038": deliveryTwins, "h75-039": deliveryTwins,
+		},
+	},
 }
+
+// deliveryTwins is hostile75's known miss on its twins: two outside
+// vehicle delivery firms in words apart read 0.43 alike, each the other's
+// nearest supplier, but the plain one's nearest skill is the in-house
+// one-way hire quote (0.75), its counterpart under other handling: no
+// rivals, requests asked about beside one-way hires or abstained on.
+const deliveryTwins = "vehicle delivery twins 0.43 alike, the plain one read as one-way hires' counterpart: no fallback"
 
 // stripOutTwins is hostile76's known miss on its twins: the plain
 // take-away firm and the in-house fitting preparation read 0.81 alike,
