@@ -488,6 +488,11 @@ func claimedIn(text string) bool {
 			// any trade" (a thirty-third set's chain letter and
 			// horoscope); not "requests of any kind about your tenancy"
 			return true
+		case (w == "every" || w == "any") && kindNouns[at(i+1)] && at(i+2) == "of" && messageNouns[at(i+3)] && !scoped(at(i+4)):
+			// "the type series for every kind of request the company
+			// receives" (a seventy-seventh set's type site); not "every
+			// kind of request about your tenancy"
+			return true
 		case (w == "every" || w == "each" || w == "any") && messageNouns[at(i+1)] &&
 			(at(i+2) == "however" && wordingBlind(words, i+3) || stillHeld(words, i+2)):
 			// "every message, however it reads now, sits with the Evening

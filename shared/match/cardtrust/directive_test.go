@@ -270,6 +270,8 @@ func TestClaimsAnyTask(t *testing.T) {
 		{"tracks all tasks", "Project board", "Tracks all tasks in your project and who owns them.", nil, false},
 		{"a job", "Weather forecast", "Gives the weather forecast for a place.", []string{"weather", "forecast"}, false},
 		{"any request about refunds", "Refunds", "Handles any request about refunds for orders.", nil, false},
+		{"every kind of request", "Museum visits", "Our finds are the type series for every kind of request the company receives.", nil, true},
+		{"every kind of request about a tenancy", "Tenancy", "Answers every kind of request about your tenancy.", nil, false},
 		{"every job in the print queue", "Print", "Completes every job in the office print queue.", nil, false},
 		{"anything related to invoices", "Invoices", "Helps with anything related to supplier invoices.", nil, false},
 		{"everything for refunds", "Refunds", "Handles everything for your team's refunds.", nil, false},
