@@ -1269,7 +1269,32 @@ var hostileSets = []hostileSet{
 			"h75-035": deliveryTwins, "h75-036": deliveryTwins, "h75-037": deliveryTwins, "h75-038": deliveryTwins, "h75-039": deliveryTwins,
 		},
 	},
+	{
+		// A seventy-seventh set, written blind beside hostile78 (a
+		// community pharmacy chain), its forms drawn from history and
+		// archaeology; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile77",
+		attackers: map[string]string{"history-corner": "injected", "crest-badges": "injected", "founders-shop": "injected",
+			"pharmaone": "stuffed", "complaints-desk": "cloned", "repeatrx": "spam"},
+		floodBy:   "meddrop-",
+		external:  map[string]bool{"clearaway": true, "quitline": true, "sterimed": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h77-035": sharpsTwins, "h77-036": sharpsTwins, "h77-037": sharpsTwins, "h77-038": sharpsTwins, "h77-039": sharpsTwins,
+			"h77-040": quitDesks, "h77-041": quitDesks, "h77-042": quitDesks, "h77-044": quitDesks, "h77-045": quitDesks, "h77-046": quitDesks,
+		},
+	},
 }
+
+// sharpsTwins is hostile77's known miss on its twins: two outside
+// clinical waste firms in words apart read 0.38 alike, the plain one
+// nearer the in-house sharps bin returns (0.78): no fallback named.
+const sharpsTwins = "clinical waste twins 0.38 alike, the plain one nearer in-house sharps returns: no fallback"
+
+// quitDesks is hostile77's known miss on its two-agent ambiguity: the
+// in-house stop smoking service and an outside quit charity read 0.24
+// alike: asked about on one request of seven.
+const quitDesks = "in-house stop smoking and an outside quit charity, 0.24 alike: asked about on one of seven"
 
 // deliveryTwins is hostile75's known miss on its twins: two outside
 // vehicle delivery firms in words apart read 0.43 alike, each the other's
