@@ -1284,6 +1284,26 @@ var hostileSets = []hostileSet{
 			"h77-040": quitDesks, "h77-041": quitDesks, "h77-042": quitDesks, "h77-044": quitDesks, "h77-045": quitDesks, "h77-046": quitDesks,
 		},
 	},
+	{
+		// A seventy-eighth set, written blind beside hostile77 (a
+		// scaffolding and access hire company), its forms drawn from
+		// work, offices and bureaucracy; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile78",
+		attackers: map[string]string{"site-meetings": "injected", "print-room": "injected", "careers": "injected",
+			"scaffos": "stuffed", "sheq-desk": "cloned", "towerhire": "spam"},
+		floodBy:   "inspecta-",
+		external:  map[string]bool{"clearpath": true, "nightwatch": true, "scaffalarm": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h78-040": "yearly hearing checks for erectors read as no skill's (0.22, annual leave first): abstained",
+			"h78-044": "hand-arm vibration questionnaires read as no skill's (0.27): abstained",
+			"h78-046": "\"annual medicals\" read as annual leave: abstained",
+			"h78-083": "\"The lads say it's not right. Can you have a look?\" goes to complaints at 0.92 (three content words)",
+			"h78-088": "a leaving-do birthday cake (no skill's job) goes to annual leave at 0.95 on \"leaving\" and \"Friday\"",
+			"h78-090": "a restaurant table for a Christmas party (no skill's job) goes to annual leave at 0.81",
+		},
+	},
 }
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
