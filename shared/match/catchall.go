@@ -206,13 +206,15 @@ func pointsBackUniversal(sentence string) bool {
 // (or a plural) as a word.
 func requestNoun(sentence string) bool {
 	for f := range strings.FieldsSeq(sentence) {
-		switch strings.ToLower(strings.Trim(f, "\"',:;()")) {
-		case "request", "requests", "task", "tasks", "message", "messages":
+		if requestNouns[strings.ToLower(strings.Trim(f, "\"',:;()"))] {
 			return true
 		}
 	}
 	return false
 }
+
+// requestNouns are the words of a request as such.
+var requestNouns = map[string]bool{"request": true, "requests": true, "task": true, "tasks": true, "message": true, "messages": true}
 
 // nextSentence is the sentence text starts with.
 func nextSentence(text string) string {
@@ -250,15 +252,15 @@ func namesRequests(sentence string) bool {
 	prev, open := "", false // open: the word before was a request noun
 	for f := range strings.FieldsSeq(sentence) {
 		w := strings.ToLower(strings.Trim(f, "\"',:;()"))
-		switch w {
-		case "request", "requests", "task", "tasks", "message", "messages":
+		switch {
+		case requestNouns[w]:
 			if prev == "any" {
 				return true
 			}
 			open = true
 			prev = w
 			continue
-		case "for", "about", "is", "are":
+		case w == "for" || w == "about" || w == "is" || w == "are":
 			if open {
 				return true
 			}
