@@ -786,11 +786,12 @@ func (m *Matcher) addTwin(req *extract.Requirement, out []Ranked) []Ranked {
 // An in-house skill may stand nearer a neighbour of its own handling than
 // the outside firm doing its job: hostile69's heat loss design office
 // reads 0.80 alike with boiler breakdowns and 0.71 with the outside heat
-// loss assessors, whose nearest job it is; nine sets' pairs were never
-// asked about so. The outside skill's nearest then suffices, with the
-// in-house skill's nearest outside skill being it (nearestAcrossOf), a
-// shared label, and nearestAcrossAt or a shared name term: different jobs
-// one-sidedly near share only a tag's word ("Burst pipes" and an asbestos
+// loss assessors, whose nearest job it is; six sets' pairs (hostile9, 21,
+// 51, 56, 58, 69) went unasked so. The outside skill's nearest then
+// suffices, with the in-house skill's nearest outside skill being it
+// (nearestAcrossOf), a shared label, and nearestAcrossAt or a shared name
+// term: different jobs one-sidedly near share only a tag's word ("Burst
+// pipes" and an asbestos
 // check's "pipe lagging", 0.66; a rent account and renters' advice,
 // 0.64). An outside firm with a twin of its own (hasTwinVendor) is that
 // twin's, not the in-house skill's: hostile9's water meter fitters, 0.72
