@@ -840,18 +840,24 @@ func (m *Matcher) hasTwinVendor(d int) bool {
 
 // nearestSameHandlingVendor is the one-skill vendor of doc d's data
 // handling (another agent's, trusted) whose stated job is nearest d's, -1
-// if none or if d is no one-skill vendor's.
+// if none or if d is no one-skill vendor's, kept once found: a request
+// whose best one is d asks again (counterpartAcross).
 func (m *Matcher) nearestSameHandlingVendor(d int) int {
 	if d >= len(m.stated) || m.stated[d] == nil {
 		return -1
 	}
+	if v, ok := m.nearestSameHandling.Load(d); ok {
+		return v.(int)
+	}
 	ext := m.refs[d].agent.Status.External
-	return m.nearestBy(d, func(o int) []float32 {
+	best := m.nearestBy(d, func(o int) []float32 {
 		if o != d && m.refs[o].agent.Status.External != ext {
 			return nil
 		}
 		return m.stated[o]
 	})
+	m.nearestSameHandling.Store(d, best)
+	return best
 }
 
 // sharesLabel says whether a term of skill a's name is in skill b's name

@@ -58,6 +58,10 @@ type Matcher struct {
 	// nearestAcross holds, for a doc whose nearest skill under the other
 	// data handling was asked (nearestAcrossOf), that skill's doc.
 	nearestAcross sync.Map
+	// nearestSameHandling holds, for a one-skill vendor's doc whose
+	// nearest vendor of its own data handling was asked
+	// (nearestSameHandlingVendor), that vendor's doc.
+	nearestSameHandling sync.Map
 	// nearestSupplier holds, for an outside supplier's doc whose nearest
 	// supplier was asked (nearestSupplierOf), that supplier's doc.
 	nearestSupplier sync.Map

@@ -123,8 +123,10 @@ func classifiesRequests(text, name string) bool {
 	}
 	var kind []string // the words every request is said to be
 	ss := sentences(text)
-	for _, sentence := range ss {
+	split := make([][]string, len(ss)) // each sentence's words, split once for both passes
+	for k, sentence := range ss {
 		ws := strings.Fields(words(sentence))
+		split[k] = ws
 		for i := 0; i+3 < len(ws); i++ {
 			if (ws[i] == "every" || ws[i] == "each" || ws[i] == "any") && messageNouns[ws[i+1]] && ws[i+2] == "is" {
 				rest := ws[i+3 : min(len(ws), i+7)]
@@ -149,8 +151,7 @@ func classifiesRequests(text, name string) bool {
 			own[w] = true
 		}
 	}
-	for _, sentence := range ss {
-		ws := strings.Fields(words(sentence))
+	for _, ws := range split {
 		for j := 1; j+1 < len(ws); j++ {
 			if ws[j] != "is" || !slices.ContainsFunc(ws[max(0, j-3):j], func(w string) bool { return slices.Contains(kind, w) }) {
 				continue
