@@ -165,6 +165,10 @@ func TestUnnamedWords(t *testing.T) {
 		Name: "Refunds", Description: "Refunds for cancelled sailings.", Tags: []string{"money back", "refund"}})
 	cancels := analyzed(index.Doc{Key: "stays/cancel-stay", AgentID: "stays", SkillID: "cancel-stay", AgentName: "Cancellations",
 		Name: "Cancel a holiday", Description: "Cancel a lodge or caravan stay and refund the deposit.", Tags: []string{"cancel", "lodge"}})
+	extend := analyzed(index.Doc{Key: "boarding/extend-stay", AgentID: "boarding", SkillID: "extend-stay", AgentName: "Boarding",
+		Name: "Extend or shorten a stay", Description: "Move a dog's pick-up day.", Tags: []string{"change", "extend"}})
+	absence := analyzed(index.Doc{Key: "attendance/absence", AgentID: "attendance", SkillID: "absence", AgentName: "Attendance",
+		Name: "Report an absence", Description: "Tell the school a pupil is off sick or late.", Tags: []string{"absence", "late"}})
 	greeter := analyzed(index.Doc{Key: "talk/greeting", AgentID: "talk", SkillID: "greeting", AgentName: "Small talk",
 		Name: "Greeting", Description: "Answers a hello with one."})
 	for _, tt := range []struct {
@@ -201,6 +205,11 @@ func TestUnnamedWords(t *testing.T) {
 		{cancels, "cancel our booking for Saturday", true},
 		{cancels, "cancel the lodge for Saturday", false},
 		{leave, "cancel my annual leave on Friday", false},
+		{extend, "I need it changed before the weekend", true},
+		{extend, "can it be extended?", false},
+		// "too late" judges a thing not named.
+		{absence, "is it too late?", true},
+		{absence, "he'll be late today", false},
 		// Where to go is no job: "the right place", "the wrong desk".
 		{leave, "is this the right place for it?", true},
 		{leave, "who's the right person to talk to about this?", true},

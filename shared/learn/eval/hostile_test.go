@@ -1096,7 +1096,6 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h65-035": photoTwins, "h65-038": photoTwins,
-			"h65-083": "\"Is it too late?\" goes to reporting an absence at 0.76",
 			"h65-088": "train times to Manchester (no skill's job) go to school bus running at 0.79",
 		},
 	},
@@ -1142,7 +1141,6 @@ var hostileSets = []hostileSet{
 			"h68-035": wasteTwins, "h68-036": wasteTwins, "h68-037": wasteTwins, "h68-038": wasteTwins, "h68-039": wasteTwins,
 			"h68-040": behaviourTeams, "h68-041": behaviourTeams, "h68-042": behaviourTeams, "h68-043": behaviourTeams,
 			"h68-044": behaviourTeams, "h68-045": behaviourTeams, "h68-046": behaviourTeams,
-			"h68-082": "\"I need it changed before the weekend\" goes to extending a boarding stay at 0.79",
 		},
 	},
 	{
