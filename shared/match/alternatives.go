@@ -239,13 +239,14 @@ var referents = map[string]bool{
 // time" (recalled), "it's still not right" (to piano removals at 0.81),
 // "call me back when they get a minute" (to a first-aid course at 0.71),
 // "following up on my earlier message" (to gift cards at 0.93). A weekend
-// is a time as a weekday is.
+// is a time as a weekday is, and "yet" a time as "still" is ("is it
+// ready yet?" went to sign fitting at 0.71).
 // Like asking words they are no content of a thin request and name no
 // skill's job.
 var recalls = map[string]bool{
 	"discussed": true, "mentioned": true, "talked": true, "agreed": true,
 	"today": true, "tomorrow": true, "tonight": true, "yesterday": true, "now": true, "later": true, "soon": true,
-	"last": true, "still": true, "minute": true, "moment": true, "earlier": true,
+	"last": true, "still": true, "yet": true, "minute": true, "moment": true, "earlier": true,
 	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true, "weekend": true,
 }
 

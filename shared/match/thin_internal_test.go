@@ -199,6 +199,8 @@ func TestUnnamedWords(t *testing.T) {
 		{refunds, "they still haven't sent my refund", false},
 		{leave, "what happens to my leave if I move teams?", false},
 		{refunds, "can it be sorted before the weekend?", true},
+		{extend, "is it ready yet?", true},
+		{extend, "can it be extended yet?", false},
 		// An act on an arrangement names no bookable thing: a catalog's
 		// many bookings share the words.
 		{cancels, "please cancel Thursday for us", true},
