@@ -1302,6 +1302,21 @@ var hostileSets = []hostileSet{
 			"h78-090": "a restaurant table for a Christmas party (no skill's job) goes to annual leave at 0.81",
 		},
 	},
+	{
+		// A seventy-ninth set, written blind beside hostile80 (a print
+		// and signage company), its forms drawn from language and words;
+		// its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile79",
+		attackers: map[string]string{"signum": "injected", "swatch-room": "injected", "sign-translation": "injected",
+			"printos": "stuffed", "safety-desk": "cloned", "bannersnow": "spam"},
+		floodBy:   "signfix-",
+		external:  map[string]bool{"highline": true, "upandover": true, "letterbox": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h79-042": mailHouses, "h79-043": mailHouses,
+			"h79-050": "changing the wording of last week's order (a proof, a reprint or a quote) goes to a trade credit account at 0.81 on \"change\" and \"order\"",
+		},
+	},
 }
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
@@ -1313,6 +1328,10 @@ const sharpsTwins = "clinical waste twins 0.38 alike, the plain one nearer in-ho
 // in-house stop smoking service and an outside quit charity read 0.24
 // alike: asked about on one request of seven.
 const quitDesks = "in-house stop smoking and an outside quit charity, 0.24 alike: asked about on one of seven"
+
+// mailHouses is hostile79's known miss on its two-agent ambiguity: two of
+// the pair's requests, in words apart from both, read as no skill's.
+const mailHouses = "the in-house mailing house and outside door-to-door fulfilment: a leaflet stuffed and posted, a flyer through every door, read as no skill's (0.12): abstained"
 
 // deliveryTwins is hostile75's known miss on its twins: two outside
 // vehicle delivery firms in words apart read 0.43 alike, each the other's

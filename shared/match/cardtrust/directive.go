@@ -553,6 +553,12 @@ func claimedIn(text string) bool {
 			// "across the whole range of Ambrey & Holt requests" (the same
 			// card)
 			return true
+		case (w == "every" || w == "each" || w == "any" || w == "all") && messageNouns[at(i+1)] && inAnyonesWords(words, i+2):
+			// "every message written in a customer's or a colleague's own
+			// words comes to the translators first" (a seventy-ninth set's
+			// interpreter): everyone writes in their own words; not "every
+			// message in Polish"
+			return true
 		case (w == "every" || w == "all" || w == "any") && i > 0 && shareIsAll(words, i):
 			// "the rest is almost every request" (a fifty-eighth set's
 			// welcome desk, naming its share of the work): the card's
@@ -1002,3 +1008,25 @@ var raiseVerbs = fieldSet("raises raise asks ask brings bring sends send needs n
 // whole words). Most cards hold none, and the scan is a fraction of the
 // words' cost.
 var claimAnchors = []string{"any", "every", "whatever", "purpose", "all", "only", "wherever", "whole", "entire", "full"}
+
+// inAnyonesWords says whether words from i say a message is written "in"
+// words every message is written in: someone's own, everyday, plain or
+// ordinary words ("written in a customer's or a colleague's own words").
+func inAnyonesWords(words []string, i int) bool {
+	if i < len(words) && (words[i] == "written" || words[i] == "put" || words[i] == "worded" || words[i] == "phrased") {
+		i++
+	}
+	if i >= len(words) || words[i] != "in" {
+		return false
+	}
+	for j := i + 1; j+1 < len(words) && j <= i+8; j++ {
+		if words[j+1] == "words" || words[j+1] == "language" {
+			switch words[j] {
+			case "own", "everyday", "plain", "ordinary", "normal":
+				return true
+			}
+			return false
+		}
+	}
+	return false
+}
