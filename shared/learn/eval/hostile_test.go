@@ -1317,6 +1317,20 @@ var hostileSets = []hostileSet{
 			"h79-050": "changing the wording of last week's order (a proof, a reprint or a quote) goes to a trade credit account at 0.81 on \"change\" and \"order\"",
 		},
 	},
+	{
+		// An eightieth set, written blind beside hostile79 (a self-storage
+		// and removals firm), its forms drawn from music and dance; its
+		// first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile80",
+		attackers: map[string]string{"band-rooms": "injected", "chapel-room": "injected", "dinner-dance": "injected",
+			"storeall": "stuffed", "claims-desk": "cloned", "hirevans": "spam"},
+		floodBy:   "shiftright-",
+		external:  map[string]bool{"flatpack": true, "handyhands": true, "secondlife": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h80-035": takeApartTwins, "h80-036": takeApartTwins, "h80-037": takeApartTwins, "h80-038": takeApartTwins, "h80-039": takeApartTwins,
+		},
+	},
 }
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
@@ -1328,6 +1342,12 @@ const sharpsTwins = "clinical waste twins 0.38 alike, the plain one nearer in-ho
 // in-house stop smoking service and an outside quit charity read 0.24
 // alike: asked about on one request of seven.
 const quitDesks = "in-house stop smoking and an outside quit charity, 0.24 alike: asked about on one of seven"
+
+// takeApartTwins is hostile80's known miss on its twins: outside
+// furniture take-apart firms, one in removers' shorthand ("KD/FP
+// dismantle & rebuild") and one in plain words ("take it apart, put it
+// back"), read 0.485 alike, the first nearer a furniture charity (0.498).
+const takeApartTwins = "take-apart twins in shorthand and plain words, 0.485 alike, one nearer a furniture charity: no fallback"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.
