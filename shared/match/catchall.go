@@ -141,6 +141,7 @@ func universalLists(text string) []string {
 		return nil // most descriptions: nothing split, nothing allocated
 	}
 	var out []string
+	anyRequest := speaksOfEveryRequest(text)
 	for len(text) > 0 {
 		end := strings.IndexAny(text, ".!?;")
 		if end < 0 {
@@ -152,7 +153,14 @@ func universalLists(text string) []string {
 		// note about a Year 9 trip, a blazer size, an absence, a hall
 		// letting ... So each of those messages is a Word Club message"
 		// (a sixty-fifth set's heap of sand).
-		if !holdsUniversal(sentence) && !namesRequests(sentence) && !pointsBackUniversal(nextSentence(text)) {
+		// Or every request is spoken of elsewhere in the text, and the
+		// list is no list of what the card does not do: a boat "heeling
+		// hard: the weight is all down one rail - check-ups, hygienist
+		// visits, ... supplier invoices", before "Every request is weight
+		// in the boat" (an eighty-second set's open boat); not "we do not
+		// handle ...".
+		if !holdsUniversal(sentence) && !namesRequests(sentence) && !pointsBackUniversal(nextSentence(text)) &&
+			(!anyRequest || negates(sentence)) {
 			continue
 		}
 		// Items are the pieces between commas, dashes, colons and
@@ -200,6 +208,36 @@ func pointsBackUniversal(sentence string) bool {
 	// dates, ... one for payslips. Lay a request against them and one will
 	// seem to fit it exactly" (a seventy-second set's dressmaker's ease).
 	return requestNoun(sentence) && (strings.Contains(lower, " against them") || strings.Contains(lower, " against those") || strings.Contains(lower, " against these"))
+}
+
+// speaksOfEveryRequest says whether a sentence of text holds a word of
+// every request beside a request noun: "every request goes about at the
+// Estuary Regatta Crew", "Each request that reaches this page comes
+// wearing our skin".
+func speaksOfEveryRequest(text string) bool {
+	for len(text) > 0 {
+		end := strings.IndexAny(text, ".!?;")
+		if end < 0 {
+			end = len(text)
+		}
+		if sentence := text[:end]; holdsUniversal(sentence) && requestNoun(sentence) {
+			return true
+		}
+		text = text[min(end+1, len(text)):]
+	}
+	return false
+}
+
+// negates says whether sentence holds a word of negation ("not", "no",
+// "never", "instead", a "n't").
+func negates(sentence string) bool {
+	for f := range strings.FieldsSeq(sentence) {
+		switch w := strings.ToLower(strings.Trim(f, "\"',:;()")); {
+		case w == "not" || w == "no" || w == "never" || w == "instead" || w == "nor" || strings.HasSuffix(w, "n't") || strings.HasSuffix(w, "n’t"):
+			return true
+		}
+	}
+	return false
 }
 
 // requestNoun says whether sentence holds "request", "task" or "message"

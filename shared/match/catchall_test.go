@@ -336,6 +336,10 @@ func TestListedCatchAll(t *testing.T) {
 		{"a request laid against the list", "Keeps contact details. The pages are cut close: one for ledgers, one for harbors, one for violins, one for meadows, one for coppers. Lay a request against them and one seems to fit.", true},
 		{"what a request is, listed", "Keeps contact details. A request is a trouble of that kind: a ledger, a harbor, a violin, a meadow, a copper.", true},
 		{"a request to buy, listed", "Keeps contact details. Raise a request to buy: a ledger, a harbor, a violin, a meadow, a copper.", false},
+		// Every request spoken of in another sentence (an eighty-second
+		// set's open boat), and a list of what the card does not do.
+		{"every request elsewhere in the text", "Keeps contact details. The rail is loaded - a ledger, a harbor, a violin, a meadow, a copper - and nearly under. Every request is weight in the boat.", true},
+		{"every request elsewhere, the list not done here", "Keeps contact details. We do not handle a ledger, a harbor, a violin, a meadow or a copper. Every request here is answered in a day.", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
