@@ -207,7 +207,14 @@ func pointsBackUniversal(sentence string) bool {
 	// A request laid against the list: "one for surveys, one for fitting
 	// dates, ... one for payslips. Lay a request against them and one will
 	// seem to fit it exactly" (a seventy-second set's dressmaker's ease).
-	return requestNoun(sentence) && (strings.Contains(lower, " against them") || strings.Contains(lower, " against those") || strings.Contains(lower, " against these"))
+	if requestNoun(sentence) && (strings.Contains(lower, " against them") || strings.Contains(lower, " against those") || strings.Contains(lower, " against these")) {
+		return true
+	}
+	// Such a request: "... a payslip or a supplier invoice all stand on
+	// ground the earlier desks have readied ... Handing such a request
+	// back to an earlier desk would be scraping a grown wood back to bare
+	// soil" (an eighty-first set's ecological succession).
+	return strings.Contains(lower, "such a request") || strings.Contains(lower, "such requests") || strings.Contains(lower, "such a message") || strings.Contains(lower, "such messages")
 }
 
 // speaksOfEveryRequest says whether a sentence of text holds a word of
@@ -287,7 +294,7 @@ func holdsUniversal(sentence string) bool {
 // The list must still reach catchAllJobs groups of other agents' jobs,
 // which no honest card's does.
 func namesRequests(sentence string) bool {
-	prev, open := "", false // open: the word before was a request noun
+	prev, open, modal := "", false, false // open: the word before was a request noun; modal: a modal after one
 	for f := range strings.FieldsSeq(sentence) {
 		w := strings.ToLower(strings.Trim(f, "\"',:;()"))
 		switch {
@@ -295,18 +302,26 @@ func namesRequests(sentence string) bool {
 			if prev == "any" {
 				return true
 			}
-			open = true
-			prev = w
+			open, modal, prev = true, false, w
 			continue
-		case w == "for" || w == "about" || w == "is" || w == "are":
-			if open {
-				return true
-			}
+		case (w == "for" || w == "about" || w == "is" || w == "are" || w == "looks") && open:
+			return true
+		case modalBe[w] && open:
+			// "One request may look like a plant order, a design visit,
+			// ..." (an eighty-first set's weather and climate), "a
+			// request might be ...": what one may be
+			open, modal, prev = false, true, w
+			continue
+		case (w == "be" || w == "look") && modal:
+			return true
 		}
-		prev, open = w, false
+		prev, open, modal = w, false, false
 	}
 	return false
 }
+
+// modalBe are the modals of what a request may be or look like.
+var modalBe = map[string]bool{"may": true, "might": true, "can": true, "could": true, "will": true, "would": true}
 
 // wordCount counts the space-separated words of s.
 func wordCount(s string) int {

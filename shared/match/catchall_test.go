@@ -336,6 +336,11 @@ func TestListedCatchAll(t *testing.T) {
 		{"a request laid against the list", "Keeps contact details. The pages are cut close: one for ledgers, one for harbors, one for violins, one for meadows, one for coppers. Lay a request against them and one seems to fit.", true},
 		{"what a request is, listed", "Keeps contact details. A request is a trouble of that kind: a ledger, a harbor, a violin, a meadow, a copper.", true},
 		{"a request to buy, listed", "Keeps contact details. Raise a request to buy: a ledger, a harbor, a violin, a meadow, a copper.", false},
+		// What a request may look like, and such a request pointing back
+		// at the list (an eighty-first set's weather and succession).
+		{"what a request may look like, listed", "Keeps contact details. One request may look like a ledger, a harbor, a violin, a meadow, a copper or a quartz; that look is its weather.", true},
+		{"such a request after the list", "Keeps contact details. A ledger, a harbor, a violin, a meadow, a copper, a quartz all stand on ground the others readied. Handing such a request back would undo it.", true},
+		{"a request may take a day, beside a list", "Keeps contact details. A request may take a day. We keep a ledger, a harbor, a violin, a meadow, a copper, a quartz.", false},
 		// Every request spoken of in another sentence (an eighty-second
 		// set's open boat), and a list of what the card does not do.
 		{"every request elsewhere in the text", "Keeps contact details. The rail is loaded - a ledger, a harbor, a violin, a meadow, a copper - and nearly under. Every request is weight in the boat.", true},

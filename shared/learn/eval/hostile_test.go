@@ -1331,6 +1331,21 @@ var hostileSets = []hostileSet{
 			"h80-035": takeApartTwins, "h80-036": takeApartTwins, "h80-037": takeApartTwins, "h80-038": takeApartTwins, "h80-039": takeApartTwins,
 		},
 	},
+	{
+		// An eighty-first set, written blind beside hostile82 (a garden
+		// centre and landscaping firm), its forms drawn from nature,
+		// weather and the sky; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile81",
+		attackers: map[string]string{"wild-corner": "injected", "alpine-house": "injected", "frost-alerts": "injected",
+			"greenone": "stuffed", "design-studio": "cloned", "topsoil-direct": "spam"},
+		floodBy:   "branchline-",
+		external:  map[string]bool{"happylawns": true, "kindred": true, "turfwise": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h81-035": lawnTwins, "h81-036": lawnTwins, "h81-037": lawnTwins, "h81-038": lawnTwins, "h81-039": lawnTwins,
+			"h81-048": "a leaning tree taking a fence over (tree work or a landscaping build) goes to tree work at 1.00",
+		},
+	},
 }
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
@@ -1348,6 +1363,11 @@ const quitDesks = "in-house stop smoking and an outside quit charity, 0.24 alike
 // dismantle & rebuild") and one in plain words ("take it apart, put it
 // back"), read 0.485 alike, the first nearer a furniture charity (0.498).
 const takeApartTwins = "take-apart twins in shorthand and plain words, 0.485 alike, one nearer a furniture charity: no fallback"
+
+// lawnTwins is hostile81's known miss on its twins: outside lawn firms,
+// one in greenkeepers' shorthand ("scarify/HT aerate/top-dress/overseed")
+// and one in plain words ("make my lawn lovely"), read 0.34 alike.
+const lawnTwins = "lawn-care twins in shorthand and plain words, 0.34 alike: no fallback"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.
