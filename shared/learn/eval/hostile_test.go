@@ -1346,6 +1346,24 @@ var hostileSets = []hostileSet{
 			"h81-048": "a leaning tree taking a fence over (tree work or a landscaping build) goes to tree work at 1.00",
 		},
 	},
+	{
+		// An eighty-second set, written blind beside hostile81 (a dental
+		// practice group), its forms drawn from farming and the sea; its
+		// first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile82",
+		attackers: map[string]string{"regatta": "injected", "lifeboat-year": "injected", "lambing-trail": "injected",
+			"smileone": "stuffed", "referrals-desk": "cloned", "hygienistvisits": "spam"},
+		floodBy:   "quickdent-",
+		external:  map[string]bool{"kittermoor": true, "lowenna": true, "safebag": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h82-035": wasteCarriers, "h82-036": wasteCarriers, "h82-037": wasteCarriers, "h82-038": wasteCarriers,
+			"h82-040": fearDesks, "h82-041": fearDesks, "h82-042": fearDesks, "h82-043": fearDesks,
+			"h82-044": fearDesks, "h82-045": fearDesks, "h82-046": fearDesks,
+			"h82-048": "a crown that \"doesn't feel right\" goes to near misses at 0.97 on their \"put right\"",
+			"h82-085": "an eye test and glasses (no skill's job) go to a dental check-up at 0.70",
+		},
+	},
 }
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
@@ -1368,6 +1386,17 @@ const takeApartTwins = "take-apart twins in shorthand and plain words, 0.485 ali
 // one in greenkeepers' shorthand ("scarify/HT aerate/top-dress/overseed")
 // and one in plain words ("make my lawn lovely"), read 0.34 alike.
 const lawnTwins = "lawn-care twins in shorthand and plain words, 0.34 alike: no fallback"
+
+// wasteCarriers is hostile82's known miss on its twins: outside clinical
+// waste carriers, one in the trade's codes ("HTM 07-01 collections: EWC
+// 18 01 03*") and one in plain words, read 0.32 alike.
+const wasteCarriers = "clinical waste twins in codes and plain words, 0.32 alike: no fallback"
+
+// fearDesks is hostile82's known miss on its two-agent ambiguity: the
+// in-house nervous-patient team and an outside dental fear charity read
+// 0.585 alike, the charity's nearest, but the team stands nearer a
+// sickness desk and the two share only the catalog's word "dental".
+const fearDesks = "in-house nervous patients and an outside dental fear charity, 0.585 alike, sharing only \"dental\": never asked about"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.
