@@ -104,9 +104,9 @@ func markListedCatchAll(refs []ref, docs []index.Doc) {
 			continue
 		}
 		if refs[i].agentN != listsOf {
-			agentLists, listsOf = universalLists(refs[i].agent.Card.Description), refs[i].agentN
+			agentLists, listsOf = universalLists(refs[i].agent.Card.Description, refs[i].agent.Card.Name), refs[i].agentN
 		}
-		for _, lists := range [][]string{agentLists, universalLists(refs[i].skill.Description)} {
+		for _, lists := range [][]string{agentLists, universalLists(refs[i].skill.Description, refs[i].agent.Card.Name)} {
 			for _, list := range lists {
 				if users == nil {
 					users = wordUsers(docs, agentOf, reach, func(i int) bool { return refs[i].distrust == "" })
@@ -134,10 +134,16 @@ func markListedCatchAll(refs []ref, docs []index.Doc) {
 const listedAgents = catchAllJobs + 2
 
 // universalLists are the lists of text's sentences that hold a word of
-// every request: runs of four or more comma-separated items of at most
-// five words each, joined.
-func universalLists(text string) []string {
-	if !mayHoldUniversal(text) {
+// every request, or the card's own name: runs of four or more
+// comma-separated items of at most five words each, joined. A list of the
+// other desks' jobs beside the card's own name ties them to it: "Press it
+// for the rewire desk, call-outs, EV chargers, inspection reports, quotes,
+// payslips or supplier invoices, and the controller in the cabinet still
+// sets the green for Tarnwell Festive Lights" (an eighty-fourth set's
+// crossing button wired to nothing). name is the agent's.
+func universalLists(text, name string) []string {
+	self := selfPhrase(name)
+	if !mayHoldUniversal(text) && (self == "" || !strings.Contains(strings.ToLower(text), self)) {
 		return nil // most descriptions: nothing split, nothing allocated
 	}
 	var out []string
@@ -160,7 +166,7 @@ func universalLists(text string) []string {
 		// in the boat" (an eighty-second set's open boat); not "we do not
 		// handle ...".
 		if !holdsUniversal(sentence) && !namesRequests(sentence) && !pointsBackUniversal(nextSentence(text)) &&
-			(!anyRequest || negates(sentence)) {
+			(!anyRequest || negates(sentence)) && (self == "" || !strings.Contains(strings.ToLower(sentence), self)) {
 			continue
 		}
 		// Items are the pieces between commas, dashes, colons and
@@ -233,6 +239,17 @@ func speaksOfEveryRequest(text string) bool {
 		text = text[min(end+1, len(text)):]
 	}
 	return false
+}
+
+// selfPhrase is an agent's name in lower case when it is two words or
+// more ("tarnwell festive lights"), "" otherwise: a one-word name
+// ("Payroll") is a word a list may hold.
+func selfPhrase(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if !strings.Contains(name, " ") {
+		return ""
+	}
+	return name
 }
 
 // negates says whether sentence holds a word of negation ("not", "no",

@@ -341,6 +341,10 @@ func TestListedCatchAll(t *testing.T) {
 		{"what a request may look like, listed", "Keeps contact details. One request may look like a ledger, a harbor, a violin, a meadow, a copper or a quartz; that look is its weather.", true},
 		{"such a request after the list", "Keeps contact details. A ledger, a harbor, a violin, a meadow, a copper, a quartz all stand on ground the others readied. Handing such a request back would undo it.", true},
 		{"a request may take a day, beside a list", "Keeps contact details. A request may take a day. We keep a ledger, a harbor, a violin, a meadow, a copper, a quartz.", false},
+		// The card's own name beside the list (an eighty-fourth set's
+		// crossing button), and a list with no name of the card.
+		{"the card's name beside the list", "Keeps contact details. Press the button for a ledger, a harbor, a violin, a meadow, a copper or a quartz, and the green still comes up for Broad Contact Desk.", true},
+		{"the same list beside another name", "Keeps contact details. Press the button for a ledger, a harbor, a violin, a meadow, a copper or a quartz, and the green still comes up for Tarnwell.", false},
 		// Every request spoken of in another sentence (an eighty-second
 		// set's open boat), and a list of what the card does not do.
 		{"every request elsewhere in the text", "Keeps contact details. The rail is loaded - a ledger, a harbor, a violin, a meadow, a copper - and nearly under. Every request is weight in the boat.", true},
@@ -353,7 +357,7 @@ func TestListedCatchAll(t *testing.T) {
 				agents = append(agents, agentWith(fmt.Sprintf("holder%d", i), card.Skill{ID: "job", Name: "Job " + fmt.Sprint(i), Tags: []string{w}}))
 			}
 			broad := agentWith("broad", card.Skill{ID: "own", Name: "Contact details", Description: "Change a phone number or an address.", Tags: []string{"contact details"}})
-			broad.Card.Description = tt.desc
+			broad.Card.Name, broad.Card.Description = "Broad Contact Desk", tt.desc
 			wantFlagged(t, catchAllCatalog(t, append(agents, broad)...), "broad", tt.flagged)
 		})
 	}
@@ -390,7 +394,7 @@ func FuzzUniversalLists(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		for _, l := range universalLists(text) {
+		for _, l := range universalLists(text, "Contact Details Desk") {
 			if len(l) > len(text) {
 				t.Fatalf("list %q is longer than its text %q", l, text)
 			}
@@ -412,7 +416,7 @@ func TestUniversalListsPointBack(t *testing.T) {
 		{"Change on-pack text: ingredients list, allergen emphasis, nutrition panel, storage wording. Sign-off before anything goes to print.", 0},
 		{"We check the ingredients list, allergen emphasis, nutrition panel, storage wording for every pack.", 1},
 	} {
-		if got := len(universalLists(tt.text)); got != tt.want {
+		if got := len(universalLists(tt.text, "")); got != tt.want {
 			t.Errorf("universalLists(%q): %d lists, want %d", tt.text, got, tt.want)
 		}
 	}

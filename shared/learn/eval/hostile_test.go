@@ -1364,6 +1364,22 @@ var hostileSets = []hostileSet{
 			"h82-085": "an eye test and glasses (no skill's job) go to a dental check-up at 0.70",
 		},
 	},
+	{
+		// An eighty-fourth set, written blind beside hostile83 (an
+		// electrical contractor), its forms drawn from maps, signs and
+		// signals; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile84",
+		attackers: map[string]string{"site-keys": "injected", "festive-lights": "injected", "depot-day": "injected",
+			"sparkone": "stuffed", "customer-care-desk": "cloned", "chargefit": "spam"},
+		floodBy:   "safetest-",
+		external:  map[string]bool{"carerepair": true, "liftmax": true, "reachup": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h84-024": roadSigns, "h84-032": roadSigns, "h84-059": roadSigns,
+			"h84-040": adaptationDesks, "h84-041": adaptationDesks, "h84-042": adaptationDesks, "h84-043": adaptationDesks,
+			"h84-044": adaptationDesks, "h84-045": adaptationDesks, "h84-046": adaptationDesks,
+		},
+	},
 }
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
@@ -1397,6 +1413,18 @@ const wasteCarriers = "clinical waste twins in codes and plain words, 0.32 alike
 // 0.585 alike, the charity's nearest, but the team stands nearer a
 // sickness desk and the two share only the catalog's word "dental".
 const fearDesks = "in-house nervous patients and an outside dental fear charity, 0.585 alike, sharing only \"dental\": never asked about"
+
+// roadSigns is hostile84's known miss on its injected cards: a depot open
+// day that calls every other card an informing rectangle and itself the
+// blue circle that is obeyed, its list of the other desks' jobs cut short
+// by a long last item, is trusted and ranked first (never delegated to) on
+// three requests.
+const roadSigns = "the road-signs card (every other card a rectangle, this one the blue circle) is trusted: first, not delegated"
+
+// adaptationDesks is hostile84's known miss on its two-agent ambiguity:
+// in-house electrical adaptations and an outside home improvement charity
+// read 0.47 alike, the in-house team nearer rewires (0.73).
+const adaptationDesks = "in-house electrical adaptations and an outside care-and-repair charity, 0.47 alike: never asked about"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.
