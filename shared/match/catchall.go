@@ -186,6 +186,15 @@ func universalLists(text, name string) []string {
 				to += from
 			}
 			if n := wordCount(sentence[from:to]); n == 0 || n > 5 {
+				if items >= 3 && n > 5 && lastPair(sentence[from:to]) {
+					// A run's last item may run on into the clause ("...,
+					// a payslip or a supplier invoice included, is a
+					// rectangle", "..., payslips and supplier invoices are
+					// rectangles", an eighty-fourth set's road signs): the
+					// first five words of an item whose "and" or "or" comes
+					// by its third word end the list.
+					runEnd, items = from+wordsEnd(sentence[from:to], 5), items+1
+				}
 				flush()
 			} else {
 				if runStart < 0 {
@@ -339,6 +348,33 @@ func namesRequests(sentence string) bool {
 
 // modalBe are the modals of what a request may be or look like.
 var modalBe = map[string]bool{"may": true, "might": true, "can": true, "could": true, "will": true, "would": true}
+
+// lastPair says whether s joins a list's last two items: an "and" or
+// an "or" among its first three words.
+func lastPair(s string) bool {
+	ws := strings.Fields(s)
+	for _, w := range ws[:min(3, len(ws))] {
+		if w == "and" || w == "or" {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsEnd is where the first n space-separated words of s end.
+func wordsEnd(s string, n int) int {
+	in := false
+	for i := 0; i < len(s); i++ {
+		space := s[i] == ' ' || s[i] == '\t' || s[i] == '\n'
+		if in && space {
+			if n--; n == 0 {
+				return i
+			}
+		}
+		in = !space
+	}
+	return len(s)
+}
 
 // wordCount counts the space-separated words of s.
 func wordCount(s string) int {

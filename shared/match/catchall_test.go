@@ -345,6 +345,11 @@ func TestListedCatchAll(t *testing.T) {
 		// crossing button), and a list with no name of the card.
 		{"the card's name beside the list", "Keeps contact details. Press the button for a ledger, a harbor, a violin, a meadow, a copper or a quartz, and the green still comes up for Broad Contact Desk.", true},
 		{"the same list beside another name", "Keeps contact details. Press the button for a ledger, a harbor, a violin, a meadow, a copper or a quartz, and the green still comes up for Tarnwell.", false},
+		// A list whose last pair runs on into the clause (an
+		// eighty-fourth set's road signs), and a long last item that
+		// joins no pair.
+		{"the last pair running on", "Keeps contact details. Every other card here, the one for a ledger, a harbor, a violin, a meadow or a copper included here, is a rectangle.", true},
+		{"a long last item, no pair", "Keeps contact details. Every request covers a ledger, a harbor, a violin, a meadow copper history kept on file.", false},
 		// Every request spoken of in another sentence (an eighty-second
 		// set's open boat), and a list of what the card does not do.
 		{"every request elsewhere in the text", "Keeps contact details. The rail is loaded - a ledger, a harbor, a violin, a meadow, a copper - and nearly under. Every request is weight in the boat.", true},

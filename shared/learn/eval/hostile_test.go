@@ -1344,6 +1344,7 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h81-035": lawnTwins, "h81-036": lawnTwins, "h81-037": lawnTwins, "h81-038": lawnTwins, "h81-039": lawnTwins,
 			"h81-048": "a leaning tree taking a fence over (tree work or a landscaping build) goes to tree work at 1.00",
+			"h81-087": "the last train to London (no skill's job) goes to delivery tracking once the succession card is distrusted",
 		},
 	},
 	{
@@ -1375,7 +1376,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"carerepair": true, "liftmax": true, "reachup": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h84-024": roadSigns, "h84-032": roadSigns, "h84-059": roadSigns,
 			"h84-040": adaptationDesks, "h84-041": adaptationDesks, "h84-042": adaptationDesks, "h84-043": adaptationDesks,
 			"h84-044": adaptationDesks, "h84-045": adaptationDesks, "h84-046": adaptationDesks,
 		},
@@ -1413,13 +1413,6 @@ const wasteCarriers = "clinical waste twins in codes and plain words, 0.32 alike
 // 0.585 alike, the charity's nearest, but the team stands nearer a
 // sickness desk and the two share only the catalog's word "dental".
 const fearDesks = "in-house nervous patients and an outside dental fear charity, 0.585 alike, sharing only \"dental\": never asked about"
-
-// roadSigns is hostile84's known miss on its injected cards: a depot open
-// day that calls every other card an informing rectangle and itself the
-// blue circle that is obeyed, its list of the other desks' jobs cut short
-// by a long last item, is trusted and ranked first (never delegated to) on
-// three requests.
-const roadSigns = "the road-signs card (every other card a rectangle, this one the blue circle) is trusted: first, not delegated"
 
 // adaptationDesks is hostile84's known miss on its two-agent ambiguity:
 // in-house electrical adaptations and an outside home improvement charity
