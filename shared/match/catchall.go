@@ -143,7 +143,7 @@ const listedAgents = catchAllJobs + 2
 // crossing button wired to nothing). name is the agent's.
 func universalLists(text, name string) []string {
 	self := selfPhrase(name)
-	if !mayHoldUniversal(text) && (self == "" || !strings.Contains(strings.ToLower(text), self)) {
+	if !mayHoldUniversal(text) && (self == "" || !strings.Contains(text, self)) {
 		return nil // most descriptions: nothing split, nothing allocated
 	}
 	var out []string
@@ -166,7 +166,7 @@ func universalLists(text, name string) []string {
 		// in the boat" (an eighty-second set's open boat); not "we do not
 		// handle ...".
 		if !holdsUniversal(sentence) && !namesRequests(sentence) && !pointsBackUniversal(nextSentence(text)) &&
-			(!anyRequest || negates(sentence)) && (self == "" || !strings.Contains(strings.ToLower(sentence), self)) {
+			(!anyRequest || negates(sentence)) && (self == "" || !strings.Contains(sentence, self)) {
 			continue
 		}
 		// Items are the pieces between commas, dashes, colons and
@@ -250,11 +250,12 @@ func speaksOfEveryRequest(text string) bool {
 	return false
 }
 
-// selfPhrase is an agent's name in lower case when it is two words or
-// more ("tarnwell festive lights"), "" otherwise: a one-word name
-// ("Payroll") is a word a list may hold.
+// selfPhrase is an agent's name when it is two words or more ("Tarnwell
+// Festive Lights"), "" otherwise: a one-word name ("Payroll") is a word a
+// list may hold. It is read as the card writes it (every description of a
+// build is searched for it).
 func selfPhrase(name string) string {
-	name = strings.ToLower(strings.TrimSpace(name))
+	name = strings.TrimSpace(name)
 	if !strings.Contains(name, " ") {
 		return ""
 	}
@@ -277,7 +278,21 @@ func negates(sentence string) bool {
 // (or a plural) as a word.
 func requestNoun(sentence string) bool {
 	for f := range strings.FieldsSeq(sentence) {
-		if requestNouns[strings.ToLower(strings.Trim(f, "\"',:;()"))] {
+		if foldedIn(strings.Trim(f, "\"',:;()"), requestNounList) {
+			return true
+		}
+	}
+	return false
+}
+
+// requestNounList is requestNouns as a list, for foldedIn.
+var requestNounList = []string{"request", "requests", "task", "tasks", "message", "messages"}
+
+// foldedIn says, without allocating, whether w is one of words in any
+// case.
+func foldedIn(w string, words []string) bool {
+	for _, x := range words {
+		if len(w) == len(x) && strings.EqualFold(w, x) {
 			return true
 		}
 	}
@@ -299,13 +314,15 @@ func nextSentence(text string) string {
 // a whole word, in any case.
 func holdsUniversal(sentence string) bool {
 	for f := range strings.FieldsSeq(sentence) {
-		switch strings.ToLower(strings.Trim(f, "\"'")) {
-		case "every", "each", "whatever", "anything", "everything":
+		if foldedIn(strings.Trim(f, "\"'"), universalWords) {
 			return true
 		}
 	}
 	return false
 }
+
+// universalWords are the words of every request holdsUniversal reads.
+var universalWords = []string{"every", "each", "whatever", "anything", "everything"}
 
 // namesRequests says whether sentence speaks of any request, task or
 // message, of one "for" or "about" something, or says what one "is": a
