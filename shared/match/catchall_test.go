@@ -426,3 +426,32 @@ func TestUniversalListsPointBack(t *testing.T) {
 		}
 	}
 }
+
+// TestCatchAllLeavesWordStatistics: a catch-all is found beside the index
+// build, once its words are already counted; the build is made again
+// without them, so a request's BM25 score for an honest skill is what it
+// would be with no catch-all in the catalog (an eightieth set's cards
+// listing every other desk's jobs took a payslip query from 0.80 to 0.69).
+func TestCatchAllLeavesWordStatistics(t *testing.T) {
+	stuffed := agentWith("stuffed", card.Skill{ID: "all", Name: "Universal helper", Description: "Invoices, invoices and more invoices.",
+		Tags: []string{"flights", "hotel", "weather", "translate", "restaurants", "resumes", "invoices", "expenses", "meetings"}})
+	score := func(m *Matcher) float64 {
+		t.Helper()
+		res, err := m.Match(t.Context(), &task.Task{ID: "t", Message: task.Message{Role: "user", Parts: []task.Part{{Text: "reconcile these invoices"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Shortlist.Retrieval.Candidates {
+			if c.Entry.Key == "payables/job" {
+				return c.BM25
+			}
+		}
+		t.Fatal("payables/job not shortlisted")
+		return 0
+	}
+	with := catchAllCatalog(t, stuffed)
+	wantFlagged(t, with, "stuffed", true)
+	if got, want := score(with), score(catchAllCatalog(t)); got != want {
+		t.Errorf("BM25 of the invoice skill beside a catch-all %.4f, want %.4f as without it", got, want)
+	}
+}

@@ -131,7 +131,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"crawley-finch": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h6-046": twinsApart, "h6-047": twinsApart, "h6-048": twinsApart, "h6-050": twinsApart,
+			"h6-046": twinsApart, "h6-048": twinsApart, "h6-050": twinsApart,
 			"h6-045": "a payment that does not look right reads as the premium refund's job (its example: a premium taken twice)",
 			"h6-089": "a life insurance payout on a death reads as a medical emergency abroad (meaning similarity 0.69); no one offers life cover",
 			"h6-090": "\"leaving\" and \"leave\" are one term: a leaving cake reads as annual leave",
@@ -149,7 +149,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h7-035": "a customer's report of a bug after a release reads as the deploy skill's job (0.50): abstained",
 			"h7-036": supportUnsure,
-			"h7-041": "a free-plan user's workspace question reads as an access review (0.40): abstained",
 			"h7-049": "a framework upgrade with its tests reads as the flaky-test fixer's job (0.98)",
 		},
 	},
@@ -723,7 +722,6 @@ var hostileSets = []hostileSet{
 			"h40-039": "a concert grand to a stage is asked about between house moves and the piano hauliers",
 			"h40-040": claimDesks, "h40-044": claimDesks, "h40-046": claimDesks,
 			"h40-049": "somewhere for a parent's things (storage or a clearance) goes to house clearance at 0.82",
-			"h40-050": "a mover hurt lifting and off work (an accident report or sickness absence) goes to near misses at 0.70, on the bar",
 			"h40-086": "a taxi to the airport (no skill's job) goes to annual leave at 0.74",
 		},
 	},
