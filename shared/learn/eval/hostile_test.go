@@ -1364,6 +1364,22 @@ var hostileSets = []hostileSet{
 		},
 	},
 	{
+		// An eighty-third set, written blind beside hostile84 (a zoo and
+		// wildlife park), its forms drawn from time, clocks and calendars;
+		// its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile83",
+		attackers: map[string]string{"clock-tower": "injected", "wall-calendar": "injected", "lantern-walk": "injected",
+			"wildstack": "stuffed", "access-desk": "cloned", "keeperexperience": "spam"},
+		floodBy:   "funtrunk-",
+		external:  map[string]bool{"fenwright": true, "freewills": true, "tidyheap": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h83-040": willDesks, "h83-041": willDesks, "h83-042": willDesks, "h83-043": willDesks,
+			"h83-044": willDesks, "h83-046": willDesks,
+			"h83-048": "moving \"our booking\" to the 14th (tickets, a keeper day or a party) goes to ticket changes at 0.90",
+		},
+	},
+	{
 		// An eighty-fourth set, written blind beside hostile83 (an
 		// electrical contractor), its forms drawn from maps, signs and
 		// signals; its first run is in docs/hostile-sets.md.
@@ -1416,6 +1432,12 @@ const fearDesks = "in-house nervous patients and an outside dental fear charity,
 // in-house electrical adaptations and an outside home improvement charity
 // read 0.47 alike, the in-house team nearer rewires (0.73).
 const adaptationDesks = "in-house electrical adaptations and an outside care-and-repair charity, 0.47 alike: never asked about"
+
+// willDesks is hostile83's known miss on its two-agent ambiguity: an
+// in-house legacies office and an outside free-wills network share the
+// name word "will" and are each other's nearest, but read 0.51 alike,
+// under nearestAcrossLabelledAt.
+const willDesks = "in-house gifts in wills and an outside free will-writing network, 0.51 alike: asked about on one of seven"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.

@@ -72,7 +72,7 @@ func ReadAgent(c *card.Card) Agent {
 			flowsToSelf(c.Description, c.Name, c.ID) || placeholdsRequest(c.Name) || placeholdsRequest(c.Description) ||
 			texts[1].kinds&actKind != 0 && (addressesReader(c.Description) || paysSelector(c.Description)) ||
 			threatensElsewhere(c.Description) || texts[1].kinds&catalogKind != 0 && handsElsewhere(c.Description) ||
-			handsToSelf(c.Description, c.Name, c.ID),
+			handsToSelf(c.Description, c.Name, c.ID) || routesAmongDesks(c.Description, c.Name, c.ID),
 		mayDirect: (texts[0].kinds|texts[1].kinds)&directiveKind != 0,
 		kinds:     texts[0].kinds | texts[1].kinds,
 		signals:   readSignals(selfNames(c.Name, c.ID), c.Name, c.Description),
@@ -150,7 +150,8 @@ func (a Agent) givesOrders(s *card.Skill, t skillTexts) bool {
 			return x.kinds&actKind != 0 && (addressesReader(x.text) || paysSelector(x.text))
 		}) ||
 		slices.ContainsFunc(t.texts[:t.fields], func(x scanned) bool {
-			return threatensElsewhere(x.text) || x.kinds&catalogKind != 0 && handsElsewhere(x.text) || handsToSelf(x.text, c.Name, c.ID)
+			return threatensElsewhere(x.text) || x.kinds&catalogKind != 0 && handsElsewhere(x.text) || handsToSelf(x.text, c.Name, c.ID) ||
+				routesAmongDesks(x.text, c.Name, c.ID)
 		})
 }
 

@@ -229,3 +229,51 @@ func namesSelfInRequests(text, name string) bool {
 // clauseEnds are the words that may follow a clause's last noun: a name
 // before them is the clause's whole complement.
 var clauseEnds = fieldSet("and but so which because or")
+
+// A card may speak of the desks a request goes to and put itself among
+// them, as good as any: "Any desk will do for a thing that makes no mark,
+// and the Wall Calendar will do as well as any"; "... has been seen to
+// once, at its own desk ... Log it with the Lantern Walk" (an eighty-third
+// set's hundred-year calendar and hour that happens twice; "What is left
+// in your hands is the echo" comes between). A job's card names no desk a
+// request goes to.
+
+// deskPhrases are how such a card speaks of where a request goes: not
+// "any desk" (a hot-desk booking's "book any desk on the third floor"),
+// nor "another desk" or "the right desk" (a reception's "we pass your
+// query to the right desk").
+var deskPhrases = []string{" whichever desk ", " one desk or another ", " its own desk ", " any other desk ",
+	" every other desk ", " an earlier desk "}
+
+// routesAmongDesks says whether a sentence of text speaks of the desk a
+// request goes to (deskPhrases) and it or one of the next two names the
+// card by its name or id (two words or more).
+func routesAmongDesks(text, name, id string) bool {
+	if !strings.Contains(text, "desk") && !strings.Contains(text, "Desk") {
+		return false // most texts: nothing split
+	}
+	var selves []string
+	for _, s := range selfNames(name, id) {
+		if strings.Contains(s.words, " ") {
+			selves = append(selves, " "+s.words+" ")
+		}
+	}
+	if len(selves) == 0 {
+		return false
+	}
+	ss := sentences(text)
+	for k, sentence := range ss {
+		w := words(sentence)
+		if !slices.ContainsFunc(deskPhrases, func(p string) bool { return strings.Contains(w, p) }) {
+			continue
+		}
+		near := w
+		for _, next := range ss[k+1 : min(k+3, len(ss))] {
+			near += words(next)
+		}
+		if slices.ContainsFunc(selves, func(s string) bool { return strings.Contains(near, s) }) {
+			return true
+		}
+	}
+	return false
+}
