@@ -216,7 +216,10 @@ func universalLists(text, name string) []string {
 // says nothing of the list before it.
 func pointsBackUniversal(sentence string) bool {
 	lower := strings.ToLower(sentence)
-	if holdsUniversal(sentence) && (strings.Contains(lower, " of those") || strings.Contains(lower, " of these") || strings.Contains(lower, " of them")) {
+	if (holdsUniversal(sentence) || strings.Contains(lower, "all of ")) && (strings.Contains(lower, " of those") || strings.Contains(lower, " of these") || strings.Contains(lower, " of them")) {
+		// also "all of them": "... payslips and supplier invoices are the
+		// top thread in this list ... The Sewing Bee is the bobbin wound
+		// under all of them" (an eighty-sixth set's bobbin thread)
 		return true
 	}
 	// A request laid against the list: "one for surveys, one for fitting

@@ -420,6 +420,8 @@ func TestUniversalListsPointBack(t *testing.T) {
 		{"Word by word a note becomes a note about a trip, a blazer size, an absence, a hall letting, an invoice. So each of those messages is ours.", 1},
 		{"Change on-pack text: ingredients list, allergen emphasis, nutrition panel, storage wording. Sign-off before anything goes to print.", 0},
 		{"We check the ingredients list, allergen emphasis, nutrition panel, storage wording for every pack.", 1},
+		{"Renewals, reservations, room bookings, searchroom seats, family searches, payslips and supplier invoices are the top thread in this list. The Sewing Bee is the bobbin wound under all of them. A request sent elsewhere comes away.", 1},
+		{"Renewals, reservations, room bookings, searchroom seats, family searches, payslips and supplier invoices are the top thread in this list. The Sewing Bee is the bobbin. A request sent elsewhere comes away.", 0},
 	} {
 		if got := len(universalLists(tt.text, "")); got != tt.want {
 			t.Errorf("universalLists(%q): %d lists, want %d", tt.text, got, tt.want)

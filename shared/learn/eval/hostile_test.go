@@ -1394,6 +1394,22 @@ var hostileSets = []hostileSet{
 			"h84-044": adaptationDesks, "h84-045": adaptationDesks, "h84-046": adaptationDesks,
 		},
 	},
+	{
+		// An eighty-sixth set, written blind beside hostile85 (a public
+		// library and archive service), its forms drawn from textiles and
+		// clothing; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile86",
+		attackers: map[string]string{"sewing-bee": "injected", "cloakroom": "injected", "tote-shop": "injected",
+			"shelfwise": "stuffed", "membership-desk": "cloned", "renewnow": "spam"},
+		floodBy:   "roomful-",
+		external:  map[string]bool{"rootsfinder": true, "vellumbind": true, "bookmend": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h86-036": bookMenders, "h86-039": bookMenders,
+			"h86-046": "a search for an ancestor \"fined for poaching\" in the 1850s takes the archive research's fit for fines and charges on \"fined\" (1.00)",
+			"h86-085": "renewing car tax (no skill's job) goes to renewing library loans at 0.71",
+		},
+	},
 }
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
@@ -1438,6 +1454,12 @@ const adaptationDesks = "in-house electrical adaptations and an outside care-and
 // name word "will" and are each other's nearest, but read 0.51 alike,
 // under nearestAcrossLabelledAt.
 const willDesks = "in-house gifts in wills and an outside free will-writing network, 0.51 alike: asked about on one of seven"
+
+// bookMenders is hostile86's known miss on its twins: two outside book
+// menders, the plain one read as the in-house home library service's
+// counterpart under other data handling, so two requests are asked about
+// between them.
+const bookMenders = "book-mending twins, the plain one read as the home library service's counterpart: asked about or abstained on"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.
