@@ -453,9 +453,13 @@ const (
 var routeNouns = map[string]bool{"place": true, "person": true, "people": true, "team": true, "desk": true, "department": true}
 
 // asksRoute says whether words[i] is part of "right place", "wrong desk"
-// and the like: a question of routing, no content.
+// and the like, or of "talk to" or "speak with": a question of routing, no
+// content ("Who do I need to talk to about this?" went to a library's
+// events, tagged "author talks", at 0.74).
 func asksRoute(words []string, i int) bool {
 	switch w := words[i]; {
+	case w == "talk" || w == "speak" || w == "talking" || w == "speaking":
+		return i+1 < len(words) && (words[i+1] == "to" || words[i+1] == "with")
 	case w == "right" || w == "wrong":
 		return i+1 < len(words) && routeNouns[words[i+1]]
 	case routeNouns[w]:

@@ -169,6 +169,8 @@ func TestUnnamedWords(t *testing.T) {
 		Name: "Extend or shorten a stay", Description: "Move a dog's pick-up day.", Tags: []string{"change", "extend"}})
 	absence := analyzed(index.Doc{Key: "attendance/absence", AgentID: "attendance", SkillID: "absence", AgentName: "Attendance",
 		Name: "Report an absence", Description: "Tell the school a pupil is off sick or late.", Tags: []string{"absence", "late"}})
+	events := analyzed(index.Doc{Key: "events/book-event", AgentID: "events", SkillID: "book-event", AgentName: "Events",
+		Name: "Book an event", Description: "Places at library events.", Tags: []string{"author talks", "talk"}})
 	greeter := analyzed(index.Doc{Key: "talk/greeting", AgentID: "talk", SkillID: "greeting", AgentName: "Small talk",
 		Name: "Greeting", Description: "Answers a hello with one."})
 	for _, tt := range []struct {
@@ -216,6 +218,8 @@ func TestUnnamedWords(t *testing.T) {
 		{leave, "is this the right place for it?", true},
 		{leave, "who's the right person to talk to about this?", true},
 		{refunds, "is this the right place for my refund?", false},
+		{events, "Who do I need to talk to about this?", true},
+		{events, "can I book the author talk for it?", false},
 		{refunds, "still waiting for my refund", false},
 		{refunds, "not what we agreed", true},
 		{refunds, "it's still not right", true},
