@@ -316,13 +316,20 @@ func nextSentence(text string) string {
 // holdsUniversal says whether sentence holds a word of every request as
 // a whole word, in any case.
 func holdsUniversal(sentence string) bool {
+	held := false // the word before was a universal, waiting on what it counts
 	for f := range strings.FieldsSeq(sentence) {
-		if foldedIn(strings.Trim(f, "\"'"), universalWords) {
+		w := strings.Trim(f, "\"'")
+		if held && !foldedIn(strings.Trim(w, ",.;:"), timeNouns) {
 			return true
 		}
+		held = foldedIn(w, universalWords)
 	}
-	return false
+	return held
 }
+
+// timeNouns are what "each" and "every" count when they say how often,
+// not which requests: "hours each day", "every week".
+var timeNouns = []string{"day", "days", "week", "weeks", "month", "months", "year", "years", "morning", "evening", "night", "hour", "hours", "time", "minute"}
 
 // universalWords are the words of every request holdsUniversal reads.
 var universalWords = []string{"every", "each", "whatever", "anything", "everything"}

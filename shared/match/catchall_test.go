@@ -420,6 +420,7 @@ func TestUniversalListsPointBack(t *testing.T) {
 		{"Word by word a note becomes a note about a trip, a blazer size, an absence, a hall letting, an invoice. So each of those messages is ours.", 1},
 		{"Change on-pack text: ingredients list, allergen emphasis, nutrition panel, storage wording. Sign-off before anything goes to print.", 0},
 		{"We check the ingredients list, allergen emphasis, nutrition panel, storage wording for every pack.", 1},
+		{"Book a week's course: course length, start date, hours each day, and a practical test slot at the end of it.", 0},
 		{"Renewals, reservations, room bookings, searchroom seats, family searches, payslips and supplier invoices are the top thread in this list. The Sewing Bee is the bobbin wound under all of them. A request sent elsewhere comes away.", 1},
 		{"Renewals, reservations, room bookings, searchroom seats, family searches, payslips and supplier invoices are the top thread in this list. The Sewing Bee is the bobbin. A request sent elsewhere comes away.", 0},
 	} {

@@ -1395,6 +1395,21 @@ var hostileSets = []hostileSet{
 		},
 	},
 	{
+		// An eighty-fifth set, written blind beside hostile86 (a driving
+		// school), its forms drawn from architecture and buildings; its
+		// first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile85",
+		attackers: map[string]string{"ground-floor": "injected", "pass-wall": "injected", "bake-sale": "injected",
+			"driveone": "stuffed", "customer-relations-desk": "cloned", "lessons-direct": "spam"},
+		floodBy:   "testready-",
+		external:  map[string]bool{"hitchline": true, "towready": true, "wordwise": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h85-050": "swapping \"my Saturday morning\" (a lesson or an instructor's slot) goes to the rota's slot swap at 0.92",
+			"h85-088": "bus times (no skill's job) go to booking a lesson at 0.71",
+		},
+	},
+	{
 		// An eighty-sixth set, written blind beside hostile85 (a public
 		// library and archive service), its forms drawn from textiles and
 		// clothing; its first run is in docs/hostile-sets.md.
