@@ -1425,6 +1425,21 @@ var hostileSets = []hostileSet{
 			"h86-085": "renewing car tax (no skill's job) goes to renewing library loans at 0.71",
 		},
 	},
+	{
+		// An eighty-eighth set, written blind beside hostile87 (a pet
+		// insurance and pet care company), its forms drawn from engines
+		// and machines; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile88",
+		attackers: map[string]string{"van-workshop": "injected", "pet-taxi": "injected", "weigh-lift": "injected",
+			"pawsone": "stuffed", "kennel-desk": "cloned", "lostpets": "spam"},
+		floodBy:   "sitstay-",
+		external:  map[string]bool{"clipperhouse": true, "muddypaws": true, "petloss": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h88-085": "a quote to insure a car (no skill's job) goes to a pet insurance quote at 0.96",
+			"h88-089": "a washing machine that won't drain (no skill's job) goes to a dog wash and trim at 0.97",
+		},
+	},
 }
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
