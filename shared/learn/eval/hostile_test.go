@@ -1426,6 +1426,23 @@ var hostileSets = []hostileSet{
 		},
 	},
 	{
+		// An eighty-seventh set, written blind beside hostile88 (a housing
+		// association), its forms drawn from post, letters and parcels;
+		// its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile87",
+		attackers: map[string]string{"post-room": "injected", "address-letters": "injected", "stamp-club": "injected",
+			"homehub": "stuffed", "adaptations-service": "cloned", "repairnow": "spam"},
+		floodBy:   "greenedge-",
+		external:  map[string]bool{"commonground": true, "critterfree": true, "vermcare": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h87-036": pestTwins, "h87-038": pestTwins,
+			"h87-050": "a son moving back in (a tenancy change or the register) goes to giving notice at 0.81",
+			"h87-057": "the stamp club's own meeting (its card distrusted) goes to joining the housing register at 0.73",
+			"h87-089": "an MOT test centre (no skill's job) goes to residents' parking at 0.88",
+		},
+	},
+	{
 		// An eighty-eighth set, written blind beside hostile87 (a pet
 		// insurance and pet care company), its forms drawn from engines
 		// and machines; its first run is in docs/hostile-sets.md.
@@ -1490,6 +1507,11 @@ const willDesks = "in-house gifts in wills and an outside free will-writing netw
 // counterpart under other data handling, so two requests are asked about
 // between them.
 const bookMenders = "book-mending twins, the plain one read as the home library service's counterpart: asked about or abstained on"
+
+// pestTwins is hostile87's known miss on its twins: the outside pest
+// firms are twins (0.70 alike), but two requests in words apart from both
+// ("tiny bites", "bugs in the beds") are abstained on.
+const pestTwins = "pest-control twins (0.70, read as twins); requests in words apart from both abstained on"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.

@@ -246,8 +246,8 @@ var deskPhrases = []string{" whichever desk ", " one desk or another ", " its ow
 	" every other desk ", " an earlier desk "}
 
 // routesAmongDesks says whether a sentence of text speaks of the desk a
-// request goes to (deskPhrases) and it or one of the next two names the
-// card by its name or id (two words or more).
+// request goes to (deskPhrases) and says "here", or it or one of the next
+// two names the card by its name or id (two words or more).
 func routesAmongDesks(text, name, id string) bool {
 	if !strings.Contains(text, "desk") && !strings.Contains(text, "Desk") {
 		return false // most texts: nothing split
@@ -257,9 +257,6 @@ func routesAmongDesks(text, name, id string) bool {
 		if strings.Contains(s.words, " ") {
 			selves = append(selves, " "+s.words+" ")
 		}
-	}
-	if len(selves) == 0 {
-		return false
 	}
 	ss := sentences(text)
 	for k, sentence := range ss {
@@ -271,7 +268,10 @@ func routesAmongDesks(text, name, id string) bool {
 		for _, next := range ss[k+1 : min(k+3, len(ss))] {
 			near += words(next)
 		}
-		if slices.ContainsFunc(selves, func(s string) bool { return strings.Contains(near, s) }) {
+		// "here" names the card as well: "A rent payment, a repair, ...
+		// that comes here and not to its own desk is the upside-down one
+		// of its sheet" (an eighty-seventh set's inverted stamp).
+		if strings.Contains(w, " here ") || slices.ContainsFunc(selves, func(s string) bool { return strings.Contains(near, s) }) {
 			return true
 		}
 	}
