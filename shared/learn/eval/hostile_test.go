@@ -1510,7 +1510,8 @@ const bookMenders = "book-mending twins, the plain one read as the home library 
 
 // pestTwins is hostile87's known miss on its twins: the outside pest
 // firms are twins (0.70 alike), but two requests in words apart from both
-// ("tiny bites", "bugs in the beds") are abstained on.
+// ("tiny bites" and "bugs in the beds", "mouse droppings" and "scratching
+// in the walls") are abstained on.
 const pestTwins = "pest-control twins (0.70, read as twins); requests in words apart from both abstained on"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
