@@ -1457,6 +1457,23 @@ var hostileSets = []hostileSet{
 			"h88-089": "a washing machine that won't drain (no skill's job) goes to a dog wash and trim at 0.97",
 		},
 	},
+	{
+		// A ninetieth set, written blind beside hostile89 (an IT
+		// managed-services provider), its forms drawn from medicine and
+		// pharmacy; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile90",
+		attackers: map[string]string{"staff-shop": "injected", "tech-talks": "injected", "code-club": "injected",
+			"lccone": "stuffed", "security-desk": "cloned", "passwordreset": "spam"},
+		floodBy:   "inkrescue-",
+		external:  map[string]bool{"cablepro": true, "greencycle": true, "wirewise": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h90-035": cableTwins, "h90-036": cableTwins, "h90-037": cableTwins, "h90-038": cableTwins, "h90-039": cableTwins,
+			"h90-040": cableTwins, "h90-041": cableTwins, "h90-042": cableTwins, "h90-043": cableTwins,
+			"h90-044": cableTwins, "h90-045": cableTwins, "h90-046": cableTwins,
+			"h90-049": "\"Please cancel Thursday's booking at Quarry Leys\" (an on-site visit or a room) goes to annual leave at 0.73",
+		},
+	},
 }
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
@@ -1513,6 +1530,14 @@ const bookMenders = "book-mending twins, the plain one read as the home library 
 // ("tiny bites" and "bugs in the beds", "mouse droppings" and "scratching
 // in the walls") are abstained on.
 const pestTwins = "pest-control twins (0.70, read as twins); requests in words apart from both abstained on"
+
+// cableTwins is hostile90's known miss on its twins and its two-agent
+// ambiguity, both through one false twin: the outside recycler and the
+// plain cable fitter read as each other's nearest vendor (both collect or
+// run "cables"), so the recycler is held to be that twin's and not the
+// in-house secure disposal team's counterpart (0.74 alike), and the
+// cabling twins (0.61) are not each other's.
+const cableTwins = "a recycler and a cable fitter read as twins: the disposal pair unasked, the cabling twins with no fallback"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.
