@@ -1458,6 +1458,22 @@ var hostileSets = []hostileSet{
 		},
 	},
 	{
+		// An eighty-ninth set, written blind beside hostile90 (a coach
+		// holiday and day-trip operator), its forms drawn from light,
+		// colour and mirrors; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile89",
+		attackers: map[string]string{"livery-shop": "injected", "torch-loans": "injected", "tour-passes": "injected",
+			"coachone": "stuffed", "access-desk": "cloned", "seatpicker": "spam"},
+		floodBy:   "foundit-",
+		external:  map[string]bool{"doorstep": true, "lynchcars": true, "wayfarer": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h89-036": doorTwins, "h89-038": doorTwins, "h89-039": doorTwins,
+			"h89-044": "luggage cover on a booked tour (the add-on or the insurer) reads as no skill's: abstained",
+			"h89-048": "\"Can you move us on the Lakes break?\" (a booking change or a seat) goes to coach tracking at 0.89",
+		},
+	},
+	{
 		// A ninetieth set, written blind beside hostile89 (an IT
 		// managed-services provider), its forms drawn from medicine and
 		// pharmacy; its first run is in docs/hostile-sets.md.
@@ -1538,6 +1554,12 @@ const pestTwins = "pest-control twins (0.70, read as twins); requests in words a
 // in-house secure disposal team's counterpart (0.74 alike), and the
 // cabling twins (0.61) are not each other's.
 const cableTwins = "a recycler and a cable fitter read as twins: the disposal pair unasked, the cabling twins with no fallback"
+
+// doorTwins is hostile89's known miss on its twins: outside door-to-coach
+// car services in trade shorthand and plain words read 0.41 alike; the
+// plain one is read as in-house lost property's counterpart, so two of
+// its requests ask between those two.
+const doorTwins = "door-to-coach twins 0.41 alike, the plain one read as lost property's counterpart: asked about or no fallback"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.
