@@ -149,12 +149,8 @@ func universalLists(text, name string) []string {
 	var out []string
 	anyRequest := speaksOfEveryRequest(text)
 	for len(text) > 0 {
-		end := strings.IndexAny(text, ".!?;")
-		if end < 0 {
-			end = len(text)
-		}
-		sentence := text[:end]
-		text = text[min(end+1, len(text)):]
+		var sentence string
+		sentence, text = cutSentence(text)
 		// The universal may follow the list: "a Scrabble note becomes a
 		// note about a Year 9 trip, a blazer size, an absence, a hall
 		// letting ... So each of those messages is a Word Club message"
@@ -241,14 +237,10 @@ func pointsBackUniversal(sentence string) bool {
 // wearing our skin".
 func speaksOfEveryRequest(text string) bool {
 	for len(text) > 0 {
-		end := strings.IndexAny(text, ".!?;")
-		if end < 0 {
-			end = len(text)
-		}
-		if sentence := text[:end]; holdsUniversal(sentence) && requestNoun(sentence) {
+		var sentence string
+		if sentence, text = cutSentence(text); holdsUniversal(sentence) && requestNoun(sentence) {
 			return true
 		}
-		text = text[min(end+1, len(text)):]
 	}
 	return false
 }
@@ -281,15 +273,15 @@ func negates(sentence string) bool {
 // (or a plural) as a word.
 func requestNoun(sentence string) bool {
 	for f := range strings.FieldsSeq(sentence) {
-		if foldedIn(strings.Trim(f, "\"',:;()"), requestNounList) {
+		if foldedIn(strings.Trim(f, "\"',:;()"), requestNouns) {
 			return true
 		}
 	}
 	return false
 }
 
-// requestNounList is requestNouns as a list, for foldedIn.
-var requestNounList = []string{"request", "requests", "task", "tasks", "message", "messages"}
+// requestNouns are the words of a request as such.
+var requestNouns = []string{"request", "requests", "task", "tasks", "message", "messages"}
 
 // foldedIn says, without allocating, whether w is one of words in any
 // case.
@@ -302,15 +294,20 @@ func foldedIn(w string, words []string) bool {
 	return false
 }
 
-// requestNouns are the words of a request as such.
-var requestNouns = map[string]bool{"request": true, "requests": true, "task": true, "tasks": true, "message": true, "messages": true}
-
 // nextSentence is the sentence text starts with.
 func nextSentence(text string) string {
-	if end := strings.IndexAny(text, ".!?;"); end >= 0 {
-		return text[:end]
+	sentence, _ := cutSentence(text)
+	return sentence
+}
+
+// cutSentence splits off the sentence text starts with (up to ".", "!",
+// "?" or ";") from the rest after it.
+func cutSentence(text string) (sentence, rest string) {
+	end := strings.IndexAny(text, ".!?;")
+	if end < 0 {
+		return text, ""
 	}
-	return text
+	return text[:end], text[end+1:]
 }
 
 // holdsUniversal says whether sentence holds a word of every request as
@@ -351,7 +348,7 @@ func namesRequests(sentence string) bool {
 	for f := range strings.FieldsSeq(sentence) {
 		w := strings.ToLower(strings.Trim(f, "\"',:;()"))
 		switch {
-		case requestNouns[w]:
+		case foldedIn(w, requestNouns):
 			if prev == "any" {
 				return true
 			}

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -713,17 +714,12 @@ func (m *Matcher) nearestSupplierOf(a int) int {
 	if a >= len(m.stated) || m.stated[a] == nil || !m.outsideSupplier(a) {
 		return -1
 	}
-	if v, ok := m.nearestSupplier.Load(a); ok {
-		return v.(int)
-	}
-	best := m.nearestBy(a, func(d int) []float32 {
+	return m.nearestKept(&m.nearestSupplier, a, func(d int) []float32 {
 		if d != a && (!m.outsideSupplier(d) || m.alikeKind(a, d) != decide.AlikeTwin) {
 			return nil
 		}
 		return m.stated[d]
 	})
-	m.nearestSupplier.Store(a, best)
-	return best
 }
 
 // nearestVendorOf is the doc of the one-skill vendor (another agent's,
@@ -734,12 +730,7 @@ func (m *Matcher) nearestSupplierOf(a int) int {
 // facilities desk stood between them), but also a transcription desk and
 // a notes summariser of one handling in TestLookAlikeByTagsOfEach.
 func (m *Matcher) nearestVendorOf(a int) int {
-	if v, ok := m.nearestVendor.Load(a); ok {
-		return v.(int)
-	}
-	best := m.nearestBy(a, func(d int) []float32 { return m.stated[d] })
-	m.nearestVendor.Store(a, best)
-	return best
+	return m.nearestKept(&m.nearestVendor, a, func(d int) []float32 { return m.stated[d] })
 }
 
 // addTwin appends to a ranking whose best candidate is a one-skill
@@ -846,18 +837,13 @@ func (m *Matcher) nearestSameHandlingVendor(d int) int {
 	if d >= len(m.stated) || m.stated[d] == nil {
 		return -1
 	}
-	if v, ok := m.nearestSameHandling.Load(d); ok {
-		return v.(int)
-	}
 	ext := m.refs[d].agent.Status.External
-	best := m.nearestBy(d, func(o int) []float32 {
+	return m.nearestKept(&m.nearestSameHandling, d, func(o int) []float32 {
 		if o != d && m.refs[o].agent.Status.External != ext {
 			return nil
 		}
 		return m.stated[o]
 	})
-	m.nearestSameHandling.Store(d, best)
-	return best
 }
 
 // sharesLabel says whether a term of skill a's name is in skill b's name
@@ -918,12 +904,7 @@ const nearestScanMax = 5000
 // nearestSkillOf is the doc of the skill (another agent's, trusted) whose
 // stated job is nearest doc a's, -1 if none, kept once found.
 func (m *Matcher) nearestSkillOf(a int) int {
-	if v, ok := m.nearestSkill.Load(a); ok {
-		return v.(int)
-	}
-	best := m.nearestBy(a, m.statedJob)
-	m.nearestSkill.Store(a, best)
-	return best
+	return m.nearestKept(&m.nearestSkill, a, m.statedJob)
 }
 
 // nearestAcrossOf is the doc of the skill under the other data handling
@@ -931,17 +912,23 @@ func (m *Matcher) nearestSkillOf(a int) int {
 // external one; trusted) whose stated job is nearest doc a's, -1 if none,
 // kept once found.
 func (m *Matcher) nearestAcrossOf(a int) int {
-	if v, ok := m.nearestAcross.Load(a); ok {
-		return v.(int)
-	}
 	ext := m.refs[a].agent.Status.External
-	best := m.nearestBy(a, func(d int) []float32 {
+	return m.nearestKept(&m.nearestAcross, a, func(d int) []float32 {
 		if d != a && m.refs[d].agent.Status.External == ext {
 			return nil
 		}
 		return m.statedJob(d)
 	})
-	m.nearestAcross.Store(a, best)
+}
+
+// nearestKept is nearestBy(a, job), kept in cache once found: each kind
+// of nearest skill is asked again by every request whose best one is a.
+func (m *Matcher) nearestKept(cache *sync.Map, a int, job func(int) []float32) int {
+	if v, ok := cache.Load(a); ok {
+		return v.(int)
+	}
+	best := m.nearestBy(a, job)
+	cache.Store(a, best)
 	return best
 }
 

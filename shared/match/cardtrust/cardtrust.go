@@ -66,7 +66,7 @@ func ReadAgent(c *card.Card) Agent {
 	c = foldedCard(c)
 	texts := []scanned{{c.Name, anchorsIn(c.Name, kinds)}, {c.Description, anchorsIn(c.Description, kinds)}}
 	return Agent{
-		claims: texts[1].kinds&claimKind != 0 && (claimedIn(c.Description) || moralClaim(c.Description) || classifiesRequests(c.Description, c.Name) || namesSelfInRequests(c.Description, c.Name)),
+		claims: texts[1].kinds&claimKind != 0 && (claimedIn(c.Description) || moralClaim(c.Description) || claimsThroughRequests(c.Description, c.Name)),
 		card:   c,
 		orders: talksToSelectorIn(c.Name, c.ID, texts) || agentIdentifiersSpeak(c) || scriptsExchange(c.Description) ||
 			flowsToSelf(c.Description, c.Name, c.ID) || placeholdsRequest(c.Name) || placeholdsRequest(c.Description) ||
@@ -92,7 +92,7 @@ func (a Agent) Skill(s *card.Skill) Verdict {
 		return GivesOrders
 	case isKeywordSpam(s):
 		return KeywordSpam
-	case a.claims, t.claimsAnyTask(), t.texts[1].kinds&claimKind != 0 && (classifiesRequests(s.Description, a.card.Name) || namesSelfInRequests(s.Description, a.card.Name)):
+	case a.claims, t.claimsAnyTask(), t.texts[1].kinds&claimKind != 0 && claimsThroughRequests(s.Description, a.card.Name):
 		return ClaimsAnyTask
 	}
 	return Trusted

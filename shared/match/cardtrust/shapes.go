@@ -113,6 +113,13 @@ func moralClaim(text string) bool {
 // and the front page is here" (a seventy-fourth set's staff newspaper,
 // which took a request at 0.86). No word of it claims a task outright.
 
+// claimsThroughRequests says whether a description (of an agent named
+// name) claims every task by what it says a request is or holds
+// (classifiesRequests, namesSelfInRequests).
+func claimsThroughRequests(text, name string) bool {
+	return classifiesRequests(text, name) || namesSelfInRequests(text, name)
+}
+
 // classifiesRequests says whether text says every (each, any) request,
 // task, query or message "is" something (the words up to a stopword), and
 // elsewhere that a thing of one of those words "is here", "is ours" or is
