@@ -380,12 +380,11 @@ func askingParticle(words []string, i int) bool {
 // that define the skill. Every candidate is marked, not only the best:
 // success priors may reorder near-ties before the decider reads them.
 //
-// A marked candidate's probability is scaled by thinShrink too: the
+// A marked candidate's probability is scaled by unnamedShrink too: the
 // decider abstains on it whatever its score, and the probability it
 // reports must say how often such a pick is right. The ranker scored
-// the one word it had ("fix it" put a code review at 1.00); the tops of
-// thin requests across the golden and hostile sets were right 7 times in
-// 39 at a mean of 0.42. As with a thin link, the order stays.
+// the one word it had ("fix it" put a code review at 1.00). As with a
+// thin link, the order stays.
 func markUnnamed(req *extract.Requirement, out []Ranked) {
 	if len(out) == 0 || req == nil || len(req.History) > 0 || len(req.InputTypes) > 0 && allOneAgent(out) {
 		return
@@ -432,7 +431,7 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 		}
 	}
 	if note != nil {
-		shrinkMarked(out, note)
+		shrinkMarked(out, note, unnamedShrink)
 	}
 }
 

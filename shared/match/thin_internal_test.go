@@ -119,7 +119,7 @@ func TestShrinkThin(t *testing.T) {
 }
 
 // TestUnnamedShrinks: a thin request's candidates whose label it does not
-// name report half their probability, never under one they outranked, and
+// name report unnamedShrink of their probability, never under one they outranked, and
 // one whose label it names keeps its own.
 func TestUnnamedShrinks(t *testing.T) {
 	tests := []struct {
@@ -128,11 +128,11 @@ func TestUnnamedShrinks(t *testing.T) {
 		probs []float64 // hotelDoc, rideDoc
 		want  []float64
 	}{
-		{"names neither", "sort it out", []float64{1, 0.3}, []float64{0.5, 0.15}},
+		{"names neither", "sort it out", []float64{1, 0.3}, []float64{unnamedShrink, 0.3 * unnamedShrink}},
 		{"names the ride: never under it", "get a ride for it", []float64{0.9, 0.6}, []float64{0.6 + 1e-6, 0.6}},
 		{"not thin: no pointer", "sort out lodging", []float64{0.9, 0.6}, []float64{0.9, 0.6}},
-		{"only asks", "I need help", []float64{1, 0.3}, []float64{0.5, 0.15}},
-		{"only asks, in office English", "please action ASAP", []float64{1, 0.3}, []float64{0.5, 0.15}},
+		{"only asks", "I need help", []float64{1, 0.3}, []float64{unnamedShrink, 0.3 * unnamedShrink}},
+		{"only asks, in office English", "please action ASAP", []float64{1, 0.3}, []float64{unnamedShrink, 0.3 * unnamedShrink}},
 		{"not thin: asks nothing", "where are you from", []float64{0.9, 0.6}, []float64{0.9, 0.6}},
 	}
 	for _, tt := range tests {
