@@ -25,3 +25,6 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) { return app.Parse
 
 // listFlag is a repeatable or comma-separated string flag.
 type listFlag = app.ListFlag
+
+// repeatFlag is a repeatable flag whose every use is one value.
+type repeatFlag = app.RepeatFlag

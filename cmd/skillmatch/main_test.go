@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -210,6 +211,27 @@ func TestMatchPrintsDecision(t *testing.T) {
 	}
 	if a, _ := d["action"].(string); !slices.Contains([]string{"delegate", "clarify", "abstain"}, a) {
 		t.Errorf("--json action %v", d["action"])
+	}
+}
+
+// TestMatchHistoryTurnsKeepTheirCommas: each --history is one earlier
+// turn, whatever commas its text holds; split at them, one turn became
+// several and the decision changed (a booking's cancellation abstained
+// on where eval, reading the same turn whole, decided).
+func TestMatchHistoryTurnsKeepTheirCommas(t *testing.T) {
+	turn := "I booked a hotel in Lisbon for Friday, two nights, room 12"
+	code, stdout, stderr := runCmd(t, "match", "--cards", examplesDir, "--explain",
+		"--history", turn, "--history", "thanks", "actually, cancel it")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"  earlier turn 1: " + strconv.Quote(turn) + "\n", "  earlier turn 2: \"thanks\"\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("explanation lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "earlier turn 3") {
+		t.Errorf("two --history flags read as more turns:\n%s", stdout)
 	}
 }
 

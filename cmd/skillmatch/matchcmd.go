@@ -155,6 +155,9 @@ func printExplain(w io.Writer, r *match.Result) {
 		fmt.Fprintf(w, ", data class %s", req.DataClass)
 	}
 	fmt.Fprintln(w)
+	for i, h := range req.History { // the turns it was read after, so a caller sees how many
+		fmt.Fprintf(w, "  earlier turn %d: %q\n", i+1, h)
+	}
 	sl := r.Shortlist
 	fmt.Fprintf(w, "\nfilters: %d skills searched, %d removed\n", sl.Retrieval.Allowed, sl.Rejected)
 	for _, rj := range sl.Rejections {

@@ -21,12 +21,13 @@ import (
 
 // taskFlags are the flags that describe a task, shared by match and submit.
 type taskFlags struct {
-	files, accept, history listFlag
-	scopes                 scopesFlag
-	dataClass              *string
-	streaming              *bool
-	continues, skill       *string
-	caller, tenant         *string
+	files, accept    listFlag
+	history          repeatFlag // a turn is free text: its commas split nothing
+	scopes           scopesFlag
+	dataClass        *string
+	streaming        *bool
+	continues, skill *string
+	caller, tenant   *string
 }
 
 func newTaskFlags(fs *flag.FlagSet) *taskFlags {

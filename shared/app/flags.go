@@ -232,6 +232,18 @@ func WriteJSON(path string, stdout io.Writer, v any) error {
 	return nil
 }
 
+// RepeatFlag is a repeatable string flag whose every use is one value,
+// commas and all: free text such as a conversation's earlier turn.
+type RepeatFlag []string
+
+func (r *RepeatFlag) String() string { return strings.Join(*r, " | ") }
+
+// Set implements flag.Value.
+func (r *RepeatFlag) Set(v string) error {
+	*r = append(*r, v)
+	return nil
+}
+
 // ListFlag is a repeatable or comma-separated string flag.
 type ListFlag []string
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -173,5 +174,38 @@ func TestNATSServerAliases(t *testing.T) {
 		if got := parse(tc.args...); got != tc.want {
 			t.Errorf("%v: URL %q, want %q", tc.args, got, tc.want)
 		}
+	}
+}
+
+func TestRepeatAndListFlags(t *testing.T) {
+	tests := []struct {
+		name   string
+		uses   []string
+		list   []string // ListFlag: comma-separated too
+		repeat []string // RepeatFlag: one value a use
+	}{
+		{"one plain use", []string{"a"}, []string{"a"}, []string{"a"}},
+		{"commas", []string{"a, b", "c"}, []string{"a", "b", "c"}, []string{"a, b", "c"}},
+		{"empty use", []string{""}, nil, []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l ListFlag
+			var r RepeatFlag
+			for _, u := range tt.uses {
+				if err := l.Set(u); err != nil {
+					t.Fatal(err)
+				}
+				if err := r.Set(u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !slices.Equal(l, tt.list) {
+				t.Errorf("ListFlag %q, want %q", l, tt.list)
+			}
+			if !slices.Equal(r, tt.repeat) {
+				t.Errorf("RepeatFlag %q, want %q", r, tt.repeat)
+			}
+		})
 	}
 }
