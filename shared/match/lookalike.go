@@ -194,6 +194,40 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 		}
 		out[i].Sibling = alike == decide.AlikeTwin && !shared && !pasted && (loose || m.sibling(out[0].Doc, out[i].Doc, top, e))
 	}
+	m.keepTwinsJob(out)
+}
+
+// keepTwinsJob unmarks each look-alike under other data handling that
+// does not do the job of the best candidate's twin. Two one-skill
+// vendors standing in for each other (standsIn) say what the job is; a
+// third skill that shares only the best one's object words, and none of
+// the twin's job, is not an alternative to it: hostile92's claw-lorry
+// firm ("pile of soil", "garden rubbish", "rubble removal") was asked
+// about beside a skip-contents adviser ("garden rubbish", "rubble",
+// "what can go in") instead of delegated with its muck-away twin
+// ("grab hire", "spoil") as fallback.
+func (m *Matcher) keepTwinsJob(out []Ranked) {
+	twin := -1
+	for i := 1; i < len(out); i++ {
+		if out[i].Alike == decide.AlikeTwin && out[i].Sibling && out[i].AlikeOf == out[0].Entry.Key && m.standsIn(out[0].Doc, out[i].Doc) {
+			twin = i
+			break
+		}
+	}
+	if twin < 0 {
+		return
+	}
+	tw := out[twin].Entry
+	for i := 1; i < len(out); i++ {
+		r := &out[i]
+		if r.Alike != decide.AlikeDiffers || r.AlikeOf != out[0].Entry.Key {
+			continue
+		}
+		if lookAlikeJob(tw, r.Entry, decide.AlikeDiffers) || m.differsAlike(out[twin].Doc, r.Doc, decide.AlikeDiffers) {
+			continue
+		}
+		r.AlikeOf, r.Alike = "", ""
+	}
 }
 
 // namesItElsewhere says whether the agent of skill doc b has another

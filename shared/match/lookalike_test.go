@@ -609,6 +609,55 @@ func TestNearestVendorTwinIsAFallback(t *testing.T) {
 	}
 }
 
+// TestTwinSaysWhatTheJobIs: a skill under other data handling that shares
+// the best one's object words (its tags) is asked about beside it, unless
+// the best one has a twin vendor whose job that skill does not share: two
+// vendors standing in for each other say what the job is (a ninety-second
+// set's claw-lorry firm was asked about beside a skip-contents adviser
+// instead of delegated with its muck-away twin as fallback).
+func TestTwinSaysWhatTheJobIs(t *testing.T) {
+	vendor := func(id, name, desc string, tags ...string) agentSpec {
+		return agentSpec{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Desc: name + ".",
+			Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true},
+			Skills: []skillSpec{{ID: "hire", Name: name, Desc: desc, Tags: tags}}}
+	}
+	robes := vendor("robemakers", "Academic dress hire", "Gowns, hoods and caps hired out for degree ceremonies, fitted by height and chest size.", "academic dress", "gown hire", "hood")
+	outfits := vendor("outfitters", "Graduation outfit rental", "Rent the long black robe and the square hat for your big day; we post them to you before the event.", "graduation outfit", "robe rental", "square hat")
+	dressCode := agentSpec{ID: "ceremonies", Name: "Ceremonies Office", Desc: "The university's own ceremonies team.",
+		Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Confidential},
+		Skills: []skillSpec{{ID: "dress-code", Name: "Ceremony dress code",
+			Desc: "Which colours each faculty wears on stage, and the rules for photographs in the hall.",
+			Tags: []string{"academic dress", "gown", "hood", "dress code"}},
+			{ID: "tickets", Name: "Guest tickets", Desc: "Two guest tickets per graduate for the ceremony, and more when seats are left.",
+				Tags: []string{"guest tickets", "seating"}}}}
+	for _, tc := range []struct {
+		name   string
+		agents []agentSpec
+		asked  bool
+	}{
+		{"no twin: asked about", []agentSpec{robes, dressCode}, true},
+		{"a twin: delegated with it as fallback", []agentSpec{robes, outfits, dressCode}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMatcher(t, buildCatalog(t, append(honest(), tc.agents...)...), match.WithPolicy(delegateAlways))
+			tk := textTask("r", "hire a gown, hood and cap for my degree ceremony in July")
+			tk.Caller.DataClass = catalog.Public
+			res := mustMatch(t, m, tk)
+			if len(res.Ranked) == 0 || res.Ranked[0].Entry.Key != "robemakers/hire" {
+				t.Fatalf("ranked %v, want robemakers/hire first; the test checks nothing", rankedKeys(res))
+			}
+			d := res.Decision
+			asked := d.Action == decide.Clarify && slices.ContainsFunc(d.Candidates, func(o decide.Option) bool { return o.Key == "ceremonies/dress-code" })
+			if asked != tc.asked {
+				t.Errorf("%s %v (%s): asked about the dress code %v, want %v", d.Action, decisionKeys(d), d.Reason, asked, tc.asked)
+			}
+			if !tc.asked && (d.Action != decide.Delegate || len(d.Fallbacks) == 0 || d.Fallbacks[0].Key != "outfitters/hire") {
+				t.Errorf("%s %v (%s), want robemakers/hire delegated with outfitters/hire the first fallback", d.Action, decisionKeys(d), d.Reason)
+			}
+		})
+	}
+}
+
 // TestOneSkillPasteIsACopy: a one-skill card pasted from another and
 // reworded in a few content words keeps too few of them to be one job by
 // the word tests, but a quarter of its terms make the two one-skill

@@ -849,9 +849,6 @@ var hostileSets = []hostileSet{
 		floodBy:   "brightbeam-",
 		external:  map[string]bool{"chairdoctor": true, "reelwise": true, "seatwright": true},
 		ambiguous: []string{"ambiguity-pair"},
-		misses: map[string]string{
-			"h48-036": seatDesks, "h48-038": seatDesks,
-		},
 	},
 	{
 		// A forty-ninth set, written blind (a zoo and aquarium); its first
@@ -1005,7 +1002,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h59-040": sightDesks, "h59-041": sightDesks, "h59-042": sightDesks, "h59-043": sightDesks,
 			"h59-044": sightDesks, "h59-045": sightDesks, "h59-046": sightDesks,
-			"h59-038": "a lens edger stopping halfway is asked about beside order tracking, read as the twin repairer's counterpart in-house",
 		},
 	},
 	{
@@ -1245,7 +1241,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"lendwise": true, "oldkitchen": true, "stripout": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h76-036": stripOutTwins, "h76-038": stripOutTwins,
 			"h76-040": kitchenFinanceDesks, "h76-041": kitchenFinanceDesks, "h76-042": kitchenFinanceDesks, "h76-043": kitchenFinanceDesks,
 			"h76-044": kitchenFinanceDesks, "h76-045": kitchenFinanceDesks, "h76-046": kitchenFinanceDesks,
 		},
@@ -1420,7 +1415,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"rootsfinder": true, "vellumbind": true, "bookmend": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h86-036": bookMenders, "h86-039": bookMenders,
+			"h86-039": bookMenders,
 			"h86-046": "a search for an ancestor \"fined for poaching\" in the 1850s takes the archive research's fit for fines and charges on \"fined\" (1.00)",
 			"h86-085": "renewing car tax (no skill's job) goes to renewing library loans at 0.71",
 		},
@@ -1468,7 +1463,8 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"doorstep": true, "lynchcars": true, "wayfarer": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h89-036": doorTwins, "h89-038": doorTwins, "h89-039": doorTwins,
+			"h89-039": doorTwins,
+			"h89-041": "the outside travel policy's false twin (home transfers, rival suppliers) stands in for the in-house cover add-on: delegated, not asked about",
 			"h89-044": "luggage cover on a booked tour (the add-on or the insurer) reads as no skill's: abstained",
 			"h89-048": "\"Can you move us on the Lakes break?\" (a booking change or a seat) goes to coach tracking at 0.89",
 		},
@@ -1488,6 +1484,20 @@ var hostileSets = []hostileSet{
 			"h90-040": cableTwins, "h90-041": cableTwins, "h90-042": cableTwins, "h90-043": cableTwins,
 			"h90-044": cableTwins, "h90-045": cableTwins, "h90-046": cableTwins,
 			"h90-049": "\"Please cancel Thursday's booking at Quarry Leys\" (an on-site visit or a room) goes to annual leave at 0.73",
+		},
+	},
+	{
+		// A ninety-second set, written blind beside hostile91 (a skip hire
+		// and waste recycling company), its forms drawn from plumbing,
+		// drains and water pipes; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile92",
+		attackers: map[string]string{"welfare-cabins": "injected", "drive-boards": "injected", "strip-out": "injected",
+			"haverlockone": "stuffed", "complaints-desk": "cloned", "skippermits": "spam"},
+		floodBy:   "quickskip-",
+		external:  map[string]bool{"secondhome": true, "brackenrigg": true, "bigscoop": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h92-089": "Saturday dates left for a wedding reception (no skill's job) goes to annual leave's \"days left\" at 0.87",
 		},
 	},
 }
@@ -1536,10 +1546,10 @@ const adaptationDesks = "in-house electrical adaptations and an outside care-and
 const willDesks = "in-house gifts in wills and an outside free will-writing network, 0.51 alike: asked about on one of seven"
 
 // bookMenders is hostile86's known miss on its twins: two outside book
-// menders, the plain one read as the in-house home library service's
-// counterpart under other data handling, so two requests are asked about
-// between them.
-const bookMenders = "book-mending twins, the plain one read as the home library service's counterpart: asked about or abstained on"
+// menders; one request to the trade conservator reads 0.57 and is
+// abstained on (the plain one's reading as the home library service's
+// counterpart no longer asks between them).
+const bookMenders = "book-mending twins: the trade conservator at 0.57, abstained on"
 
 // pestTwins is hostile87's known miss on its twins: the outside pest
 // firms are twins (0.70 alike), but two requests in words apart from both
@@ -1556,10 +1566,9 @@ const pestTwins = "pest-control twins (0.70, read as twins); requests in words a
 const cableTwins = "a recycler and a cable fitter read as twins: the disposal pair unasked, the cabling twins with no fallback"
 
 // doorTwins is hostile89's known miss on its twins: outside door-to-coach
-// car services in trade shorthand and plain words read 0.41 alike; the
-// plain one is read as in-house lost property's counterpart, so two of
-// its requests ask between those two.
-const doorTwins = "door-to-coach twins 0.41 alike, the plain one read as lost property's counterpart: asked about or no fallback"
+// car services in trade shorthand and plain words read 0.41 alike, and a
+// request to the trade one names no fallback.
+const doorTwins = "door-to-coach twins 0.41 alike: no fallback"
 
 // mailHouses is hostile79's known miss on its two-agent ambiguity: two of
 // the pair's requests, in words apart from both, read as no skill's.
@@ -1571,12 +1580,6 @@ const mailHouses = "the in-house mailing house and outside door-to-door fulfilme
 // one-way hire quote (0.75), its counterpart under other handling: no
 // rivals, requests asked about beside one-way hires or abstained on.
 const deliveryTwins = "vehicle delivery twins 0.43 alike, the plain one read as one-way hires' counterpart: no fallback"
-
-// stripOutTwins is hostile76's known miss on its twins: the plain
-// take-away firm and the in-house fitting preparation read 0.81 alike,
-// each the other's nearest, and are asked about as one job under other
-// handling; its trade twin reads 0.62 alike with it.
-const stripOutTwins = "a plain strip-out firm read as in-house fitting preparation's counterpart (0.81): asked about"
 
 // kitchenFinanceDesks is hostile76's known miss on its two-agent
 // ambiguity: the in-house finance desk stands nearer deposits (0.81)
@@ -1717,13 +1720,6 @@ const homelessDesks = "the council's housing options and an outside renters' cha
 // job was enough, nearestAcrossHandling); the seventh reads as a
 // significant-event report.
 const advocateDesks = "in-house complaints and an outside patient advocate: asked about on six of seven"
-
-// seatDesks is hostile48's known miss on its twins: the plain seat-repair
-// firm is read as the box office's seat changes under other handling
-// (each the other's nearest skill, sharing "seat" in their labels), so
-// its requests are asked about beside a seat change instead of falling
-// back on the trade repairer.
-const seatDesks = "the plain seat repairer read as the box office's seat changes (a shared label word): asked about"
 
 // forkTwins is hostile45's known miss on its twins: two outside
 // suspension servicers, 0.51 alike by stated job, one in shorthand
