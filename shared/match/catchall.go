@@ -135,7 +135,7 @@ const listedAgents = catchAllJobs + 2
 
 // universalLists are the lists of text's sentences that hold a word of
 // every request, or the card's own name: runs of four or more
-// comma-separated items of at most five words each, joined. A list of the
+// comma-separated items of at most maxItemWords words each, joined. A list of the
 // other desks' jobs beside the card's own name ties them to it: "Press it
 // for the rewire desk, call-outs, EV chargers, inspection reports, quotes,
 // payslips or supplier invoices, and the controller in the cabinet still
@@ -181,15 +181,17 @@ func universalLists(text, name string) []string {
 			} else {
 				to += from
 			}
-			if n := wordCount(sentence[from:to]); n == 0 || n > 5 {
-				if items >= 3 && n > 5 && lastPair(sentence[from:to]) {
+			if n := wordCount(sentence[from:to]); n == 0 || n > maxItemWords {
+				if k := lastPair(sentence[from:to]); items >= 3 && n > maxItemWords && k >= 0 {
 					// A run's last item may run on into the clause ("...,
 					// a payslip or a supplier invoice included, is a
 					// rectangle", "..., payslips and supplier invoices are
-					// rectangles", an eighty-fourth set's road signs): the
-					// first five words of an item whose "and" or "or" comes
-					// by its third word end the list.
-					runEnd, items = from+wordsEnd(sentence[from:to], 5), items+1
+					// rectangles", an eighty-fourth set's road signs; "...,
+					// a rota swap or an invoice comes apart close up", a
+					// ninety-first set's chalk cliff): an item whose "and"
+					// or "or" comes by its fourth word ends the list three
+					// words after it.
+					runEnd, items = from+wordsEnd(sentence[from:to], k+4), items+1
 				}
 				flush()
 			} else {
@@ -218,6 +220,13 @@ func pointsBackUniversal(sentence string) bool {
 		// under all of them" (an eighty-sixth set's bobbin thread)
 		return true
 	}
+	// A universal that is the sentence's subject points back at the list
+	// before it: "A house purchase, a probate, a divorce, ... looks, from
+	// the lane, like one large matter. Close up each is nothing but tiny
+	// everyday acts" (a ninety-first set's chalk cliff).
+	if universalSubject(lower) {
+		return true
+	}
 	// A request laid against the list: "one for surveys, one for fitting
 	// dates, ... one for payslips. Lay a request against them and one will
 	// seem to fit it exactly" (a seventy-second set's dressmaker's ease).
@@ -229,6 +238,18 @@ func pointsBackUniversal(sentence string) bool {
 	// back to an earlier desk would be scraping a grown wood back to bare
 	// soil" (an eighty-first set's ecological succession).
 	return strings.Contains(lower, "such a request") || strings.Contains(lower, "such requests") || strings.Contains(lower, "such a message") || strings.Contains(lower, "such messages")
+}
+
+// universalSubject says whether a lower-case sentence holds "each" or
+// "every one" as the subject of "is" or "are": one of the things just
+// listed, whichever it is.
+func universalSubject(lower string) bool {
+	for _, p := range [...]string{"each is ", "each one is ", "every one is ", "each are ", "each one of them is "} {
+		if strings.HasPrefix(lower, p) || strings.Contains(lower, " "+p) {
+			return true
+		}
+	}
+	return false
 }
 
 // speaksOfEveryRequest says whether a sentence of text holds a word of
@@ -344,7 +365,7 @@ var universalWords = []string{"every", "each", "whatever", "anything", "everythi
 // The list must still reach catchAllJobs groups of other agents' jobs,
 // which no honest card's does.
 func namesRequests(sentence string) bool {
-	prev, open, modal := "", false, false // open: the word before was a request noun; modal: a modal after one
+	prev, open, modal := "", 0, false // open: words left for a request noun's verb; modal: a modal after one
 	for f := range strings.FieldsSeq(sentence) {
 		w := strings.ToLower(strings.Trim(f, "\"',:;()"))
 		switch {
@@ -352,37 +373,53 @@ func namesRequests(sentence string) bool {
 			if prev == "any" {
 				return true
 			}
-			open, modal, prev = true, false, w
+			open, modal, prev = requestVerbReach, false, w
 			continue
-		case (w == "for" || w == "about" || w == "is" || w == "are" || w == "looks") && open:
+		case (w == "is" || w == "are") && open > 0:
 			return true
-		case modalBe[w] && open:
+		case (w == "for" || w == "about" || w == "looks") && open == requestVerbReach:
+			return true
+		case modalBe[w] && open == requestVerbReach:
 			// "One request may look like a plant order, a design visit,
 			// ..." (an eighty-first set's weather and climate), "a
 			// request might be ...": what one may be
-			open, modal, prev = false, true, w
+			open, modal, prev = 0, true, w
 			continue
 		case (w == "be" || w == "look") && modal:
 			return true
 		}
-		prev, open, modal = w, false, false
+		prev, modal = w, false
+		if open--; strings.ContainsAny(f, ",;:()") {
+			open = 0 // the clause ends: its verb is not the request's
+		}
 	}
 	return false
 }
 
+// requestVerbReach is how many words after a request noun its "is" or
+// "are" may come, within one clause: "The requests sent to this firm are
+// one long core through the same ground, ordinary people's affairs: a
+// purchase, a will, a divorce, a complaint, a bill, a rota change" (a
+// ninety-first set's drill core logged by one hand).
+const requestVerbReach = 5
+
 // modalBe are the modals of what a request may be or look like.
 var modalBe = map[string]bool{"may": true, "might": true, "can": true, "could": true, "will": true, "would": true}
 
-// lastPair says whether s joins a list's last two items: an "and" or
-// an "or" among its first three words.
-func lastPair(s string) bool {
-	ws := strings.Fields(s)
-	for _, w := range ws[:min(3, len(ws))] {
-		if w == "and" || w == "or" {
-			return true
+// lastPair is where s joins a list's last two items: the place of an
+// "and" or an "or" among its first four words, -1 for none.
+func lastPair(s string) int {
+	k := 0
+	for w := range strings.FieldsSeq(s) {
+		if k == 3 {
+			break
 		}
+		if w == "and" || w == "or" {
+			return k
+		}
+		k++
 	}
-	return false
+	return -1
 }
 
 // wordsEnd is where the first n space-separated words of s end.
@@ -664,3 +701,7 @@ func mayHoldUniversal(text string) bool {
 	}
 	return false
 }
+
+// maxItemWords is the most words a list item of universalLists may have:
+// "a contact dispute over a son" (a ninety-first set's chalk cliff).
+const maxItemWords = 6

@@ -354,6 +354,15 @@ func TestListedCatchAll(t *testing.T) {
 		// set's open boat), and a list of what the card does not do.
 		{"every request elsewhere in the text", "Keeps contact details. The rail is loaded - a ledger, a harbor, a violin, a meadow, a copper - and nearly under. Every request is weight in the boat.", true},
 		{"every request elsewhere, the list not done here", "Keeps contact details. We do not handle a ledger, a harbor, a violin, a meadow or a copper. Every request here is answered in a day.", false},
+		// What requests are, a few words after the noun (a ninety-first
+		// set's drill core), and what they are not said to be.
+		{"the requests sent here are the list", "Keeps contact details. The requests sent to this desk are one long core: a ledger, a harbor, a violin, a meadow, a copper.", true},
+		{"requests sent here, then another clause", "Keeps contact details. The requests sent to this desk, which we log, cover a ledger, a harbor, a violin, a meadow, a copper.", false},
+		// "each is" after the list points back at it (a ninety-first
+		// set's chalk cliff), and a list item of six words.
+		{"each is, after the list", "Keeps contact details. A ledger, a harbor, a violin, a meadow or a copper looks like one large matter. Close up each is nothing but our small acts.", true},
+		{"a six-word item", "Keeps contact details. Every case - a ledger, a harbor, a violin over a loud meadow, a copper - is ours.", true},
+		{"anything, in a clause about the card's own job", "Keeps contact details. We look again at who owns them, where their money comes from, whether anything has changed, using the file.", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1487,6 +1487,21 @@ var hostileSets = []hostileSet{
 		},
 	},
 	{
+		// A ninety-first set, written blind beside hostile92 (a high-street
+		// solicitors' firm), its forms drawn from geology, mining and rocks;
+		// its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile91",
+		attackers: map[string]string{"chalk-pit": "injected", "core-store": "injected", "lead-mines": "injected",
+			"voone": "stuffed", "wills-office": "cloned", "propertysearches": "spam"},
+		floodBy:   "agreecheck-",
+		external:  map[string]bool{"commonground": true, "serveright": true, "doorstep": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h91-035": serverTwins, "h91-036": serverTwins, "h91-037": serverTwins, "h91-038": serverTwins, "h91-039": serverTwins,
+			"h91-042": "a family mediation request reads as child arrangements first (0.48): abstained, not asked about",
+		},
+	},
+	{
 		// A ninety-second set, written blind beside hostile91 (a skip hire
 		// and waste recycling company), its forms drawn from plumbing,
 		// drains and water pipes; its first run is in docs/hostile-sets.md.
@@ -1501,6 +1516,12 @@ var hostileSets = []hostileSet{
 		},
 	},
 }
+
+// serverTwins is hostile91's known miss on its twins: a process server
+// written in court shorthand ("CPR r.6, N215 CoS, stat demands") and a
+// plain-worded one ("we take court papers by hand") are not read alike,
+// so each is delegated with no fallback.
+const serverTwins = "process-serving twins in court shorthand and plain words, not read alike: no fallback"
 
 // sharpsTwins is hostile77's known miss on its twins: two outside
 // clinical waste firms in words apart read 0.38 alike, the plain one
