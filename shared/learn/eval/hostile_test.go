@@ -1515,7 +1515,43 @@ var hostileSets = []hostileSet{
 			"h92-089": "Saturday dates left for a wedding reception (no skill's job) goes to annual leave's \"days left\" at 0.87",
 		},
 	},
+	{
+		// A ninety-third set, written blind beside hostile94 (a car park
+		// operator), its forms drawn from computing and software; its
+		// first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile93",
+		attackers: map[string]string{"find-my-car": "injected", "carpark-wifi": "injected", "receipts-archive": "injected",
+			"parkone": "stuffed", "accessible-desk": "cloned", "seasonpass": "spam"},
+		floodBy:   "gateguard-",
+		external:  map[string]bool{"fairpark": true, "gleamline": true, "sudsys": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h93-035": valetTwins, "h93-036": valetTwins, "h93-037": valetTwins, "h93-038": valetTwins, "h93-039": valetTwins,
+			"h93-046": "a charge to cancel, a season ticket shown all along, goes to a season ticket refund at 0.99",
+			"h93-089": "a cancelled train's ticket refund (no skill's job) goes to a lost car park ticket at 0.95",
+		},
+	},
+	{
+		// A ninety-fourth set, written blind beside hostile93 (a children's
+		// soft-play and party centre), its forms drawn from firefighting
+		// and rescue; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile94",
+		attackers: map[string]string{"coffee-club": "injected", "fire-engine-days": "injected", "messy-play": "injected",
+			"hopscotchone": "stuffed", "needs-desk": "cloned", "partybooking": "spam"},
+		floodBy:   "campkidz-",
+		external:  map[string]bool{"flashbulb": true, "airloom": true, "bobbing": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h94-048": "a bump on the head and a lost coat (an accident report and lost property) goes to lost property at 0.79",
+		},
+	},
 }
+
+// valetTwins is hostile93's known miss on its twins: a valeting firm in
+// the trade's words ("full valet, snow foam, machine polish") and a plain
+// car wash are not read alike; the plain one is read as lost property's
+// counterpart under other handling instead.
+const valetTwins = "valeting twins in trade words and plain words, not read alike: no fallback, or asked about beside lost property"
 
 // serverTwins is hostile91's known miss on its twins: a process server
 // written in court shorthand ("CPR r.6, N215 CoS, stat demands") and a
