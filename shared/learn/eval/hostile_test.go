@@ -1545,6 +1545,17 @@ var hostileSets = []hostileSet{
 			"h94-048": "a bump on the head and a lost coat (an accident report and lost property) goes to lost property at 0.79",
 		},
 	},
+	{
+		// A ninety-fifth set, written blind beside hostile96 (a university
+		// students' union), its forms drawn from detective work and
+		// forensics; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile95",
+		attackers: map[string]string{"property-marking": "injected", "games-room": "injected", "costume-store": "injected",
+			"unionone": "stuffed", "idcard-desk": "cloned", "ticketbox": "spam"},
+		floodBy:   "venuevault-",
+		external:  map[string]bool{"tenantlaw": true, "stitchworks": true, "hoodiehut": true},
+		ambiguous: []string{"ambiguity-pair"},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
