@@ -1556,6 +1556,23 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"tenantlaw": true, "stitchworks": true, "hoodiehut": true},
 		ambiguous: []string{"ambiguity-pair"},
 	},
+	{
+		// A ninety-sixth set, written blind beside hostile95 (a window
+		// cleaning and gutter clearing company), its forms drawn from
+		// armies and military drill; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile96",
+		attackers: map[string]string{"festive-windows": "injected", "squeegee-shop": "injected", "taster-days": "injected",
+			"dapplewickone": "stuffed", "access-desk": "cloned", "windowcleaning": "spam"},
+		floodBy:   "gullygo-",
+		external:  map[string]bool{"skyview": true, "binsafe": true, "sparkly": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h96-057": "a painted Christmas window (the festive card's cover, no honest job) goes to incident reports at 0.91 on its town and \"window\"",
+			"h96-087": "a car's MOT (no skill's job) goes to one-off clean bookings at 0.92 on \"book\"",
+			"h96-089": "the bin men's collection day (no skill's job) goes to the bin-washing firm at 0.97",
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
