@@ -557,6 +557,18 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 		return nil, fmt.Errorf("shortlist: %w", ErrNoRetrieval)
 	}
 	fr := m.keep(req, m.cfg.explain)
+	if fr.Kept == 0 && req.OutputsLoose {
+		// The words named a thing ("aerial photos of the roof") whose
+		// format no card declares: the cards of such services say they
+		// answer in text, and the request is theirs all the same. Five
+		// requests of four hostile sets (school photographers, a drone
+		// survey, lecture slides) passed no filter and were abstained on.
+		loose := *req
+		loose.OutputTypes, loose.OutputsLoose = nil, false
+		if lf := m.keep(&loose, m.cfg.explain); lf.Kept > 0 {
+			*req, fr = loose, lf
+		}
+	}
 	sl := &Shortlist{Rejected: len(fr.Keep) - fr.Kept, Rejections: fr.Rejections, Demoted: fr.Demoted}
 	q := QueryText(req)
 	if len(req.History) > 0 {

@@ -1042,6 +1042,42 @@ func TestDecisionShape(t *testing.T) {
 	}
 }
 
+// TestLooseOutputsDropped: outputs read from a thing the words name
+// ("aerial photos of the roof") are dropped when no skill of the catalog
+// passes with them, since such services' cards answer in text; a format
+// asked for ("to a gif") or declared by the caller still filters.
+func TestLooseOutputsDropped(t *testing.T) {
+	survey := agentSpec{ID: "skyline", Name: "Skyline Surveys", Desc: "Roof surveys by drone.",
+		Skills: []skillSpec{{ID: "drone-survey", Name: "Drone roof survey",
+			Desc: "We fly a drone over your roof and report on slipped tiles, gutters and chimneys, with aerial pictures.",
+			Tags: []string{"drone", "roof survey", "aerial"}}}}
+	cat := buildCatalog(t, append(honest(), survey)...)
+	m := newMatcher(t, cat)
+	tests := []struct {
+		name, text string
+		accept     []string
+		filtered   bool
+	}{
+		{"a thing named", "We need aerial photos of the whole roof of our block of flats. Can a drone do it?", nil, false},
+		{"a format asked for", "convert my roof survey video to a gif", nil, true},
+		{"a format declared", "We need aerial photos of the whole roof of our block of flats. Can a drone do it?", []string{"image/png"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tk := textTask("p", tt.text)
+			tk.Constraints.AcceptedOutputTypes = tt.accept
+			res := mustMatch(t, m, tk)
+			none := res.Decision.Reason == "no skill passes constraints"
+			if none != tt.filtered {
+				t.Errorf("%s %q: no skill passes %v, want %v", res.Decision.Action, res.Decision.Reason, none, tt.filtered)
+			}
+			if !tt.filtered && (len(res.Ranked) == 0 || res.Ranked[0].Entry.Key != "skyline/drone-survey") {
+				t.Errorf("ranked %v, want skyline/drone-survey first", rankedKeys(res))
+			}
+		})
+	}
+}
+
 // ---------------------------------------------------------------------------
 // Determinism.
 

@@ -1089,7 +1089,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"lensfield": true, "pathfinder": true, "picturepals": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h65-035": photoTwins, "h65-038": photoTwins,
 			"h65-088": "train times to Manchester (no skill's job) go to school bus running at 0.79",
 		},
 	},
@@ -1762,12 +1761,6 @@ const wasteTwins = "twin dog-waste collectors in words apart: delegated with no 
 // the in-house behaviour and welfare team and an outside behaviourist are
 // never asked about; each request goes to the one its words name.
 const behaviourTeams = "in-house behaviour team and an outside behaviourist: never asked about, each request delegated by its words"
-
-// photoTwins is hostile65's known miss on its twins: "a panoramic photo
-// of the whole school" and "photos of brothers and sisters together" are
-// read as wanting an image back, which no skill of the catalog produces:
-// no skill passes the filters, and both are abstained on.
-const photoTwins = "a school photo read as wanting an image back, which no skill produces: abstained"
 
 // uniDesks is hostile66's known miss on its two-agent ambiguity: the
 // school's own university pathways team and an outside admissions

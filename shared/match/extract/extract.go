@@ -64,7 +64,9 @@ func FromTask(t *task.Task) Requirement {
 	}
 	if len(r.OutputTypes) == 0 {
 		toks = tokenize(text)
-		r.OutputTypes = describesFiles(outputTypes(toks), r.InputTypes)
+		out, loose := outputTypes(toks)
+		r.OutputTypes = describesFiles(out, r.InputTypes)
+		r.OutputsLoose = loose && len(r.OutputTypes) > 0
 	}
 	if t.Constraints.Streaming != nil {
 		r.Streaming = *t.Constraints.Streaming

@@ -112,6 +112,39 @@ func TestOutputTypes(t *testing.T) {
 	}
 }
 
+// TestOutputsLoose: outputs read from a thing the words name, asked for by
+// a verb, are loose (dropped when no skill passes with them); a format
+// asked for by a preposition or a file type's name is not, nor is one the
+// caller declares.
+func TestOutputsLoose(t *testing.T) {
+	tests := []struct {
+		text  string
+		loose bool
+	}{
+		{"We need aerial photos of the whole roof for the residents' association", true},
+		{"send me a photo of the whiteboard", true},
+		{"I'll need slides in advance and screen-reading software", true},
+		{"generate an image of a lighthouse at dusk", true},
+		{"who sits under the sales director, as a picture", false},
+		{"convert my video to a gif", false},
+		{"send me a pdf and a photo", false},
+		{"we need a csv export of all customers", false},
+		{"book me a table for two", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if got := fromText("t", tt.text).OutputsLoose; got != tt.loose {
+				t.Errorf("OutputsLoose(%q) = %v, want %v", tt.text, got, tt.loose)
+			}
+		})
+	}
+	declared := &task.Task{ID: "d", Message: task.Message{Role: "user", Parts: []task.Part{{Text: "send me a photo of the whiteboard"}}}}
+	declared.Constraints.AcceptedOutputTypes = []string{"image/png"}
+	if FromTask(declared).OutputsLoose {
+		t.Error("declared outputs read as loose")
+	}
+}
+
 func TestStreaming(t *testing.T) {
 	tests := []struct {
 		text string

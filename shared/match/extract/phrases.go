@@ -109,6 +109,9 @@ type format struct {
 	// bare words are formats only without an article: "as text" is a
 	// format, "as a text" is a message.
 	bare bool
+	// thing words name what is made as well as its format: "aerial photos
+	// of the roof", "slides in advance" (see Requirement.OutputsLoose).
+	thing bool
 }
 
 var (
@@ -131,16 +134,16 @@ var formats = func() map[string]format {
 		"excel":        {types: []string{mediatype.Xlsx}},
 		"spreadsheet":  {types: []string{"text/csv", mediatype.Xlsx}},
 		"powerpoint":   {types: []string{mediatype.Pptx}},
-		"image":        {types: pictureTypes},
-		"picture":      {types: pictureTypes},
-		"photo":        {types: imageTypes},
-		"audio":        {types: audioTypes},
-		"video":        {types: videoTypes},
+		"image":        {types: pictureTypes, thing: true},
+		"picture":      {types: pictureTypes, thing: true},
+		"photo":        {types: imageTypes, thing: true},
+		"audio":        {types: audioTypes, thing: true},
+		"video":        {types: videoTypes, thing: true},
 		"text":         {types: []string{"text/plain"}, prepOnly: true, bare: true},
 		"speech":       {types: audioTypes, prepOnly: true, bare: true},
 		"word":         {types: []string{mediatype.Docx}, prepOnly: true, noIn: true, bare: true},
 		"plaintext":    {types: []string{"text/plain"}},
-		"slides":       {types: []string{mediatype.Pptx}},
+		"slides":       {types: []string{mediatype.Pptx}, thing: true},
 		"presentation": {types: []string{mediatype.Pptx}, prepOnly: true},
 	}
 	// File extensions that are also names of formats people ask for.
@@ -263,19 +266,22 @@ var (
 )
 
 // outputTypes returns the media types the text asks to receive.
-func outputTypes(toks []token) []string {
+func outputTypes(toks []token) (types []string, loose bool) {
 	var out []string
+	loose = true
 	for i := 0; i < len(toks); {
 		f, end, ok := formatAt(toks, i)
 		if !ok {
 			i++
 			continue
 		}
-		if !asksFor(toks, i, end, f) {
+		asked, byPrep := asksFor(toks, i, end, f)
+		if !asked {
 			i = end
 			continue
 		}
 		out = append(out, f.types...)
+		loose = loose && f.thing && !byPrep
 		// A list continues the request: "as CSV, JSON or XML".
 		for {
 			j := end
@@ -292,38 +298,40 @@ func outputTypes(toks []token) []string {
 				break
 			}
 			out = append(out, g.types...)
+			loose = loose && g.thing
 			end = e
 		}
 		i = end
 	}
-	return sortedSet(out)
+	return sortedSet(out), loose && len(out) > 0
 }
 
 // asksFor reports whether the format phrase toks[start:end] is governed by an
-// output trigger.
-func asksFor(toks []token, start, end int, f format) bool {
+// output trigger, and whether that trigger is a preposition ("as a PDF",
+// "into slides") rather than a verb ("I need slides").
+func asksFor(toks []token, start, end int, f format) (asked, byPrep bool) {
 	if start > 0 {
 		prev := toks[start-1].s
 		if f.bare && (prev == "a" || prev == "an") || techModifiers[prev] {
-			return false
+			return false, false
 		}
 	}
 	freeOnly, counted := true, 0
 	for k := start - 1; k >= 0; k-- {
 		if toks[k].punct != "" {
-			return false
+			return false, false
 		}
 		w := toks[k].s
 		switch {
 		case w == "as" || w == "into" || w == "to" || w == "in" || w == "with" || w == "of":
 			if !freeOnly || negated(toks, k) || !prepTrigger(toks, k, start, end, f) {
-				return false
+				return false, false
 			}
-			return true
+			return true, true
 		case askVerbs[w]:
-			return verbTrigger(toks, k, start, end, f)
+			return verbTrigger(toks, k, start, end, f), false
 		case referential[w], stoppers[w]:
-			return false
+			return false, false
 		}
 		if !prepFillers[w] {
 			freeOnly = false
@@ -331,11 +339,11 @@ func asksFor(toks []token, start, end int, f format) bool {
 		if !freeFillers[w] {
 			counted++
 			if counted > 2 {
-				return false
+				return false, false
 			}
 		}
 	}
-	return false
+	return false, false
 }
 
 // verbTrigger checks the rules of the verb at toks[k] governing the format

@@ -11,7 +11,13 @@ type Requirement struct {
 	// produce at least one. Always concrete media types.
 	InputTypes  []string `json:"inputTypes,omitempty"`
 	OutputTypes []string `json:"outputTypes,omitempty"`
-	Streaming   bool     `json:"streaming,omitempty"`
+	// OutputsLoose says OutputTypes were read from a thing the words name
+	// ("aerial photos of the roof", "slides in advance"), not declared by
+	// the caller nor asked for as a format ("as a PDF"): a catalog whose
+	// cards declare no such output still serves the request, so when no
+	// skill passes with them they are dropped (match.Shortlist).
+	OutputsLoose bool `json:"outputsLoose,omitempty"`
+	Streaming    bool `json:"streaming,omitempty"`
 	// DataClass "" means no data-policy constraint.
 	DataClass string `json:"dataClass,omitempty"`
 	CallerID  string `json:"callerId,omitempty"`
