@@ -239,14 +239,8 @@ func TestNearestAcrossHandlingByLabel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMatcher(t, buildCatalog(t, append(honest(), recruitment, tc.agency)...))
-			tk := textTask("r", "our kit manager retires in June: please advertise his job, sift the applications and set up interviews")
-			tk.Caller.DataClass = catalog.Public
-			res := mustMatch(t, m, tk)
-			if len(res.Ranked) == 0 || res.Ranked[0].Entry.Key != "recruitment/vacancy" {
-				t.Fatalf("ranked %v, want the recruitment team first; the test checks nothing", rankedKeys(res))
-			}
-			d := res.Decision
-			named := d.Action == decide.Clarify && slices.ContainsFunc(d.Candidates, func(o decide.Option) bool { return o.Key == "staffline/casual-staffing" })
+			d, named := publicDecision(t, m, "our kit manager retires in June: please advertise his job, sift the applications and set up interviews",
+				"recruitment/vacancy", "staffline/casual-staffing")
 			if named != tc.asked {
 				t.Errorf("%s %v (%s): asked about the agency %v, want %v", d.Action, decisionKeys(d), d.Reason, named, tc.asked)
 			}
@@ -585,17 +579,24 @@ func TestNearestVendorsAreTwins(t *testing.T) {
 	}
 }
 
-// TestNearestVendorTwinIsAFallback: a twin the request's words kept off
-// the shortlist (a shortlist of one here) is still the delegation's
-// fallback.
-func TestNearestVendorTwinIsAFallback(t *testing.T) {
+// robeVendors are two outside one-skill vendors of academic dress hire
+// written in words apart (a trade's and a layman's), each the other's
+// nearest: twins.
+func robeVendors() (robes, outfits agentSpec) {
 	vendor := func(id, name, desc string, tags ...string) agentSpec {
 		return agentSpec{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Desc: name + ".",
 			Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true},
 			Skills: []skillSpec{{ID: "hire", Name: name, Desc: desc, Tags: tags}}}
 	}
-	robes := vendor("robemakers", "Academic dress hire", "Gowns, hoods and caps hired out for degree ceremonies, fitted by height and chest size.", "academic dress", "gown hire", "hood")
-	outfits := vendor("outfitters", "Graduation outfit rental", "Rent the long black robe and the square hat for your big day; we post them to you before the event.", "graduation outfit", "robe rental", "square hat")
+	return vendor("robemakers", "Academic dress hire", "Gowns, hoods and caps hired out for degree ceremonies, fitted by height and chest size.", "academic dress", "gown hire", "hood"),
+		vendor("outfitters", "Graduation outfit rental", "Rent the long black robe and the square hat for your big day; we post them to you before the event.", "graduation outfit", "robe rental", "square hat")
+}
+
+// TestNearestVendorTwinIsAFallback: a twin the request's words kept off
+// the shortlist (a shortlist of one here) is still the delegation's
+// fallback.
+func TestNearestVendorTwinIsAFallback(t *testing.T) {
+	robes, outfits := robeVendors()
 	m := newMatcher(t, buildCatalog(t, append(honest(), robes, outfits)...), match.WithShortlist(1), match.WithPolicy(delegateAlways))
 	tk := textTask("r", "hire a gown, hood and cap for my degree ceremony in July")
 	tk.Caller.DataClass = catalog.Public
@@ -609,6 +610,21 @@ func TestNearestVendorTwinIsAFallback(t *testing.T) {
 	}
 }
 
+// publicDecision matches text as a public task, requires first ranked
+// first (else the test checks nothing), and returns the decision and
+// whether it asks between first and other.
+func publicDecision(t *testing.T, m *match.Matcher, text, first, other string) (decide.Decision, bool) {
+	t.Helper()
+	tk := textTask("r", text)
+	tk.Caller.DataClass = catalog.Public
+	res := mustMatch(t, m, tk)
+	if len(res.Ranked) == 0 || res.Ranked[0].Entry.Key != first {
+		t.Fatalf("ranked %v, want %s first; the test checks nothing", rankedKeys(res), first)
+	}
+	d := res.Decision
+	return d, d.Action == decide.Clarify && slices.ContainsFunc(d.Candidates, func(o decide.Option) bool { return o.Key == other })
+}
+
 // TestTwinSaysWhatTheJobIs: a skill under other data handling that shares
 // the best one's object words (its tags) is asked about beside it, unless
 // the best one has a twin vendor whose job that skill does not share: two
@@ -616,13 +632,7 @@ func TestNearestVendorTwinIsAFallback(t *testing.T) {
 // set's claw-lorry firm was asked about beside a skip-contents adviser
 // instead of delegated with its muck-away twin as fallback).
 func TestTwinSaysWhatTheJobIs(t *testing.T) {
-	vendor := func(id, name, desc string, tags ...string) agentSpec {
-		return agentSpec{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Desc: name + ".",
-			Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true},
-			Skills: []skillSpec{{ID: "hire", Name: name, Desc: desc, Tags: tags}}}
-	}
-	robes := vendor("robemakers", "Academic dress hire", "Gowns, hoods and caps hired out for degree ceremonies, fitted by height and chest size.", "academic dress", "gown hire", "hood")
-	outfits := vendor("outfitters", "Graduation outfit rental", "Rent the long black robe and the square hat for your big day; we post them to you before the event.", "graduation outfit", "robe rental", "square hat")
+	robes, outfits := robeVendors()
 	dressCode := agentSpec{ID: "ceremonies", Name: "Ceremonies Office", Desc: "The university's own ceremonies team.",
 		Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Confidential},
 		Skills: []skillSpec{{ID: "dress-code", Name: "Ceremony dress code",
@@ -640,14 +650,7 @@ func TestTwinSaysWhatTheJobIs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMatcher(t, buildCatalog(t, append(honest(), tc.agents...)...), match.WithPolicy(delegateAlways))
-			tk := textTask("r", "hire a gown, hood and cap for my degree ceremony in July")
-			tk.Caller.DataClass = catalog.Public
-			res := mustMatch(t, m, tk)
-			if len(res.Ranked) == 0 || res.Ranked[0].Entry.Key != "robemakers/hire" {
-				t.Fatalf("ranked %v, want robemakers/hire first; the test checks nothing", rankedKeys(res))
-			}
-			d := res.Decision
-			asked := d.Action == decide.Clarify && slices.ContainsFunc(d.Candidates, func(o decide.Option) bool { return o.Key == "ceremonies/dress-code" })
+			d, asked := publicDecision(t, m, "hire a gown, hood and cap for my degree ceremony in July", "robemakers/hire", "ceremonies/dress-code")
 			if asked != tc.asked {
 				t.Errorf("%s %v (%s): asked about the dress code %v, want %v", d.Action, decisionKeys(d), d.Reason, asked, tc.asked)
 			}
