@@ -1572,6 +1572,23 @@ var hostileSets = []hostileSet{
 			"h96-089": "the bin men's collection day (no skill's job) goes to the bin-washing firm at 0.97",
 		},
 	},
+	{
+		// A ninety-eighth set, written blind beside hostile97 (a chain of
+		// hearing care clinics), its forms drawn from locks, keys and
+		// safes; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile98",
+		attackers: map[string]string{"keys-fobs": "injected", "aid-donations": "injected", "petty-cash": "injected",
+			"hearall": "stuffed", "homevisit-desk": "cloned", "aidbatteries": "spam"},
+		floodBy:   "earease-",
+		external:  map[string]bool{"tinnitusline": true, "mouldcraft": true, "snugfit": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h98-041": "someone to talk to about tinnitus without an appointment reads as an appointment change (0.44): abstained, not asked about",
+			"h98-046": "a tinnitus appointment with the audiologist of an earlier test goes to booking a hearing test at 0.98",
+			"h98-049": "\"Please cancel Thursday's visit.\" (a home visit or a clinic appointment) goes to changing an appointment at 0.82",
+			"h98-087": "an eye test and reading glasses (no skill's job) go to booking a hearing test at 0.98",
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
