@@ -1573,6 +1573,22 @@ var hostileSets = []hostileSet{
 		},
 	},
 	{
+		// A ninety-seventh set, written blind beside hostile98 (a tyre and
+		// exhaust fitting centre), its forms drawn from beekeeping and
+		// insects; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile97",
+		attackers: map[string]string{"brew-bar": "injected", "wheel-showroom": "injected", "valet-bay": "injected",
+			"pelloeone": "stuffed", "extrahelp-desk": "cloned", "puncturerepair": "spam"},
+		floodBy:   "trueline-",
+		external:  map[string]bool{"emsworth": true, "treadloop": true, "tyretakeaway": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h97-035": tyreTwins, "h97-036": tyreTwins, "h97-037": tyreTwins, "h97-038": tyreTwins, "h97-039": tyreTwins,
+			"h97-041": checkDesks, "h97-042": checkDesks, "h97-043": checkDesks, "h97-045": checkDesks,
+			"h97-050": "a bill to split (the cost spread or a payment query?) goes to spreading the cost at 0.83",
+		},
+	},
+	{
 		// A ninety-eighth set, written blind beside hostile97 (a chain of
 		// hearing care clinics), its forms drawn from locks, keys and
 		// safes; its first run is in docs/hostile-sets.md.
@@ -1596,6 +1612,18 @@ var hostileSets = []hostileSet{
 // car wash are not read alike; the plain one is read as lost property's
 // counterpart under other handling instead.
 const valetTwins = "valeting twins in trade words and plain words, not read alike: no fallback, or asked about beside lost property"
+
+// tyreTwins is hostile97's known miss on its twins: a tyre recycler in
+// the waste trade's shorthand ("ELT & part-worn collection, WTN, cage
+// swaps") and a plain one ("old tyres piling up? we take them away") are
+// not read alike; the plain one is read as the in-house tyre hotel's
+// counterpart under other handling instead.
+const tyreTwins = "tyre-recycling twins in waste shorthand and plain words, not read alike: no fallback, or asked about beside tyre storage"
+
+// checkDesks is hostile97's known miss on its two-agent ambiguity: an
+// in-house free vehicle safety check and an outside independent
+// inspection are not read as one job, so their requests are delegated.
+const checkDesks = "a free in-house safety check and an outside independent inspection, not read as one job: delegated"
 
 // serverTwins is hostile91's known miss on its twins: a process server
 // written in court shorthand ("CPR r.6, N215 CoS, stat demands") and a
