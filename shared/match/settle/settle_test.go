@@ -110,6 +110,13 @@ func TestSettle(t *testing.T) {
 			action: decide.Delegate, chosen: "support-triage/triage-ticket", reason: "at 0.80", prob: 0.8},
 		{name: "forged option for restricted data", task: newTask("t8", "weather", func(t *task.Task) { t.Caller.DataClass = "restricted" }),
 			d: decide.Decision{Action: decide.Clarify, Reason: "two fit"}, opts: []decide.Option{weather}, errIs: ErrRejected},
+		// Outputs read loosely from the words give way in the shortlist
+		// when no skill passes with them: no reason to call a candidate
+		// forged. Asked for as a format, they still are.
+		{name: "a loose output the shortlist dropped", task: newTask("t13", "we need photos of the weather in Lisbon", nil),
+			d: delegate(weather), opts: []decide.Option{weather}, action: decide.Delegate, chosen: weather.Key},
+		{name: "a format asked for", task: newTask("t14", "the weather in Lisbon as a png", nil),
+			d: delegate(weather), opts: []decide.Option{weather}, errIs: ErrRejected},
 		{name: "forged option not in the catalog", task: newTask("t9", "weather", nil),
 			d: delegate(opt("ghost/skill", 0.99)), opts: []decide.Option{opt("ghost/skill", 0.99)}, errIs: ErrRejected},
 		{name: "follow-up without a store", task: newTask("t10", "and tomorrow?", func(t *task.Task) { t.Message.TaskID = "t1" }),
