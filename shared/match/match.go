@@ -560,11 +560,10 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 	if fr.Kept == 0 && req.OutputsLoose {
 		// The words named a thing ("aerial photos of the roof") whose
 		// format no card declares: the cards of such services say they
-		// answer in text, and the request is theirs all the same. Five
-		// requests of four hostile sets (school photographers, a drone
+		// answer in text, and the request is theirs all the same. Four
+		// requests of three hostile sets (school photographers, a drone
 		// survey, lecture slides) passed no filter and were abstained on.
-		loose := *req
-		loose.OutputTypes, loose.OutputsLoose = nil, false
+		loose := req.WithoutLooseOutputs()
 		if lf := m.keep(&loose, m.cfg.explain); lf.Kept > 0 {
 			*req, fr = loose, lf
 		}

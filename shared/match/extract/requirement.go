@@ -27,3 +27,12 @@ type Requirement struct {
 	// History keeps the last user turns, oldest first, for follow-ups.
 	History []string `json:"history,omitempty"`
 }
+
+// WithoutLooseOutputs is r with its loose outputs dropped (see
+// OutputsLoose), r itself when they are not loose.
+func (r Requirement) WithoutLooseOutputs() Requirement {
+	if r.OutputsLoose {
+		r.OutputTypes, r.OutputsLoose = nil, false
+	}
+	return r
+}

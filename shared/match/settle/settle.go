@@ -329,16 +329,11 @@ func (s *Settler) check(req *extract.Requirement, t *task.Task, o *decide.Option
 	if !ok {
 		return grants.Decision{}, fmt.Errorf("%w: %s: agent %q lists no skill %q", ErrRejected, o.Key, o.AgentID, o.SkillID)
 	}
-	fr := req
-	if req.OutputsLoose {
-		// Outputs read loosely from the words give way when no skill
-		// passes with them (match.Shortlist): a candidate that fails only
-		// them came through the shortlist's filters all the same.
-		r := *req
-		r.OutputTypes, r.OutputsLoose = nil, false
-		fr = &r
-	}
-	if v := filter.Check(fr, a, sk, s.Filters...); !v.OK {
+	// Outputs read loosely from the words give way when no skill passes
+	// with them (match.Shortlist): a candidate that fails only them came
+	// through the shortlist's filters all the same.
+	fr := req.WithoutLooseOutputs()
+	if v := filter.Check(&fr, a, sk, s.Filters...); !v.OK {
 		return grants.Decision{}, fmt.Errorf("%w: %s: %s: %s", ErrRejected, o.Key, v.Rejection.Rule, v.Rejection.Reason)
 	}
 	return s.Grants.Access(t.Caller.ID, a, sk), nil
