@@ -235,6 +235,43 @@ func TestMatchHistoryTurnsKeepTheirCommas(t *testing.T) {
 	}
 }
 
+// TestMatchExplainsDroppedOutputs: outputs read from a thing the words
+// name ("photos of the weather") that no skill of the catalog produces are
+// dropped, and --explain says so, in text and in JSON.
+func TestMatchExplainsDroppedOutputs(t *testing.T) {
+	card, err := os.ReadFile(filepath.Join(examplesDir, "cards", "world-info.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "world-info.json"), card, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const text = "we need photos of the weather in Lisbon this weekend"
+	code, stdout, stderr := runCmd(t, "match", "--cards", dir, "--explain", text)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "read from the words, dropped: no skill passes with them") || strings.Contains(stdout, "no skill passes constraints") {
+		t.Errorf("explanation does not say the outputs were dropped, or nothing passed:\n%s", stdout)
+	}
+	code, stdout, stderr = runCmd(t, "match", "--cards", dir, "--explain", "--json", text)
+	if code != 0 {
+		t.Fatalf("--json: exit %d; stderr:\n%s", code, stderr)
+	}
+	var d struct {
+		Explain struct {
+			DroppedOutputs []string `json:"droppedOutputs"`
+		} `json:"explain"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(d.Explain.DroppedOutputs, "image/png") {
+		t.Errorf("explain.droppedOutputs %v, want the image types", d.Explain.DroppedOutputs)
+	}
+}
+
 func TestMatchExplain(t *testing.T) {
 	code, stdout, stderr := runCmd(t, "match", "--cards", examplesDir,
 		"reconcile these supplier invoices against the PO and send me a JSON summary",
