@@ -144,6 +144,7 @@ func TestUsageErrors(t *testing.T) {
 		{"match without text", []string{"match", "--cards", examplesDir}, "task text"},
 		{"eval without set", []string{"eval"}, "--set"},
 		{"fit without set", []string{"fit", "-o", "model.json"}, "--set"},
+		{"an empty earlier turn", []string{"match", "--cards", examplesDir, "--history", " ", "cancel it"}, "--history 1 is empty"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

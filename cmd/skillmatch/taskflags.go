@@ -52,6 +52,11 @@ func newTaskFlags(fs *flag.FlagSet) *taskFlags {
 // random id when id is empty, and checks it as the pipeline's extractor
 // does: a bad field is a usage error naming it.
 func (tf *taskFlags) validTask(id string, text []string) (*task.Task, error) {
+	for i, h := range tf.history {
+		if strings.TrimSpace(h) == "" {
+			return nil, fmt.Errorf("%w: --history %d is empty: give each earlier turn its text", errUsage, i+1)
+		}
+	}
 	t := tf.task(id, text)
 	left := task.DefaultLimits.MaxFileBytes
 	for _, f := range tf.files {
