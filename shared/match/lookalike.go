@@ -137,6 +137,7 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 		depth = len(out)
 	}
 	var topExamples [][]string // made for the first twin
+	twinVendor := -1           // the first sibling that stands in for the best one (standsIn)
 	for i := 1; i < min(len(out), depth); i++ {
 		e := out[i].Entry
 		if e.AgentID == top.AgentID {
@@ -193,8 +194,11 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 			out[i].Alike = decide.AlikeCopy
 		}
 		out[i].Sibling = alike == decide.AlikeTwin && !shared && !pasted && (loose || m.sibling(out[0].Doc, out[i].Doc, top, e))
+		if vendor && out[i].Sibling && twinVendor < 0 {
+			twinVendor = i
+		}
 	}
-	m.keepTwinsJob(out)
+	m.keepTwinsJob(out, twinVendor)
 }
 
 // keepTwinsJob unmarks each look-alike under other data handling that
@@ -205,15 +209,9 @@ func (m *Matcher) markLookAlikes(req *extract.Requirement, out []Ranked) {
 // firm ("pile of soil", "garden rubbish", "rubble removal") was asked
 // about beside a skip-contents adviser ("garden rubbish", "rubble",
 // "what can go in") instead of delegated with its muck-away twin
-// ("grab hire", "spoil") as fallback.
-func (m *Matcher) keepTwinsJob(out []Ranked) {
-	twin := -1
-	for i := 1; i < len(out); i++ {
-		if out[i].Alike == decide.AlikeTwin && out[i].Sibling && out[i].AlikeOf == out[0].Entry.Key && m.standsIn(out[0].Doc, out[i].Doc) {
-			twin = i
-			break
-		}
-	}
+// ("grab hire", "spoil") as fallback. twin is that vendor's place in out
+// (markLookAlikes found it), -1 for none.
+func (m *Matcher) keepTwinsJob(out []Ranked, twin int) {
 	if twin < 0 {
 		return
 	}
