@@ -262,14 +262,16 @@ func TestMatchExplainsDroppedOutputs(t *testing.T) {
 	}
 	var d struct {
 		Explain struct {
-			DroppedOutputs []string `json:"droppedOutputs"`
+			Requirement struct {
+				DroppedOutputs []string `json:"droppedOutputs"`
+			} `json:"requirement"`
 		} `json:"explain"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(d.Explain.DroppedOutputs, "image/png") {
-		t.Errorf("explain.droppedOutputs %v, want the image types", d.Explain.DroppedOutputs)
+	if !slices.Contains(d.Explain.Requirement.DroppedOutputs, "image/png") {
+		t.Errorf("explain.requirement.droppedOutputs %v, want the image types", d.Explain.Requirement.DroppedOutputs)
 	}
 }
 

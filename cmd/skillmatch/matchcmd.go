@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/a2a/catalog"
-	"github.com/skillmatch/skillmatch/shared/a2a/task"
 	"github.com/skillmatch/skillmatch/shared/app"
 	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
@@ -95,7 +94,7 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		var ex *explained
 		if *explain {
-			ex = explainOf(res, droppedOutputs(t, res))
+			ex = explainOf(res)
 		}
 		return asJSON.Write(stdout, struct {
 			TaskID string `json:"taskId"`
@@ -109,18 +108,7 @@ func cmdMatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "task %s (follow it up with --continue %s)\n", t.ID, t.ID)
 	}
 	if *explain {
-		printExplain(stdout, res, droppedOutputs(t, res))
-	}
-	return nil
-}
-
-// droppedOutputs are the outputs the task's words seemed to ask for that
-// the shortlist dropped because no skill passed with them
-// (extract.Requirement.OutputsLoose): --explain says so, since the
-// requirement it prints no longer holds them.
-func droppedOutputs(t *task.Task, res *match.Result) []string {
-	if asked := extract.FromTask(t); asked.OutputsLoose && len(res.Requirement.OutputTypes) == 0 {
-		return asked.OutputTypes
+		printExplain(stdout, res)
 	}
 	return nil
 }
@@ -148,7 +136,7 @@ func printDecision(w io.Writer, d decide.Decision) {
 	}
 }
 
-func printExplain(w io.Writer, r *match.Result, dropped []string) {
+func printExplain(w io.Writer, r *match.Result) {
 	req := r.Requirement
 	fmt.Fprintf(w, "\nrequirement: need %q", req.Need)
 	if len(req.InputTypes) > 0 {
@@ -167,7 +155,7 @@ func printExplain(w io.Writer, r *match.Result, dropped []string) {
 		fmt.Fprintf(w, ", data class %s", req.DataClass)
 	}
 	fmt.Fprintln(w)
-	if len(dropped) > 0 {
+	if dropped := r.Requirement.DroppedOutputs; len(dropped) > 0 {
 		fmt.Fprintf(w, "  outputs %v, read from the words, dropped: no skill passes with them\n", dropped)
 	}
 	for i, h := range req.History { // the turns it was read after, so a caller sees how many
@@ -195,13 +183,12 @@ func printExplain(w io.Writer, r *match.Result, dropped []string) {
 // explained is what --explain prints, for --json: the requirement, why
 // each removed skill was removed, and the shortlist as ranked.
 type explained struct {
+	// Requirement.DroppedOutputs are outputs read loosely from the words
+	// that no skill passes with.
 	Requirement extract.Requirement `json:"requirement"`
-	// DroppedOutputs are outputs read loosely from the words that no
-	// skill passes with (see droppedOutputs).
-	DroppedOutputs []string           `json:"droppedOutputs,omitempty"`
-	Searched       int                `json:"searched"`
-	Rejections     []filter.Rejection `json:"rejections"`
-	Shortlist      []explainedSkill   `json:"shortlist"`
+	Searched    int                 `json:"searched"`
+	Rejections  []filter.Rejection  `json:"rejections"`
+	Shortlist   []explainedSkill    `json:"shortlist"`
 }
 
 type explainedSkill struct {
@@ -215,8 +202,8 @@ type explainedSkill struct {
 	Reason      string  `json:"reason"`
 }
 
-func explainOf(r *match.Result, dropped []string) *explained {
-	ex := &explained{Requirement: r.Requirement, DroppedOutputs: dropped, Rejections: r.Shortlist.Rejections, Shortlist: []explainedSkill{}}
+func explainOf(r *match.Result) *explained {
+	ex := &explained{Requirement: r.Requirement, Rejections: r.Shortlist.Rejections, Shortlist: []explainedSkill{}}
 	if ex.Rejections == nil {
 		ex.Rejections = []filter.Rejection{}
 	}

@@ -1074,7 +1074,24 @@ func TestLooseOutputsDropped(t *testing.T) {
 			if !tt.filtered && (len(res.Ranked) == 0 || res.Ranked[0].Entry.Key != "skyline/drone-survey") {
 				t.Errorf("ranked %v, want skyline/drone-survey first", rankedKeys(res))
 			}
+			if !tt.filtered && strings.Contains(res.Ranked[0].Reason, "does not say it makes") {
+				t.Errorf("the drone survey, whose card speaks of aerial pictures, was shrunk: %s", res.Ranked[0].Reason)
+			}
 		})
+	}
+
+	// A skill whose card does not name the thing asked for is a guess:
+	// the forecast is ranked first, at half what the plain request gets.
+	plain := mustMatch(t, m, textTask("w", "what will the weather be in Lisbon this weekend?"))
+	photos := mustMatch(t, m, textTask("p", "we need photos of the weather in Lisbon this weekend"))
+	if len(plain.Ranked) == 0 || len(photos.Ranked) == 0 || photos.Ranked[0].Entry.Key != "atlas-weather/forecast" {
+		t.Fatalf("ranked %v, want atlas-weather/forecast first", rankedKeys(photos))
+	}
+	if got, full := photos.Ranked[0].Prob, plain.Ranked[0].Prob; got > full*0.6 || !strings.Contains(photos.Ranked[0].Reason, "asks for pictures") {
+		t.Errorf("photos of the weather: forecast at %.2f (%s), want about half of %.2f and a reason", got, photos.Ranked[0].Reason, full)
+	}
+	if photos.Decision.Action == decide.Delegate {
+		t.Errorf("photos of the weather delegated: %s", photos.Decision.Reason)
 	}
 }
 

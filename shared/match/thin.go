@@ -86,11 +86,22 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 	if thin == nil {
 		return
 	}
-	// A thin candidate pools with no sibling: the decider would add the
-	// two halved probabilities back up (0.95 and 0.90 halved, pooled to
-	// 0.71, delegated).
+	for i, word := range thin {
+		if word != "" {
+			thin[i] = fmt.Sprintf("thin link: only the common word %q ties it to the request. ", word)
+		}
+	}
+	unpair(out, thin)
+	shrinkMarked(out, thin, thinShrink)
+}
+
+// unpair takes the sibling mark off each candidate with a note and off
+// its siblings: a shrunk candidate pools with none, or the decider would
+// add the two halved probabilities back up (0.95 and 0.90 halved, pooled
+// to 0.71, delegated).
+func unpair(out []Ranked, note []string) {
 	for i := range out {
-		if thin[i] != "" {
+		if note[i] != "" {
 			out[i].Sibling = false
 			for j := range out {
 				if out[j].AlikeOf == out[i].Entry.Key {
@@ -99,12 +110,6 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 			}
 		}
 	}
-	for i, word := range thin {
-		if word != "" {
-			thin[i] = fmt.Sprintf("thin link: only the common word %q ties it to the request. ", word)
-		}
-	}
-	shrinkMarked(out, thin, thinShrink)
 }
 
 // shrinkMarked scales the probability of each candidate with a note to

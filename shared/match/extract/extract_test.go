@@ -3,6 +3,7 @@ package extract
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,6 +143,13 @@ func TestOutputsLoose(t *testing.T) {
 	declared.Constraints.AcceptedOutputTypes = []string{"image/png"}
 	if FromTask(declared).OutputsLoose {
 		t.Error("declared outputs read as loose")
+	}
+	loose := fromText("t", "send me a photo of the whiteboard")
+	if got := loose.WithoutLooseOutputs(); len(got.OutputTypes) > 0 || !slices.Equal(got.DroppedOutputs, loose.OutputTypes) {
+		t.Errorf("without loose outputs: outputs %v, dropped %v; want none, and %v dropped", got.OutputTypes, got.DroppedOutputs, loose.OutputTypes)
+	}
+	if got := FromTask(declared).WithoutLooseOutputs(); len(got.OutputTypes) == 0 || got.DroppedOutputs != nil {
+		t.Errorf("declared outputs dropped: outputs %v, dropped %v", got.OutputTypes, got.DroppedOutputs)
 	}
 }
 

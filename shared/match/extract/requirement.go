@@ -17,7 +17,11 @@ type Requirement struct {
 	// cards declare no such output still serves the request, so when no
 	// skill passes with them they are dropped (match.Shortlist).
 	OutputsLoose bool `json:"outputsLoose,omitempty"`
-	Streaming    bool `json:"streaming,omitempty"`
+	// DroppedOutputs are the loose outputs WithoutLooseOutputs dropped:
+	// the thing the request asked for, which the matcher then wants the
+	// chosen skill's words to name (match.shrinkUnmade).
+	DroppedOutputs []string `json:"droppedOutputs,omitempty"`
+	Streaming      bool     `json:"streaming,omitempty"`
 	// DataClass "" means no data-policy constraint.
 	DataClass string `json:"dataClass,omitempty"`
 	CallerID  string `json:"callerId,omitempty"`
@@ -28,11 +32,11 @@ type Requirement struct {
 	History []string `json:"history,omitempty"`
 }
 
-// WithoutLooseOutputs is r with its loose outputs dropped (see
-// OutputsLoose), r itself when they are not loose.
+// WithoutLooseOutputs is r with its loose outputs moved to
+// DroppedOutputs (see OutputsLoose), r itself when they are not loose.
 func (r Requirement) WithoutLooseOutputs() Requirement {
 	if r.OutputsLoose {
-		r.OutputTypes, r.OutputsLoose = nil, false
+		r.DroppedOutputs, r.OutputTypes, r.OutputsLoose = r.OutputTypes, nil, false
 	}
 	return r
 }
