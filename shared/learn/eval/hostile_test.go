@@ -1605,6 +1605,19 @@ var hostileSets = []hostileSet{
 			"h98-087": "an eye test and reading glasses (no skill's job) go to booking a hearing test at 0.98",
 		},
 	},
+	{
+		// A ninety-ninth set, written blind beside hostile100 (a firm of
+		// chimney sweeps and stove fitters), its forms drawn from sailing
+		// and navigation, and weaving; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile99",
+		attackers: map[string]string{"ash-collection": "injected", "gift-vouchers": "injected", "showroom-evenings": "injected",
+			"hearthhub": "stuffed", "landlord-desk": "cloned", "birdguards": "spam"},
+		floodBy:   "sootaway-",
+		external:  map[string]bool{"hearthwise": true, "kilnlog": true, "cosylogs": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses:    map[string]string{},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
