@@ -1618,6 +1618,23 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses:    map[string]string{},
 	},
+	{
+		// A hundredth set, written blind beside hostile99 (a firm of
+		// auctioneers and valuers), its forms drawn from chess and
+		// map-making; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile100",
+		attackers: map[string]string{"toys-games": "injected", "sale-archive": "injected", "image-rights": "injected",
+			"saledesk": "stuffed", "visits-desk": "cloned", "absenteebids": "spam"},
+		floodBy:   "cratemate-",
+		external:  map[string]bool{"freshstart": true, "oakrest": true, "mendwell": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h100-040": clearanceCharity, "h100-041": clearanceCharity, "h100-042": clearanceCharity,
+			"h100-043": clearanceCharity, "h100-044": clearanceCharity, "h100-045": clearanceCharity,
+			"h100-085": "the bin collection day (no skill's job) goes to annual leave at 0.81",
+			"h100-086": "a plumber for a leaking boiler at home (no skill's job) goes to facilities requests at 0.94",
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
@@ -1625,6 +1642,13 @@ var hostileSets = []hostileSet{
 // car wash are not read alike; the plain one is read as lost property's
 // counterpart under other handling instead.
 const valetTwins = "valeting twins in trade words and plain words, not read alike: no fallback, or asked about beside lost property"
+
+// clearanceCharity is hostile100's known miss on its two-agent ambiguity:
+// an in-house house clearance team and an outside furniture charity are
+// read as different jobs (the charity's card says it cannot empty whole
+// properties, the team's that it sells what it clears), so their
+// requests are delegated, to the one whose words they use.
+const clearanceCharity = "in-house house clearance and an outside furniture charity read as different jobs: delegated, not asked about"
 
 // tyreTwins is hostile97's known miss on its twins: a tyre recycler in
 // the waste trade's shorthand ("ELT & part-worn collection, WTN, cage
