@@ -36,6 +36,10 @@ func TestSplit(t *testing.T) {
 			[]string{"İstanbul İzmir İnegöl hotels please", "book a flight to Paris next week"}},
 		{"letters whose lower case is longer", "ȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺ check the weather in Oslo. book a flight to Rome",
 			[]string{"ȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺȺ check the weather in Oslo", "book a flight to Rome"}},
+		{"an initial's full stop", "I'm executor for Mr R. Pallister, 14 Quarry Lane. The family want the house cleared before the sale",
+			[]string{"I'm executor for Mr R. Pallister, 14 Quarry Lane", "The family want the house cleared before the sale"}},
+		{"a title's full stop", "please ask Dr. Okafor to sign the form. Then book a flight to Rome",
+			[]string{"please ask Dr. Okafor to sign the form", "book a flight to Rome"}},
 		{"invalid bytes cut where the cue is", "0 0 0. \xfa\xfa\xfa 0 . 0", []string{"0 0 0", "\xfa\xfa\xfa 0 . 0"}},
 		{"short cue side stays whole", "do it; then stop", []string{"do it; then stop"}},
 		// An acknowledgement asks for nothing: "sounds" named a music
