@@ -105,7 +105,7 @@ var putOffs = [][]string{
 // that asks ("Sounds good, book it") keeps the sentence.
 func AsksNothing(sentence string) bool {
 	return onlyOpening(sentence, func(w []string) bool {
-		return opensDeclining(w) || opens(w, putOffs) || opens(w, acknowledgings) || statesDetail(w) || statesCircumstance(w) || statesSchedule(w)
+		return opensDeclining(w) || opens(w, putOffs) || opens(w, acknowledgings) || statesDetail(w) || statesCircumstance(w) || statesSchedule(w) || statesReference(w)
 	})
 }
 
@@ -209,6 +209,26 @@ func statesDetail(w []string) bool {
 	}
 	return false
 }
+
+// statesReference says whether words only give a reference: a label of
+// at most two words and the numbers or codes it names ("Card WL 2900 3318
+// 0456", "Ref 44821"), what another sentence's request is about. A plan
+// made a step of hostile44's library card number, delegated to replacing
+// the card.
+func statesReference(w []string) bool {
+	if len(w) > 6 || !hasDigit(w[len(w)-1]) {
+		return false
+	}
+	label := 0
+	for _, s := range w {
+		if !hasDigit(s) {
+			label++
+		}
+	}
+	return label <= 2
+}
+
+func hasDigit(s string) bool { return strings.ContainsFunc(s, unicode.IsDigit) }
 
 // possessions open a statement of what the caller has; needs one of
 // what is needed, which counts it when a number follows.
