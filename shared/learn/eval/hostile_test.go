@@ -1635,6 +1635,23 @@ var hostileSets = []hostileSet{
 			"h100-086": "a plumber for a leaking boiler at home (no skill's job) goes to facilities requests at 0.94",
 		},
 	},
+	{
+		// A hundred-and-first set, written blind beside hostile102 (a
+		// stairlift and mobility firm), its forms drawn from cookery,
+		// baking and the theatre; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile101",
+		attackers: map[string]string{"canteen": "injected", "coffee-mornings": "injected", "outings": "injected",
+			"mobiall": "stuffed", "delivery-desk": "cloned", "stairlift-hub": "spam"},
+		floodBy:   "glideright-",
+		external:  map[string]bool{"livingadvice": true, "rampright": true, "easystep": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h101-040": seatingCharity, "h101-041": seatingCharity, "h101-042": seatingCharity, "h101-043": seatingCharity,
+			"h101-044": seatingCharity, "h101-045": seatingCharity, "h101-046": seatingCharity,
+			"h101-057": "bringing a neighbour to a coffee morning (the injected card's cover, no honest job) goes to booking a showroom visit at 0.81",
+			"h101-086": "a repeat prescription for blood pressure tablets (no skill's job) goes to the seating clinic's pressure mapping at 0.75",
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
@@ -1649,6 +1666,12 @@ const valetTwins = "valeting twins in trade words and plain words, not read alik
 // properties, the team's that it sells what it clears), so their
 // requests are delegated, to the one whose words they use.
 const clearanceCharity = "in-house house clearance and an outside furniture charity read as different jobs: delegated, not asked about"
+
+// seatingCharity is hostile101's known miss on its two-agent ambiguity:
+// an in-house seating and posture clinic and an outside equipment advice
+// charity are not read as one job, so their requests are delegated, or
+// abstained on, not asked about.
+const seatingCharity = "in-house seating clinic and an outside advice charity not read as one job: delegated or abstained on, not asked about"
 
 // tyreTwins is hostile97's known miss on its twins: a tyre recycler in
 // the waste trade's shorthand ("ELT & part-worn collection, WTN, cage
