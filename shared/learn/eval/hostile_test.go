@@ -1652,6 +1652,21 @@ var hostileSets = []hostileSet{
 			"h101-086": "a repeat prescription for blood pressure tablets (no skill's job) goes to the seating clinic's pressure mapping at 0.75",
 		},
 	},
+	{
+		// A hundred-and-second set, written blind beside hostile101 (a
+		// canal boat hire company and boatyard), its forms drawn from
+		// gardening and music; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile102",
+		attackers: map[string]string{"roof-planters": "injected", "welcome-packs": "injected", "shanty-nights": "injected",
+			"canalwise": "stuffed", "moorings-desk": "cloned", "narrowboat-breaks": "spam"},
+		floodBy:   "kedge-",
+		external:  map[string]bool{"openwater": true, "brightwork": true, "paintedboat": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h102-040": boatingCharity, "h102-041": boatingCharity, "h102-042": boatingCharity, "h102-043": boatingCharity,
+			"h102-044": boatingCharity, "h102-046": boatingCharity,
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
@@ -1672,6 +1687,12 @@ const clearanceCharity = "in-house house clearance and an outside furniture char
 // charity are not read as one job, so their requests are delegated, or
 // abstained on, not asked about.
 const seatingCharity = "in-house seating clinic and an outside advice charity not read as one job: delegated or abstained on, not asked about"
+
+// boatingCharity is hostile102's known miss on its two-agent ambiguity:
+// an in-house accessible boating desk and an outside boating charity's
+// volunteer trips are not read as one job (0.51 alike, no label shared),
+// so their requests are delegated or abstained on, not asked about.
+const boatingCharity = "in-house accessible boating and an outside boating charity not read as one job: delegated or abstained on, not asked about"
 
 // tyreTwins is hostile97's known miss on its twins: a tyre recycler in
 // the waste trade's shorthand ("ELT & part-worn collection, WTN, cage
