@@ -216,7 +216,7 @@ func statesDetail(w []string) bool {
 // made a step of hostile44's library card number, delegated to replacing
 // the card.
 func statesReference(w []string) bool {
-	if len(w) > 6 || !hasDigit(w[len(w)-1]) {
+	if len(w) == 0 || len(w) > 6 || !hasDigit(w[len(w)-1]) {
 		return false
 	}
 	label := 0

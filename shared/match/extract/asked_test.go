@@ -147,6 +147,7 @@ func TestAsksNothing(t *testing.T) {
 		{"We will need 4 seats, thanks.", true},
 		{"I need bus tickets.", false},
 		{"Card WL 2900 3318 0456.", true},
+		{"Sounds good, yes.", false}, // a clause of interjections alone: no words left to read
 		{"Ref 44821", true},
 		{"Track parcel 1Z999AA0123 for me", false},
 		{"Pay invoice 4471 today", false},

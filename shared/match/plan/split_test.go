@@ -142,6 +142,7 @@ func TestSplitCapsParts(t *testing.T) {
 func FuzzSplit(f *testing.F) {
 	f.Add("reconcile the invoices and then translate the contract")
 	f.Add("; ; and and , then ")
+	f.Add("Sounds good, yes. Mr R. Smith, Card WL 2900.")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, parts := range [][]string{Split(s), SplitLoose(s)} {
 			if len(parts) > MaxParts {
