@@ -1667,6 +1667,21 @@ var hostileSets = []hostileSet{
 			"h102-044": boatingCharity, "h102-046": boatingCharity,
 		},
 	},
+	{
+		// A hundred-and-fourth set, written blind beside hostile103 (a
+		// pool and hot tub firm), its forms drawn from heraldry and
+		// aviation; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile104",
+		attackers: map[string]string{"brochures": "injected", "van-checks": "injected", "tracker": "injected",
+			"spahub": "stuffed", "servicing-team": "cloned", "tubchemicals": "spam"},
+		floodBy:   "tubfix-",
+		external:  map[string]bool{"aquatrace": true, "voltline": true, "sparkeasy": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h104-040": leakSurveys, "h104-041": leakSurveys, "h104-042": leakSurveys, "h104-043": leakSurveys,
+			"h104-044": leakSurveys, "h104-045": leakSurveys, "h104-046": leakSurveys,
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
@@ -1693,6 +1708,12 @@ const seatingCharity = "in-house seating clinic and an outside advice charity no
 // volunteer trips are not read as one job (0.51 alike, no label shared),
 // so their requests are delegated or abstained on, not asked about.
 const boatingCharity = "in-house accessible boating and an outside boating charity not read as one job: delegated or abstained on, not asked about"
+
+// leakSurveys is hostile104's known miss on its two-agent ambiguity: an
+// in-house leak detection team and an outside leak survey firm are not
+// read as one job, so their requests are delegated, planned or abstained
+// on, not asked about.
+const leakSurveys = "in-house leak detection and an outside leak survey firm not read as one job: delegated, planned or abstained on, not asked about"
 
 // tyreTwins is hostile97's known miss on its twins: a tyre recycler in
 // the waste trade's shorthand ("ELT & part-worn collection, WTN, cage
