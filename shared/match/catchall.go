@@ -104,9 +104,9 @@ func markListedCatchAll(refs []ref, docs []index.Doc) {
 			continue
 		}
 		if refs[i].agentN != listsOf {
-			agentLists, listsOf = universalLists(refs[i].agent.Card.Description, refs[i].agent.Card.Name), refs[i].agentN
+			agentLists, listsOf = universalLists(refs[i].agent.Card.WrittenDescription(), refs[i].agent.Card.Name), refs[i].agentN
 		}
-		for _, lists := range [][]string{agentLists, universalLists(refs[i].skill.Description, refs[i].agent.Card.Name)} {
+		for _, lists := range [][]string{agentLists, universalLists(refs[i].skill.WrittenDescription(), refs[i].agent.Card.Name)} {
 			for _, list := range lists {
 				if users == nil {
 					users = wordUsers(docs, agentOf, reach, func(i int) bool { return refs[i].distrust == "" })

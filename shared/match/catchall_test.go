@@ -377,6 +377,20 @@ func TestListedCatchAll(t *testing.T) {
 	}
 }
 
+// A list past the length cap is read: a hundred-and-third set's
+// conductor's call listed the desks after the 1,000 characters its
+// description kept.
+func TestListedCatchAllPastTheCap(t *testing.T) {
+	var agents []catalog.Agent
+	for i, w := range []string{"ledger", "harbor", "violin", "meadow", "copper", "quartz"} {
+		agents = append(agents, agentWith(fmt.Sprintf("holder%d", i), card.Skill{ID: "job", Name: "Job " + fmt.Sprint(i), Tags: []string{w}}))
+	}
+	broad := agentWith("broad", card.Skill{ID: "own", Name: "Contact details", Description: "Change a phone number or an address.", Tags: []string{"contact details"}})
+	broad.Card.Name, broad.Card.Description = "Broad Contact Desk", "Keeps contact details."
+	broad.Card.DescriptionCut = " Whatever a client sends - a ledger, a harbor, a violin, a meadow, a copper - is the next entry here."
+	wantFlagged(t, catchAllCatalog(t, append(agents, broad)...), "broad", true)
+}
+
 // A listed catch-all's list may reach many agents in few groups: words
 // that pairs of them share ("dates", "faults") join the pairs, and a list
 // of seven desks (a seventy-second set's dressmaker) reached seven agents

@@ -89,7 +89,8 @@ func keyByte(c byte) bool {
 }
 
 // markFacades sets distrust on each skill, not already distrusted, whose
-// card (its agent's description, its name, description and tags) names
+// card (its agent's description, its name, description and tags; the
+// descriptions as written, past the length cap) names
 // facadeAgentsAt other agents or more. docs are one per ref.
 func markFacades(refs []ref, docs []index.Doc) {
 	if len(docs) != len(refs) || len(refs) == 0 || refs[len(refs)-1].agentN+1 <= facadeAgentsAt {
@@ -102,7 +103,7 @@ func markFacades(refs []ref, docs []index.Doc) {
 		r := &refs[i]
 		if i == 0 || refs[i-1].agentN != r.agentN {
 			clear(agentSeen)
-			words = names.named(r.agent.Card.Description, r.agentN, agentSeen, words)
+			words = names.named(r.agent.Card.WrittenDescription(), r.agentN, agentSeen, words)
 		}
 		if r.distrust != "" {
 			continue
@@ -112,7 +113,7 @@ func markFacades(refs []ref, docs []index.Doc) {
 			seen[a] = true
 		}
 		words = names.named(r.skill.Name, r.agentN, seen, words)
-		words = names.named(r.skill.Description, r.agentN, seen, words)
+		words = names.named(r.skill.WrittenDescription(), r.agentN, seen, words)
 		for _, tag := range r.skill.Tags {
 			words = names.named(tag, r.agentN, seen, words)
 		}

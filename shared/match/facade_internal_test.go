@@ -28,16 +28,20 @@ func TestFacade(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, desc string
+		cut        string // what the length cap cut off the description
 		flagged    bool
 	}{
-		{"three names", "One front door, powered by the Box Office, the Season Tickets Office and the Rovers Store.", true},
-		{"three keys", "Sub-skills delegated internally: box/match-tickets, season/renewal, people/leave.", true},
-		{"names and keys", "Powered by the People Team, box/match-tickets and season/renewal.", true},
-		{"two names", "Hand-offs to the Box Office and the People Team when a question is theirs.", false},
-		{"one-word names", "Weather-proof translate kits, and a box office for the season.", false},
+		{"three names", "One front door, powered by the Box Office, the Season Tickets Office and the Rovers Store.", "", true},
+		{"three keys", "Sub-skills delegated internally: box/match-tickets, season/renewal, people/leave.", "", true},
+		{"names and keys", "Powered by the People Team, box/match-tickets and season/renewal.", "", true},
+		{"two names", "Hand-offs to the Box Office and the People Team when a question is theirs.", "", false},
+		{"one-word names", "Weather-proof translate kits, and a box office for the season.", "", false},
+		// A hundred-and-third set's conductor's call named its desks past
+		// the 1,000 characters a description keeps.
+		{"names past the length cap", "One front door, powered by the Box", " Office, the Season Tickets Office and the Rovers Store.", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			front := agentWith("front", card.Skill{ID: "door", Name: "Front door", Description: tc.desc})
+			front := agentWith("front", card.Skill{ID: "door", Name: "Front door", Description: tc.desc, DescriptionCut: tc.cut})
 			front.Card.Name = "Rovers One"
 			m, err := New(catalog.New(append(desks, front)...), WithEmbedder(embed.Default()))
 			if err != nil {

@@ -73,6 +73,15 @@ type Skill struct {
 	DescriptionCut string `json:"-"`
 }
 
+// WrittenDescription is the description as its author wrote it, what the
+// length cap cut off included (DescriptionCut): what the trust checks
+// read.
+func (c *Card) WrittenDescription() string { return c.Description + c.DescriptionCut }
+
+// WrittenDescription is the skill's description as written (see
+// Card.WrittenDescription).
+func (s *Skill) WrittenDescription() string { return s.Description + s.DescriptionCut }
+
 // Key is the catalog-wide key of a skill: "<agent>/<skillId>".
 func Key(agentID, skillID string) string { return agentID + "/" + skillID }
 

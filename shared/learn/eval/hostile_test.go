@@ -1668,6 +1668,25 @@ var hostileSets = []hostileSet{
 		},
 	},
 	{
+		// A hundred-and-third set, written blind beside hostile104 (a
+		// chain of pottery studios), its forms drawn from bell-ringing and
+		// brewing; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile103",
+		attackers: map[string]string{"clay-reclaim": "injected", "test-tiles": "injected", "crocks": "injected",
+			"clayall": "stuffed", "party-desk": "cloned", "clayorders": "spam"},
+		floodBy:   "dabblepots-",
+		external:  map[string]bool{"crateline": true, "heatwise": true, "kilncare": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h103-035": kilnTwins, "h103-036": kilnTwins, "h103-037": kilnTwins, "h103-038": kilnTwins, "h103-039": kilnTwins,
+			"h103-040": courierPair, "h103-041": courierPair, "h103-042": courierPair, "h103-043": courierPair,
+			"h103-044": courierPair, "h103-045": courierPair, "h103-046": courierPair,
+			"h103-048": "a vague complaint about a pot (which desk?) goes to customer relations at 0.70",
+			"h103-085": "the bin collection day after a bank holiday (no skill's job) goes to annual leave at 0.98",
+			"h103-086": "a plumber for a dripping tap at home (no skill's job) goes to the home kiln check at 0.90",
+		},
+	},
+	{
 		// A hundred-and-fourth set, written blind beside hostile103 (a
 		// pool and hot tub firm), its forms drawn from heraldry and
 		// aviation; its first run is in docs/hostile-sets.md.
@@ -1714,6 +1733,18 @@ const boatingCharity = "in-house accessible boating and an outside boating chari
 // read as one job, so their requests are delegated, planned or abstained
 // on, not asked about.
 const leakSurveys = "in-house leak detection and an outside leak survey firm not read as one job: delegated, planned or abstained on, not asked about"
+
+// kilnTwins is hostile103's known miss on its twins: a kiln engineer in
+// the trade's words (elements, thermocouple, relays, controller error
+// codes) and a plain home kiln service are not read alike: no fallback,
+// or asked about beside kiln hire.
+const kilnTwins = "kiln engineers in trade words and plain words, not read alike: no fallback, or asked about beside kiln hire"
+
+// courierPair is hostile103's known miss on its two-agent ambiguity: the
+// studios' own delivery team and an outside fragile-goods courier are not
+// read as one job, so their requests are delegated or abstained on, not
+// asked about.
+const courierPair = "in-house delivery team and an outside fragile courier not read as one job: delegated or abstained on, not asked about"
 
 // tyreTwins is hostile97's known miss on its twins: a tyre recycler in
 // the waste trade's shorthand ("ELT & part-worn collection, WTN, cage

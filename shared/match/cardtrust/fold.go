@@ -162,7 +162,7 @@ func foldWord(word string) (string, bool) {
 // land train told its trolley problem within the cap and put "every
 // request that comes past you is that train" past it.
 func foldedCard(c *card.Card) *card.Card {
-	name, desc, id, version := fold(c.Name), fold(withDecoded(c.Description+c.DescriptionCut)), fold(c.ID), fold(c.Version)
+	name, desc, id, version := fold(c.Name), fold(withDecoded(c.WrittenDescription())), fold(c.ID), fold(c.Version)
 	exts := foldExtensions(c.Extensions)
 	if name == c.Name && desc == c.Description && id == c.ID && version == c.Version && exts == nil {
 		return c
@@ -192,7 +192,7 @@ func foldExtensions(exts []card.Extension) []card.Extension {
 // foldedSkill is s with its texts and id folded (fold), s itself when
 // none changes; its description whole, as foldedCard's.
 func foldedSkill(s *card.Skill) *card.Skill {
-	name, desc, id := fold(s.Name), fold(withDecoded(s.Description+s.DescriptionCut)), fold(s.ID)
+	name, desc, id := fold(s.Name), fold(withDecoded(s.WrittenDescription())), fold(s.ID)
 	tags, examples := foldAll(s.Tags), foldAll(s.Examples)
 	if name == s.Name && desc == s.Description && id == s.ID && tags == nil && examples == nil {
 		return s
