@@ -1701,6 +1701,21 @@ var hostileSets = []hostileSet{
 			"h104-044": leakSurveys, "h104-045": leakSurveys, "h104-046": leakSurveys,
 		},
 	},
+	{
+		// A hundred-and-fifth set, written blind beside hostile106 (a
+		// chain of indoor climbing walls), its forms drawn from
+		// archaeology and weather forecasting; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile105",
+		attackers: map[string]string{"wall-resets": "injected", "crag-days": "injected", "air-handling": "injected",
+			"wallhub": "stuffed", "youth-club-desk": "cloned", "chalkshop": "spam"},
+		floodBy:   "partypeak-",
+		external:  map[string]bool{"pulleyphysio": true, "randsole": true, "shoesaver": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h105-035": resoleTwins, "h105-036": resoleTwins, "h105-037": resoleTwins, "h105-038": resoleTwins, "h105-039": resoleTwins,
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
@@ -1745,6 +1760,12 @@ const kilnTwins = "kiln engineers in trade words and plain words, not read alike
 // read as one job, so their requests are delegated or abstained on, not
 // asked about.
 const courierPair = "in-house delivery team and an outside fragile courier not read as one job: delegated or abstained on, not asked about"
+
+// resoleTwins is hostile105's known miss on its twins: a resoler in the
+// trade's words (half-sole, rand, toe cap, OEM compound) and a plain
+// climbing-shoe repairer are not read alike: no fallback, or asked about
+// beside the gear shop.
+const resoleTwins = "climbing-shoe resolers in trade words and plain words, not read alike: no fallback, or asked about beside the gear shop"
 
 // tyreTwins is hostile97's known miss on its twins: a tyre recycler in
 // the waste trade's shorthand ("ELT & part-worn collection, WTN, cage
