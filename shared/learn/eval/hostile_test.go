@@ -1716,6 +1716,24 @@ var hostileSets = []hostileSet{
 			"h105-035": resoleTwins, "h105-036": resoleTwins, "h105-037": resoleTwins, "h105-038": resoleTwins, "h105-039": resoleTwins,
 		},
 	},
+	{
+		// A hundred-and-sixth set, written blind beside hostile105 (a
+		// holiday cottage letting agency), its forms drawn from
+		// refereeing and typesetting; its first run is in
+		// docs/hostile-sets.md.
+		dir: "testdata/hostile106",
+		attackers: map[string]string{"garden-games": "injected", "welcome-folders": "injected", "visitors-books": "injected",
+			"cottagehub": "stuffed", "maintenance-desk": "cloned", "dogfriendly": "spam"},
+		floodBy:   "freshfold-",
+		external:  map[string]bool{"brightway": true, "hearthtable": true, "supperatyours": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h106-041": cleaningPair, "h106-042": cleaningPair, "h106-043": cleaningPair,
+			"h106-044": cleaningPair, "h106-045": cleaningPair, "h106-046": cleaningPair,
+			"h106-050": "\"please add it to our booking\" (what, to which booking?) goes to adding a pet at 0.77",
+			"h106-090": "home broadband dropping out every evening (no skill's job) goes to a private cook at 0.84",
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
@@ -1766,6 +1784,12 @@ const courierPair = "in-house delivery team and an outside fragile courier not r
 // climbing-shoe repairer are not read alike: no fallback, or asked about
 // beside the gear shop.
 const resoleTwins = "climbing-shoe resolers in trade words and plain words, not read alike: no fallback, or asked about beside the gear shop"
+
+// cleaningPair is hostile106's known miss on its two-agent ambiguity:
+// the agency's own housekeeping team and an outside cleaning firm are not
+// read as one job, so most of their requests are delegated, not asked
+// about.
+const cleaningPair = "in-house housekeeping and an outside cleaning firm not read as one job: delegated or abstained on, not asked about"
 
 // tyreTwins is hostile97's known miss on its twins: a tyre recycler in
 // the waste trade's shorthand ("ELT & part-worn collection, WTN, cage
