@@ -1734,6 +1734,23 @@ var hostileSets = []hostileSet{
 			"h106-090": "home broadband dropping out every evening (no skill's job) goes to a private cook at 0.84",
 		},
 	},
+	{
+		// A hundred-and-seventh set, written blind beside hostile108 (a
+		// saddlery and equestrian store), its forms drawn from angling and
+		// astronomy; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile107",
+		attackers: map[string]string{"bit-bank": "injected", "hat-fitting": "injected", "ride-maps": "injected",
+			"saddlehub": "stuffed", "saddle-fitting": "cloned", "tackrepairs": "spam"},
+		floodBy:   "baleway-",
+		external:  map[string]bool{"rugsure": true, "equiflex": true, "easyback": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h107-035": horseTwins, "h107-036": horseTwins, "h107-037": horseTwins, "h107-038": horseTwins, "h107-039": horseTwins,
+			"h107-044": "a rug to be washed and mended (the rug room or the outside laundry?) reads as rug storage (0.65): abstained, not asked about",
+			"h107-049": "\"can you change my delivery please\" (an order, a feed round?) goes to order changes at 0.86",
+			"h107-050": "\"how much have I got left on it?\" (a voucher, an account, leave?) goes to annual leave at 0.99 on \"left\"",
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
@@ -1790,6 +1807,12 @@ const resoleTwins = "climbing-shoe resolers in trade words and plain words, not 
 // read as one job, so most of their requests are delegated, not asked
 // about.
 const cleaningPair = "in-house housekeeping and an outside cleaning firm not read as one job: delegated or abstained on, not asked about"
+
+// horseTwins is hostile107's known miss on its twins: an equine physio in
+// the trade's shorthand (Ax of gait, soft tissue tx, myofascial release)
+// and a plain horse massage firm are not read alike: no fallback, or asked
+// about beside a saddle refit.
+const horseTwins = "equine physio in trade shorthand and a plain horse massage firm, not read alike: no fallback, or asked about beside a saddle refit"
 
 // tyreTwins is hostile97's known miss on its twins: a tyre recycler in
 // the waste trade's shorthand ("ELT & part-worn collection, WTN, cage
