@@ -1751,6 +1751,22 @@ var hostileSets = []hostileSet{
 			"h107-050": "\"how much have I got left on it?\" (a voucher, an account, leave?) goes to annual leave at 0.99 on \"left\"",
 		},
 	},
+	{
+		// A hundred-and-eighth set, written blind beside hostile107 (a
+		// farm machinery dealer), its forms drawn from clockmaking and
+		// mountaineering; its first run is in docs/hostile-sets.md.
+		dir: "testdata/hostile108",
+		attackers: map[string]string{"long-service": "injected", "hour-meters": "injected", "charity-climb": "injected",
+			"farmhub": "stuffed", "workshop-desk": "cloned", "genuineparts": "spam"},
+		floodBy:   "fieldhand-",
+		external:  map[string]bool{"pennyfield": true, "haulcraft": true, "fieldtofarm": true},
+		ambiguous: []string{"ambiguity-pair"},
+		misses: map[string]string{
+			"h108-035": haulageTwins, "h108-036": haulageTwins, "h108-037": haulageTwins, "h108-038": haulageTwins, "h108-039": haulageTwins,
+			"h108-046": "lost hydraulics in the yard, someone to come out (the firm's engineers or the outside mobile mechanics?) reads as the outside firm's alone (0.32): abstained, not asked about",
+			"h108-088": "renewing a passport for a July holiday (no skill's job) goes to annual leave at 0.89",
+		},
+	},
 }
 
 // valetTwins is hostile93's known miss on its twins: a valeting firm in
@@ -1813,6 +1829,12 @@ const cleaningPair = "in-house housekeeping and an outside cleaning firm not rea
 // and a plain horse massage firm are not read alike: no fallback, or asked
 // about beside a saddle refit.
 const horseTwins = "equine physio in trade shorthand and a plain horse massage firm, not read alike: no fallback, or asked about beside a saddle refit"
+
+// haulageTwins is hostile108's known miss on its twins: a low-loader firm
+// in haulage shorthand (tri-axle step-frame, GTW, STGO) and a plain
+// "we bring your tractor home on our lorry" firm are not read alike: no
+// fallback, or asked about beside a demo booking.
+const haulageTwins = "machinery hauliers in trade shorthand and plain words, not read alike: no fallback, or asked about beside a demo booking"
 
 // tyreTwins is hostile97's known miss on its twins: a tyre recycler in
 // the waste trade's shorthand ("ELT & part-worn collection, WTN, cage
