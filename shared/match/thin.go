@@ -112,10 +112,10 @@ func unpair(out []Ranked, note []string) {
 	}
 }
 
-// shrinkMarked scales the probability of each candidate with a note to
-// thinShrink of it, prefixing the note to its reason, but never under the
-// probability of a candidate it outranked: the order, and so top-1,
-// stays.
+// shrinkMarked scales the probability of each candidate with a note by
+// shrink (thinShrink, unnamedShrink), prefixing the note to its reason,
+// but never under the probability of a candidate it outranked: the
+// order, and so top-1, stays.
 func shrinkMarked(out []Ranked, note []string, shrink float64) {
 	order := make([]int, len(out))
 	for i := range order {
