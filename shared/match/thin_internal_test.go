@@ -27,13 +27,18 @@ var (
 		Description: "Call a taxi to take you to a destination."})
 	forecastDoc = analyzed(index.Doc{Key: "meteo/forecast", AgentID: "meteo", SkillID: "forecast", AgentName: "Meteo", Name: "Weather",
 		Description: "Gives the forecast for a city."})
+	holidayDoc = analyzed(index.Doc{Key: "people/annual-leave", AgentID: "people", SkillID: "annual-leave", AgentName: "People Team", Name: "Holiday booking",
+		Description: "Book, change or cancel holiday and check how many days are left.", Tags: []string{"annual leave", "holiday", "days left", "carry over"}})
+	providerDoc = analyzed(index.Doc{Key: "care/findprovider", AgentID: "care", SkillID: "findprovider", AgentName: "Care", Name: "Find Provider",
+		Description: "Discover therapist according to user's conditions", Tags: []string{"city", "type"}})
 )
 
 // TestThinLink: a skill whose only tie to the request is one common word,
 // while the request's other words speak of something else, is thinly
 // linked; two links, a rare word, a word of the skill's label the request
-// means (similar texts), another word close to the skill's, or a short
-// request are not.
+// means (similar texts, and a pointer back or another word not far from
+// the skill's), another word close to the skill's, or a short request are
+// not.
 func TestThinLink(t *testing.T) {
 	wv := embed.Default().(rerank.WordVectors)
 	tests := []struct {
@@ -51,6 +56,10 @@ func TestThinLink(t *testing.T) {
 		{"a rare word", "forecast for Nairobi on Saturday", forecastDoc, 0.5, false},
 		{"a short request", "living room", hotelDoc, 0.5, false},
 		{"no link at all", "somewhere to sleep in Porto", hotelDoc, 0.7, false},
+		{"a word of the label, the rest elsewhere", "book me a taxi to the airport for 5am tomorrow", holidayDoc, 0.5, true},
+		{"a word of the label, pointing back", "could you book it for me, a taxi to the airport at 5am", holidayDoc, 0.5, false},
+		{"a word of the label, another word not far from the skill's", "find me a psychologist in Santa Rosa", providerDoc, 0.5, false},
+		{"a word of the label, no other word near the skill's", "find me a plumber in Santa Rosa", providerDoc, 0.5, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -722,7 +722,6 @@ var hostileSets = []hostileSet{
 			"h40-039": "a concert grand to a stage is asked about between house moves and the piano hauliers",
 			"h40-040": claimDesks, "h40-044": claimDesks, "h40-046": claimDesks,
 			"h40-049": "somewhere for a parent's things (storage or a clearance) goes to house clearance at 0.82",
-			"h40-086": "a taxi to the airport (no skill's job) goes to annual leave at 0.74",
 		},
 	},
 	{
@@ -1148,7 +1147,6 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h69-035": asbestosTwins, "h69-036": asbestosTwins, "h69-037": asbestosTwins, "h69-038": asbestosTwins, "h69-039": asbestosTwins,
-			"h69-090": "a dog groomer \"near\" a village (no skill's job) goes to near misses at 0.92 on its name's word",
 		},
 	},
 	{
@@ -1433,7 +1431,6 @@ var hostileSets = []hostileSet{
 			"h87-036": pestTwins, "h87-038": pestTwins,
 			"h87-050": "a son moving back in (a tenancy change or the register) goes to giving notice at 0.81",
 			"h87-057": "the stamp club's own meeting (its card distrusted) goes to joining the housing register at 0.73",
-			"h87-089": "an MOT test centre (no skill's job) goes to residents' parking at 0.88",
 		},
 	},
 	{
