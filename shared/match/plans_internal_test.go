@@ -237,3 +237,56 @@ func TestSkipsFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestWholeStepsIn: an ordered request with one confident part whose whole
+// delegation goes to another skill doing a part no skill takes alone is
+// planned as both, in the request's order; parts merely listed, a loose
+// cue, a whole skill that does the confident part or is its step, and a
+// whole skill near no other part keep the usual decision.
+func TestWholeStepsIn(t *testing.T) {
+	m := &Matcher{cfg: config{planSteps: 3}, policy: decide.DefaultPolicy}
+	repair := opt("facilities/repair", 0.76)
+	whole := decide.Decision{Action: decide.Delegate, Chosen: &repair, Probability: 0.76}
+	report := func(ordered, loose bool) PartDecision {
+		pd := delegated("safety/incident-report", 0.79, opt("facilities/repair", 0.41))
+		pd.Part, pd.Ordered, pd.Loose = "a driver tripped on the broken step - report it", ordered, loose
+		return pd
+	}
+	unsure := func(ordered, loose bool, near string) PartDecision {
+		return PartDecision{Part: "get the step repaired", Decision: decide.Decision{Action: decide.Abstain, Probability: 0.14},
+			Options: []decide.Option{opt("tanks/septic-emptying", 0.14), opt(near, 0.12), opt("gates/gate-repair", 0.1)}, Ordered: ordered, Loose: loose}
+	}
+	tests := []struct {
+		name  string
+		whole decide.Decision
+		parts []PartDecision
+		want  []string // the plan's steps; nil: no plan
+	}{
+		{"the confident part first", whole, []PartDecision{report(true, false), unsure(true, false, "facilities/repair")},
+			[]string{"safety/incident-report", "facilities/repair"}},
+		{"the confident part second", whole, []PartDecision{unsure(true, false, "facilities/repair"), report(true, false)},
+			[]string{"facilities/repair", "safety/incident-report"}},
+		{"parts merely listed", whole, []PartDecision{report(false, false), unsure(false, false, "facilities/repair")}, nil},
+		{"a loose cue", whole, []PartDecision{report(true, true), unsure(true, true, "facilities/repair")}, nil},
+		{"the whole skill near no other part", whole, []PartDecision{report(true, false), unsure(true, false, "gardens/tree-care")}, nil},
+		{"the whole skill is the confident step", decide.Decision{Action: decide.Delegate, Chosen: &report(true, false).Options[0], Probability: 0.79},
+			[]PartDecision{report(true, false), unsure(true, false, "safety/incident-report")}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := m.Plan(tt.whole, tt.parts)
+			var keys []string
+			if got != nil && got.Action == decide.Plan {
+				for _, s := range got.Steps {
+					keys = append(keys, s.Chosen.Key)
+				}
+				if got.Probability != min(0.79, tt.whole.Probability) {
+					t.Errorf("plan probability %.2f, want the lower step's", got.Probability)
+				}
+			}
+			if !reflect.DeepEqual(keys, tt.want) {
+				t.Errorf("Plan = %+v, want steps %v", got, tt.want)
+			}
+		})
+	}
+}
