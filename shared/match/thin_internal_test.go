@@ -233,6 +233,12 @@ func TestUnnamedWords(t *testing.T) {
 		{refunds, "not what we agreed", true},
 		{refunds, "it's still not right", true},
 		{refunds, "not the refund we agreed", false},
+		// "not right" judges a thing not named, and someone else's
+		// report of it names no job either.
+		{refunds, "The lads say it's not right. Can you have a look?", true},
+		{refunds, "my manager reckons it's not right", true},
+		{refunds, "they say the refund is not right", false},
+		{refunds, "something's not right with my refund", false},
 		// Greetings, asks for a reply, follow-ups and times name nothing;
 		// a name of whom or where names no job beside a pointer.
 		{letters, "hi, is anybody there?", true},

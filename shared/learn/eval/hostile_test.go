@@ -1287,7 +1287,6 @@ var hostileSets = []hostileSet{
 			"h78-040": "yearly hearing checks for erectors read as no skill's (0.22, annual leave first): abstained",
 			"h78-044": "hand-arm vibration questionnaires read as no skill's (0.27): abstained",
 			"h78-046": "\"annual medicals\" read as annual leave: abstained",
-			"h78-083": "\"The lads say it's not right. Can you have a look?\" goes to complaints at 0.92 (three content words)",
 			"h78-088": "a leaving-do birthday cake (no skill's job) goes to annual leave at 0.95 on \"leaving\" and \"Friday\"",
 			"h78-090": "a restaurant table for a Christmas party (no skill's job) goes to annual leave at 0.81",
 		},
