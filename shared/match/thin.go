@@ -88,7 +88,7 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 		}
 		if q == nil {
 			q = newThinQuery(wv, req.Need)
-			q.leansBack = len(req.History) > 0
+			q.leansBack = q.leansBack || len(req.History) > 0
 		}
 		if word, ok := q.thin(r.Entry, r.Dense); ok {
 			if thin == nil {

@@ -108,6 +108,24 @@ func TestShrinkThin(t *testing.T) {
 			}
 		})
 	}
+	// A label word's link is judged on the request as Rank reads it: a
+	// pointer or an earlier turn keeps it, other words elsewhere do not.
+	for _, tt := range []struct {
+		name    string
+		req     *extract.Requirement
+		wantRaw bool // the probability kept
+	}{
+		{"a label word, the rest elsewhere", &extract.Requirement{Need: "book me a taxi to the airport for 5am tomorrow"}, false},
+		{"a label word, pointing back", &extract.Requirement{Need: "could you book it for me, a taxi to the airport at 5am"}, true},
+		{"a label word after earlier turns", &extract.Requirement{Need: "book me a taxi to the airport for 5am tomorrow",
+			History: []string{"I'm off from the 4th"}}, true},
+	} {
+		in := []Ranked{ranked(holidayDoc, 0.5, 0.8), ranked(rideDoc, 0.3, 0.1)}
+		m.shrinkThin(tt.req, in)
+		if kept := in[0].Prob == 0.8; kept != tt.wantRaw {
+			t.Errorf("%s: holiday booking at %.2f, want its 0.80 kept %v", tt.name, in[0].Prob, tt.wantRaw)
+		}
+	}
 	// Two thinly linked siblings no longer pool: the decider would add
 	// their halved probabilities back up past the threshold.
 	other := *hotelDoc
