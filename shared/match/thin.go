@@ -48,10 +48,10 @@ const (
 	// names a holiday booking's "booking", and "taxi" (0.32 from
 	// "holiday") and "airport" reach none of its words: it was delegated
 	// at 0.74. Over every labelled set (golden dev and train splits, 108
-	// hostile sets) the best guesses this bar newly thins were right 15
-	// times in 45 at a mean of 0.60, halved to 0.30; 0.65 took in 64
-	// more, 20 of them right (a "family counselor" is 0.62 from
-	// "therapist").
+	// hostile sets) the best guesses this bar newly thins were right 9
+	// times in 38 at a mean of 0.56, halved to 0.28; 0.65 took in 56
+	// more, 18 of them right, and five right delegations for twelve
+	// wrong ones (a "family counselor" is 0.62 from "therapist").
 	thinLabelAlign = 0.6
 	// thinShrink scales a thin link's probability: about what such
 	// delegations were right at.
