@@ -113,7 +113,7 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 	}
 	var steps []decide.Step
 	var stepOf []decide.Decision // the decision each step was made from
-	var stepAt []int             // the part each step was first made from
+	first := -1                  // the part the first step was made from
 	for pi, pd := range parts {
 		if pd.Decision.Action != decide.Delegate || pd.Decision.Chosen == nil {
 			continue // a part no skill takes confidently is dropped
@@ -134,11 +134,13 @@ func (m *Matcher) Plan(whole decide.Decision, parts []PartDecision) *decide.Deci
 		if !merged {
 			steps = append(steps, decide.Step{Part: pd.Part, Chosen: *pd.Decision.Chosen, Probability: pd.Decision.Probability})
 			stepOf = append(stepOf, pd.Decision)
-			stepAt = append(stepAt, pi)
+			if first < 0 {
+				first = pi
+			}
 		}
 	}
 	if len(steps) == 1 {
-		if d := m.wholeStepsIn(whole, parts, steps[0], stepOf[0], stepAt[0]); d != nil {
+		if d := m.wholeStepsIn(whole, parts, steps[0], first); d != nil {
 			return d
 		}
 	}
@@ -363,15 +365,15 @@ func capSteps(steps []decide.Step, n int) []decide.Step {
 // on the broken step outside the depot canteen ... - report it, then get
 // the step repaired" went to a facilities repair at 0.76, the incident
 // report unmade, while "get the step repaired" alone went nowhere (a
-// septic-tank emptying at 0.14). Parts merely
-// listed or cut at a loose cue are not read, as in skipsFirst: SGD's
-// turns open with an acknowledgement ("This looks perfect for me. Please
+// septic-tank emptying at 0.14). Parts merely listed or cut at a loose
+// cue are not read, as in skipsFirst: SGD's turns open with an
+// acknowledgement ("This looks perfect for me. Please
 // make a reservation at this hotel."), and a whole request's skill stood
 // in for them beside a search the acknowledgement seemed to ask for. The
 // plan's probability is the lower of the two. nil: no such plan.
-func (m *Matcher) wholeStepsIn(whole decide.Decision, parts []PartDecision, step decide.Step, of decide.Decision, at int) *decide.Decision {
+func (m *Matcher) wholeStepsIn(whole decide.Decision, parts []PartDecision, step decide.Step, at int) *decide.Decision {
 	if whole.Action != decide.Delegate || whole.Chosen == nil || loose(parts) || !parts[0].Ordered ||
-		delegatesTo(of, whole.Chosen.Key) || coversPart(whole.Chosen.Key, parts[at], m.policy.Threshold) {
+		delegatesTo(parts[at].Decision, whole.Chosen.Key) || coversPart(whole.Chosen.Key, parts[at], m.policy.Threshold) {
 		return nil
 	}
 	for j, pd := range parts {
