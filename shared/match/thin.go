@@ -87,8 +87,7 @@ func (m *Matcher) shrinkThin(req *extract.Requirement, out []Ranked) {
 			continue
 		}
 		if q == nil {
-			q = newThinQuery(wv, req.Need)
-			q.leansBack = q.leansBack || len(req.History) > 0
+			q = newThinQuery(wv, req.Need, len(req.History) > 0)
 		}
 		if word, ok := q.thin(r.Entry, r.Dense); ok {
 			if thin == nil {
@@ -207,10 +206,11 @@ type thinWord struct {
 	vec  []float32
 }
 
-func newThinQuery(wv rerank.WordVectors, need string) *thinQuery {
-	q := &thinQuery{wv: wv, words: analyze.Words(need)}
+// newThinQuery reads need, a request with earlier turns or none.
+func newThinQuery(wv rerank.WordVectors, need string, earlier bool) *thinQuery {
+	q := &thinQuery{wv: wv, words: analyze.Words(need), leansBack: earlier}
 	for i := range q.words {
-		if roleOf(q.words, i) == rolePointer {
+		if !q.leansBack && roleOf(q.words, i) == rolePointer {
 			q.leansBack = true
 		}
 	}

@@ -63,7 +63,7 @@ func TestThinLink(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, got := newThinQuery(wv, tt.need).thin(tt.doc, tt.dense); got != tt.want {
+			if _, got := newThinQuery(wv, tt.need, false).thin(tt.doc, tt.dense); got != tt.want {
 				t.Errorf("thin(%q, %s) = %v, want %v", tt.need, tt.doc.Key, got, tt.want)
 			}
 		})
