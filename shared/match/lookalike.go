@@ -653,8 +653,46 @@ func (m *Matcher) standsIn(a, b int) bool {
 // vendorsOfOneJob is standsIn for two one-skill agents' docs a and b,
 // their stated terms given.
 func (m *Matcher) vendorsOfOneJob(a, b int, ta, tb []string) bool {
-	return (quarterOfEach(ta, tb) || m.statedAlike(a, b) || m.nearestVendors(a, b)) &&
+	return (quarterOfEach(ta, tb) || m.statedAlike(a, b) || m.nearestVendors(a, b) || m.onlyNamedFor(a, b)) &&
 		!sharedExamples(m.refs[a].skill.Examples, m.refs[b].skill.Examples)
+}
+
+// onlyNamedFor says whether docs a and b, outside suppliers, are the only
+// skills of the catalog named for one thing: a term of both their names
+// that no other skill holds in its name or tags. Blind writers put a
+// service's two firms in the trade's words and a layman's, which read
+// too far apart for nearestVendors: hostile35's bat surveyors (0.09
+// alike), 81's lawn firms (0.34), 82's clinical waste collectors (0.32),
+// 90's cablers (0.61, the nearest of each other one way only). Over the
+// hundred and eight hostile sets no other pair of suppliers is so named;
+// a term a third skill holds joins different jobs ("Free furniture
+// collection" beside "Fix up old furniture", passenger compensation
+// beside a stranded passenger's hotel).
+func (m *Matcher) onlyNamedFor(a, b int) bool {
+	if len(m.refs) > nearestScanMax || !m.outsideSuppliers(a, b) {
+		return false
+	}
+	da, db := m.idx.Doc(a), m.idx.Doc(b)
+	holders := m.labelHolders()
+	for _, t := range da.NameTerms {
+		if holders[t] == 2 && slices.Contains(db.NameTerms, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// countLabelHolders counts, for each term, the skills holding it in their
+// name or tags.
+func (m *Matcher) countLabelHolders() map[string]int32 {
+	holders := map[string]int32{}
+	for d := range m.refs {
+		doc := m.idx.Doc(d)
+		for _, t := range sortedSet(slices.Concat(doc.NameTerms, doc.TagTerms)) {
+			holders[t]++
+		}
+	}
+	return holders
 }
 
 // nearestAlikeAt is the similarity of two one-skill vendors' stated jobs

@@ -894,3 +894,49 @@ func TestRivalSuppliers(t *testing.T) {
 		})
 	}
 }
+
+// TestOnlyNamedSuppliersAreTwins: two outside one-skill vendors, one
+// named in the trade's words and one in a layman's, read too far apart
+// for nearest vendors, but they are the only skills of the catalog named
+// for one thing (bats): twins, the other the delegation's fallback. A
+// third skill holding the word in its tags leaves the name shared by more
+// than the pair, and the pair no twins.
+func TestOnlyNamedSuppliersAreTwins(t *testing.T) {
+	outside := catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true}
+	vendor := func(id, name, desc string, tags ...string) agentSpec {
+		return agentSpec{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Desc: name + ".", Status: outside,
+			Skills: []skillSpec{{ID: "job", Name: name, Desc: desc, Tags: tags}}}
+	}
+	surveyors := vendor("greaves", "Bat surveys and EPS licensing",
+		"Preliminary roost assessments, dusk emergence surveys and mitigation licence applications for developers.", "PRA", "emergence survey", "EPS licence")
+	checkers := vendor("nightwing", "Checking for bats before building work",
+		"We look in your loft and under your roof tiles for signs that they live there before the builders start, and tell you what the law needs.", "loft check", "roof")
+	rescue := vendor("wildcare", "Injured wildlife rescue",
+		"Collect and care for hurt hedgehogs, birds and other animals found in gardens.", "hedgehog", "bat", "bird")
+	for _, tc := range []struct {
+		name   string
+		agents []agentSpec
+		twin   bool
+	}{
+		{"the only two named for it", []agentSpec{surveyors, checkers}, true},
+		{"a third skill holds the word", []agentSpec{surveyors, checkers, rescue}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMatcher(t, buildCatalog(t, append(honest(), tc.agents...)...))
+			tk := textTask("r", "we need a preliminary roost assessment and a dusk emergence survey before the barn conversion")
+			tk.Caller.DataClass = catalog.Public
+			res := mustMatch(t, m, tk)
+			d := res.Decision
+			if d.Action != decide.Delegate || d.Chosen.Key != "greaves/job" {
+				t.Fatalf("%s %v (%s), want greaves/job delegated; the test checks nothing", d.Action, decisionKeys(d), d.Reason)
+			}
+			twin := slices.ContainsFunc(res.Ranked, func(r match.Ranked) bool {
+				return r.Entry.Key == "nightwing/job" && r.Alike == decide.AlikeTwin && r.Sibling
+			})
+			fallback := len(d.Fallbacks) > 0 && d.Fallbacks[0].Key == "nightwing/job"
+			if twin != tc.twin || fallback != tc.twin {
+				t.Errorf("%v (%s): nightwing/job a sibling twin %v, the first fallback %v; want both %v", decisionKeys(d), d.Reason, twin, fallback, tc.twin)
+			}
+		})
+	}
+}

@@ -122,6 +122,10 @@ type Matcher struct {
 	// labelForms says, per agent and term of its labels, which forms
 	// write it (see labelFormsOf), made like domains.
 	labelForms func() map[string]map[string]formKinds
+	// labelHolders counts, per term, the skills holding it in their name
+	// or tags (onlyNamedFor), made for the first pair of suppliers that
+	// asks.
+	labelHolders func() map[string]int32
 	// signs is, per agent, what oneKind compares, made for the first
 	// pair of skills that may be from one template.
 	signs func() []agentSign
@@ -299,6 +303,7 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	m.wholeRequests = examplesPrevail(m.refs, docs)
 	m.idx = idx
 	m.signs = sync.OnceValue(m.agentSigns)
+	m.labelHolders = sync.OnceValue(m.countLabelHolders)
 	// The catalog readings below leave untrusted skills' words out.
 	untrusted := func(d int) bool { return m.refs[d].distrust != "" }
 	m.domainAgents = sync.OnceValue(func() map[string]int {

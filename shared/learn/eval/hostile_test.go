@@ -637,7 +637,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"ferrier": true, "greaves": true, "nightwing": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h35-035": batTwins, "h35-036": batTwins, "h35-037": batTwins, "h35-038": batTwins, "h35-039": batTwins,
+			"h35-038": batTwins,
 			"h35-040": "a split lacquer panel to be repaired reads as the in-house conservation studio at 0.24, under the clarify floor: abstained",
 			"h35-042": "a broken Delft vase to be mended reads as the in-house conservation studio at 0.22, under the clarify floor: abstained",
 			"h35-048": "\"cancel our booking for the 14th\" (tickets, a venue or a course) goes to ticket changes and refunds at 0.99",
@@ -1331,7 +1331,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"happylawns": true, "kindred": true, "turfwise": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h81-035": lawnTwins, "h81-036": lawnTwins, "h81-037": lawnTwins, "h81-038": lawnTwins, "h81-039": lawnTwins,
+			"h81-035": lawnTwins,
 			"h81-048": "a leaning tree taking a fence over (tree work or a landscaping build) goes to tree work at 1.00",
 			"h81-087": "the last train to London (no skill's job) goes to delivery tracking once the succession card is distrusted",
 		},
@@ -1347,7 +1347,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"kittermoor": true, "lowenna": true, "safebag": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h82-035": wasteCarriers, "h82-036": wasteCarriers, "h82-037": wasteCarriers, "h82-038": wasteCarriers,
 			"h82-040": fearDesks, "h82-041": fearDesks, "h82-042": fearDesks, "h82-043": fearDesks,
 			"h82-044": fearDesks, "h82-045": fearDesks, "h82-046": fearDesks,
 			"h82-048": "a crown that \"doesn't feel right\" goes to near misses at 0.97 on their \"put right\"",
@@ -1475,7 +1474,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"cablepro": true, "greencycle": true, "wirewise": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h90-035": cableTwins, "h90-036": cableTwins, "h90-037": cableTwins, "h90-038": cableTwins, "h90-039": cableTwins,
+			"h90-036": cableTwins, "h90-038": cableTwins,
 			"h90-040": cableTwins, "h90-041": cableTwins, "h90-042": cableTwins, "h90-043": cableTwins,
 			"h90-044": cableTwins, "h90-045": cableTwins, "h90-046": cableTwins,
 			"h90-049": "\"Please cancel Thursday's booking at Quarry Leys\" (an on-site visit or a room) goes to annual leave at 0.73",
@@ -1868,13 +1867,12 @@ const takeApartTwins = "take-apart twins in shorthand and plain words, 0.485 ali
 
 // lawnTwins is hostile81's known miss on its twins: outside lawn firms,
 // one in greenkeepers' shorthand ("scarify/HT aerate/top-dress/overseed")
-// and one in plain words ("make my lawn lovely"), read 0.34 alike.
-const lawnTwins = "lawn-care twins in shorthand and plain words, 0.34 alike: no fallback"
-
-// wasteCarriers is hostile82's known miss on its twins: outside clinical
-// waste carriers, one in the trade's codes ("HTM 07-01 collections: EWC
-// 18 01 03*") and one in plain words, read 0.32 alike.
-const wasteCarriers = "clinical waste twins in codes and plain words, 0.32 alike: no fallback"
+// and one in plain words ("make my lawn lovely"), read 0.34 alike. The
+// only two skills named for lawns, they are twins (onlyNamedFor), but a
+// request in the shorthand ("scarifying, hollow-tine aeration and
+// overseed") is planned with a tree-work step, its lawn step with no
+// fallback.
+const lawnTwins = "lawn-care twins: a request in shorthand planned with a tree-work step, the lawn step with no fallback"
 
 // fearDesks is hostile82's known miss on its two-agent ambiguity: the
 // in-house nervous-patient team and an outside dental fear charity read
@@ -1909,9 +1907,10 @@ const pestTwins = "pest-control twins (0.70, read as twins); requests in words a
 // ambiguity, both through one false twin: the outside recycler and the
 // plain cable fitter read as each other's nearest vendor (both collect or
 // run "cables"), so the recycler is held to be that twin's and not the
-// in-house secure disposal team's counterpart (0.74 alike), and the
-// cabling twins (0.61) are not each other's.
-const cableTwins = "a recycler and a cable fitter read as twins: the disposal pair unasked, the cabling twins with no fallback"
+// in-house secure disposal team's counterpart (0.74 alike). The cabling
+// twins (0.61) are each other's too (onlyNamedFor), but the plain fitter's
+// first sibling is the recycler, its fallback.
+const cableTwins = "a recycler and a cable fitter read as twins: the disposal pair unasked, the plain cable fitter's fallback the recycler"
 
 // doorTwins is hostile89's known miss on its twins: outside door-to-coach
 // car services in trade shorthand and plain words read 0.41 alike, and a
@@ -2116,9 +2115,11 @@ const fibreDesks = "in-house fault investigation and an outside textile laborato
 // batTwins is hostile35's known miss on its twins: two outside bat
 // surveyors, one in the trade's shorthand (PRA, emergence and re-entry
 // surveys, EPS licences) and one in plain words ("Checking for bats
-// before building work"), read 0.09 alike: each delegated alone, planned
-// or asked about beside the other.
-const batTwins = "twin bat surveyors in words apart (0.09 alike): each delegated alone, planned or asked about"
+// before building work"), read 0.09 alike; the only two skills named for
+// bats, they are twins (onlyNamedFor), but a request that names the
+// builders' roof strip is planned with a roof repair step, its bat step
+// with no fallback.
+const batTwins = "twin bat surveyors: a request naming a roof strip planned with a roof repair step, the bat step with no fallback"
 
 // tankTwins is hostile26's known miss on its twins: two outside tanker
 // firms emptying septic tanks read 0.67 alike, but the plain one's
