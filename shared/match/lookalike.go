@@ -667,7 +667,9 @@ func (m *Matcher) vendorsOfOneJob(a, b int, ta, tb []string) bool {
 // hundred and eight hostile sets no other pair of suppliers is so named;
 // a term a third skill holds joins different jobs ("Free furniture
 // collection" beside "Fix up old furniture", passenger compensation
-// beside a stranded passenger's hotel).
+// beside a stranded passenger's hotel). Two firms doing different things
+// to one object ("Dog walking", "Dog grooming") would read as twins too:
+// the cost is a wrong fallback, and no catalog here has such a pair.
 func (m *Matcher) onlyNamedFor(a, b int) bool {
 	if len(m.refs) > nearestScanMax || !m.outsideSuppliers(a, b) {
 		return false
