@@ -579,17 +579,20 @@ func TestNearestVendorsAreTwins(t *testing.T) {
 	}
 }
 
+// outsideVendor is an outside supplier (external, internal clearance)
+// offering one skill, "hire" of the agent id.
+func outsideVendor(id, name, desc string, tags ...string) agentSpec {
+	return agentSpec{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Desc: name + ".",
+		Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true},
+		Skills: []skillSpec{{ID: "hire", Name: name, Desc: desc, Tags: tags}}}
+}
+
 // robeVendors are two outside one-skill vendors of academic dress hire
 // written in words apart (a trade's and a layman's), each the other's
 // nearest: twins.
 func robeVendors() (robes, outfits agentSpec) {
-	vendor := func(id, name, desc string, tags ...string) agentSpec {
-		return agentSpec{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Desc: name + ".",
-			Status: catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true},
-			Skills: []skillSpec{{ID: "hire", Name: name, Desc: desc, Tags: tags}}}
-	}
-	return vendor("robemakers", "Academic dress hire", "Gowns, hoods and caps hired out for degree ceremonies, fitted by height and chest size.", "academic dress", "gown hire", "hood"),
-		vendor("outfitters", "Graduation outfit rental", "Rent the long black robe and the square hat for your big day; we post them to you before the event.", "graduation outfit", "robe rental", "square hat")
+	return outsideVendor("robemakers", "Academic dress hire", "Gowns, hoods and caps hired out for degree ceremonies, fitted by height and chest size.", "academic dress", "gown hire", "hood"),
+		outsideVendor("outfitters", "Graduation outfit rental", "Rent the long black robe and the square hat for your big day; we post them to you before the event.", "graduation outfit", "robe rental", "square hat")
 }
 
 // TestNearestVendorTwinIsAFallback: a twin the request's words kept off
@@ -902,16 +905,11 @@ func TestRivalSuppliers(t *testing.T) {
 // third skill holding the word in its tags leaves the name shared by more
 // than the pair, and the pair no twins.
 func TestOnlyNamedSuppliersAreTwins(t *testing.T) {
-	outside := catalog.Status{Health: catalog.Up, Clearance: catalog.Internal, External: true}
-	vendor := func(id, name, desc string, tags ...string) agentSpec {
-		return agentSpec{ID: id, Name: strings.ToUpper(id[:1]) + id[1:], Desc: name + ".", Status: outside,
-			Skills: []skillSpec{{ID: "job", Name: name, Desc: desc, Tags: tags}}}
-	}
-	surveyors := vendor("greaves", "Bat surveys and EPS licensing",
+	surveyors := outsideVendor("greaves", "Bat surveys and EPS licensing",
 		"Preliminary roost assessments, dusk emergence surveys and mitigation licence applications for developers.", "PRA", "emergence survey", "EPS licence")
-	checkers := vendor("nightwing", "Checking for bats before building work",
+	checkers := outsideVendor("nightwing", "Checking for bats before building work",
 		"We look in your loft and under your roof tiles for signs that they live there before the builders start, and tell you what the law needs.", "loft check", "roof")
-	rescue := vendor("wildcare", "Injured wildlife rescue",
+	rescue := outsideVendor("wildcare", "Injured wildlife rescue",
 		"Collect and care for hurt hedgehogs, birds and other animals found in gardens.", "hedgehog", "bat", "bird")
 	for _, tc := range []struct {
 		name   string
@@ -927,15 +925,15 @@ func TestOnlyNamedSuppliersAreTwins(t *testing.T) {
 			tk.Caller.DataClass = catalog.Public
 			res := mustMatch(t, m, tk)
 			d := res.Decision
-			if d.Action != decide.Delegate || d.Chosen.Key != "greaves/job" {
-				t.Fatalf("%s %v (%s), want greaves/job delegated; the test checks nothing", d.Action, decisionKeys(d), d.Reason)
+			if d.Action != decide.Delegate || d.Chosen.Key != "greaves/hire" {
+				t.Fatalf("%s %v (%s), want greaves/hire delegated; the test checks nothing", d.Action, decisionKeys(d), d.Reason)
 			}
 			twin := slices.ContainsFunc(res.Ranked, func(r match.Ranked) bool {
-				return r.Entry.Key == "nightwing/job" && r.Alike == decide.AlikeTwin && r.Sibling
+				return r.Entry.Key == "nightwing/hire" && r.Alike == decide.AlikeTwin && r.Sibling
 			})
-			fallback := len(d.Fallbacks) > 0 && d.Fallbacks[0].Key == "nightwing/job"
+			fallback := len(d.Fallbacks) > 0 && d.Fallbacks[0].Key == "nightwing/hire"
 			if twin != tc.twin || fallback != tc.twin {
-				t.Errorf("%v (%s): nightwing/job a sibling twin %v, the first fallback %v; want both %v", decisionKeys(d), d.Reason, twin, fallback, tc.twin)
+				t.Errorf("%v (%s): nightwing/hire a sibling twin %v, the first fallback %v; want both %v", decisionKeys(d), d.Reason, twin, fallback, tc.twin)
 			}
 		})
 	}
