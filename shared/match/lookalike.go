@@ -657,11 +657,12 @@ func (m *Matcher) vendorsOfOneJob(a, b int, ta, tb []string) bool {
 		!sharedExamples(m.refs[a].skill.Examples, m.refs[b].skill.Examples)
 }
 
-// onlyNamedFor says whether docs a and b, outside suppliers, are the only
-// skills of the catalog named for one thing: a term of both their names
-// that no other skill holds in its name or tags. Blind writers put a
-// service's two firms in the trade's words and a layman's, which read
-// too far apart for nearestVendors: hostile35's bat surveyors (0.09
+// onlyNamedFor says whether docs a and b, trusted outside suppliers, are
+// the only skills of the catalog named for one thing: a term of both
+// their names that no other trusted skill holds in its name or tags.
+// Blind writers put a service's two firms in the trade's words and a
+// layman's, which read too far apart for nearestVendors: hostile35's
+// bat surveyors (0.09
 // alike), 81's lawn firms (0.34), 82's clinical waste collectors (0.32),
 // 90's cablers (0.61, the nearest of each other one way only). Over the
 // hundred and eight hostile sets no other pair of suppliers is so named;
@@ -671,7 +672,7 @@ func (m *Matcher) vendorsOfOneJob(a, b int, ta, tb []string) bool {
 // to one object ("Dog walking", "Dog grooming") would read as twins too:
 // the cost is a wrong fallback, and no catalog here has such a pair.
 func (m *Matcher) onlyNamedFor(a, b int) bool {
-	if len(m.refs) > nearestScanMax || !m.outsideSuppliers(a, b) {
+	if len(m.refs) > nearestScanMax || !m.outsideSuppliers(a, b) || m.refs[a].distrust != "" || m.refs[b].distrust != "" {
 		return false
 	}
 	da, db := m.idx.Doc(a), m.idx.Doc(b)
@@ -684,11 +685,15 @@ func (m *Matcher) onlyNamedFor(a, b int) bool {
 	return false
 }
 
-// countLabelHolders counts, for each term, the skills holding it in their
-// name or tags.
+// countLabelHolders counts, for each term, the trusted skills holding it
+// in their name or tags: an untrusted card's words neither make two
+// suppliers twins nor part them.
 func (m *Matcher) countLabelHolders() map[string]int32 {
 	holders := map[string]int32{}
 	for d := range m.refs {
+		if m.refs[d].distrust != "" {
+			continue
+		}
 		doc := m.idx.Doc(d)
 		for _, t := range sortedSet(slices.Concat(doc.NameTerms, doc.TagTerms)) {
 			holders[t]++
