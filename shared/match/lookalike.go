@@ -659,12 +659,12 @@ func (m *Matcher) vendorsOfOneJob(a, b int, ta, tb []string) bool {
 
 // onlyNamedFor says whether docs a and b, trusted outside suppliers, are
 // the only skills of the catalog named for one thing: a term of both
-// their names that no other trusted skill holds in its name or tags.
-// Blind writers put a service's two firms in the trade's words and a
-// layman's, which read too far apart for nearestVendors: hostile35's
-// bat surveyors (0.09
-// alike), 81's lawn firms (0.34), 82's clinical waste collectors (0.32),
-// 90's cablers (0.61, the nearest of each other one way only). Over the
+// their names that no other trusted agent holds in a skill's name or tags
+// (labelAgents; each of the two offers one skill). Blind writers put a
+// service's two firms in the trade's words and a layman's, which read too
+// far apart for nearestVendors: hostile35's bat surveyors (0.09 alike),
+// 81's lawn firms (0.34), 82's clinical waste collectors (0.32), 90's
+// cablers (0.61, the nearest of each other one way only). Over the
 // hundred and eight hostile sets no other pair of suppliers is so named;
 // a term a third skill holds joins different jobs ("Free furniture
 // collection" beside "Fix up old furniture", passenger compensation
@@ -676,30 +676,13 @@ func (m *Matcher) onlyNamedFor(a, b int) bool {
 		return false
 	}
 	da, db := m.idx.Doc(a), m.idx.Doc(b)
-	holders := m.labelHolders()
+	agents := m.labelAgents()
 	for _, t := range da.NameTerms {
-		if holders[t] == 2 && slices.Contains(db.NameTerms, t) {
+		if agents[t] == 2 && slices.Contains(db.NameTerms, t) {
 			return true
 		}
 	}
 	return false
-}
-
-// countLabelHolders counts, for each term, the trusted skills holding it
-// in their name or tags: an untrusted card's words neither make two
-// suppliers twins nor part them.
-func (m *Matcher) countLabelHolders() map[string]int32 {
-	holders := map[string]int32{}
-	for d := range m.refs {
-		if m.refs[d].distrust != "" {
-			continue
-		}
-		doc := m.idx.Doc(d)
-		for _, t := range sortedSet(slices.Concat(doc.NameTerms, doc.TagTerms)) {
-			holders[t]++
-		}
-	}
-	return holders
 }
 
 // nearestAlikeAt is the similarity of two one-skill vendors' stated jobs

@@ -122,10 +122,10 @@ type Matcher struct {
 	// labelForms says, per agent and term of its labels, which forms
 	// write it (see labelFormsOf), made like domains.
 	labelForms func() map[string]map[string]formKinds
-	// labelHolders counts, per term, the skills holding it in their name
-	// or tags (onlyNamedFor), made for the first pair of suppliers that
-	// asks.
-	labelHolders func() map[string]int32
+	// labelAgents counts, per term, the trusted agents holding it in a
+	// skill's name or tags (onlyNamedFor), made for the first pair of
+	// suppliers that asks.
+	labelAgents func() map[string]int
 	// signs is, per agent, what oneKind compares, made for the first
 	// pair of skills that may be from one template.
 	signs func() []agentSign
@@ -303,7 +303,6 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 	m.wholeRequests = examplesPrevail(m.refs, docs)
 	m.idx = idx
 	m.signs = sync.OnceValue(m.agentSigns)
-	m.labelHolders = sync.OnceValue(m.countLabelHolders)
 	// The catalog readings below leave untrusted skills' words out.
 	untrusted := func(d int) bool { return m.refs[d].distrust != "" }
 	m.domainAgents = sync.OnceValue(func() map[string]int {
@@ -320,6 +319,12 @@ func New(cat *catalog.Catalog, opts ...Option) (*Matcher, error) {
 		return newCardForms(m.jobLexicon, idx.Doc, idx.Len(), untrusted)
 	})
 	m.labelForms = sync.OnceValue(func() map[string]map[string]formKinds { return labelFormsOf(idx.Doc, idx.Len()) })
+	m.labelAgents = sync.OnceValue(func() map[string]int {
+		agents, _ := termAgents(idx.Doc, idx.Len(), untrusted, func(d *index.Doc, _ []string) [][]string {
+			return [][]string{d.NameTerms, d.TagTerms}
+		})
+		return agents
+	})
 	m.instances = sync.OnceValue(func() []*listInstance {
 		return instanceTerms(idx.Doc, idx.Len(), untrusted)
 	})

@@ -209,10 +209,8 @@ type thinWord struct {
 // newThinQuery reads need, a request with earlier turns or none.
 func newThinQuery(wv rerank.WordVectors, need string, earlier bool) *thinQuery {
 	q := &thinQuery{wv: wv, words: analyze.Words(need), leansBack: earlier}
-	for i := range q.words {
-		if !q.leansBack && roleOf(q.words, i) == rolePointer {
-			q.leansBack = true
-		}
+	for i := 0; i < len(q.words) && !q.leansBack; i++ {
+		q.leansBack = roleOf(q.words, i) == rolePointer
 	}
 	for _, w := range q.words {
 		if analyze.IsStopword(w) {
