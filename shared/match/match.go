@@ -946,6 +946,7 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 	out = m.addTwin(req, out)
 	markUnnamed(req, out)
 	m.shrinkThin(req, out)
+	m.shrinkAskedOnly(req, out)
 	shrinkUnmade(req, out)
 	m.shrinkUnnamedInstances(req, out)
 	return out, nil

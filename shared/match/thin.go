@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/skillmatch/skillmatch/shared/match/extract"
 	"github.com/skillmatch/skillmatch/shared/match/rerank"
@@ -64,6 +65,9 @@ const (
 	// of them clinc150's "cancel it"), so the factor stays a little
 	// above the pooled one.
 	unnamedShrink = 0.1
+	// askedShrink scales the probability of a skill tied to a request of
+	// one content word only by an asking word (shrinkAskedOnly).
+	askedShrink = 0.1
 )
 
 // shrinkThin lowers the probability of each candidate tied to the request
@@ -331,6 +335,105 @@ func (q *thinQuery) speaksTo(d *index.Doc, link string, bar float32) bool {
 			if w.term != link && vector.Cosine(w.vec, v) >= bar {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// shrinkAskedOnly lowers the probability of each candidate whose only tie
+// to a request of one content word is an asking word: "what do we need to
+// do about the account?" went to a hardship team's "we record the support
+// they need" at 0.87, and "I need a dentist" to a therapist search "for
+// whatever you need" at 0.90, where neither skill holds the thing asked
+// for, nor a word close to it (thinAlign). Asking words say that something
+// is wanted, never what (asking). A request with a pointer is
+// markUnnamed's; one with earlier turns may name the thing there.
+func (m *Matcher) shrinkAskedOnly(req *extract.Requirement, out []Ranked) {
+	wv := m.cfg.words
+	if wv == nil || len(out) == 0 || req == nil || len(req.History) > 0 {
+		return
+	}
+	words := analyze.Words(req.Need)
+	var thing string
+	var asks []string
+	for i, w := range words {
+		switch roleOf(words, i) {
+		case rolePointer:
+			return
+		case roleContent:
+			if thing != "" {
+				return
+			}
+			thing = w
+		case roleAsk:
+			if asking[w] {
+				asks = append(asks, analyze.Stem(w))
+			}
+		}
+	}
+	if thing == "" || len(asks) == 0 {
+		return
+	}
+	stem := analyze.Stem(thing)
+	var vec []float32 // the thing's vector, made for the first candidate that asks
+	var note []string
+	for i := range out {
+		r := &out[i]
+		if r.Prob < m.policy.ClarifyFloor || r.Unnamed || r.Entry == nil || holdsThing(r.Entry, stem) ||
+			!slices.ContainsFunc(asks, func(t string) bool { return skillHolds(r.Entry, t) }) {
+			continue
+		}
+		if vec == nil {
+			vec = make([]float32, wv.Dim())
+			if _, ok := wv.WordVector(vec, thing); !ok {
+				return // a word without a vector: nothing tells what it is near
+			}
+		}
+		if nearWord(wv, r.Entry, vec, thinAlign) {
+			continue
+		}
+		if note == nil {
+			note = make([]string, len(out))
+		}
+		note[i] = fmt.Sprintf("only an asking word ties it to the request: it holds nothing of %q. ", thing)
+	}
+	if note != nil {
+		unpair(out, note)
+		shrinkMarked(out, note, askedShrink)
+	}
+}
+
+// holdsThing says whether skill d's text holds the thing asked for: its
+// term or a term of its family ("plumber" beside "plumbing": one stem the
+// other's start, of four letters or more). WordNet's related words are no
+// evidence here: they mix a word's senses, and "account" is related to
+// the "record" of "we record the support they need".
+func holdsThing(d *index.Doc, stem string) bool {
+	for _, terms := range [...][]string{d.NameTerms, d.TagTerms, d.DescTerms, d.ExampleTerms} {
+		for _, t := range terms {
+			short, long := t, stem
+			if len(short) > len(long) {
+				short, long = long, short
+			}
+			if len(short) >= 4 && strings.HasPrefix(long, short) || t == stem {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nearWord says whether a word of skill d's text or examples stands at a
+// cosine of bar or more from vec.
+func nearWord(wv rerank.WordVectors, d *index.Doc, vec []float32, bar float32) bool {
+	skill := append([]string(nil), d.TextWords...)
+	for _, e := range d.Examples {
+		skill = analyze.AppendContentWords(skill, 0, analyze.Words(e))
+	}
+	v := make([]float32, wv.Dim())
+	for _, s := range skill {
+		if _, ok := wv.WordVector(v, s); ok && vector.Cosine(vec, v) >= bar {
+			return true
 		}
 	}
 	return false

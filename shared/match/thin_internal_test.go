@@ -334,3 +334,50 @@ func TestDemoteMarked(t *testing.T) {
 		})
 	}
 }
+
+// TestAskedOnly: a skill tied to a request of one content word only by an
+// asking word ("need") reports askedShrink of its probability; one that
+// holds the thing asked for, or a word close to it, keeps its own, and so
+// does every skill when the request names two things, points at one, or
+// follows earlier turns.
+func TestAskedOnly(t *testing.T) {
+	m := &Matcher{cfg: config{words: embed.Default().(rerank.WordVectors)}, policy: decide.DefaultPolicy}
+	hardship := analyzed(index.Doc{Key: "collections/hardship", AgentID: "collections", SkillID: "hardship", AgentName: "Collections",
+		Name: "Extra support for owners in difficult circumstances",
+		Description: "Where an owner's health or caring duties affect the business, we record the support they need and pause collections.",
+		Tags: []string{"breathing space", "pause"}})
+	plumbing := analyzed(index.Doc{Key: "trades/plumbing", AgentID: "trades", SkillID: "plumbing", AgentName: "Trades", Name: "Emergency plumbing",
+		Description: "Whatever you need fixed at home: leaks, burst pipes, blocked drains."})
+	for _, tt := range []struct {
+		name   string
+		req    *extract.Requirement
+		doc    *index.Doc
+		shrunk bool
+	}{
+		{"only the asking word", &extract.Requirement{Need: "what do we need to do about the account?"}, hardship, true},
+		{"only the asking word, a thing it does not hold", &extract.Requirement{Need: "I need a dentist"}, plumbing, true},
+		{"holds the thing", &extract.Requirement{Need: "I need a plumber for a burst pipe"}, plumbing, false},
+		{"a word of the thing's family", &extract.Requirement{Need: "I need a plumber"}, plumbing, false},
+		{"a word close to the thing", &extract.Requirement{Need: "we need a cab"}, rideDoc, false},
+		{"holds no asking word", &extract.Requirement{Need: "I need a dentist"}, rideDoc, false},
+		{"two things", &extract.Requirement{Need: "I need the account statement"}, hardship, false},
+		{"points at one", &extract.Requirement{Need: "what do we need to do about it?"}, hardship, false},
+		{"after earlier turns", &extract.Requirement{Need: "what do we need to do about the account?",
+			History: []string{"my husband is in hospital and the business is struggling"}}, hardship, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := []Ranked{ranked(tt.doc, 0.4, 0.9), ranked(hotelDoc, 0.2, 0.05)}
+			m.shrinkAskedOnly(tt.req, out)
+			want := 0.9
+			if tt.shrunk {
+				want = 0.9 * askedShrink
+			}
+			if got := out[0].Prob; got < want-1e-9 || got > want+1e-9 {
+				t.Errorf("%q: %s at %v, want %v", tt.req.Need, tt.doc.Key, got, want)
+			}
+			if tt.shrunk != strings.Contains(out[0].Reason, "only an asking word") {
+				t.Errorf("reason %q: want the asking word named exactly when shrunk", out[0].Reason)
+			}
+		})
+	}
+}

@@ -233,14 +233,16 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"northgate": true, "ironvale": true, "coinbridge": true},
 		ambiguous: []string{"ambiguity-pair"},
 		// Its first run also delegated "make it go through" to a flood
-		// card tagged "Go" (h12-083, mended since); the rest is listed as
-		// what fails today, not mended.
+		// card tagged "Go" (h12-083, mended since) and "what do we need
+		// to do about the account?" to hardship support at 0.87 on its
+		// description's "we need" (h12-079, mended since:
+		// shrinkAskedOnly); the rest is listed as what fails today, not
+		// mended.
 		misses: map[string]string{
 			"h12-035": "the Monday takings collection is planned with an account closure (\"paid straight into its account\"): the twin cash collector is no fallback of a plan's step",
 			"h12-040": dueDiligence, "h12-041": dueDiligence, "h12-042": dueDiligence, "h12-043": dueDiligence,
 			"h12-044": dueDiligence, "h12-045": dueDiligence, "h12-046": dueDiligence,
 			"h12-069": "an ice-cream kiosk wanting card payments goes to the flood's \"TillSpark Kiosk\" terminal at 0.89, the honest terminal order second",
-			"h12-079": "\"what do we need to do about the account?\" points at nothing (no pronoun) and goes to hardship support at 0.87 on its description's \"we need\"",
 		},
 	},
 	{
