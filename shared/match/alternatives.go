@@ -458,12 +458,28 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 			}
 		}
 	}
+	// An act on an arrangement beside only whom, when or where it is for
+	// names no bookable thing either ("Please cancel Thursday for my
+	// mum", "Cancel Thursday's booking for Tern, please", each delegated
+	// to a catalog's one bookable thing of many at 0.70-0.81), but
+	// for a skill whose label is that act ("Cancel an appointment":
+	// "cancel Mrs Dunn's 2pm"; "Reserve a restaurant": "I want to make a
+	// reservation at the Sparrow Bar").
+	actsOnly := pointers == 0 && content > 0 && slices.ContainsFunc(words, func(w string) bool { return arranging[w] })
+	if actsOnly {
+		names := properNames(req.Need)
+		for i, w := range words {
+			if roleOf(words, i) == roleContent && (names[w] || whomFor[w] || w[0] >= '0' && w[0] <= '9') {
+				content--
+			}
+		}
+	}
 	if (pointers == 0 && (content > 0 || asks == 0)) || content > 1 {
 		return
 	}
 	var note []string
 	for i := range out {
-		out[i].Unnamed = !namesJob(words, out[i].Entry)
+		out[i].Unnamed = !namesJob(words, out[i].Entry) && !(actsOnly && labelsArrangement(words, out[i].Entry))
 		if out[i].Unnamed {
 			if note == nil {
 				note = make([]string, len(out))
@@ -474,6 +490,25 @@ func markUnnamed(req *extract.Requirement, out []Ranked) {
 	if note != nil {
 		shrinkMarked(out, note, unnamedShrink)
 	}
+}
+
+// whomFor are the words that say whom an arrangement is for, as a name
+// would: kin and titles.
+var whomFor = map[string]bool{
+	"mum": true, "mom": true, "dad": true, "mother": true, "father": true, "son": true, "daughter": true,
+	"wife": true, "husband": true, "partner": true, "nan": true, "gran": true, "grandma": true, "grandad": true,
+	"mr": true, "mrs": true, "ms": true, "miss": true, "dr": true,
+}
+
+// labelsArrangement says whether skill d's name or tags hold every
+// arranging word of the request: the act is the skill's job.
+func labelsArrangement(words []string, d *index.Doc) bool {
+	for _, w := range words {
+		if t := analyze.Stem(w); arranging[w] && !has(d.NameTerms, t) && !has(d.TagTerms, t) {
+			return false
+		}
+	}
+	return true
 }
 
 // wordRole is what a word of a request does in it, as markUnnamed counts.
@@ -583,7 +618,10 @@ func properNames(text string) map[string]bool {
 	var names map[string]bool
 	start, lower := true, false
 	for _, f := range strings.Fields(text) {
+		// A name's possessive is the name: analyze.Words reads
+		// "Dunlop's" as "dunlop".
 		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) })
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		if w != "" {
 			r := []rune(w)
 			switch {

@@ -236,6 +236,14 @@ func TestUnnamedWords(t *testing.T) {
 		{cancels, "cancel our booking for Saturday", true},
 		{cancels, "cancel the lodge for Saturday", false},
 		{leave, "cancel my annual leave on Friday", false},
+		// Beside only whom, when or where it is for, too, but for a
+		// skill whose label is the act.
+		{leave, "Please cancel Thursday for my mum.", true},
+		{leave, "Cancel Thursday's booking for Tern, please.", true},
+		{leave, "Please cancel Mr Dunlop's booking for the 14th", true},
+		{cancels, "Please cancel Thursday for my mum.", false},
+		{cancels, "Cancel Thursday's booking for Tern, please.", true},
+		{cancels, "Please cancel the lodge for my mum", false},
 		{extend, "I need it changed before the weekend", true},
 		{extend, "can it be extended?", false},
 		// "too late" judges a thing not named.

@@ -596,7 +596,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h32-039": "stone chips and a paint scratch read as the in-house windscreen repairs at 0.64, under the bar: abstained",
 			"h32-048": "\"take the car away on Thursday\" (a collection, a recovery, a lease return) goes to first notification of an accident at 0.80",
-			"h32-050": "cancelling \"Tuesday's appointment\" (a service, a delivery, a repair) goes to delivery booking at 0.73",
 		},
 	},
 	{
@@ -657,7 +656,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"boatmarket": true, "homeward": true, "seaway": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h36-048": "\"cancel Thursday's booking for Tern\" (a berth, a lift or a course) goes to annual leave at 0.81",
 			"h36-049": "\"sort out the mast on Kestrel\" (unstepping, rigging or a repair) goes to mast unstepping at 0.82",
 		},
 	},
@@ -673,7 +671,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h37-040": fibreDesks, "h37-041": fibreDesks, "h37-042": fibreDesks, "h37-043": fibreDesks,
 			"h37-044": fibreDesks, "h37-045": fibreDesks, "h37-046": fibreDesks,
-			"h37-048": "\"cancel Thursday for The Anchor\" (a collection, a delivery or a round) goes to annual leave at 0.71",
 			"h37-090": "a washing machine for a kitchen at home (no skill's job) goes to the curtain cleaners, pooled as twins to 0.74",
 		},
 	},
@@ -1047,7 +1044,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h62-040": therapyDesks, "h62-041": therapyDesks, "h62-042": therapyDesks, "h62-043": therapyDesks,
 			"h62-044": therapyDesks, "h62-046": therapyDesks,
-			"h62-048": "\"please cancel Thursday for my mum\" (a visit, a session or a booking) goes to the outside physio at 0.71",
 			"h62-050": "a query on an agency nurse's bill (the family's fees or the agency's invoice) goes to fee queries at 0.85",
 			"h62-089": "a pub table for Mother's Day (no skill's job) goes to booking a visit at 0.79",
 		},
@@ -1479,7 +1475,6 @@ var hostileSets = []hostileSet{
 			"h90-036": cableTwins, "h90-038": cableTwins,
 			"h90-040": cableTwins, "h90-041": cableTwins, "h90-042": cableTwins, "h90-043": cableTwins,
 			"h90-044": cableTwins, "h90-045": cableTwins, "h90-046": cableTwins,
-			"h90-049": "\"Please cancel Thursday's booking at Quarry Leys\" (an on-site visit or a room) goes to annual leave at 0.73",
 		},
 	},
 	{
