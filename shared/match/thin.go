@@ -322,12 +322,8 @@ func (q *thinQuery) wordOf(t string) string {
 // close (a cosine of bar or more) to a word of the skill's text or
 // examples.
 func (q *thinQuery) speaksTo(d *index.Doc, link string, bar float32) bool {
-	skill := append([]string(nil), d.TextWords...)
-	for _, e := range d.Examples {
-		skill = analyze.AppendContentWords(skill, 0, analyze.Words(e))
-	}
 	v := make([]float32, q.wv.Dim())
-	for _, s := range skill {
+	for _, s := range skillWords(d) {
 		if _, ok := q.wv.WordVector(v, s); !ok {
 			continue
 		}
@@ -426,15 +422,21 @@ func holdsThing(d *index.Doc, stem string) bool {
 // nearWord says whether a word of skill d's text or examples stands at a
 // cosine of bar or more from vec.
 func nearWord(wv rerank.WordVectors, d *index.Doc, vec []float32, bar float32) bool {
-	skill := append([]string(nil), d.TextWords...)
-	for _, e := range d.Examples {
-		skill = analyze.AppendContentWords(skill, 0, analyze.Words(e))
-	}
 	v := make([]float32, wv.Dim())
-	for _, s := range skill {
+	for _, s := range skillWords(d) {
 		if _, ok := wv.WordVector(v, s); ok && vector.Cosine(vec, v) >= bar {
 			return true
 		}
 	}
 	return false
+}
+
+// skillWords are the words of skill d's text and the content words of its
+// examples.
+func skillWords(d *index.Doc) []string {
+	words := append([]string(nil), d.TextWords...)
+	for _, e := range d.Examples {
+		words = analyze.AppendContentWords(words, 0, analyze.Words(e))
+	}
+	return words
 }
