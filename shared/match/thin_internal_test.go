@@ -1,6 +1,8 @@
 package match
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -351,9 +353,9 @@ func TestDemoteMarked(t *testing.T) {
 func TestAskedOnly(t *testing.T) {
 	m := &Matcher{cfg: config{words: embed.Default().(rerank.WordVectors)}, policy: decide.DefaultPolicy}
 	hardship := analyzed(index.Doc{Key: "collections/hardship", AgentID: "collections", SkillID: "hardship", AgentName: "Collections",
-		Name: "Extra support for owners in difficult circumstances",
+		Name:        "Extra support for owners in difficult circumstances",
 		Description: "Where an owner's health or caring duties affect the business, we record the support they need and pause collections.",
-		Tags: []string{"breathing space", "pause"}})
+		Tags:        []string{"breathing space", "pause"}})
 	plumbing := analyzed(index.Doc{Key: "trades/plumbing", AgentID: "trades", SkillID: "plumbing", AgentName: "Trades", Name: "Emergency plumbing",
 		Description: "Whatever you need fixed at home: leaks, burst pipes, blocked drains."})
 	for _, tt := range []struct {
@@ -387,5 +389,29 @@ func TestAskedOnly(t *testing.T) {
 				t.Errorf("reason %q: want the asking word named exactly when shrunk", out[0].Reason)
 			}
 		})
+	}
+}
+
+// TestProperNames: a word capitalized mid-sentence is a name, its
+// possessive too (analyze.Words reads "Dunlop's" as "dunlop"); the first
+// word, acronyms and a request written all in capitals or title case give
+// none.
+func TestProperNames(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"the usual for the Kiln House", []string{"house", "kiln"}},
+		{"Please cancel Mr Dunlop's booking for Thursday", []string{"dunlop", "mr", "thursday"}},
+		{"Cancel the Hendersons' booking", []string{"hendersons"}},
+		{"Cancel it. Thursday is off", nil},
+		{"the VAT on PO 1234", nil},
+		{"CANCEL THE BOOKING", nil},
+		{"Cancel The Booking", nil},
+	} {
+		got := slices.Sorted(maps.Keys(properNames(tt.text)))
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("properNames(%q) = %v, want %v", tt.text, got, tt.want)
+		}
 	}
 }
