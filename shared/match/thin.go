@@ -351,7 +351,7 @@ func (m *Matcher) shrinkAskedOnly(req *extract.Requirement, out []Ranked) {
 	}
 	words := analyze.Words(req.Need)
 	var thing string
-	var asks []string
+	var asks, arranges []string
 	for i, w := range words {
 		switch roleOf(words, i) {
 		case rolePointer:
@@ -362,8 +362,11 @@ func (m *Matcher) shrinkAskedOnly(req *extract.Requirement, out []Ranked) {
 			}
 			thing = w
 		case roleAsk:
-			if asking[w] {
+			switch {
+			case asking[w]:
 				asks = append(asks, analyze.Stem(w))
+			case arranging[w]:
+				arranges = append(arranges, analyze.Stem(w))
 			}
 		}
 	}
@@ -375,8 +378,11 @@ func (m *Matcher) shrinkAskedOnly(req *extract.Requirement, out []Ranked) {
 	var note []string
 	for i := range out {
 		r := &out[i]
+		// An arrangement the skill names ("I'd like to make a dinner
+		// reservation" to a restaurant's reservations) ties it too.
 		if r.Prob < m.policy.ClarifyFloor || r.Unnamed || r.Entry == nil || holdsThing(r.Entry, stem) ||
-			!slices.ContainsFunc(asks, func(t string) bool { return skillHolds(r.Entry, t) }) {
+			!slices.ContainsFunc(asks, func(t string) bool { return skillHolds(r.Entry, t) }) ||
+			slices.ContainsFunc(arranges, func(t string) bool { return has(r.Entry.NameTerms, t) || has(r.Entry.TagTerms, t) }) {
 			continue
 		}
 		if vec == nil {

@@ -162,7 +162,7 @@ func TestUnnamedShrinks(t *testing.T) {
 		{"not thin: no pointer", "sort out lodging", []float64{0.9, 0.6}, []float64{0.9, 0.6}},
 		{"only asks", "I need help", []float64{1, 0.3}, []float64{unnamedShrink, 0.3 * unnamedShrink}},
 		{"only asks, in office English", "please action ASAP", []float64{1, 0.3}, []float64{unnamedShrink, 0.3 * unnamedShrink}},
-		{"not thin: asks nothing", "where are you from", []float64{0.9, 0.6}, []float64{0.9, 0.6}},
+		{"asks nothing, in neither skill's words", "where are you from", []float64{0.9, 0.6}, []float64{0.9 * unnamedShrink, 0.6 * unnamedShrink}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,6 +202,9 @@ func TestUnnamedWords(t *testing.T) {
 		Name: "Book an event", Description: "Places at library events.", Tags: []string{"author talks", "talk"}})
 	greeter := analyzed(index.Doc{Key: "talk/greeting", AgentID: "talk", SkillID: "greeting", AgentName: "Small talk",
 		Name: "Greeting", Description: "Answers a hello with one."})
+	origin := analyzed(index.Doc{Key: "talk/origin", AgentID: "talk", SkillID: "origin", AgentName: "Small talk",
+		Name: "Where the assistant is from", Description: "Says where the assistant comes from.",
+		Examples: []string{"where are you from", "where were you made"}})
 	for _, tt := range []struct {
 		doc     *index.Doc
 		need    string
@@ -280,6 +283,17 @@ func TestUnnamedWords(t *testing.T) {
 		{leave, "the usual for Priya Shah", true},
 		{leave, "holiday for Priya Shah", false},
 		{refunds, "will it rain in Leeds tomorrow", false},
+		// A request that names nothing, points at nothing and asks
+		// nothing names a skill only in the skill's own words; an ask
+		// noun or "I'd like" names no job either.
+		{origin, "where are you from?", false},
+		{origin, "are you from here", true},
+		{leave, "what should I do?", true},
+		{refunds, "I have a question", true},
+		{refunds, "I have a question about my refund", false},
+		{letters, "I'd like some information", true},
+		{letters, "I'd like a status letter", false},
+		{refunds, "I like the new refund form", false},
 	} {
 		out := []Ranked{ranked(tt.doc, 0.5, 0.8), ranked(hotelDoc, 0.5, 0.3)}
 		markUnnamed(&extract.Requirement{Need: tt.need}, out)
@@ -356,6 +370,8 @@ func TestAskedOnly(t *testing.T) {
 		Name:        "Extra support for owners in difficult circumstances",
 		Description: "Where an owner's health or caring duties affect the business, we record the support they need and pause collections.",
 		Tags:        []string{"breathing space", "pause"}})
+	tables := analyzed(index.Doc{Key: "dining/reserve", AgentID: "dining", SkillID: "reserve", AgentName: "Dining", Name: "Restaurant reservations",
+		Description: "Make a table booking at a restaurant you choose."})
 	plumbing := analyzed(index.Doc{Key: "trades/plumbing", AgentID: "trades", SkillID: "plumbing", AgentName: "Trades", Name: "Emergency plumbing",
 		Description: "Whatever you need fixed at home: leaks, burst pipes, blocked drains."})
 	for _, tt := range []struct {
@@ -370,6 +386,7 @@ func TestAskedOnly(t *testing.T) {
 		{"a word of the thing's family", &extract.Requirement{Need: "I need a plumber"}, plumbing, false},
 		{"a word close to the thing", &extract.Requirement{Need: "we need a cab"}, rideDoc, false},
 		{"holds no asking word", &extract.Requirement{Need: "I need a dentist"}, rideDoc, false},
+		{"names the arrangement asked for", &extract.Requirement{Need: "I need to make a dinner reservation"}, tables, false},
 		{"two things", &extract.Requirement{Need: "I need the account statement"}, hardship, false},
 		{"points at one", &extract.Requirement{Need: "what do we need to do about it?"}, hardship, false},
 		{"after earlier turns", &extract.Requirement{Need: "what do we need to do about the account?",

@@ -642,7 +642,6 @@ var hostileSets = []hostileSet{
 			"h35-040": "a split lacquer panel to be repaired reads as the in-house conservation studio at 0.24, under the clarify floor: abstained",
 			"h35-042": "a broken Delft vase to be mended reads as the in-house conservation studio at 0.22, under the clarify floor: abstained",
 			"h35-048": "\"cancel our booking for the 14th\" (tickets, a venue or a course) goes to ticket changes and refunds at 0.99",
-			"h35-049": "\"give something to the Trust\" (a donation, a legacy or an object) goes to legacy enquiries at 0.74",
 			"h35-085": "renewing a passport (no skill's job) goes to membership renewal at 0.78 on \"renew\"",
 		},
 	},
