@@ -250,6 +250,9 @@ var recalls = map[string]bool{
 	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true, "weekend": true,
 }
 
+// ordinals count the times a thing has happened ("the third time").
+var ordinals = map[string]bool{"first": true, "second": true, "third": true, "fourth": true, "fifth": true}
+
 // earlierTalk recalls an earlier conversation, and so points at what it
 // settled: "not what we agreed" went to guest complaints at 0.91,
 // "follow up on what we discussed".
@@ -266,7 +269,10 @@ func recalled(words []string, i int) bool {
 	case "this": // "this afternoon" is a time, not a thing pointed at
 		return i+1 < len(words) && (words[i+1] == "week" || words[i+1] == "weekend" || words[i+1] == "month" || words[i+1] == "year" || dayParts[words[i+1]])
 	case "time", "week", "month", "year":
-		return i > 0 && words[i-1] == "last"
+		return i > 0 && (words[i-1] == "last" || words[i] == "time" && ordinals[words[i-1]])
+	case "first", "second", "third", "fourth", "fifth": // ordinals
+		// "this is the second time this has happened" recalls the times before
+		return i+1 < len(words) && words[i+1] == "time"
 	case "morning", "afternoon", "evening", "night": // dayParts
 		// "got this through the door this morning", "on Monday morning"
 		return i > 0 && (words[i-1] == "this" || recalls[words[i-1]])
@@ -292,7 +298,7 @@ var asking = map[string]bool{
 	"done": true, "handle": true, "deal": true, "sort": true, "take": true, "care": true, "asap": true,
 	"someone": true, "somebody": true, "anyone": true, "anybody": true,
 	"ideas": true, "look": true, "chance": true, "needful": true, "action": true, "actioned": true,
-	"supposed": true,
+	"supposed": true, "urgent": true, "urgently": true,
 }
 
 // askNouns name an ask without saying what it is about: "I have a
@@ -407,7 +413,26 @@ var contactVerbs = map[string]bool{"ring": true, "call": true, "phone": true, "e
 // contactAsk says whether words[i] is a contact verb asking for a reply:
 // "ring me back" ("what do you want to call me" asks a name).
 func contactAsk(words []string, i int) bool {
-	return contactVerbs[words[i]] && i+2 < len(words) && (words[i+1] == "me" || words[i+1] == "us") && words[i+2] == "back"
+	return contactVerbs[words[i]] && i+1 < len(words) && (words[i+1] == "me" || words[i+1] == "us") &&
+		(i+2 < len(words) && words[i+2] == "back" || callsOnly(words, i))
+}
+
+// callsOnly says whether the contact verb at words[i] ends the request
+// but for a time or a please ("it's urgent, call me", "ring us asap"):
+// a call asked for, with no job beside it; "call me a taxi" names one.
+// Unlike a call back, it names no call-back skill either (namesJob): "it's
+// urgent, call me" went to on-call rotas and eight other skills in a probe
+// of every blind catalog.
+func callsOnly(words []string, i int) bool {
+	if i > 0 && words[i-1] == "to" {
+		return false // "what do you want to call me" asks a name
+	}
+	for _, w := range words[i+2:] {
+		if !asking[w] && !recalls[w] && w != "please" {
+			return false
+		}
+	}
+	return true
 }
 
 // followUp says whether words[i] is "follow" (any form) before "up": a
@@ -611,7 +636,7 @@ func roleOf(words []string, i int) wordRole {
 // report at 0.92 and to a code review at 0.99.
 func namesJob(words []string, d *index.Doc) bool {
 	for i, w := range words {
-		if referents[w] || asksFor(words, i) || arranging[w] || recalled(words, i) || askingParticle(words, i) || followUp(words, i) || asksRoute(words, i) || judged(words, i) {
+		if referents[w] || asksFor(words, i) || arranging[w] || contactAsk(words, i) && callsOnly(words, i) || recalled(words, i) || askingParticle(words, i) || followUp(words, i) || asksRoute(words, i) || judged(words, i) {
 			continue
 		}
 		if greetings[w] && has(d.DescTerms, analyze.Stem(w)) {

@@ -202,6 +202,8 @@ func TestUnnamedWords(t *testing.T) {
 		Name: "Book an event", Description: "Places at library events.", Tags: []string{"author talks", "talk"}})
 	greeter := analyzed(index.Doc{Key: "talk/greeting", AgentID: "talk", SkillID: "greeting", AgentName: "Small talk",
 		Name: "Greeting", Description: "Answers a hello with one."})
+	oncall := analyzed(index.Doc{Key: "rota/on-call", AgentID: "rota", SkillID: "on-call", AgentName: "Rotas",
+		Name: "On-call cover", Description: "Find an engineer to cover an on-call night.", Tags: []string{"call-out", "cover"}})
 	origin := analyzed(index.Doc{Key: "talk/origin", AgentID: "talk", SkillID: "origin", AgentName: "Small talk",
 		Name: "Where the assistant is from", Description: "Says where the assistant comes from.",
 		Examples: []string{"where are you from", "where were you made"}})
@@ -277,6 +279,13 @@ func TestUnnamedWords(t *testing.T) {
 		{refunds, "could somebody call us back?", true},
 		{refunds, "can someone call me back when they have a minute?", true},
 		{refunds, "could somebody call us back about the refund?", false},
+		{refunds, "it's urgent, call me", true},
+		{oncall, "it's urgent, call me", true},
+		{oncall, "ring us asap please", true},
+		{oncall, "call me when the on-call engineer is free", false},
+		{refunds, "what do you want to call me", false},
+		{letters, "this is the second time this has happened", true},
+		{letters, "the second status letter", false},
 		{leave, "following up on my message of Tuesday", true},
 		{leave, "following up on my earlier message", true},
 		{leave, "we had this in the post this morning, what now?", true},
