@@ -2258,7 +2258,8 @@ type hostileRun struct {
 // clarified and twins delegated with the twin as fallback in at least 85%
 // of their tasks, vague requests and requests no single skill takes never
 // delegated, the injected, stuffed
-// and spam cards never ranked first — and logs the rest (a clone ranked
+// and spam cards never ranked first, vague probes of our own
+// (vagueProbes) never delegated on any set's catalog — and logs the rest (a clone ranked
 // first beside the card it copies, what each category decided, a twins
 // figure a set marks as under the bar).
 func TestHostileSet(t *testing.T) {
@@ -2307,6 +2308,8 @@ func testHostileSet(t *testing.T, h hostileSet) {
 		}
 		runs = append(runs, r)
 	}
+
+	testVagueProbes(t, strings.TrimPrefix(h.dir, "testdata/"), m)
 
 	// Per category: decisions and top-1.
 	type catFig struct{ tasks, withExp, top1, del, delRight, clar, plan, abst int }
@@ -2660,4 +2663,96 @@ func TestHostileCardsSuppressNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// vagueProbes are requests that say nothing of what is wanted, written for
+// this test rather than by the sets' writers, so that no set's own vague
+// requests are all a rule is tried on. Every set's catalog is asked each
+// one (no caller scopes, no earlier turns).
+var vagueProbes = []string{
+	"help me with this",
+	"can you sort this out for me",
+	"I have a question",
+	"there's a problem",
+	"something's wrong with my account",
+	"it's not working",
+	"please fix it asap",
+	"it's urgent, call me",
+	"can someone look at this",
+	"I need some help with an issue",
+	"what should I do?",
+	"do whatever needs doing",
+	"we need to talk about the account",
+	"I'm not happy about it",
+	"this is the second time this has happened",
+	"can you check something for me",
+	"I have an issue with my order",
+	"there's something wrong",
+	"I want to make a change",
+	"can I get some advice?",
+	"it broke again",
+	"need this done today",
+	"can you deal with the thing from yesterday",
+	"who can help me?",
+	"I'd like some information",
+	"my details are wrong",
+	"please call me back",
+	"what's happening with it?",
+	"I need to speak to someone about my account",
+	"can you help me with a problem I'm having",
+}
+
+// probeMisses are the vague probes delegated today, by set, each with the
+// skill and probability: what fails, not mended. Some are arguable in
+// their catalog (a call back beside a video call, wrong details beside a
+// record correction); most go to a skill holding one generic word
+// ("account", "check", "order").
+var probeMisses = map[string]map[string]string{
+	"hostile2":   {"I need to speak to someone about my account": "it-desk/reset-password at 0.92", "something's wrong with my account": "it-desk/reset-password at 0.99"},
+	"hostile3":   {"my details are wrong": "records/update-contact at 0.74"},
+	"hostile12":  {"something's wrong with my account": "payments/payment-recall at 0.99"},
+	"hostile19":  {"can you check something for me": "vetchpryor/lab-analysis at 0.95"},
+	"hostile23":  {"I need to speak to someone about my account": "trade-accounts/credit-limit at 0.82", "we need to talk about the account": "trade-accounts/credit-limit at 0.91"},
+	"hostile31":  {"my details are wrong": "records/record-correction at 0.91"},
+	"hostile33":  {"can you check something for me": "peepdrains/camera-check at 0.76"},
+	"hostile35":  {"it's not working": "nightwing/bat-check at 0.81"},
+	"hostile50":  {"can you check something for me": "vouchers/voucher-balance at 0.71", "please fix it asap": "complaints/redo-request at 0.98"},
+	"hostile62":  {"please call me back": "visiting/video-call at 0.86"},
+	"hostile70":  {"I need to speak to someone about my account": "temppay/bank-details at 0.80", "I'm not happy about it": "complaints/complaint at 0.93", "something's wrong with my account": "temppay/bank-details at 0.72", "we need to talk about the account": "temppay/bank-details at 0.81"},
+	"hostile78":  {"I need to speak to someone about my account": "it/access-request at 0.79"},
+	"hostile79":  {"can you check something for me": "proofs/artwork-check at 0.89"},
+	"hostile82":  {"can you check something for me": "bookings/routine-checkup at 0.79", "we need to talk about the account": "accounts/pay-account at 0.81"},
+	"hostile87":  {"I'm not happy about it": "complaints/escalate-complaint at 0.92"},
+	"hostile95":  {"we need to talk about the account": "socfinance/society-balance at 0.82"},
+	"hostile99":  {"we need to talk about the account": "livehelp/live-guide at 0.88"},
+	"hostile101": {"my details are wrong": "people/payslip-query at 0.72", "please call me back": "rota/on-call-cover at 0.81"},
+	"hostile104": {"I have an issue with my order": "deliveries/delivery-booking at 0.81", "please call me back": "rota/on-call-cover at 0.81"},
+	"hostile107": {"I have an issue with my order": "orders/order-change at 0.84"},
+}
+
+// testVagueProbes asks the set's matcher every vague probe and fails on a
+// delegation not listed in probeMisses, and on a listed one that is no
+// longer made.
+func testVagueProbes(t *testing.T, name string, m *match.Matcher) {
+	t.Helper()
+	delegated := 0
+	for i, text := range vagueProbes {
+		gt := golden.Task{ID: fmt.Sprintf("probe-%02d", i), Text: text}
+		res, err := m.Match(context.Background(), gt.ToTask())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res.Decision
+		_, listed := probeMisses[name][text]
+		switch {
+		case d.Action == decide.Delegate && !listed:
+			t.Errorf("vague probe %q delegated to %s at %.2f", text, d.Chosen.Key, d.Probability)
+		case d.Action != decide.Delegate && listed:
+			t.Errorf("vague probe %q is listed as a known miss but is not delegated now (%s): take it off the list", text, d.Action)
+		}
+		if d.Action == decide.Delegate {
+			delegated++
+		}
+	}
+	t.Logf("vague probes: %d asked, delegated %d (all known misses)", len(vagueProbes), delegated)
 }
