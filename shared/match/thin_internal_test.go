@@ -202,6 +202,8 @@ func TestUnnamedWords(t *testing.T) {
 		Name: "Book an event", Description: "Places at library events.", Tags: []string{"author talks", "talk"}})
 	greeter := analyzed(index.Doc{Key: "talk/greeting", AgentID: "talk", SkillID: "greeting", AgentName: "Small talk",
 		Name: "Greeting", Description: "Answers a hello with one."})
+	camera := analyzed(index.Doc{Key: "drains/camera-check", AgentID: "drains", SkillID: "camera-check", AgentName: "Drains",
+		Name: "Drain camera check", Description: "A camera survey of your drains to find and fix blockages."})
 	oncall := analyzed(index.Doc{Key: "rota/on-call", AgentID: "rota", SkillID: "on-call", AgentName: "Rotas",
 		Name: "On-call cover", Description: "Find an engineer to cover an on-call night.", Tags: []string{"call-out", "cover"}})
 	origin := analyzed(index.Doc{Key: "talk/origin", AgentID: "talk", SkillID: "origin", AgentName: "Small talk",
@@ -285,6 +287,9 @@ func TestUnnamedWords(t *testing.T) {
 		{oncall, "call me when the on-call engineer is free", false},
 		{refunds, "what do you want to call me", false},
 		{letters, "this is the second time this has happened", true},
+		{camera, "can you check something for me", true},
+		{camera, "please fix it asap", true},
+		{camera, "can you check the drains for me", false},
 		{letters, "the second status letter", false},
 		{leave, "following up on my message of Tuesday", true},
 		{leave, "following up on my earlier message", true},

@@ -2706,22 +2706,18 @@ var vagueProbes = []string{
 // skill and probability: what fails, not mended. Some are arguable in
 // their catalog (a call back beside a video call, wrong details beside a
 // record correction); most go to a skill holding one generic word
-// ("account", "check", "order").
+// ("account", "order").
 var probeMisses = map[string]map[string]string{
 	"hostile2":   {"I need to speak to someone about my account": "it-desk/reset-password at 0.92", "something's wrong with my account": "it-desk/reset-password at 0.99"},
 	"hostile3":   {"my details are wrong": "records/update-contact at 0.74"},
 	"hostile12":  {"something's wrong with my account": "payments/payment-recall at 0.99"},
-	"hostile19":  {"can you check something for me": "vetchpryor/lab-analysis at 0.95"},
 	"hostile23":  {"I need to speak to someone about my account": "trade-accounts/credit-limit at 0.82", "we need to talk about the account": "trade-accounts/credit-limit at 0.91"},
 	"hostile31":  {"my details are wrong": "records/record-correction at 0.91"},
-	"hostile33":  {"can you check something for me": "peepdrains/camera-check at 0.76"},
 	"hostile35":  {"it's not working": "nightwing/bat-check at 0.81"},
-	"hostile50":  {"can you check something for me": "vouchers/voucher-balance at 0.71", "please fix it asap": "complaints/redo-request at 0.98"},
 	"hostile62":  {"please call me back": "visiting/video-call at 0.86"},
 	"hostile70":  {"I need to speak to someone about my account": "temppay/bank-details at 0.80", "I'm not happy about it": "complaints/complaint at 0.93", "something's wrong with my account": "temppay/bank-details at 0.72", "we need to talk about the account": "temppay/bank-details at 0.81"},
 	"hostile78":  {"I need to speak to someone about my account": "it/access-request at 0.79"},
-	"hostile79":  {"can you check something for me": "proofs/artwork-check at 0.89"},
-	"hostile82":  {"can you check something for me": "bookings/routine-checkup at 0.79", "we need to talk about the account": "accounts/pay-account at 0.81"},
+	"hostile82":  {"we need to talk about the account": "accounts/pay-account at 0.81"},
 	"hostile87":  {"I'm not happy about it": "complaints/escalate-complaint at 0.92"},
 	"hostile95":  {"we need to talk about the account": "socfinance/society-balance at 0.82"},
 	"hostile99":  {"we need to talk about the account": "livehelp/live-guide at 0.88"},
