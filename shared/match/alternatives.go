@@ -483,11 +483,12 @@ func askingParticle(words []string, i int) bool {
 // supplies, nor a file only one agent takes, and beside that holds at
 // most one content word (asking words are none), or it only asks, with no
 // content word at all ("I need help" went to a tenancy support referral
-// at 0.71; "where you from", which asks nothing, is small talk) — and none
-// of its words is part of the candidate's stated job (its name, tags or
-// description). "repeat that" names a repeat skill's job; "fix it" says
-// nothing of a pull-request review's, though a review example mentions a
-// fix. A thin request can be right for a skill only through the words
+// at 0.71), or it names, points at and asks nothing ("what should I do?";
+// such a request is a skill's only in the skill's own words, as a small
+// talk skill's example "where are you from") — and none of its words is
+// part of the candidate's stated job (its name, tags or description).
+// "repeat that" names a repeat skill's job; "fix it" says nothing of a
+// pull-request review's, though a review example mentions a fix. A thin request can be right for a skill only through the words
 // that define the skill. Every candidate is marked, not only the best:
 // success priors may reorder near-ties before the decider reads them.
 //
