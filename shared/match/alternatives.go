@@ -582,7 +582,7 @@ var whomFor = map[string]bool{
 // arranging word of the request: the act is the skill's job.
 func labelsArrangement(words []string, d *index.Doc) bool {
 	for _, w := range words {
-		if t := analyze.Stem(w); arranging[w] && !has(d.NameTerms, t) && !has(d.TagTerms, t) {
+		if arranging[w] && !labelled(d, analyze.Stem(w)) {
 			return false
 		}
 	}

@@ -678,7 +678,7 @@ func (m *Matcher) onlyNamedFor(a, b int) bool {
 	da, db := m.idx.Doc(a), m.idx.Doc(b)
 	agents := m.labelAgents()
 	for _, t := range da.NameTerms {
-		if agents[t] == 2 && slices.Contains(db.NameTerms, t) {
+		if agents[t] == 2 && has(db.NameTerms, t) {
 			return true
 		}
 	}

@@ -382,7 +382,7 @@ func (m *Matcher) shrinkAskedOnly(req *extract.Requirement, out []Ranked) {
 		// reservation" to a restaurant's reservations) ties it too.
 		if r.Prob < m.policy.ClarifyFloor || r.Unnamed || r.Entry == nil || holdsThing(r.Entry, stem) ||
 			!slices.ContainsFunc(asks, func(t string) bool { return skillHolds(r.Entry, t) }) ||
-			slices.ContainsFunc(arranges, func(t string) bool { return has(r.Entry.NameTerms, t) || has(r.Entry.TagTerms, t) }) {
+			slices.ContainsFunc(arranges, func(t string) bool { return labelled(r.Entry, t) }) {
 			continue
 		}
 		if vec == nil {
