@@ -947,6 +947,7 @@ func (m *Matcher) rebuild(req *extract.Requirement, sl *Shortlist, scored []rera
 	markUnnamed(req, out)
 	m.shrinkThin(req, out)
 	m.shrinkAskedOnly(req, out)
+	m.shrinkStrayFollowUp(req, sl, out)
 	shrinkUnmade(req, out)
 	m.shrinkUnnamedInstances(req, out)
 	return out, nil

@@ -446,3 +446,54 @@ func TestProperNames(t *testing.T) {
 		}
 	}
 }
+
+// TestStrayFollowUp: a follow-up that names nothing (times, replies,
+// pointers) loses thinShrink of its best candidate's probability when the
+// earlier turns do not point at that skill either; a turn with a content
+// or arranging word, one the conversation points at, and a first turn
+// keep theirs.
+func TestStrayFollowUp(t *testing.T) {
+	m := &Matcher{policy: decide.DefaultPolicy}
+	lab := analyzed(index.Doc{Key: "lab/keeping-quality", AgentID: "lab", SkillID: "keeping-quality", AgentName: "Lab",
+		Name: "Keeping-quality studies", Description: "We tell you how many days a product really keeps."})
+	leave := []string{"I'd like 14-18 July off as annual leave please"}
+	for _, tt := range []struct {
+		name    string
+		req     *extract.Requirement
+		history []*index.Doc // the earlier turns' best skills, best first
+		shrunk  bool
+	}{
+		{"names nothing, the conversation points elsewhere", &extract.Requirement{Need: "actually, make that the week after", History: leave}, []*index.Doc{holidayDoc, hotelDoc}, true},
+		{"only a time", &extract.Requirement{Need: "and on Sundays?", History: leave}, []*index.Doc{holidayDoc}, true},
+		{"the conversation points at it", &extract.Requirement{Need: "actually, make that the week after", History: leave}, []*index.Doc{holidayDoc, lab}, false},
+		{"a content word", &extract.Requirement{Need: "and the custard tarts too?", History: leave}, []*index.Doc{holidayDoc}, false},
+		{"an arranging word", &extract.Requirement{Need: "yes, make the booking", History: leave}, []*index.Doc{holidayDoc}, false},
+		{"a first turn", &extract.Requirement{Need: "actually, make that the week after"}, nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			docs := []*index.Doc{lab, holidayDoc, hotelDoc}
+			docOf := func(d *index.Doc) int { return slices.Index(docs, d) }
+			top, next := ranked(lab, 0.5, 0.9), ranked(holidayDoc, 0.3, 0.1)
+			top.Doc, next.Doc = docOf(lab), docOf(holidayDoc)
+			out := []Ranked{top, next}
+			sl := &Shortlist{}
+			if tt.history != nil {
+				sl.History = &index.Result{}
+				for _, d := range tt.history {
+					sl.History.Candidates = append(sl.History.Candidates, index.Candidate{Doc: docOf(d), Entry: d})
+				}
+			}
+			m.shrinkStrayFollowUp(tt.req, sl, out)
+			want := 0.9
+			if tt.shrunk {
+				want = 0.9 * thinShrink
+			}
+			if got := out[0].Prob; got < want-1e-9 || got > want+1e-9 {
+				t.Errorf("%q: %s at %v, want %v", tt.req.Need, out[0].Entry.Key, got, want)
+			}
+			if tt.shrunk != strings.Contains(out[0].Reason, "turns before it") {
+				t.Errorf("reason %q: want the note exactly when shrunk", out[0].Reason)
+			}
+		})
+	}
+}
