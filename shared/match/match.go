@@ -588,6 +588,7 @@ func (m *Matcher) Shortlist(ctx context.Context, req *extract.Requirement) (*Sho
 			q = carryTopic(q, req, domain)
 		}
 	}
+	q = withIdioms(q)
 	sl.Terms = analyze.Terms(q)
 	// BM25 also searches the other forms of the request's words that
 	// description-only cards hold; the reranker reads sl.Terms alone.

@@ -135,6 +135,7 @@ var hostileSets = []hostileSet{
 			"h6-045": "a payment that does not look right reads as the premium refund's job (its example: a premium taken twice)",
 			"h6-089": "a life insurance payout on a death reads as a medical emergency abroad (meaning similarity 0.69); no one offers life cover",
 			"h6-090": "\"leaving\" and \"leave\" are one term: a leaving cake reads as annual leave",
+			"h6-044": "\"money back\" asks for a refund (idioms), and the premium refund's card pays back after a cancellation; a trip called off is the travel claim's too, so a question was wanted",
 		},
 	},
 	{
