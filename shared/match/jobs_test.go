@@ -124,3 +124,44 @@ func TestNamedJobShowNoun(t *testing.T) {
 		t.Errorf("a seat request delegated to the movie search at %.2f", d.Probability)
 	}
 }
+
+// payablesDesk is an accounts-payable agent whose invoice skill's example
+// names one supplier, beside a stores agent.
+func payablesDesk() []agentSpec {
+	return []agentSpec{
+		{ID: "payables", Name: "Accounts Payable", Desc: "Supplier invoices and payments for everything the firm buys.",
+			Skills: []skillSpec{
+				{ID: "supplier-invoice", Name: "Process a supplier invoice",
+					Desc:     "Register a supplier invoice against its purchase order, match it to the goods received and approve it for payment.",
+					Tags:     []string{"supplier invoice", "purchase order"},
+					Examples: []string{"invoice HT-5521 from Harwick Timber for PO-77810, GBP 2,140"}},
+				{ID: "payment-queries", Name: "Supplier payment queries",
+					Desc: "Tell a supplier when an invoice will be or was paid and send the remittance advice.",
+					Tags: []string{"remittance", "payment date", "supplier"}}}},
+		{ID: "stores", Name: "Stores", Desc: "Timber, fixings and tools for the workshop.",
+			Skills: []skillSpec{{ID: "reorder", Name: "Reorder stock", Desc: "Reorder timber, sheet goods and fixings when stock runs low.",
+				Examples: []string{"reorder 20 lengths of 4x2 from Harwick Timber"}}}},
+	}
+}
+
+// A supplier asking whether its invoice was paid names itself, and the
+// invoice skill's example names the same supplier: the names say who
+// asks, and the payment queries' "paid" says what for (nameLed). A new
+// invoice from the supplier stays with the invoice skill.
+func TestCallerNamesDoNotPickTheJob(t *testing.T) {
+	m := newMatcher(t, buildCatalog(t, payablesDesk()...))
+	for _, tt := range []struct{ text, want string }{
+		{"This is Harwick Timber - has our invoice HT-5590 been paid yet?", "payables/payment-queries"},
+		{"invoice HT-5590 from Harwick Timber for PO-77911, GBP 1,320", "payables/supplier-invoice"},
+	} {
+		t.Run(tt.text, func(t *testing.T) {
+			res := mustMatch(t, m, textTask("n", tt.text))
+			if len(res.Ranked) == 0 {
+				t.Fatal("nothing ranked")
+			}
+			if got := res.Ranked[0].Entry.Key; got != tt.want {
+				t.Fatalf("best %s (p %.2f), want %s", got, res.Ranked[0].Prob, tt.want)
+			}
+		})
+	}
+}

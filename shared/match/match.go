@@ -856,8 +856,11 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		if err != nil {
 			return nil, "", fmt.Errorf("rank: %w", err)
 		}
-		topic := m.topicMove(req, sl, scored)
-		out, err := m.rebuild(req, sl, scored, m.cal, topic, m.namedJob(req, sl, scored))
+		topic, move := m.topicMove(req, sl, scored), m.namedJob(req, sl, scored)
+		if move == noMove {
+			m.nameLed(req, sl, scored)
+		}
+		out, err := m.rebuild(req, sl, scored, m.cal, topic, move)
 		m.markPairCalibrated(out, m.cal)
 		return out, DegradedReranker, err
 	}
@@ -873,10 +876,14 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 	if learnedFits {
 		// A reranker of the caller's own reads the skills' text and the
 		// earlier turns as it sees fit; the learned one reads the current
-		// turn alone (see topicMove) and is blind to one agent's jobs on
-		// cards with no examples (see namedJob).
+		// turn alone (see topicMove), is blind to one agent's jobs on
+		// cards with no examples (see namedJob) and weighs a caller's
+		// name in an example as any shared word (see nameLed).
 		topic = m.topicMove(req, sl, scored)
 		move = m.namedJob(req, sl, scored)
+		if move == noMove {
+			m.nameLed(req, sl, scored)
+		}
 	}
 	out, err := m.rebuild(req, sl, scored, cal, topic, move)
 	if learnedFits {
