@@ -146,16 +146,22 @@ func payablesDesk() []agentSpec {
 
 // A supplier asking whether its invoice was paid names itself, and the
 // invoice skill's example names the same supplier: the names say who
-// asks, and the payment queries' "paid" says what for (nameLed). A new
-// invoice from the supplier stays with the invoice skill.
+// asks, and the payment queries' "paid" says what for (nameLed), also for
+// a follow-up that names only the next invoice. A new invoice from the
+// supplier stays with the invoice skill.
 func TestCallerNamesDoNotPickTheJob(t *testing.T) {
 	m := newMatcher(t, buildCatalog(t, payablesDesk()...))
-	for _, tt := range []struct{ text, want string }{
-		{"This is Harwick Timber - has our invoice HT-5590 been paid yet?", "payables/payment-queries"},
-		{"invoice HT-5590 from Harwick Timber for PO-77911, GBP 1,320", "payables/supplier-invoice"},
+	for _, tt := range []struct{ history, text, want string }{
+		{"", "This is Harwick Timber - has our invoice HT-5590 been paid yet?", "payables/payment-queries"},
+		{"This is Harwick Timber - has our invoice HT-5590 been paid yet?", "and HT-5602 as well?", "payables/payment-queries"},
+		{"", "invoice HT-5590 from Harwick Timber for PO-77911, GBP 1,320", "payables/supplier-invoice"},
 	} {
 		t.Run(tt.text, func(t *testing.T) {
-			res := mustMatch(t, m, textTask("n", tt.text))
+			tk := textTask("n", tt.text)
+			if tt.history != "" {
+				withHistory(tk, tt.history)
+			}
+			res := mustMatch(t, m, tk)
 			if len(res.Ranked) == 0 {
 				t.Fatal("nothing ranked")
 			}
