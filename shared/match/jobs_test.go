@@ -154,6 +154,7 @@ func TestCallerNamesDoNotPickTheJob(t *testing.T) {
 	for _, tt := range []struct{ history, text, want string }{
 		{"", "This is Harwick Timber - has our invoice HT-5590 been paid yet?", "payables/payment-queries"},
 		{"This is Harwick Timber - has our invoice HT-5590 been paid yet?", "and HT-5602 as well?", "payables/payment-queries"},
+		{"", "Harwick Timber here - when will invoice HT-5590 be paid?", "payables/payment-queries"},
 		{"", "invoice HT-5590 from Harwick Timber for PO-77911, GBP 1,320", "payables/supplier-invoice"},
 	} {
 		t.Run(tt.text, func(t *testing.T) {
