@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillmatch/skillmatch/shared/match"
 	"github.com/skillmatch/skillmatch/shared/match/decide"
 )
 
@@ -46,17 +47,7 @@ func TestNamedJobPicksSibling(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			tk := textTask("j", tt.text)
-			if tt.history != "" {
-				withHistory(tk, tt.history)
-			}
-			res := mustMatch(t, m, tk)
-			if len(res.Ranked) == 0 {
-				t.Fatal("nothing ranked")
-			}
-			if got := res.Ranked[0].Entry.Key; got != tt.want {
-				t.Fatalf("best %s (p %.2f), want %s", got, res.Ranked[0].Prob, tt.want)
-			}
+			res := bestIs(t, m, tt.history, tt.text, tt.want)
 			for i := 1; i < len(res.Ranked); i++ {
 				if res.Ranked[i].Prob > res.Ranked[0].Prob {
 					t.Errorf("%s at p %.2f is below the best at p %.2f", res.Ranked[i].Entry.Key, res.Ranked[i].Prob, res.Ranked[0].Prob)
@@ -157,18 +148,24 @@ func TestCallerNamesDoNotPickTheJob(t *testing.T) {
 		{"", "Harwick Timber here - when will invoice HT-5590 be paid?", "payables/payment-queries"},
 		{"", "invoice HT-5590 from Harwick Timber for PO-77911, GBP 1,320", "payables/supplier-invoice"},
 	} {
-		t.Run(tt.text, func(t *testing.T) {
-			tk := textTask("n", tt.text)
-			if tt.history != "" {
-				withHistory(tk, tt.history)
-			}
-			res := mustMatch(t, m, tk)
-			if len(res.Ranked) == 0 {
-				t.Fatal("nothing ranked")
-			}
-			if got := res.Ranked[0].Entry.Key; got != tt.want {
-				t.Fatalf("best %s (p %.2f), want %s", got, res.Ranked[0].Prob, tt.want)
-			}
-		})
+		t.Run(tt.text, func(t *testing.T) { bestIs(t, m, tt.history, tt.text, tt.want) })
 	}
+}
+
+// bestIs matches text (after history, when given) and fails unless skill
+// want ranks first.
+func bestIs(t *testing.T, m *match.Matcher, history, text, want string) *match.Result {
+	t.Helper()
+	tk := textTask("j", text)
+	if history != "" {
+		withHistory(tk, history)
+	}
+	res := mustMatch(t, m, tk)
+	if len(res.Ranked) == 0 {
+		t.Fatal("nothing ranked")
+	}
+	if got := res.Ranked[0].Entry.Key; got != want {
+		t.Fatalf("best %s (p %.2f), want %s", got, res.Ranked[0].Prob, want)
+	}
+	return res
 }
