@@ -263,7 +263,20 @@ func stems(words ...string) map[string]bool {
 // and wrong ones -14; no golden decision moved. Leaving names out of
 // examples altogether cost 70 right delegations.
 func (m *Matcher) nameLed(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored) {
-	if len(scored) < 2 || scored[0].Entry == nil || m.refs[scored[0].Doc].distrust != "" {
+	if len(scored) < 2 || scored[0].Entry == nil || len(scored[0].Entry.ExampleTerms) == 0 || m.refs[scored[0].Doc].distrust != "" {
+		return
+	}
+	top := scored[0].Entry
+	// The siblings first: most rankings have none, and then the request's
+	// names are never read.
+	var siblings []int
+	for i := 1; i < min(len(scored), 3); i++ {
+		e := scored[i].Entry
+		if e != nil && e.AgentID == top.AgentID && m.refs[scored[i].Doc].distrust == "" && (sl.Demoted == nil || !sl.Demoted[scored[i].Doc]) {
+			siblings = append(siblings, i)
+		}
+	}
+	if len(siblings) == 0 {
 		return
 	}
 	q := req.Need
@@ -271,7 +284,6 @@ func (m *Matcher) nameLed(req *extract.Requirement, sl *Shortlist, scored []rera
 		q = req.History[len(req.History)-1] + " " + q
 	}
 	instance := callerNames(q)
-	top := scored[0].Entry
 	if !slices.ContainsFunc(top.ExampleTerms, func(t string) bool { return instance[t] }) {
 		return
 	}
@@ -281,14 +293,11 @@ func (m *Matcher) nameLed(req *extract.Requirement, sl *Shortlist, scored []rera
 			words = append(words, t)
 		}
 	}
-	for i := 1; i < min(len(scored), 3); i++ {
+	for _, i := range siblings {
 		e := scored[i].Entry
-		if e == nil || e.AgentID != top.AgentID || m.refs[scored[i].Doc].distrust != "" || sl.Demoted != nil && sl.Demoted[scored[i].Doc] {
-			continue
-		}
 		topOnly, siblingOnly := 0, 0
 		for _, t := range words {
-			inTop, inSibling := skillHolds(top, t), has(e.NameTerms, t) || has(e.TagTerms, t) || has(e.DescTerms, t)
+			inTop, inSibling := skillHolds(top, t), inText(e, t)
 			switch {
 			case inTop && !inSibling:
 				topOnly++

@@ -497,8 +497,15 @@ var timeWords = wordsOf(`day days week weeks weekends fortnight month months yea
 	mondays tuesdays wednesdays thursdays fridays saturdays sundays morning mornings afternoon afternoons
 	evening evenings night nights january february march april june july august september october november december`)
 
-// replyWords answer or hedge the turn before ("yes, fine", "actually").
-var replyWords = wordsOf(`yes yeah yep sure fine perfect cool alright nope instead thank thanks ok okay oh um actually sorry great right well`)
+// replyWords answer or hedge the turn before ("yes, fine", "actually"):
+// the interjections a continued turn opens with, and answers.
+var replyWords = func() map[string]bool {
+	out := wordsOf(`yes yeah yep sure fine perfect cool alright nope instead thank well`)
+	for w := range interjections {
+		out[w] = true
+	}
+	return out
+}()
 
 // wordsOf is the set of the space-separated words of s.
 func wordsOf(s string) map[string]bool {
