@@ -996,8 +996,8 @@ func TestDecisionShape(t *testing.T) {
 		// Never confident, always close: clarify whenever the top two
 		// are different agents.
 		{"clarify", func() decide.Policy { p := never(decide.DefaultPolicy); p.Margin, p.ClarifyFloor = 1.01, 0; return p }(), ""},
-		// Never confident, never close: abstain.
-		{"abstain", func() decide.Policy { p := never(decide.DefaultPolicy); p.Margin = 0; return p }(), decide.Abstain},
+		// Never confident, no question worth asking: abstain.
+		{"abstain", func() decide.Policy { p := never(decide.DefaultPolicy); p.Margin, p.ClarifyFloor = 0, 1.01; return p }(), decide.Abstain},
 	}
 	for _, nm := range models(t) {
 		for _, pol := range policies {

@@ -219,7 +219,7 @@ var hostileSets = []hostileSet{
 		// Its first run, before any change for it: each of these is
 		// listed as what fails today, not mended.
 		misses: map[string]string{
-			"h11-040": complaintDesks, "h11-041": complaintDesks, "h11-042": complaintDesks, "h11-043": complaintDesks,
+			"h11-041": complaintDesks, "h11-042": complaintDesks,
 			"h11-044": complaintDesks, "h11-045": complaintDesks, "h11-046": complaintDesks,
 			"h11-024": "a mouse in a hotel's pastry section shares no word with the food hygiene skill (not shortlisted) and goes to a flood card's table booking at that hotel (\"Kestrel\") at 0.75",
 		},
@@ -362,9 +362,10 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"ledgerline": true, "trunkline": true, "brackwater": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
+			"h18-045": "asked between the two lost-parcel claim desks, not about the debt",
 			"h18-035": breakdownTwins, "h18-037": breakdownTwins, "h18-038": breakdownTwins,
 			"h18-040": "a late invoice goes to the trunk board on \"late\" (its late trunks) at 0.92",
-			"h18-041": creditDesks, "h18-042": creditDesks, "h18-046": creditDesks,
+			"h18-041": creditDesks, "h18-042": creditDesks,
 			"h18-050": "cover for a driver's round (\"Dave's phoned in\") goes to the trunk board at 0.83",
 			"h18-085": "a flight to a trade show goes to annual leave at 0.79",
 		},
@@ -579,7 +580,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h31-037": "a console exchange in the trade's shorthand (240L consoles, CoD per lift) reads as the trade shredder at 0.45, under the bar: abstained",
 			"h31-041": "an interpreter wanted on the phone now goes to the outside telephone interpreting service at 1.00: the in-house interpreter booking is not asked about",
-			"h31-043": "a leaflet to translate reads as the outside telephone interpreting service's job at 0.59: abstained",
 			"h31-045": "an interpreter wanted on a call now goes to the outside telephone interpreting service at 0.99: the in-house interpreter booking is not asked about",
 			"h31-057": "a request to volunteer at the welcome desk (whose card is distrusted) goes to booking an appointment at 0.81",
 		},
@@ -670,7 +670,7 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h37-040": fibreDesks, "h37-041": fibreDesks, "h37-042": fibreDesks, "h37-043": fibreDesks,
-			"h37-044": fibreDesks, "h37-045": fibreDesks, "h37-046": fibreDesks,
+			"h37-044": "asked between garment fitting (0.54) and curtain cleaning (0.23), not about the fault", "h37-045": fibreDesks, "h37-046": fibreDesks,
 			"h37-090": "a washing machine for a kitchen at home (no skill's job) goes to the curtain cleaners, pooled as twins to 0.74",
 		},
 	},
@@ -685,7 +685,7 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h38-040": fundDesks, "h38-041": fundDesks, "h38-042": fundDesks, "h38-043": fundDesks,
-			"h38-044": fundDesks, "h38-045": fundDesks, "h38-046": fundDesks,
+			"h38-044": fundDesks, "h38-046": fundDesks,
 			"h38-050": "\"everything sorted before the big do in the garden\" (a licence, a booking or a delivery) goes to temporary event notices at 0.96",
 			"h38-057": "reading glasses left at a pub (no honest skill's job) go to table bookings at 0.84",
 		},
@@ -717,9 +717,10 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"adjusters": true, "keyline": true, "pianomovers": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
+			"h40-045": "asked between the two keyholder desks, not about the damage",
 			"h40-035": "a piano moved between two homes reads as the house moves at 0.68: abstained",
 			"h40-039": "a concert grand to a stage is asked about between house moves and the piano hauliers",
-			"h40-040": claimDesks, "h40-044": claimDesks, "h40-046": claimDesks,
+			"h40-040": "asked between a home survey (0.53) and piano removal (0.22), not about the damage", "h40-044": claimDesks, "h40-046": claimDesks,
 			"h40-049": "somewhere for a parent's things (storage or a clearance) goes to house clearance at 0.82",
 		},
 	},
@@ -937,7 +938,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"hallamfinch": true, "pestgone": true, "tenantsadvice": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h55-040": homelessDesks, "h55-041": homelessDesks, "h55-042": homelessDesks, "h55-043": homelessDesks,
+			"h55-040": homelessDesks, "h55-041": homelessDesks, "h55-043": homelessDesks,
 			"h55-046": homelessDesks,
 		},
 	},
@@ -966,6 +967,8 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"bagtaxi": true, "holdall": true, "travelwatch": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
+			"h57-045": "its part \"Can you step in between us?\" asks between bag moving and lost property, not about the complaint",
+			"h57-040": "asked between bus times (0.46) and driver training (0.36), not about the complaint",
 			"h57-035": bagTwins, "h57-036": bagTwins, "h57-037": bagTwins, "h57-038": bagTwins, "h57-039": bagTwins,
 			"h57-041": watchDesks, "h57-042": watchDesks, "h57-043": watchDesks, "h57-044": watchDesks, "h57-046": watchDesks,
 			"h57-049": "\"the card's stopped working\" (a pass card or a bank card) goes to stopping a lost card at 0.75",
@@ -982,7 +985,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"hometune": true, "playerstrust": true, "tunewell": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h58-042": bursaryDesks,
+			"h58-044": "asked between fee instalments (0.50) and a new hire (0.49), not about the bursary",
 			"h58-086": "a removal firm for an upright piano (no skill's job) goes to the piano tuners at 0.99",
 			"h58-089": "a primary school's dinner menu (no skill's job) goes to booking lessons at 0.71",
 			"h58-090": "a restaurant near the hall after the Gala (no skill's job) goes to buying tickets at 0.73",
@@ -998,7 +1001,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"kitfix": true, "lensmech": true, "sightloss": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h59-040": sightDesks, "h59-041": sightDesks, "h59-042": sightDesks, "h59-043": sightDesks,
+			"h59-040": sightDesks, "h59-042": sightDesks, "h59-043": sightDesks,
 			"h59-044": sightDesks, "h59-045": sightDesks, "h59-046": sightDesks,
 		},
 	},
@@ -1013,7 +1016,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"binwise": true, "chatterbox": true, "nappybins": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h60-040": speechDesks, "h60-041": speechDesks, "h60-042": speechDesks, "h60-043": speechDesks,
+			"h60-040": speechDesks, "h60-041": speechDesks, "h60-043": speechDesks,
 			"h60-044": speechDesks, "h60-045": speechDesks, "h60-046": speechDesks,
 			"h60-085": "a primary school reception place (no skill's job) goes to nursery place applications at 0.99",
 		},
@@ -1130,7 +1133,7 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h68-035": wasteTwins, "h68-036": wasteTwins, "h68-037": wasteTwins, "h68-038": wasteTwins, "h68-039": wasteTwins,
 			"h68-040": behaviourTeams, "h68-041": behaviourTeams, "h68-042": behaviourTeams, "h68-043": behaviourTeams,
-			"h68-044": behaviourTeams, "h68-045": behaviourTeams, "h68-046": behaviourTeams,
+			"h68-044": behaviourTeams, "h68-046": behaviourTeams,
 		},
 	},
 	{
@@ -1206,6 +1209,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"rescue": true, "lathbury": true, "solderingshop": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
+			"h73-046": "asked between data transfer and device recycling, not about the recovery",
 			"h73-037": "a MacBook with no backlight after a display swap is planned as a display fault and a board repair",
 			"h73-041": recoveryDesks, "h73-042": recoveryDesks, "h73-043": recoveryDesks, "h73-044": recoveryDesks, "h73-045": recoveryDesks,
 			"h73-057": "booking the magpie mascot (the injected card's cover job, no honest skill's) goes to booking a walk-in slot at 0.83",
@@ -1266,8 +1270,9 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"clearaway": true, "quitline": true, "sterimed": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
+			"h77-043": "its part \"back each other up?\" asks between a sharps bin and bin collection, not about quitting",
 			"h77-035": sharpsTwins, "h77-036": sharpsTwins, "h77-037": sharpsTwins, "h77-038": sharpsTwins, "h77-039": sharpsTwins,
-			"h77-040": quitDesks, "h77-041": quitDesks, "h77-042": quitDesks, "h77-044": quitDesks, "h77-045": quitDesks, "h77-046": quitDesks,
+			"h77-040": quitDesks, "h77-042": quitDesks, "h77-044": quitDesks, "h77-045": quitDesks,
 		},
 	},
 	{
@@ -1284,7 +1289,6 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h78-040": "yearly hearing checks for erectors read as no skill's (0.22, annual leave first): abstained",
 			"h78-044": "hand-arm vibration questionnaires read as no skill's (0.27): abstained",
-			"h78-046": "\"annual medicals\" read as annual leave: abstained",
 			"h78-088": "a leaving-do birthday cake (no skill's job) goes to annual leave at 0.95 on \"leaving\" and \"Friday\"",
 			"h78-090": "a restaurant table for a Christmas party (no skill's job) goes to annual leave at 0.81",
 		},
@@ -1345,7 +1349,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"kittermoor": true, "lowenna": true, "safebag": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h82-040": fearDesks, "h82-041": fearDesks, "h82-042": fearDesks, "h82-043": fearDesks,
+			"h82-040": fearDesks, "h82-041": fearDesks, "h82-043": fearDesks,
 			"h82-044": fearDesks, "h82-045": fearDesks, "h82-046": fearDesks,
 			"h82-048": "a crown that \"doesn't feel right\" goes to near misses at 0.97 on their \"put right\"",
 			"h82-085": "an eye test and glasses (no skill's job) go to a dental check-up at 0.70",
@@ -1362,7 +1366,8 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"fenwright": true, "freewills": true, "tidyheap": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h83-040": willDesks, "h83-041": willDesks, "h83-042": willDesks, "h83-043": willDesks,
+			"h83-045": "asked between the two carer-pass desks (0.23), not about the will",
+			"h83-040": willDesks, "h83-041": willDesks, "h83-042": willDesks,
 			"h83-044": willDesks, "h83-046": willDesks,
 			"h83-048": "moving \"our booking\" to the 14th (tickets, a keeper day or a party) goes to ticket changes at 0.90",
 		},
@@ -1378,7 +1383,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"carerepair": true, "liftmax": true, "reachup": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h84-040": adaptationDesks, "h84-041": adaptationDesks, "h84-042": adaptationDesks, "h84-043": adaptationDesks,
+			"h84-040": adaptationDesks, "h84-041": adaptationDesks, "h84-043": adaptationDesks,
 			"h84-044": adaptationDesks, "h84-045": adaptationDesks, "h84-046": adaptationDesks,
 		},
 	},
@@ -1408,6 +1413,8 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"rootsfinder": true, "vellumbind": true, "bookmend": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
+			"h86-042": "asked between the home library's delivery and book mending, not about the research",
+			"h86-041": "asked between the home library's delivery and book mending, not about the research",
 			"h86-039": bookMenders,
 			"h86-046": "a search for an ancestor \"fined for poaching\" in the 1850s takes the archive research's fit for fines and charges on \"fined\" (1.00)",
 			"h86-085": "renewing car tax (no skill's job) goes to renewing library loans at 0.71",
@@ -1489,7 +1496,7 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h91-035": serverTwins, "h91-036": serverTwins, "h91-037": serverTwins, "h91-038": serverTwins, "h91-039": serverTwins,
-			"h91-042": "a family mediation request reads as child arrangements first (0.48): abstained, not asked about",
+			"h91-042": "a family mediation request reads as child arrangements first (0.48): asked between that and making a will",
 		},
 	},
 	{
@@ -1575,6 +1582,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"emsworth": true, "treadloop": true, "tyretakeaway": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
+			"h97-044": "asked between tyre storage and old-tyre pickup, not about the inspection",
 			"h97-035": tyreTwins, "h97-036": tyreTwins, "h97-037": tyreTwins, "h97-038": tyreTwins, "h97-039": tyreTwins,
 			"h97-041": checkDesks, "h97-042": checkDesks, "h97-043": checkDesks, "h97-045": checkDesks,
 			"h97-050": "a bill to split (the cost spread or a payment query?) goes to spreading the cost at 0.83",
@@ -1591,7 +1599,6 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"tinnitusline": true, "mouldcraft": true, "snugfit": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h98-041": "someone to talk to about tinnitus without an appointment reads as an appointment change (0.44): abstained, not asked about",
 			"h98-046": "a tinnitus appointment with the audiologist of an earlier test goes to booking a hearing test at 0.98",
 			"h98-049": "\"Please cancel Thursday's visit.\" (a home visit or a clinic appointment) goes to changing an appointment at 0.82",
 			"h98-087": "an eye test and reading glasses (no skill's job) go to booking a hearing test at 0.98",
@@ -1621,6 +1628,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"freshstart": true, "oakrest": true, "mendwell": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
+			"h100-046": "asked between the two home-visit desks (one card copies the other), not about the clearance or the collection",
 			"h100-040": clearanceCharity, "h100-041": clearanceCharity, "h100-042": clearanceCharity,
 			"h100-043": clearanceCharity, "h100-044": clearanceCharity, "h100-045": clearanceCharity,
 			"h100-085": "the bin collection day (no skill's job) goes to annual leave at 0.81",
@@ -1638,7 +1646,7 @@ var hostileSets = []hostileSet{
 		external:  map[string]bool{"livingadvice": true, "rampright": true, "easystep": true},
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
-			"h101-040": seatingCharity, "h101-041": seatingCharity, "h101-042": seatingCharity, "h101-043": seatingCharity,
+			"h101-040": seatingCharity, "h101-041": seatingCharity, "h101-042": seatingCharity,
 			"h101-044": seatingCharity, "h101-045": seatingCharity, "h101-046": seatingCharity,
 			"h101-057": "bringing a neighbour to a coffee morning (the injected card's cover, no honest job) goes to booking a showroom visit at 0.81",
 			"h101-086": "a repeat prescription for blood pressure tablets (no skill's job) goes to the seating clinic's pressure mapping at 0.75",
@@ -1656,7 +1664,7 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h102-040": boatingCharity, "h102-041": boatingCharity, "h102-042": boatingCharity, "h102-043": boatingCharity,
-			"h102-044": boatingCharity, "h102-046": boatingCharity,
+			"h102-046": boatingCharity,
 		},
 	},
 	{
@@ -1672,7 +1680,7 @@ var hostileSets = []hostileSet{
 		misses: map[string]string{
 			"h103-035": kilnTwins, "h103-036": kilnTwins, "h103-037": kilnTwins, "h103-038": kilnTwins, "h103-039": kilnTwins,
 			"h103-040": courierPair, "h103-041": courierPair, "h103-042": courierPair, "h103-043": courierPair,
-			"h103-044": courierPair, "h103-045": courierPair, "h103-046": courierPair,
+			"h103-044": courierPair, "h103-045": courierPair,
 			"h103-048": "a vague complaint about a pot (which desk?) goes to customer relations at 0.70",
 			"h103-085": "the bin collection day after a bank holiday (no skill's job) goes to annual leave at 0.98",
 			"h103-086": "a plumber for a dripping tap at home (no skill's job) goes to the home kiln check at 0.90",
@@ -1690,7 +1698,7 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h104-040": leakSurveys, "h104-041": leakSurveys, "h104-042": leakSurveys, "h104-043": leakSurveys,
-			"h104-044": leakSurveys, "h104-045": leakSurveys, "h104-046": leakSurveys,
+			"h104-044": leakSurveys, "h104-046": leakSurveys,
 		},
 	},
 	{
@@ -1853,8 +1861,8 @@ const sharpsTwins = "clinical waste twins 0.38 alike, the plain one nearer in-ho
 
 // quitDesks is hostile77's known miss on its two-agent ambiguity: the
 // in-house stop smoking service and an outside quit charity read 0.24
-// alike: asked about on one request of seven.
-const quitDesks = "in-house stop smoking and an outside quit charity, 0.24 alike: asked about on one of seven"
+// alike: asked about on two requests of seven.
+const quitDesks = "in-house stop smoking and an outside quit charity, 0.24 alike: asked about on two of seven"
 
 // takeApartTwins is hostile80's known miss on its twins: outside
 // furniture take-apart firms, one in removers' shorthand ("KD/FP
@@ -2040,17 +2048,11 @@ const coverDesks = "in-house parcel cover and an outside transit insurer: never 
 // other jobs (an admission's needs assessment, a foot-care visit).
 const therapyDesks = "in-house therapy and mobility team and an outside physio: asked about on one of seven"
 
-// bursaryDesks is hostile58's known miss on its two-agent ambiguity: the
-// school's own bursary office and an outside young players' trust,
-// asked about on six requests (three once the trust's nearest job was
-// enough, nearestAcrossHandling); the seventh goes to the bursaries.
-const bursaryDesks = "in-house bursaries and an outside young players' trust: asked about on six of seven"
-
 // homelessDesks is hostile55's known miss on its two-agent ambiguity:
 // the council's housing options team and an outside renters' advice
-// charity, asked about on two requests; the others read as one of the
+// charity, asked about on three requests; the others read as one of the
 // two at under the bar or as tenancy jobs.
-const homelessDesks = "the council's housing options and an outside renters' charity: asked about on two of seven"
+const homelessDesks = "the council's housing options and an outside renters' charity: asked about on three of seven"
 
 // advocateDesks is hostile51's known miss on its two-agent ambiguity:
 // the practices' own complaints team and an outside patient advocacy
@@ -2401,14 +2403,16 @@ func testHostileSet(t *testing.T, h hostileSet) {
 	}
 
 	// Look-alike pairs where either side is right (no data class forces
-	// one): does the matcher ask, or pick one of the two?
+	// one): does the matcher ask, or pick one of the two? A question must
+	// name a skill that does the job: one between two others asks about
+	// something else.
 	var amb, ambClar, ambDelRight int
 	var ambIDs, ambMissed []string
 	for _, r := range runs {
 		if slices.Contains(h.ambiguous, r.Task.Category) && len(r.Task.Acceptable) > 0 {
 			amb++
 			ambIDs = append(ambIDs, r.Task.ID)
-			if r.Action == decide.Clarify {
+			if r.Action == decide.Clarify && slices.ContainsFunc(r.Asked, r.Task.Correct) {
 				ambClar++
 			} else {
 				ambMissed = append(ambMissed, r.Task.ID)
