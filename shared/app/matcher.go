@@ -83,7 +83,7 @@ func (m *MatcherFlags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.ModelExamples, "model-examples", true, "index the model's extra examples (training texts), when it has them")
 	fs.IntVar(&m.Shortlist, "shortlist", 20, "how many fused candidates the reranker sees (retriever)")
 	fs.Float64Var(&m.RRFK, "rrf-k", 60, "reciprocal rank fusion constant (retriever)")
-	fs.Float64Var(&m.Threshold, "threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at (decider)")
+	fs.Float64Var(&m.Threshold, "threshold", decide.DefaultPolicy.Threshold, "lowest calibrated probability to delegate at; under it, two skills of different agents\nthat reach it together are asked about (decider)")
 	fs.Float64Var(&m.Margin, "margin", decide.DefaultPolicy.Margin, "lead over a runner-up of another agent needed to delegate (decider)")
 	fs.StringVar(&m.Grants, "grants", "", "grants file: which callers may use which agents or skills, a hard filter of the retriever\n"+
 		"checked again by the decider (default: no restriction)")
