@@ -121,7 +121,9 @@ type Decision struct {
 
 // Policy holds the operating point.
 type Policy struct {
-	// Threshold is the lowest calibrated probability to delegate at.
+	// Threshold is the lowest calibrated probability to delegate at; under
+	// it, two options of different agents that reach it together are asked
+	// about (eitherLikely).
 	Threshold float64 `json:"threshold"`
 	// Margin is the lead over a runner-up of another agent needed to
 	// delegate; below it the two are "close".
