@@ -670,7 +670,8 @@ var hostileSets = []hostileSet{
 		ambiguous: []string{"ambiguity-pair"},
 		misses: map[string]string{
 			"h37-040": fibreDesks, "h37-041": fibreDesks, "h37-042": fibreDesks, "h37-043": fibreDesks,
-			"h37-044": "asked between garment fitting (0.54) and curtain cleaning (0.23), not about the fault", "h37-045": fibreDesks, "h37-046": fibreDesks,
+			"h37-045": fibreDesks, "h37-046": fibreDesks,
+			"h37-044": "asked between garment fitting (0.54) and curtain cleaning (0.23), not about the fault",
 			"h37-090": "a washing machine for a kitchen at home (no skill's job) goes to the curtain cleaners, pooled as twins to 0.74",
 		},
 	},
@@ -720,7 +721,8 @@ var hostileSets = []hostileSet{
 			"h40-045": "asked between the two keyholder desks, not about the damage",
 			"h40-035": "a piano moved between two homes reads as the house moves at 0.68: abstained",
 			"h40-039": "a concert grand to a stage is asked about between house moves and the piano hauliers",
-			"h40-040": "asked between a home survey (0.53) and piano removal (0.22), not about the damage", "h40-044": claimDesks, "h40-046": claimDesks,
+			"h40-044": claimDesks, "h40-046": claimDesks,
+			"h40-040": "asked between a home survey (0.53) and piano removal (0.22), not about the damage",
 			"h40-049": "somewhere for a parent's things (storage or a clearance) goes to house clearance at 0.82",
 		},
 	},
@@ -1942,8 +1944,9 @@ const kitchenFinanceDesks = "in-house interest-free credit and an outside loan b
 // recoveryDesks is hostile73's known miss on its two-agent ambiguity: the
 // in-house data recovery lab's nearest skill is the outside clean-room
 // firm (0.62), but the firm's is an IT fault desk (0.64), and the two
-// share no name term: asked about on two requests of seven.
-const recoveryDesks = "in-house data recovery and an outside clean-room firm, 0.62 alike, the firm nearer IT faults: asked about on two of seven"
+// share no name term: asked about on one request of seven (a second is
+// asked about between two other skills).
+const recoveryDesks = "in-house data recovery and an outside clean-room firm, 0.62 alike, the firm nearer IT faults: asked about on one of seven"
 
 // grantDesks is hostile72's known miss on its two-agent ambiguity: the
 // in-house grants team and an outside energy advice charity read 0.55
@@ -2001,8 +2004,9 @@ const bagTwins = "twin luggage carriers in words apart: read as other jobs, no f
 
 // watchDesks is hostile57's known miss on its two-agent ambiguity: the
 // in-house customer relations and an outside travel watchdog, asked
-// about on two requests.
-const watchDesks = "in-house customer relations and an outside travel watchdog: asked about on two of seven"
+// about on none of seven requests (two are asked about between other
+// skills).
+const watchDesks = "in-house customer relations and an outside travel watchdog: asked about on none of seven"
 
 // sightDesks is hostile59's known miss on its two-agent ambiguity: the
 // in-house low vision clinic and an outside sight loss society read 0.55
