@@ -248,6 +248,17 @@ func stems(words ...string) map[string]bool {
 	return out
 }
 
+// jobOf is namedJob's move, and when it makes none, nameLed's swap:
+// the request's job words, then its names, decide between one agent's
+// skills.
+func (m *Matcher) jobOf(req *extract.Requirement, sl *Shortlist, scored []rerank.Scored) jobMove {
+	move := m.namedJob(req, sl, scored)
+	if move == noMove {
+		m.nameLed(req, sl, scored)
+	}
+	return move
+}
+
 // nameLed gives the best candidate's place and fit to a sibling of its
 // agent when the best one leads on the caller's own names: its examples
 // hold a name or code of the request (the supplier-invoice example
@@ -326,12 +337,8 @@ func callerNames(text string) map[string]bool {
 	}
 	fields := strings.Fields(text)
 	for i, f := range fields {
-		if i+1 < len(fields) && leadsName(f) && out[analyze.Stem(strings.ToLower(strings.Trim(fields[i+1], ",.:;!?")))] {
-			for _, w := range analyze.Words(f) {
-				out[analyze.Stem(w)] = true
-			}
-		}
-		if strings.ContainsAny(f, "0123456789") {
+		opensName := i+1 < len(fields) && leadsName(f) && out[analyze.Stem(strings.ToLower(strings.Trim(fields[i+1], ",.:;!?")))]
+		if opensName || strings.ContainsAny(f, "0123456789") {
 			for _, w := range analyze.Words(f) {
 				out[analyze.Stem(w)] = true
 			}

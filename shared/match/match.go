@@ -856,10 +856,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		if err != nil {
 			return nil, "", fmt.Errorf("rank: %w", err)
 		}
-		topic, move := m.topicMove(req, sl, scored), m.namedJob(req, sl, scored)
-		if move == noMove {
-			m.nameLed(req, sl, scored)
-		}
+		topic, move := m.topicMove(req, sl, scored), m.jobOf(req, sl, scored)
 		out, err := m.rebuild(req, sl, scored, m.cal, topic, move)
 		m.markPairCalibrated(out, m.cal)
 		return out, DegradedReranker, err
@@ -880,10 +877,7 @@ func (m *Matcher) RankDegraded(ctx context.Context, req *extract.Requirement, sl
 		// cards with no examples (see namedJob) and weighs a caller's
 		// name in an example as any shared word (see nameLed).
 		topic = m.topicMove(req, sl, scored)
-		move = m.namedJob(req, sl, scored)
-		if move == noMove {
-			m.nameLed(req, sl, scored)
-		}
+		move = m.jobOf(req, sl, scored)
 	}
 	out, err := m.rebuild(req, sl, scored, cal, topic, move)
 	if learnedFits {

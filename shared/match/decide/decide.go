@@ -184,8 +184,7 @@ func (p Policy) Decide(opts []Option) Decision {
 		switch {
 		case rel.Alike == AlikeDiffers:
 			return ask(d, top, alike,
-				fmt.Sprintf("Do you want %s (%s) or %s (%s)? They do the same job but handle your data differently.",
-					label(top), agentLabel(top), label(alike), agentLabel(alike)),
+				whichOf(top, alike)+" They do the same job but handle your data differently.",
 				fmt.Sprintf("%s and %s do the same job under different data handling", top.Key, alike.Key))
 		case rel.Alike == AlikeImpostor:
 			return ask(d, top, alike,
@@ -199,8 +198,7 @@ func (p Policy) Decide(opts []Option) Decision {
 				fmt.Sprintf("%s and %s offer the same skill with the same examples: one copies the other's card", top.Key, alike.Key))
 		case rel.Alike == AlikeOtherLine:
 			return ask(d, top, alike,
-				fmt.Sprintf("Do you want %s (%s) or %s (%s)? Both offer it as different services.",
-					label(top), agentLabel(top), label(alike), agentLabel(alike)),
+				whichOf(top, alike)+" Both offer it as different services.",
 				fmt.Sprintf("%s and %s do the same job for different lines of services", top.Key, alike.Key))
 		case rel.Alike == AlikeTwin && d.Probability >= p.Threshold:
 			d.Action = Delegate
@@ -242,17 +240,11 @@ func (p Policy) Decide(opts []Option) Decision {
 			d.Reason = fmt.Sprintf("best match %s at %.2f", top.Key, top.Prob)
 		}
 	case close && !sameAgent && top.Prob >= p.ClarifyFloor:
-		d.Action = Clarify
-		d.Candidates = []Option{top, *second}
-		d.Question = fmt.Sprintf("Do you want %s (%s) or %s (%s)?",
-			label(top), agentLabel(top), label(*second), agentLabel(*second))
-		d.Reason = fmt.Sprintf("top two are close: %s at %.2f, %s at %.2f", top.Key, top.Prob, second.Key, second.Prob)
+		return ask(d, top, *second, whichOf(top, *second),
+			fmt.Sprintf("top two are close: %s at %.2f, %s at %.2f", top.Key, top.Prob, second.Key, second.Prob))
 	case p.eitherLikely(top, second, sameAgent):
-		d.Action = Clarify
-		d.Candidates = []Option{top, *second}
-		d.Question = fmt.Sprintf("Do you want %s (%s) or %s (%s)?",
-			label(top), agentLabel(top), label(*second), agentLabel(*second))
-		d.Reason = fmt.Sprintf("neither is likely alone, but together they are: %s at %.2f, %s at %.2f", top.Key, top.Prob, second.Key, second.Prob)
+		return ask(d, top, *second, whichOf(top, *second),
+			fmt.Sprintf("neither is likely alone, but together they are: %s at %.2f, %s at %.2f", top.Key, top.Prob, second.Key, second.Prob))
 	default:
 		d.Action = Abstain
 		switch {
@@ -279,8 +271,13 @@ func (p Policy) eitherLikely(top Option, second *Option, sameAgent bool) bool {
 		second.Prob >= p.FallbackFloor && top.Prob+second.Prob >= p.Threshold
 }
 
-// ask turns d into a question between the best option and its
-// look-alike.
+// whichOf is the plain question between two options of different agents.
+func whichOf(a, b Option) string {
+	return fmt.Sprintf("Do you want %s (%s) or %s (%s)?", label(a), agentLabel(a), label(b), agentLabel(b))
+}
+
+// ask turns d into a question between the best option and another: its
+// look-alike, or a runner-up as likely.
 func ask(d Decision, top, alike Option, question, reason string) Decision {
 	d.Action = Clarify
 	d.Candidates = []Option{top, alike}
